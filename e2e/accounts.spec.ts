@@ -1,0 +1,96 @@
+// Accounts journeys: sign-up with e-mail verification, logout and login (with a wrong
+// password first), forgot/reset password, and the plan cards' log-in prompt.
+import { expect, linkFromOutbox, test, uniqueEmail } from './fixtures.ts';
+
+test('create account, verify by e-mail, see the plans; log out; wrong then right password', async ({ page }) => {
+  const email = uniqueEmail('signup');
+  await page.goto('/');
+  await expect(page.getByText('Real-time market alerts')).toBeVisible();
+  await expect(page.getByText('AI-powered trading assistant')).toBeVisible();
+  await expect(page.getByText('Advanced chart analysis')).toBeVisible();
+
+  await page.getByRole('tab', { name: 'Create Account' }).click();
+  await expect(page.getByRole('link', { name: 'Forgot password?' })).toHaveCount(0);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill('trader-password');
+  await page.getByRole('button', { name: 'Create Account' }).click();
+  await expect(page.getByRole('alert')).toHaveText('Username is required');
+  await page.getByLabel('Username').fill('alice');
+  await page.getByRole('button', { name: 'Create Account' }).click();
+
+  await expect(page.getByRole('heading', { name: 'Check Your Email' })).toBeVisible();
+  await expect(page.getByText(email)).toBeVisible();
+  await expect(page.getByText('Check your spam folder')).toBeVisible();
+
+  await page.goto(await linkFromOutbox(page.request, email, 'Confirm your e-mail address'));
+  await expect(page).toHaveURL(/\/$/);
+  await expect(page.getByRole('heading', { name: 'Choose your plan' })).toBeVisible();
+  await expect(page.locator('[data-testid^="plan-"]')).toHaveCount(3);
+  await expect(page.getByTestId('nav-user')).toHaveText('alice');
+  await expect(page.getByTestId('subscription-status')).toHaveText('No subscription');
+
+  await page.getByRole('button', { name: 'Sign Out' }).click();
+  await expect(page.getByRole('tab', { name: 'Login' })).toBeVisible();
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill('not-my-password');
+  await page.getByRole('button', { name: 'Login', exact: true }).click();
+  await expect(page.getByRole('alert')).toHaveText('Invalid email or password');
+
+  await page.getByLabel('Password').fill('trader-password');
+  await page.getByRole('button', { name: 'Login', exact: true }).click();
+  await expect(page.getByRole('heading', { name: 'Choose your plan' })).toBeVisible();
+});
+
+test('a visitor clicking a plan is asked to log in first', async ({ page }) => {
+  await page.goto('/');
+  await expect(page.getByText('You should login first to subscribe')).toBeVisible();
+  await page.getByTestId('plan-monthly').getByRole('button').click();
+  await expect(page.getByRole('alert')).toHaveText('Please log in first to subscribe');
+  await expect(page.getByTestId('plan-monthly')).toContainText('POPULAR');
+});
+
+test('forgot password: e-mailed link, short and mismatched passwords refused, then updated and redirected', async ({ page }) => {
+  const email = uniqueEmail('reset');
+  const origin = new URL(test.info().project.use.baseURL!).origin;
+  await page.request.post('/api/auth/register', { data: { email, password: 'first-password', username: 'bob' }, headers: { origin } });
+  await page.goto(await linkFromOutbox(page.request, email, 'Confirm your e-mail address'));
+  await page.getByRole('button', { name: 'Sign Out' }).click();
+
+  await page.getByRole('link', { name: 'Forgot password?' }).click();
+  await expect(page).toHaveURL(/\/forgot-password$/);
+  await page.getByLabel('Email').fill(email);
+  await page.getByRole('button', { name: 'Send reset link' }).click();
+  await expect(page.getByText('Password reset email sent! Check your inbox and follow the instructions.')).toBeVisible();
+  await expect(page.getByLabel('Email')).toHaveCount(0);
+
+  await page.goto(await linkFromOutbox(page.request, email, 'Reset your password'));
+  await expect(page).toHaveURL(/\/reset-password\?token=/);
+  await page.getByLabel('New password', { exact: true }).fill('short');
+  await page.getByLabel('Confirm new password').fill('short');
+  await page.getByRole('button', { name: 'Update password' }).click();
+  await expect(page.getByRole('alert')).toHaveText('Password must be at least 6 characters long');
+
+  await page.getByLabel('New password', { exact: true }).fill('second-password');
+  await page.getByLabel('Confirm new password').fill('different-password');
+  await page.getByRole('button', { name: 'Update password' }).click();
+  await expect(page.getByRole('alert')).toHaveText('Passwords do not match');
+
+  await page.getByLabel('Confirm new password').fill('second-password');
+  await page.getByRole('button', { name: 'Update password' }).click();
+  await expect(page.getByText('Password updated successfully!')).toBeVisible();
+  // Two seconds later it heads for /dashboard; without a plan the guard sends the user to the plans.
+  await expect(page.getByRole('heading', { name: 'Choose your plan' })).toBeVisible({ timeout: 10_000 });
+
+  await page.getByRole('button', { name: 'Sign Out' }).click();
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill('second-password');
+  await page.getByRole('button', { name: 'Login', exact: true }).click();
+  await expect(page.getByRole('heading', { name: 'Choose your plan' })).toBeVisible();
+});
+
+test('/reset-password without a token or session goes to /', async ({ page }) => {
+  await page.goto('/reset-password');
+  await expect(page).toHaveURL(/\/$/);
+  await page.goto('/reset-password?token=forged-token');
+  await expect(page).toHaveURL(/\/$/);
+});

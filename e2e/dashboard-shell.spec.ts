@@ -1,0 +1,152 @@
+// Dashboard shell journeys with third-party scripts intercepted: the TradingView embed built
+// from the watchlist, the watchlist rules and persistence, the Barchart form and widget
+// lifecycle, switching among the five sources, and the guided tour.
+import type { Page } from '@playwright/test';
+import { expect, test } from './fixtures.ts';
+
+async function interceptThirdParties(page: Page) {
+  const requested: string[] = [];
+  await page.route(/^https:\/\/([a-z0-9-]+\.)*(tradingview|barchart)\.com\//, (route) => {
+    requested.push(route.request().url());
+    return route.fulfill({ status: 200, contentType: 'text/javascript', body: '/* intercepted in tests */' });
+  });
+  return requested;
+}
+
+async function embeddedConfig(page: Page) {
+  const text = await page.getByTestId('tradingview-container').locator('script').textContent();
+  return JSON.parse(text ?? '{}') as Record<string, unknown>;
+}
+
+test('the TradingView chart is built from the watchlist and reloads on every change', async ({ subscribedPage: page }) => {
+  const requested = await interceptThirdParties(page);
+  await page.reload();
+  await expect.poll(() => requested.filter((url) => url.includes('embed-widget-advanced-chart.js')).length).toBe(1);
+  expect(await embeddedConfig(page)).toEqual({
+    width: '100%',
+    height: 650,
+    symbol: 'NASDAQ:AAPL',
+    watchlist: ['NASDAQ:TSLA', 'NASDAQ:MSFT', 'NASDAQ:GOOG', 'BINANCE:BTCUSDT', 'BINANCE:ETHUSDT'],
+    interval: 'D',
+    timezone: 'Etc/UTC',
+    theme: 'dark',
+    style: '1',
+    locale: 'en',
+    studies: ['STD;SMA'],
+    details: true,
+    hotlist: true,
+    calendar: false,
+    allow_symbol_change: true,
+    support_host: 'https://www.tradingview.com',
+  });
+
+  const input = page.getByLabel('Add symbol to the chart watchlist');
+  await input.fill('  nasdaq:nvda ');
+  await input.press('Enter');
+  await expect(page.getByRole('list', { name: 'Chart watchlist' })).toContainText('NASDAQ:NVDA');
+  await expect.poll(() => requested.filter((url) => url.includes('embed-widget-advanced-chart.js')).length).toBe(2);
+  expect((await embeddedConfig(page)).watchlist).toContain('NASDAQ:NVDA');
+  await expect(page.getByTestId('tradingview-container').locator('script')).toHaveCount(1);
+});
+
+test('watchlist rules, and the list follows the trader across a reload and another browser', async ({ subscribedPage: page }) => {
+  await interceptThirdParties(page);
+  const input = page.getByLabel('Add symbol to the chart watchlist');
+  const chips = page.getByRole('list', { name: 'Chart watchlist' }).getByRole('listitem');
+  await expect(chips).toHaveCount(6);
+
+  await input.fill('AAPL');
+  await page.getByRole('button', { name: 'Add', exact: true }).click();
+  await expect(page.getByRole('alert').filter({ hasText: 'Please use format EXCHANGE:SYMBOL (e.g., NASDAQ:AAPL)' })).toBeVisible();
+  await expect(chips).toHaveCount(6);
+  await expect(input).toHaveValue('AAPL');
+
+  await input.fill('nasdaq:aapl');
+  await input.press('Enter');
+  await input.fill('   ');
+  await input.press('Enter');
+  await expect(chips).toHaveCount(6);
+
+  await input.fill('amex:spy');
+  await input.press('Enter');
+  await expect(chips).toHaveCount(7);
+  await page.getByRole('button', { name: 'Remove NASDAQ:AAPL' }).click();
+  await expect(chips).toHaveCount(6);
+  await expect(chips.first()).toContainText('NASDAQ:TSLA');
+
+  await page.reload();
+  await expect(chips.first()).toContainText('NASDAQ:TSLA');
+  await expect(page.getByRole('list', { name: 'Chart watchlist' })).toContainText('AMEX:SPY');
+
+  const other = await page.context().browser()!.newContext({ storageState: await page.context().storageState() });
+  const otherPage = await other.newPage();
+  await interceptThirdParties(otherPage);
+  await otherPage.goto('/dashboard');
+  await expect(otherPage.getByRole('list', { name: 'Chart watchlist' })).toContainText('AMEX:SPY');
+  await expect(otherPage.getByRole('list', { name: 'Chart watchlist' })).not.toContainText('NASDAQ:AAPL');
+  await other.close();
+});
+
+test('switching among the five sources keeps each panel, and the Barchart widget loads once and unloads', async ({ subscribedPage: page }) => {
+  const requested = await interceptThirdParties(page);
+  const tab = (name: string) => page.getByRole('tab', { name, exact: true });
+
+  await tab('Barchart').click();
+  const form = page.getByRole('form', { name: 'Barchart widget setup' });
+  await expect(form.getByRole('note')).toContainText('This widget needs your own Barchart API credentials');
+  await expect(form.getByRole('link', { name: 'Sign up for a Barchart API key' })).toBeVisible();
+  await expect(form.getByLabel('Password (optional)')).toHaveAttribute('type', 'password');
+  await form.getByRole('button', { name: 'Load Barchart Widget' }).click();
+  await expect(form.getByRole('alert')).toHaveText('API Key is required');
+  await form.getByLabel('API Key').fill('my-key-123');
+
+  for (const name of ['TradingView', 'Exchange Data', 'Spreadsheet', 'Demo Trading']) {
+    await tab(name).click();
+    await expect(tab(name)).toHaveAttribute('aria-selected', 'true');
+  }
+  await expect(page.getByTestId('chart-panel-demo-trading')).toContainText('DEMO_TRADING_EMBED_URL');
+  await tab('Spreadsheet').click();
+  await expect(page.getByTestId('chart-panel-spreadsheet')).toContainText('SPREADSHEET_EMBED_URL');
+  await tab('Exchange Data').click();
+  await expect(page.getByTestId('price-card')).toHaveCount(28);
+
+  await tab('Barchart').click();
+  await expect(form.getByLabel('API Key')).toHaveValue('my-key-123');
+  await form.getByRole('button', { name: 'Load Barchart Widget' }).click();
+  await expect(page.getByTestId('barchart-widget')).toBeVisible();
+  await expect.poll(() => requested.filter((url) => url.includes('barchart.com/widget.js')).length).toBe(1);
+  await expect(page.locator('script[data-barchart-widget]')).toHaveCount(1);
+
+  await tab('TradingView').click();
+  await expect(page.locator('script[data-barchart-widget]')).toHaveCount(0);
+  await tab('Barchart').click();
+  await expect(page.locator('script[data-barchart-widget]')).toHaveCount(1);
+  await page.getByRole('button', { name: 'Change credentials' }).click();
+  await expect(page.locator('script[data-barchart-widget]')).toHaveCount(0);
+  await expect(form.getByLabel('API Key')).toHaveValue('my-key-123');
+});
+
+test('the guided tour runs its eight steps in order, skip ends it, and a restart begins at step 1', async ({ subscribedPage: page }) => {
+  await interceptThirdParties(page);
+  const titles = ['Chart Analysis Hub', 'Platform Switcher', 'Professional Charting', 'Watchlist Management', 'Watchlist Alerts', 'Market Alert Log', 'AI Assistant', 'Prompt Catalog & File Management'];
+  const tooltip = page.getByRole('alertdialog');
+  await page.getByRole('button', { name: 'Take Tour' }).click();
+  for (const [index, title] of titles.entries()) {
+    await expect(tooltip.getByText(title, { exact: true })).toBeVisible();
+    const last = index === titles.length - 1;
+    // Progress shows on the Next button; the last step's button reads Finish.
+    const button = tooltip.getByRole('button', { name: last ? 'Finish' : `Next (${index + 1} of 8)` });
+    await expect(button).toBeVisible();
+    await button.click();
+  }
+  await expect(tooltip).toHaveCount(0);
+
+  await page.getByRole('button', { name: 'Take Tour' }).click();
+  await expect(tooltip.getByText('Chart Analysis Hub', { exact: true })).toBeVisible();
+  await tooltip.getByRole('button', { name: /Next/ }).click();
+  await expect(tooltip.getByText('Platform Switcher', { exact: true })).toBeVisible();
+  await tooltip.getByRole('button', { name: 'Skip tour' }).click();
+  await expect(tooltip).toHaveCount(0);
+  await page.getByRole('button', { name: 'Take Tour' }).click();
+  await expect(tooltip.getByText('Chart Analysis Hub', { exact: true })).toBeVisible();
+});

@@ -1,0 +1,62 @@
+// Shared journey fixtures: unique users created through the real flows (register, the
+// e-mailed verification link from the embedded outbox, the TEST MODE checkout), and
+// `subscribedPage`, a page signed in with an active 3-Day Access plan, on /dashboard.
+import { test as base, expect, type APIRequestContext, type Page } from '@playwright/test';
+
+export { expect };
+
+let counter = 0;
+export function uniqueEmail(prefix = 'trader'): string {
+  counter += 1;
+  return `${prefix}-${Date.now()}-${counter}-${Math.random().toString(36).slice(2, 7)}@example.com`;
+}
+
+function originOf(page: Page): string {
+  return new URL(page.url() === 'about:blank' ? (process.env.E2E_BASE_URL ?? 'http://127.0.0.1:4173') : page.url()).origin;
+}
+
+/** The first link of the newest outbox e-mail to `to` with this subject. */
+export async function linkFromOutbox(request: APIRequestContext, to: string, subject: string): Promise<string> {
+  let found: string | undefined;
+  await expect
+    .poll(async () => {
+      const response = await request.get(`/api/test/outbox?to=${encodeURIComponent(to)}`);
+      const { messages } = (await response.json()) as { messages: Array<{ subject: string; text: string }> };
+      found = messages.find((message) => message.subject === subject)?.text.match(/https?:\/\/\S+/)?.[0];
+      return found;
+    })
+    .toBeTruthy();
+  return found!;
+}
+
+/** Registers and verifies a user through the API and the e-mailed link; the page ends signed in. */
+export async function createVerifiedUser(page: Page, email = uniqueEmail(), password = 'trader-password', username = 'trader') {
+  await page.goto('/ai-trading-intelligence');
+  const origin = originOf(page);
+  const registered = await page.request.post('/api/auth/register', { data: { email, password, username }, headers: { origin } });
+  expect(registered.ok()).toBe(true);
+  await page.goto(await linkFromOutbox(page.request, email, 'Confirm your e-mail address'));
+  return { email, password, username };
+}
+
+/** Buys a plan on the TEST MODE checkout with a working card, through the page itself. */
+export async function buyPlan(page: Page, planName: string) {
+  await page.goto('/');
+  await page.getByTestId(`plan-${planName}`).getByRole('button', { name: 'Subscribe' }).click();
+  await expect(page.getByText('TEST MODE', { exact: false }).first()).toBeVisible();
+  await page.getByLabel('Card number').fill('4242 4242 4242 4242');
+  await page.getByLabel('Expiry (MM/YY)').fill('12/39');
+  await page.getByLabel('CVC').fill('123');
+  await page.getByRole('button', { name: /^Pay / }).click();
+  await expect(page.getByRole('heading', { name: 'Subscription Successful!' })).toBeVisible();
+}
+
+export const test = base.extend<{ subscribedPage: Page }>({
+  subscribedPage: async ({ page }, use) => {
+    await createVerifiedUser(page);
+    await buyPlan(page, 'three-day');
+    await page.goto('/dashboard');
+    await expect(page.getByTestId('subscription-status')).toContainText('Active');
+    await use(page);
+  },
+});

@@ -1,0 +1,51 @@
+import { defineConfig } from '@playwright/test';
+
+// Journeys run against the real built server on its embedded defaults (PGlite in a fresh
+// data dir, outbox e-mail, test checkout, demo-capable market data), in Debian's Chromium.
+const port = Number(process.env.E2E_PORT ?? 4173);
+export const baseURL = `http://127.0.0.1:${port}`;
+export const e2eDataDir = '.data-test/e2e';
+
+export default defineConfig({
+  testDir: './e2e',
+  timeout: 60_000,
+  expect: { timeout: 10_000 },
+  fullyParallel: false,
+  workers: 1,
+  retries: 0,
+  reporter: [['list']],
+  use: {
+    baseURL,
+    trace: 'retain-on-failure',
+    screenshot: 'only-on-failure',
+    launchOptions: {
+      executablePath: '/usr/bin/chromium',
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    },
+  },
+  webServer: {
+    command: `rm -rf ${e2eDataDir} && node --import tsx src/server/main.ts`,
+    url: `${baseURL}/healthz`,
+    reuseExistingServer: false,
+    timeout: 120_000,
+    stdout: 'ignore',
+    stderr: 'pipe',
+    env: {
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATA_DIR: e2eDataDir,
+      MARKET_DATA: 'demo',
+      LOG_LEVEL: 'warn',
+      TEST_HOOKS: 'true',
+    },
+  },
+});

@@ -1,0 +1,118 @@
+// `npm run admin -- <command>`: operator commands on the configured database (the same
+// DATA_DIR / DATABASE_URL as `npm start`). With the embedded PGlite database, stop the server
+// first: PGlite allows one process at a time.
+//
+//   create-user --email E --password P --username U [--verified]
+//   grant --email E --plan monthly|3day|livetest
+//   revoke --email E
+import { parseArgs } from 'node:util';
+import { join } from 'node:path';
+import { and, eq } from 'drizzle-orm';
+import { createAuth } from '../src/server/auth/auth.ts';
+import { resolveAuthSecret } from '../src/server/auth/secret.ts';
+import { applyGrant, periodEndFor } from '../src/server/billing/fulfilment.ts';
+import { findActivePrice, seedPlans } from '../src/server/billing/plans.ts';
+import { ConfigError, loadConfig } from '../src/server/config.ts';
+import { openDatabase, type DatabaseHandle } from '../src/server/db/client.ts';
+import { subscriptions, user } from '../src/server/db/schema.ts';
+import { createMailer } from '../src/server/mail/mailer.ts';
+
+const PLAN_ALIASES: Record<string, string> = { monthly: 'monthly', '3day': 'three-day', livetest: 'live-test' };
+
+const USAGE = `Usage: npm run admin -- <command> [options]
+
+  create-user --email E --password P --username U [--verified]
+  grant --email E --plan monthly|3day|livetest
+  revoke --email E`;
+
+class UsageError extends Error {}
+
+function required(values: Record<string, unknown>, name: string): string {
+  const value = values[name];
+  if (typeof value !== 'string' || value.trim() === '') throw new UsageError(`--${name} is required`);
+  return value.trim();
+}
+
+async function findUser(database: DatabaseHandle, email: string) {
+  const [row] = await database.db.select().from(user).where(eq(user.email, email.toLowerCase()));
+  if (!row) throw new UsageError(`No user with e-mail ${email}`);
+  return row;
+}
+
+async function run(argv: string[]): Promise<string> {
+  const [command, ...rest] = argv;
+  const { values } = parseArgs({
+    args: rest,
+    options: {
+      email: { type: 'string' },
+      password: { type: 'string' },
+      username: { type: 'string' },
+      verified: { type: 'boolean', default: false },
+      plan: { type: 'string' },
+    },
+    strict: true,
+  });
+  if (!command || !['create-user', 'grant', 'revoke'].includes(command)) throw new UsageError(`Unknown command "${command ?? ''}"`);
+
+  const config = loadConfig();
+  const database = await openDatabase({ databaseUrl: config.DATABASE_URL, pgliteDir: join(config.dataDir, 'db') });
+  try {
+    await database.migrate();
+    await seedPlans(database.db, config);
+    const email = required(values, 'email');
+
+    if (command === 'create-user') {
+      const password = required(values, 'password');
+      const username = required(values, 'username');
+      // A user created already verified needs no verification e-mail.
+      const mailer = values.verified ? { kind: 'outbox' as const, send: async () => undefined } : createMailer(config, database.db, { info: () => undefined });
+      const auth = createAuth({ config, db: database.db, mailer, secret: resolveAuthSecret(config) });
+      const result = await auth.api.signUpEmail({ body: { email, password, name: username, username } });
+      const [created] = await database.db.select().from(user).where(eq(user.id, result.user.id));
+      if (!created) throw new UsageError(`A user with e-mail ${email} already exists`);
+      if (values.verified) await database.db.update(user).set({ emailVerified: true }).where(eq(user.id, created.id));
+      return `Created user ${created.email} (${created.id})${values.verified ? ', e-mail verified' : ''}.`;
+    }
+
+    const account = await findUser(database, email);
+    if (command === 'grant') {
+      const alias = required(values, 'plan');
+      const priceId = PLAN_ALIASES[alias];
+      if (!priceId) throw new UsageError(`--plan must be one of ${Object.keys(PLAN_ALIASES).join(', ')}`);
+      const price = await findActivePrice(database.db, priceId);
+      if (!price) throw new UsageError(`Plan ${alias} is not active`);
+      const now = new Date();
+      const currentPeriodEnd = periodEndFor(price, now);
+      await applyGrant(database.db, {
+        userId: account.id,
+        priceId,
+        provider: 'admin',
+        providerSubscriptionId: `admin-${account.id}-${now.getTime()}`,
+        status: 'active',
+        currentPeriodEnd,
+      });
+      return `Granted ${alias} to ${account.email} until ${currentPeriodEnd.toISOString()}.`;
+    }
+
+    const revoked = await database.db
+      .update(subscriptions)
+      .set({ status: 'canceled', currentPeriodEnd: new Date(), updatedAt: new Date() })
+      .where(and(eq(subscriptions.userId, account.id), eq(subscriptions.status, 'active')))
+      .returning({ id: subscriptions.id });
+    return `Revoked ${revoked.length} subscription(s) of ${account.email}.`;
+  } finally {
+    await database.close();
+  }
+}
+
+run(process.argv.slice(2)).then(
+  (message) => console.log(message),
+  (error: unknown) => {
+    if (error instanceof UsageError || error instanceof ConfigError || (error instanceof Error && error.name === 'TypeError' && /parseArgs|option/i.test(error.message))) {
+      console.error(`${error.message}\n\n${USAGE}`);
+      process.exit(2);
+    }
+    console.error(error instanceof Error ? error.message : error);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,52 @@
+// `npm test`: install dependencies if missing, make sure Debian's Chromium is there, then
+// type-check, lint, unit and server tests, build, and the Playwright journeys in a real
+// browser. Stops at the first failing step with a non-zero exit code.
+import { existsSync } from 'node:fs';
+import { ensureDependencies, run } from './bootstrap.mjs';
+
+const CHROMIUM = '/usr/bin/chromium';
+
+function ensureChromium() {
+  if (existsSync(CHROMIUM)) return;
+  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  if (!isRoot) {
+    console.error(
+      `The end-to-end tests need Debian's Chromium at ${CHROMIUM}.\n` +
+        'Install it with:  sudo apt-get update && sudo apt-get install -y chromium\n' +
+        'then run npm test again.',
+    );
+    process.exit(1);
+  }
+  console.log('Installing Chromium (apt-get install chromium)...');
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  if (run('apt-get', ['update', '-qq'], { env }) !== 0 || run('apt-get', ['install', '-y', '-qq', 'chromium'], { env }) !== 0) {
+    console.error('Installing Chromium failed; see the output above.');
+    process.exit(1);
+  }
+}
+
+const steps = [
+  ['Type-check (tsc --noEmit)', 'npx', ['tsc', '--noEmit']],
+  ['Lint (eslint)', 'npx', ['eslint', '.', '--max-warnings=0']],
+  ['Unit and server tests (vitest)', 'npx', ['vitest', 'run']],
+  ['Build the web app (vite build)', 'npx', ['vite', 'build', '--logLevel', 'warn']],
+  ['End-to-end journeys (playwright, Chromium)', 'npx', ['playwright', 'test']],
+];
+
+ensureDependencies();
+ensureChromium();
+if (process.env.TEST_DATABASE_URL) console.log(`Database tests also run on PostgreSQL (${process.env.TEST_DATABASE_URL}).`);
+if (process.env.TEST_REDIS_URL) console.log(`Redis paths are tested against ${process.env.TEST_REDIS_URL}.`);
+
+for (const [title, command, args] of steps) {
+  console.log(`\n▶ ${title}`);
+  const started = Date.now();
+  const status = run(command, args);
+  const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  if (status !== 0) {
+    console.error(`\n✖ ${title} failed (exit ${status}, ${seconds} s).`);
+    process.exit(status);
+  }
+  console.log(`✔ ${title} (${seconds} s)`);
+}
+console.log('\nAll test steps passed.');

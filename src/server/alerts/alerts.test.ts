@@ -1,0 +1,89 @@
+// The alert store and GET /external-api/alert: duplicates skipped, filters return exactly
+// the matching rows newest first, defaults and caps of SPEC.md, clear 400s for bad input.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatAlertTimestamp } from '../../shared/alertDisplay.ts';
+import { createTestApp, type TestApp } from '../testing/app.ts';
+import type { Browser } from '../testing/http.ts';
+import { subscribedUser } from '../testing/users.ts';
+import { saveAlerts, type NewAlert } from './store.ts';
+
+let test: TestApp;
+let browser: Browser;
+const now = Date.now();
+const minutesAgo = (minutes: number) => new Date(Math.floor((now - minutes * 60_000) / 1000) * 1000);
+
+const fixtures: NewAlert[] = [
+  { ticker: 'BTC', alertType: 'BreakoutAlertGenerator', message: 'BTC broke resistance', timestamp: minutesAgo(5), source: 'demo' },
+  { ticker: 'ETH', alertType: 'TrendChangeAlertGenerator', message: 'Bearish trend change on ETH', timestamp: minutesAgo(10), source: 'demo' },
+  { ticker: 'BTC', alertType: 'VolatilitySpikeAlertGenerator', message: 'BTC volatility spike', timestamp: minutesAgo(20), source: 'demo' },
+  { ticker: 'SOL', alertType: 'MomentumShiftAlertGenerator', message: 'SOL momentum slowdown', timestamp: minutesAgo(90), source: 'demo' },
+  ...Array.from({ length: 120 }, (_, index) => ({
+    ticker: 'XRP',
+    alertType: 'BreakoutAlertGenerator',
+    message: `XRP breakout ${index}`,
+    timestamp: minutesAgo(30 + index / 10),
+    source: 'demo',
+  })),
+];
+
+beforeAll(async () => {
+  test = await createTestApp();
+  ({ browser } = await subscribedUser(test, 'alerts@example.com'));
+  const saved = await saveAlerts(test.database.db, fixtures);
+  expect(saved).toHaveLength(fixtures.length);
+});
+afterAll(async () => {
+  await test?.close();
+});
+
+async function get(query: string) {
+  return browser.get(`/external-api/alert${query}`);
+}
+
+describe('saveAlerts', () => {
+  it('skips alerts already stored for the same ticker, generator and bar', async () => {
+    const again = await saveAlerts(test.database.db, fixtures.slice(0, 3));
+    expect(again).toEqual([]);
+  });
+});
+
+describe('GET /external-api/alert', () => {
+  it('defaults to the 10 newest alerts of the last hour, newest first, in SPEC.md shape', async () => {
+    const { alerts } = (await get('')).json();
+    expect(alerts).toHaveLength(10);
+    expect(alerts[0]).toEqual({ ticker: 'BTC', alert_type: 'BreakoutAlertGenerator', message: 'BTC broke resistance', timestamp: formatAlertTimestamp(minutesAgo(5)) });
+    const times = alerts.map((alert: { timestamp: string }) => alert.timestamp);
+    expect([...times].sort().reverse()).toEqual(times);
+  });
+
+  it('filters by type and symbol (plain or -USD) exactly', async () => {
+    const byType = (await get('?alert_type=TrendChangeAlertGenerator')).json().alerts;
+    expect(byType.map((alert: { ticker: string }) => alert.ticker)).toEqual(['ETH']);
+    const bySymbol = (await get('?symbol=btc-usd&max_count=50')).json().alerts;
+    expect(bySymbol.map((alert: { alert_type: string }) => alert.alert_type)).toEqual(['BreakoutAlertGenerator', 'VolatilitySpikeAlertGenerator']);
+    const both = (await get('?symbol=BTC&alert_type=VolatilitySpikeAlertGenerator')).json().alerts;
+    expect(both).toHaveLength(1);
+  });
+
+  it('honours the time window and caps max_count at 100', async () => {
+    const start = formatAlertTimestamp(minutesAgo(120));
+    const end = formatAlertTimestamp(minutesAgo(60));
+    const old = (await get(`?start_time=${encodeURIComponent(start)}&end_time=${encodeURIComponent(end)}`)).json().alerts;
+    expect(old.map((alert: { message: string }) => alert.message)).toEqual(['SOL momentum slowdown']);
+    const capped = (await get('?max_count=500&symbol=XRP')).json().alerts;
+    expect(capped).toHaveLength(100);
+  });
+
+  it.each([
+    ['?max_count=ten', 'max_count: max_count must be a positive whole number'],
+    ['?max_count=0', 'max_count: max_count must be a positive whole number'],
+    ['?start_time=yesterday', "start_time: start_time must be UTC 'YYYY-MM-DD HH:MM:SS'"],
+    ['?end_time=2026-02-30%2010:00:00', 'end_time: end_time is not a real date and time'],
+    ['?alert_type=Rumour', 'alert_type: alert_type must be one of VolatilitySpikeAlertGenerator, MomentumShiftAlertGenerator, BreakoutAlertGenerator, TrendChangeAlertGenerator'],
+    ['?start_time=2026-05-02%2000:00:00&end_time=2026-05-01%2000:00:00', 'start_time must not be after end_time'],
+  ])('answers %s with 400 and a clear message', async (query, message) => {
+    const response = await get(query);
+    expect(response.statusCode).toBe(400);
+    expect(response.json().error).toBe(message);
+  });
+});

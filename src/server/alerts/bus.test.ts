@@ -1,0 +1,50 @@
+// Live fan-out: in-process always; across instances through Redis when TEST_REDIS_URL is set.
+import { describe, expect, it } from 'vitest';
+import { createRedis } from '../redis.ts';
+import { createAlertBus, type LiveAlert } from './bus.ts';
+
+const alert: LiveAlert = { id: 7, source: 'demo', ticker: 'BTC', alert_type: 'BreakoutAlertGenerator', message: 'BTC breakout', timestamp: '2026-01-01 00:00:00' };
+
+describe('alert bus', () => {
+  it('delivers to every in-process listener until it unsubscribes', async () => {
+    const bus = createAlertBus();
+    const first: LiveAlert[] = [];
+    const second: LiveAlert[] = [];
+    const stopFirst = bus.subscribe((item) => first.push(item));
+    bus.subscribe((item) => second.push(item));
+    await bus.publish([alert]);
+    stopFirst();
+    await bus.publish([{ ...alert, id: 8 }]);
+    expect(first.map((item) => item.id)).toEqual([7]);
+    expect(second.map((item) => item.id)).toEqual([7, 8]);
+    await bus.close();
+  });
+
+  it.runIf(process.env.TEST_DATABASE_URL)('fans out across instances through Postgres LISTEN/NOTIFY', async () => {
+    const leader = createAlertBus(undefined, process.env.TEST_DATABASE_URL);
+    const follower = createAlertBus(undefined, process.env.TEST_DATABASE_URL);
+    await Promise.all([leader.ready, follower.ready]);
+    const heard: LiveAlert[] = [];
+    follower.subscribe((item) => heard.push(item));
+    await leader.publish([alert, { ...alert, id: 9, message: 'second' }]);
+    await expect.poll(() => heard.map((item) => item.message)).toEqual(['BTC breakout', 'second']);
+    await leader.close();
+    await follower.close();
+  });
+
+  it.runIf(process.env.TEST_REDIS_URL)('fans out across instances through Redis', async () => {
+    const leaderRedis = createRedis(process.env.TEST_REDIS_URL!);
+    const followerRedis = createRedis(process.env.TEST_REDIS_URL!);
+    const leader = createAlertBus(leaderRedis);
+    const follower = createAlertBus(followerRedis);
+    await Promise.all([leader.ready, follower.ready]);
+    const heard: LiveAlert[] = [];
+    follower.subscribe((item) => heard.push(item));
+    await leader.publish([alert]);
+    await expect.poll(() => heard.map((item) => item.message)).toEqual(['BTC breakout']);
+    await leader.close();
+    await follower.close();
+    leaderRedis.disconnect();
+    followerRedis.disconnect();
+  });
+});

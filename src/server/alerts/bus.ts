@@ -1,0 +1,99 @@
+// Live fan-out of new alerts: every instance's browsers hear every alert, whichever
+// instance's engine produced it (the engine runs on one instance, browsers are connected to
+// all of them). Through Redis pub/sub when REDIS_URL is set, else Postgres LISTEN/NOTIFY when
+// DATABASE_URL is set, else in-process (the single-process embedded setup).
+import { EventEmitter } from 'node:events';
+import type { Redis } from 'ioredis';
+import pg from 'pg';
+import type { AlertRecord } from '../../shared/alertDisplay.ts';
+
+export interface LiveAlert extends AlertRecord {
+  id: number;
+  source: string;
+}
+
+export interface AlertBus {
+  /** Resolves once this instance hears the shared channel. */
+  ready: Promise<void>;
+  publish(alerts: LiveAlert[]): Promise<void>;
+  subscribe(listener: (alert: LiveAlert) => void): () => void;
+  close(): Promise<void>;
+}
+
+const CHANNEL = 'watos:alerts';
+const PG_CHANNEL = 'watos_alerts';
+
+export function createAlertBus(redis?: Redis, databaseUrl?: string): AlertBus {
+  const local = new EventEmitter();
+  local.setMaxListeners(0);
+  if (!redis && databaseUrl) return createPostgresBus(local, databaseUrl);
+  if (!redis) {
+    return {
+      ready: Promise.resolve(),
+      async publish(alerts) {
+        for (const alert of alerts) local.emit('alert', alert);
+      },
+      subscribe(listener) {
+        local.on('alert', listener);
+        return () => local.off('alert', listener);
+      },
+      async close() {
+        local.removeAllListeners();
+      },
+    };
+  }
+
+  // A subscribed Redis connection can do nothing else, so listening gets its own.
+  const subscriber = redis.duplicate();
+  const ready = subscriber.subscribe(CHANNEL).then(() => undefined);
+  subscriber.on('message', (_channel: string, payload: string) => {
+    try {
+      for (const alert of JSON.parse(payload) as LiveAlert[]) local.emit('alert', alert);
+    } catch {
+      // A malformed message from another writer on the channel is not ours to deliver.
+    }
+  });
+  return {
+    ready,
+    async publish(alerts) {
+      if (alerts.length > 0) await redis.publish(CHANNEL, JSON.stringify(alerts));
+    },
+    subscribe(listener) {
+      local.on('alert', listener);
+      return () => local.off('alert', listener);
+    },
+    async close() {
+      local.removeAllListeners();
+      subscriber.disconnect();
+    },
+  };
+}
+
+/** LISTEN/NOTIFY on a connection of its own; one notification per alert (payloads are small). */
+function createPostgresBus(local: EventEmitter, databaseUrl: string): AlertBus {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  const ready = client.connect().then(() => client.query(`listen ${PG_CHANNEL}`)).then(() => undefined);
+  client.on('notification', (message) => {
+    if (message.channel !== PG_CHANNEL || !message.payload) return;
+    try {
+      local.emit('alert', JSON.parse(message.payload) as LiveAlert);
+    } catch {
+      // A malformed notification from another writer on the channel is not ours to deliver.
+    }
+  });
+  return {
+    ready,
+    async publish(alerts) {
+      await ready;
+      for (const alert of alerts) await client.query('select pg_notify($1, $2)', [PG_CHANNEL, JSON.stringify(alert)]);
+    },
+    subscribe(listener) {
+      local.on('alert', listener);
+      return () => local.off('alert', listener);
+    },
+    async close() {
+      local.removeAllListeners();
+      await client.end().catch(() => undefined);
+    },
+  };
+}

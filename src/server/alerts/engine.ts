@@ -1,0 +1,158 @@
+// The alert engine: keeps the candle store filled (backfilling 30 days of hourly and 2 days
+// of one-minute bars, then appending each bar as it closes) and runs the four generators on
+// every new one-minute bar of every asset, storing each alert once and fanning it out live.
+// Exactly one instance runs it (a Postgres advisory lock); the others stand by and take over
+// when the leader goes away. After an outage it resumes from the last stored bar: no gaps,
+// and the alerts table's unique key means no repeats.
+import { and, desc, eq, max } from 'drizzle-orm';
+import type { FastifyBaseLogger } from 'fastify';
+import { CRYPTO_SYMBOLS } from '../../shared/constants.ts';
+import { candleSeries } from '../../signals/candles.ts';
+import { runAlertGenerators } from '../../signals/alertGenerators.ts';
+import type { DatabaseHandle } from '../db/client.ts';
+import { candles } from '../db/schema.ts';
+import { boundedConcurrency } from '../market/coinbase.ts';
+import type { CandleRow, Granularity, MarketDataProvider, MarketSource } from '../market/types.ts';
+import type { AlertBus } from './bus.ts';
+import { saveAlerts, toAlertRecord } from './store.ts';
+
+/** Advisory-lock key shared by every instance ("WATOS" in ASCII). */
+export const ENGINE_LOCK_KEY = 0x5741544f;
+const MINUTE = 60_000;
+const DAY = 86_400_000;
+
+export interface AlertEngineOptions {
+  database: DatabaseHandle;
+  provider: MarketDataProvider;
+  source: MarketSource;
+  bus: AlertBus;
+  log: Pick<FastifyBaseLogger, 'info' | 'warn' | 'error'>;
+  products?: readonly string[];
+  now?: () => number;
+  backfillHourDays?: number;
+  backfillMinuteDays?: number;
+  /** Bars of history the generators see before the new ones (their warm-up). */
+  warmupBars?: number;
+}
+
+export function tickerOf(productId: string): string {
+  return productId.replace(/-USD$/, '');
+}
+
+export function createAlertEngine(options: AlertEngineOptions) {
+  const { database, provider, bus, log } = options;
+  const db = database.db;
+  const products = options.products ?? CRYPTO_SYMBOLS;
+  const now = options.now ?? Date.now;
+  const warmupBars = options.warmupBars ?? 400;
+  const limit = boundedConcurrency(4);
+  let timer: NodeJS.Timeout | null = null;
+  let release: (() => Promise<void>) | null = null;
+  let running: Promise<unknown> | null = null;
+  let stopped = false;
+
+  /** Stores the bars closed since the last stored one; returns the new bars. */
+  async function sync(productId: string, granularity: Granularity, backfillDays: number): Promise<CandleRow[]> {
+    const size = granularity * 1000;
+    const [{ last }] = await db
+      .select({ last: max(candles.time) })
+      .from(candles)
+      .where(and(eq(candles.productId, productId), eq(candles.granularity, granularity)));
+    const earliest = Math.floor((now() - backfillDays * DAY) / size) * size;
+    const from = last ? Math.max(new Date(last).getTime() + size, earliest) : earliest;
+    const end = Math.floor(now() / size) * size;
+    if (from >= end) return [];
+    const rows = await provider.candles(productId, granularity, new Date(from), new Date(end));
+    for (let start = 0; start < rows.length; start += 1000) {
+      const chunk = rows.slice(start, start + 1000).map((row) => ({ ...row, productId, granularity, time: new Date(row.time), source: options.source }));
+      await db.insert(candles).values(chunk).onConflictDoNothing();
+    }
+    return rows;
+  }
+
+  async function processProduct(productId: string): Promise<number> {
+    await sync(productId, 3600, options.backfillHourDays ?? 30);
+    const fresh = await sync(productId, 60, options.backfillMinuteDays ?? 2);
+    if (fresh.length === 0) return 0;
+    const history = await db
+      .select()
+      .from(candles)
+      .where(and(eq(candles.productId, productId), eq(candles.granularity, 60)))
+      .orderBy(desc(candles.time))
+      .limit(warmupBars + fresh.length);
+    const series = candleSeries(history.reverse().map((row) => ({ ...row, time: row.time.getTime() })));
+    const firstNew = series.length - fresh.length;
+    const ticker = tickerOf(productId);
+    const generated = runAlertGenerators(series, ticker, MINUTE, Math.max(firstNew, 0));
+    const saved = await saveAlerts(
+      db,
+      generated.map((alert) => ({ ticker, alertType: alert.alert_type, message: alert.message, timestamp: new Date(alert.time), source: options.source })),
+    );
+    // Only bars that just closed are news; a backfill fills the log without a burst of pushes.
+    const liveSince = now() - 5 * MINUTE;
+    await bus.publish(saved.filter((row) => row.timestamp.getTime() >= liveSince).map((row) => ({ id: row.id, source: row.source, ...toAlertRecord(row) })));
+    return saved.length;
+  }
+
+  /** One pass over every product. Safe to call directly (tests) or from the schedule. */
+  async function tick(): Promise<number> {
+    const counts = await Promise.all(
+      products.map((productId) =>
+        limit(async () => {
+          try {
+            return await processProduct(productId);
+          } catch (error) {
+            // An outage for one asset must not stop the others; the next tick resumes it.
+            log.warn({ err: error, productId }, 'alert engine could not update this asset');
+            return 0;
+          }
+        }),
+      ),
+    );
+    return counts.reduce((sum, count) => sum + count, 0);
+  }
+
+  function schedule(delayMs: number) {
+    if (stopped) return;
+    timer = setTimeout(() => {
+      running = (release ? tick() : tryLead())
+        // A database outage must not end the process: log it and try again next minute.
+        .catch((error: unknown) => log.error({ err: error }, 'alert engine pass failed'))
+        .finally(() => {
+          running = null;
+          // Run two seconds after each minute closes, so the provider has the bar.
+          schedule(MINUTE - (now() % MINUTE) + 2000);
+        });
+    }, delayMs);
+    timer.unref?.();
+  }
+
+  async function tryLead(): Promise<void> {
+    release = await database.tryLeadership(ENGINE_LOCK_KEY, () => {
+      // The lock went with its connection: stand by and compete for it again next minute.
+      log.warn({}, 'alert engine: lost the leadership lock');
+      release = null;
+    });
+    if (!release) return;
+    log.info({ source: options.source }, 'alert engine: this instance leads');
+    const created = await tick();
+    log.info({ created }, 'alert engine: backfill done');
+  }
+
+  return {
+    tick,
+    start() {
+      stopped = false;
+      schedule(0);
+    },
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await running?.catch(() => undefined);
+      await release?.();
+      release = null;
+    },
+  };
+}
+
+export type AlertEngine = ReturnType<typeof createAlertEngine>;

@@ -1,0 +1,13 @@
+// GET /external-api/alert (SPEC.md section 7): the market-wide alert log, filtered.
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { Database } from '../db/client.ts';
+import { alertQuery } from '../../shared/schemas/alerts.ts';
+import { queryAlerts } from './store.ts';
+
+export async function alertRoutes(app: FastifyInstance, options: { db: Database }): Promise<void> {
+  const routes = app.withTypeProvider<ZodTypeProvider>();
+  routes.get('/external-api/alert', { schema: { querystring: alertQuery } }, async (request) => ({
+    alerts: await queryAlerts(options.db, request.query),
+  }));
+}

@@ -1,0 +1,159 @@
+// buildApp(options): the whole HTTP application as a Fastify instance, without listening.
+// main.ts listens; tests call buildApp and use app.inject or listen on a free port.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import helmet from '@fastify/helmet';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { sql } from 'drizzle-orm';
+import type { Redis } from 'ioredis';
+import { createAuth, type Auth } from './auth/auth.ts';
+import type { AuthRateLimitPolicy } from './auth/rateLimits.ts';
+import { authRoutes } from './auth/routes.ts';
+import { resolveAuthSecret } from './auth/secret.ts';
+import type { Config } from './config.ts';
+import { migrationsFolder, type DatabaseHandle } from './db/client.ts';
+import { installErrorHandling } from './http/errors.ts';
+import { loggerOptions } from './http/logging.ts';
+import { helmetOptions } from './http/security.ts';
+import { registerSpa } from './http/spa.ts';
+import { createMailer, type Mailer } from './mail/mailer.ts';
+import { createRedis } from './redis.ts';
+import { seedPlans } from './billing/plans.ts';
+import type { PaymentProvider } from './billing/provider.ts';
+import { billingRoutes } from './billing/routes.ts';
+import { createTestCheckoutProvider, testCheckoutRoutes } from './billing/testCheckout.ts';
+import { createStripeProvider, type StripeApiLocation } from './billing/stripe.ts';
+import { stripeWebhookRoutes } from './billing/stripeWebhook.ts';
+import { embedRoutes } from './embeds/routes.ts';
+import { registerDashboardApi } from './http/dashboardApi.ts';
+import { watchlistRoutes } from './watchlists/routes.ts';
+import { promptRoutes, seedPrompts } from './prompts/routes.ts';
+import { createCoinbaseProvider } from './market/coinbase.ts';
+import { createDemoFeed } from './market/demoFeed.ts';
+import { createQuoteService, type QuoteService } from './market/quotes.ts';
+import { marketRoutes } from './market/routes.ts';
+import type { MarketDataProvider } from './market/types.ts';
+import { alertRoutes } from './alerts/routes.ts';
+import { createAlertBus, type AlertBus } from './alerts/bus.ts';
+import { alertStreamRoutes, alertTestHookRoutes } from './alerts/stream.ts';
+
+export interface AppOptions {
+  config: Config;
+  database: DatabaseHandle;
+  /** Folder of the built web app (dist/web); null serves the API only. */
+  webRoot: string | null;
+  /** Overrides the logger (tests pass false to keep output quiet). */
+  logger?: boolean;
+  /** Overrides the auth rate limits (tests). */
+  authRateLimits?: AuthRateLimitPolicy;
+  /** Where the Stripe API lives (tests point it at a local fake). */
+  stripeApi?: StripeApiLocation;
+}
+
+export interface AppServices {
+  config: Config;
+  database: DatabaseHandle;
+  mailer: Mailer;
+  auth: Auth;
+  payments: PaymentProvider;
+  quotes: QuoteService;
+  market: { coinbase: MarketDataProvider; demo: MarketDataProvider };
+  alertBus: AlertBus;
+  redis?: Redis;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    services: AppServices;
+  }
+}
+
+export type App = FastifyInstance;
+
+function expectedMigrationCount(): number {
+  const journal = JSON.parse(readFileSync(join(migrationsFolder, 'meta', '_journal.json'), 'utf8')) as { entries: unknown[] };
+  return journal.entries.length;
+}
+
+export async function buildApp(options: AppOptions): Promise<App> {
+  const { config, database } = options;
+  const app = Fastify({
+    logger: options.logger === false ? false : loggerOptions(config),
+    trustProxy: true,
+    bodyLimit: 1024 * 1024,
+  }).withTypeProvider<ZodTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  installErrorHandling(app);
+  await app.register(helmet, helmetOptions(config));
+
+  const redis = config.REDIS_URL ? createRedis(config.REDIS_URL) : undefined;
+  const mailer = createMailer(config, database.db, app.log);
+  const auth = createAuth({ config, db: database.db, mailer, secret: resolveAuthSecret(config) });
+  await seedPlans(database.db, config);
+  await seedPrompts(database.db);
+  const stripePayments = config.STRIPE_SECRET_KEY ? createStripeProvider(database.db, config, options.stripeApi) : null;
+  const payments: PaymentProvider = stripePayments ?? createTestCheckoutProvider(database.db, config.publicUrl);
+  const market = { coinbase: createCoinbaseProvider(), demo: createDemoFeed() };
+  const quotes = createQuoteService({ mode: config.MARKET_DATA, ...market });
+  const alertBus = createAlertBus(redis, config.DATABASE_URL);
+  const services: AppServices = { config, database, mailer, auth, payments, quotes, market, alertBus, redis };
+  app.decorate('services', services);
+  app.addHook('onClose', async () => {
+    await alertBus.close();
+    redis?.disconnect();
+  });
+
+  const migrations = expectedMigrationCount();
+  app.get('/healthz', async (_request, reply) => {
+    try {
+      const result = await database.db.execute<{ applied: number }>(
+        sql`select count(*)::int as applied from drizzle.__drizzle_migrations`,
+      );
+      const applied = (result as unknown as { rows: Array<{ applied: number }> }).rows[0]?.applied ?? 0;
+      if (applied < migrations) {
+        return reply.code(503).send({ status: 'starting', error: `Migrations pending: ${applied} of ${migrations} applied` });
+      }
+      return { status: 'ok' };
+    } catch (error) {
+      app.log.warn({ err: error }, 'health check failed');
+      return reply.code(503).send({ status: 'unavailable', error: 'Database is not answering' });
+    }
+  });
+
+  await app.register(authRoutes, {
+    auth,
+    db: database.db,
+    mailer,
+    publicUrl: config.publicUrl,
+    redis,
+    rateLimits: options.authRateLimits,
+    exposeOutbox: config.TEST_HOOKS,
+  });
+
+  await app.register(billingRoutes, { db: database.db, auth, provider: payments, publicUrl: config.publicUrl });
+  if (stripePayments) {
+    await app.register(stripeWebhookRoutes, { db: database.db, provider: stripePayments });
+  } else {
+    await app.register(testCheckoutRoutes, { db: database.db, auth });
+  }
+
+  await registerDashboardApi(app, {
+    auth,
+    db: database.db,
+    features: [
+      [watchlistRoutes, { db: database.db }],
+      [embedRoutes, { config }],
+      [promptRoutes, { db: database.db }],
+      [marketRoutes, { quotes, db: database.db }],
+      [alertRoutes, { db: database.db }],
+      [alertStreamRoutes, { db: database.db, bus: alertBus }],
+      ...(config.TEST_HOOKS ? [[alertTestHookRoutes, { db: database.db, bus: alertBus }] as [typeof alertTestHookRoutes, object]] : []),
+    ],
+  });
+
+  await registerSpa(app, options.webRoot);
+  return app;
+}

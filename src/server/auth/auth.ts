@@ -1,0 +1,86 @@
+// Better Auth on our database: e-mail + password, required e-mail verification, password
+// reset that revokes every session, HttpOnly SameSite=Lax cookies (Secure over https).
+// Rate limiting is ours (auth/rateLimits.ts), shared across instances through Redis.
+import { betterAuth } from 'better-auth';
+import { drizzleAdapter } from 'better-auth/adapters/drizzle';
+import type { Config } from '../config.ts';
+import type { Database } from '../db/client.ts';
+import * as schema from '../db/schema.ts';
+import type { Mailer } from '../mail/mailer.ts';
+import { existingAccountMail, passwordResetMail, verificationMail } from '../mail/templates.ts';
+import { MIN_PASSWORD_LENGTH } from '../../shared/constants.ts';
+
+export interface AuthOptions {
+  config: Config;
+  db: Database;
+  mailer: Mailer;
+  secret: string;
+}
+
+export const VERIFICATION_EXPIRES_SECONDS = 24 * 60 * 60;
+export const RESET_EXPIRES_SECONDS = 60 * 60;
+
+export function createAuth({ config, db, mailer, secret }: AuthOptions) {
+  const displayName = (user: { name: string; email: string }) => user.name || user.email;
+  return betterAuth({
+    appName: 'WATOS Trading Intelligence',
+    baseURL: config.publicUrl,
+    basePath: '/api/auth',
+    secret,
+    trustedOrigins: [config.publicUrl],
+    database: drizzleAdapter(db, { provider: 'pg', schema }),
+    user: {
+      additionalFields: {
+        username: { type: 'string', required: false, input: true },
+      },
+    },
+    emailAndPassword: {
+      enabled: true,
+      requireEmailVerification: true,
+      minPasswordLength: MIN_PASSWORD_LENGTH,
+      maxPasswordLength: 128,
+      autoSignIn: false,
+      revokeSessionsOnPasswordReset: true,
+      resetPasswordTokenExpiresIn: RESET_EXPIRES_SECONDS,
+      // A sign-up with a taken address answers exactly like a new one (no account
+      // enumeration); the owner hears about it by e-mail instead.
+      onExistingUserSignUp: async ({ user }) => {
+        await mailer.send({ to: user.email, ...existingAccountMail(displayName(user), `${config.publicUrl}/`, `${config.publicUrl}/forgot-password`) });
+      },
+      sendResetPassword: async ({ user, url }) => {
+        await mailer.send({ to: user.email, ...passwordResetMail(displayName(user), url) });
+      },
+    },
+    emailVerification: {
+      sendOnSignUp: true,
+      sendOnSignIn: true,
+      autoSignInAfterVerification: true,
+      expiresIn: VERIFICATION_EXPIRES_SECONDS,
+      sendVerificationEmail: async ({ user, url }) => {
+        await mailer.send({ to: user.email, ...verificationMail(displayName(user), url) });
+      },
+    },
+    databaseHooks: {
+      user: {
+        create: {
+          after: async (created) => {
+            const username = (created as { username?: string | null }).username || created.name;
+            await db.insert(schema.profiles).values({ id: created.id, username }).onConflictDoNothing();
+          },
+        },
+      },
+    },
+    session: {
+      expiresIn: 60 * 60 * 24 * 7,
+      updateAge: 60 * 60 * 24,
+    },
+    rateLimit: { enabled: false },
+    advanced: {
+      useSecureCookies: config.publicUrl.startsWith('https://'),
+      defaultCookieAttributes: { httpOnly: true, sameSite: 'lax' },
+    },
+    telemetry: { enabled: false },
+  });
+}
+
+export type Auth = ReturnType<typeof createAuth>;

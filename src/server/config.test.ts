@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from './config.ts';
+
+describe('loadConfig', () => {
+  it('gives working defaults for an empty environment', () => {
+    const config = loadConfig({});
+    expect(config.HOST).toBe('127.0.0.1');
+    expect(config.PORT).toBe(3000);
+    expect(config.dataDir.endsWith('/data')).toBe(true);
+    expect(config.publicUrl).toBe('http://127.0.0.1:3000');
+    expect(config.MARKET_DATA).toBe('auto');
+    expect(config.UPLOAD_MAX_MB).toBe(25);
+    expect(config.embedded).toContain('database: PGlite in DATA_DIR/db');
+    expect(config.embedded).toContain('payments: built-in TEST MODE checkout');
+  });
+
+  it('honours PORT, HOST, DATA_DIR and PUBLIC_URL', () => {
+    const config = loadConfig({ PORT: '8080', HOST: '0.0.0.0', DATA_DIR: '/tmp/x', PUBLIC_URL: 'https://app.example.com/' });
+    expect(config.PORT).toBe(8080);
+    expect(config.HOST).toBe('0.0.0.0');
+    expect(config.dataDir).toBe('/tmp/x');
+    expect(config.publicUrl).toBe('https://app.example.com');
+  });
+
+  it.each([
+    [{ PORT: 'eighty' }, 'PORT'],
+    [{ PORT: '70000' }, 'PORT'],
+    [{ DATABASE_URL: 'mysql://localhost/db' }, 'DATABASE_URL'],
+    [{ MARKET_DATA: 'bloomberg' }, 'MARKET_DATA'],
+    [{ STRIPE_SECRET_KEY: 'pk_live_wrong' }, 'STRIPE_SECRET_KEY'],
+    [{ STRIPE_SECRET_KEY: 'sk_test_1' }, 'STRIPE_WEBHOOK_SECRET'],
+    [{ S3_BUCKET: 'uploads' }, 'S3_ACCESS_KEY_ID'],
+    [{ AUTH_SECRET: 'short' }, 'AUTH_SECRET'],
+  ])('rejects %o naming %s', (env, variable) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(variable);
+  });
+
+  it('treats empty strings as unset', () => {
+    const config = loadConfig({ DATABASE_URL: '', REDIS_URL: '' });
+    expect(config.DATABASE_URL).toBeUndefined();
+    expect(config.REDIS_URL).toBeUndefined();
+  });
+});

@@ -1,0 +1,238 @@
+// The one Drizzle schema for both drivers (PGlite and PostgreSQL). drizzle-kit turns changes
+// here into SQL migrations under ./migrations; never edit a migration that has shipped.
+// Auth tables keep Better Auth's field names as JS keys (its Drizzle adapter maps by key).
+import { sql } from 'drizzle-orm';
+import { bigint, boolean, doublePrecision, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+
+const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
+const updatedAt = () => timestamp('updated_at', { withTimezone: true }).notNull().defaultNow();
+
+export const user = pgTable('user', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull(),
+  email: text('email').notNull().unique(),
+  emailVerified: boolean('email_verified').notNull().default(false),
+  image: text('image'),
+  username: text('username'),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+});
+
+export const session = pgTable(
+  'session',
+  {
+    id: text('id').primaryKey(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    token: text('token').notNull().unique(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+    ipAddress: text('ip_address'),
+    userAgent: text('user_agent'),
+    userId: text('user_id')
+      .notNull()
+      .references(() => user.id, { onDelete: 'cascade' }),
+  },
+  (table) => [index('session_user_id_idx').on(table.userId)],
+);
+
+export const account = pgTable(
+  'account',
+  {
+    id: text('id').primaryKey(),
+    accountId: text('account_id').notNull(),
+    providerId: text('provider_id').notNull(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => user.id, { onDelete: 'cascade' }),
+    accessToken: text('access_token'),
+    refreshToken: text('refresh_token'),
+    idToken: text('id_token'),
+    accessTokenExpiresAt: timestamp('access_token_expires_at', { withTimezone: true }),
+    refreshTokenExpiresAt: timestamp('refresh_token_expires_at', { withTimezone: true }),
+    scope: text('scope'),
+    password: text('password'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (table) => [index('account_user_id_idx').on(table.userId)],
+);
+
+export const verification = pgTable(
+  'verification',
+  {
+    id: text('id').primaryKey(),
+    identifier: text('identifier').notNull(),
+    value: text('value').notNull(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (table) => [index('verification_identifier_idx').on(table.identifier)],
+);
+
+/** SPEC.md: profiles (id, username). One row a user, created at sign-up. */
+export const profiles = pgTable('profiles', {
+  id: text('id')
+    .primaryKey()
+    .references(() => user.id, { onDelete: 'cascade' }),
+  username: text('username').notNull(),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+});
+
+export const products = pgTable('products', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull(),
+  description: text('description').notNull(),
+  features: jsonb('features').$type<string[]>().notNull().default(sql`'[]'::jsonb`),
+  popular: boolean('popular').notNull().default(false),
+  active: boolean('active').notNull().default(true),
+  createdAt: createdAt(),
+});
+
+export const prices = pgTable('prices', {
+  id: text('id').primaryKey(),
+  productId: text('product_id')
+    .notNull()
+    .references(() => products.id),
+  active: boolean('active').notNull().default(true),
+  /** Integer cents. */
+  unitAmount: integer('unit_amount').notNull(),
+  currency: text('currency').notNull().default('usd'),
+  /** 'one_time' or 'month'. */
+  interval: text('interval').notNull(),
+  /** Days of access a one-time price buys; null for recurring prices. */
+  accessDays: integer('access_days'),
+  /** The payment provider's price id when it differs from ours (Stripe price_...). */
+  providerPriceId: text('provider_price_id'),
+  createdAt: createdAt(),
+});
+
+/** SPEC.md: subscriptions (user_id, status, current_period_end, id). */
+export const subscriptions = pgTable(
+  'subscriptions',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => user.id, { onDelete: 'cascade' }),
+    status: text('status').notNull(),
+    priceId: text('price_id').references(() => prices.id),
+    currentPeriodEnd: timestamp('current_period_end', { withTimezone: true }),
+    cancelAtPeriodEnd: boolean('cancel_at_period_end').notNull().default(false),
+    provider: text('provider').notNull(),
+    providerSubscriptionId: text('provider_subscription_id'),
+    providerCustomerId: text('provider_customer_id'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (table) => [
+    index('subscriptions_user_id_idx').on(table.userId),
+    uniqueIndex('subscriptions_provider_subscription_idx').on(table.provider, table.providerSubscriptionId),
+  ],
+);
+
+/** Outbound e-mail kept by the embedded outbox (and as an audit trail when SMTP is used). */
+export const outbox = pgTable('outbox', {
+  id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+  to: text('to').notNull(),
+  subject: text('subject').notNull(),
+  text: text('text').notNull(),
+  html: text('html').notNull(),
+  createdAt: createdAt(),
+});
+
+/** Checkout sessions we created, whichever provider hosts the payment page. */
+export const checkoutSessions = pgTable(
+  'checkout_sessions',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => user.id, { onDelete: 'cascade' }),
+    priceId: text('price_id')
+      .notNull()
+      .references(() => prices.id),
+    provider: text('provider').notNull(),
+    /** 'open', 'paid' or 'expired'. */
+    status: text('status').notNull().default('open'),
+    url: text('url'),
+    createdAt: createdAt(),
+    paidAt: timestamp('paid_at', { withTimezone: true }),
+  },
+  (table) => [index('checkout_sessions_user_id_idx').on(table.userId)],
+);
+
+/** Payment-provider webhook events already handled: a replay changes nothing. */
+export const webhookEvents = pgTable('webhook_events', {
+  id: text('id').primaryKey(),
+  provider: text('provider').notNull(),
+  type: text('type').notNull(),
+  processedAt: timestamp('processed_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+/** A user's saved watchlists: 'chart' (EXCHANGE:SYMBOL) and 'alerts' (plain symbols). */
+export const watchlists = pgTable(
+  'watchlists',
+  {
+    userId: text('user_id')
+      .notNull()
+      .references(() => user.id, { onDelete: 'cascade' }),
+    kind: text('kind').notNull(),
+    symbols: jsonb('symbols').$type<string[]>().notNull(),
+    updatedAt: updatedAt(),
+  },
+  (table) => [uniqueIndex('watchlists_user_kind_idx').on(table.userId, table.kind)],
+);
+
+/** The prompt catalogue (SPEC.md 'Prompt Catalog'), seeded at start-up. */
+export const prompts = pgTable(
+  'prompts',
+  {
+    id: text('id').primaryKey(),
+    category: text('category').notNull(),
+    prompt: text('prompt').notNull(),
+    /** Whether the prompt uses the Timeframe and Symbol selections. */
+    usesMarketContext: boolean('uses_market_context').notNull().default(true),
+    sortOrder: integer('sort_order').notNull().default(0),
+    active: boolean('active').notNull().default(true),
+  },
+  (table) => [index('prompts_category_idx').on(table.category, table.sortOrder)],
+);
+
+/** Closed candles per product and granularity (60 or 3600 s), from Coinbase or the demo feed. */
+export const candles = pgTable(
+  'candles',
+  {
+    productId: text('product_id').notNull(),
+    granularity: integer('granularity').notNull(),
+    time: timestamp('time', { withTimezone: true }).notNull(),
+    open: doublePrecision('open').notNull(),
+    high: doublePrecision('high').notNull(),
+    low: doublePrecision('low').notNull(),
+    close: doublePrecision('close').notNull(),
+    volume: doublePrecision('volume').notNull(),
+    source: text('source').notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.productId, table.granularity, table.time] })],
+);
+
+/** Market-wide alerts from the alert engine; one per ticker, generator and bar. */
+export const alerts = pgTable(
+  'alerts',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    ticker: text('ticker').notNull(),
+    alertType: text('alert_type').notNull(),
+    message: text('message').notNull(),
+    /** When the condition was seen: the close time of the bar that triggered it. */
+    timestamp: timestamp('timestamp', { withTimezone: true }).notNull(),
+    source: text('source').notNull(),
+  },
+  (table) => [
+    uniqueIndex('alerts_ticker_type_time_idx').on(table.ticker, table.alertType, table.timestamp),
+    index('alerts_timestamp_idx').on(table.timestamp),
+    index('alerts_type_timestamp_idx').on(table.alertType, table.timestamp),
+    index('alerts_ticker_timestamp_idx').on(table.ticker, table.timestamp),
+  ],
+);

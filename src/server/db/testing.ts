@@ -1,0 +1,67 @@
+// Test databases: one per test file. With TEST_DATABASE_URL set, a freshly created PostgreSQL
+// database (dropped afterwards) so parallel or repeated runs never collide; otherwise an
+// in-memory PGlite. Tests isolate from each other with truncateAll, never a new database.
+import { randomBytes } from 'node:crypto';
+import { sql } from 'drizzle-orm';
+import pg from 'pg';
+import { openDatabase, type DatabaseHandle } from './client.ts';
+
+export interface TestDatabase extends DatabaseHandle {
+  /** Empties every application table (keeps the migration journal). */
+  truncateAll(): Promise<void>;
+}
+
+function withDatabase(url: string, database: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${database}`;
+  return parsed.toString();
+}
+
+export async function openTestDatabase(driver: 'pglite' | 'postgres' = process.env.TEST_DATABASE_URL ? 'postgres' : 'pglite'): Promise<TestDatabase> {
+  let handle: DatabaseHandle;
+  let dropDatabase: (() => Promise<void>) | undefined;
+  let dropping = false;
+
+  if (driver === 'postgres') {
+    const adminUrl = process.env.TEST_DATABASE_URL;
+    if (!adminUrl) throw new Error('TEST_DATABASE_URL is not set');
+    const name = `watos_test_${Date.now()}_${randomBytes(4).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: adminUrl });
+    await admin.connect();
+    await admin.query(`create database "${name}"`);
+    await admin.end();
+    handle = await openDatabase({
+      databaseUrl: withDatabase(adminUrl, name),
+      maxConnections: 4,
+      // Dropping the database terminates connections the pool is still closing: expected then.
+      onConnectionError: (error) => {
+        if (!dropping) process.stderr.write(`test database connection lost: ${error.message}\n`);
+      },
+    });
+    dropDatabase = async () => {
+      dropping = true;
+      const dropper = new pg.Client({ connectionString: adminUrl });
+      await dropper.connect();
+      await dropper.query(`drop database if exists "${name}" with (force)`);
+      await dropper.end();
+    };
+  } else {
+    handle = await openDatabase({});
+  }
+  await handle.migrate();
+
+  return {
+    ...handle,
+    async truncateAll() {
+      const rows = await handle.db.execute<{ tablename: string }>(
+        sql`select tablename from pg_tables where schemaname = 'public'`,
+      );
+      const tables = (rows as unknown as { rows: Array<{ tablename: string }> }).rows.map((row) => `"${row.tablename}"`);
+      if (tables.length > 0) await handle.db.execute(sql.raw(`truncate ${tables.join(', ')} restart identity cascade`));
+    },
+    async close() {
+      await handle.close();
+      await dropDatabase?.();
+    },
+  };
+}

@@ -1,0 +1,86 @@
+// Entry point: read the configuration, open and migrate the database, build the app, listen.
+// SIGINT/SIGTERM close the server and then the database, so PGlite's directory is always
+// left consistent; a second signal forces the exit.
+import { join, resolve } from 'node:path';
+import { buildApp } from './app.ts';
+import { ConfigError, loadConfig, type Config } from './config.ts';
+import { openDatabase } from './db/client.ts';
+import { createAlertEngine } from './alerts/engine.ts';
+
+function readConfig(): Config {
+  try {
+    return loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message);
+      process.exit(2);
+    }
+    throw error;
+  }
+}
+
+async function main(): Promise<void> {
+  const config = readConfig();
+  const database = await openDatabase({
+    databaseUrl: config.DATABASE_URL,
+    pgliteDir: join(config.dataDir, 'db'),
+  });
+  await database.migrate();
+
+  const app = await buildApp({ config, database, webRoot: resolve('dist/web') });
+  const { quotes, alertBus, market } = app.services;
+  let engine: ReturnType<typeof createAlertEngine> | null = null;
+  app.addHook('preClose', async () => {
+    await engine?.stop();
+  });
+
+  // `npm start` forwards signals to this process, which may also get the terminal's own
+  // Ctrl-C: a repeat within a second is the same request, a later one means "force it".
+  let closingSince = 0;
+  const shutdown = async (signal: string) => {
+    if (closingSince !== 0) {
+      if (Date.now() - closingSince < 1000) return;
+      console.error(`${signal} again: exiting now.`);
+      process.exit(1);
+    }
+    closingSince = Date.now();
+    app.log.info({ signal }, 'shutting down');
+    try {
+      await app.close();
+      await database.close();
+      console.log('Stopped cleanly.');
+      process.exit(0);
+    } catch (error) {
+      console.error('Shutdown failed', error);
+      process.exit(1);
+    }
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+
+  await app.listen({ host: config.HOST, port: config.PORT });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.PORT;
+  const shownHost = config.HOST === '0.0.0.0' || config.HOST === '::' ? '127.0.0.1' : config.HOST;
+  console.log(`\nWATOS Dashboard is running at http://${shownHost}:${port}`);
+  console.log(`Database: ${database.driver === 'pglite' ? `PGlite in ${join(config.dataDir, 'db')}` : 'PostgreSQL (DATABASE_URL)'}`);
+  if (config.embedded.length > 0) {
+    console.log('Embedded defaults in use:');
+    for (const line of config.embedded) console.log(`  - ${line}`);
+  }
+
+  // The engine's candles come from one source for the life of the process: Coinbase when it
+  // answers at start-up (or is forced), the demo feed otherwise. Alerts say which. Decided
+  // after listening, so a slow network never delays the app.
+  if (config.MARKET_DATA === 'auto') await quotes.snapshot();
+  const source = quotes.currentSource();
+  if (closingSince !== 0) return;
+  engine = createAlertEngine({ database, provider: market[source], source, bus: alertBus, log: app.log });
+  engine.start();
+  console.log(`Market data: ${source === 'coinbase' ? 'Coinbase' : 'demo feed (labelled "Demo data")'}; the alert engine is backfilling in the background.`);
+}
+
+main().catch((error: unknown) => {
+  console.error('Start-up failed:', error);
+  process.exit(1);
+});

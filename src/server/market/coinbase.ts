@@ -1,0 +1,147 @@
+// Coinbase's public market data, no key needed: spot/buy/sell from the price API
+// (api.coinbase.com/v2/prices/{product}/{kind}) and candles from Coinbase Exchange
+// (api.exchange.coinbase.com/products/{product}/candles). Each request has a 5 s timeout;
+// requests run with bounded concurrency; failures retry with backoff, honouring Retry-After
+// on 429. Garbage answers become errors for that product, never numbers.
+import { UpstreamError, type CandleRow, type Granularity, type MarketDataProvider, type QuoteResult } from './types.ts';
+
+export interface CoinbaseOptions {
+  priceApiBase?: string;
+  exchangeApiBase?: string;
+  timeoutMs?: number;
+  concurrency?: number;
+  retries?: number;
+  /** Base backoff; doubles each retry. */
+  backoffMs?: number;
+  fetch?: typeof fetch;
+}
+
+export const COINBASE_PRICE_API = 'https://api.coinbase.com';
+export const COINBASE_EXCHANGE_API = 'https://api.exchange.coinbase.com';
+/** Coinbase Exchange returns at most 300 candles a request. */
+const MAX_CANDLES_PER_REQUEST = 300;
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Runs tasks with at most `limit` in flight. */
+export function boundedConcurrency(limit: number) {
+  let active = 0;
+  const waiting: Array<() => void> = [];
+  return async function run<T>(task: () => Promise<T>): Promise<T> {
+    if (active >= limit) await new Promise<void>((resolve) => waiting.push(resolve));
+    active += 1;
+    try {
+      return await task();
+    } finally {
+      active -= 1;
+      waiting.shift()?.();
+    }
+  };
+}
+
+function positiveNumber(value: unknown): number | null {
+  const number = typeof value === 'string' ? Number(value) : typeof value === 'number' ? value : NaN;
+  return Number.isFinite(number) && number > 0 ? number : null;
+}
+
+export function createCoinbaseProvider(options: CoinbaseOptions = {}): MarketDataProvider {
+  const priceBase = options.priceApiBase ?? COINBASE_PRICE_API;
+  const exchangeBase = options.exchangeApiBase ?? COINBASE_EXCHANGE_API;
+  const timeoutMs = options.timeoutMs ?? 5000;
+  const retries = options.retries ?? 2;
+  const backoffMs = options.backoffMs ?? 250;
+  const doFetch = options.fetch ?? fetch;
+  const limit = boundedConcurrency(options.concurrency ?? 8);
+
+  async function getJson(url: string): Promise<unknown> {
+    let lastError = new UpstreamError(`No answer from ${url}`);
+    for (let attempt = 0; attempt <= retries; attempt += 1) {
+      const backoff = backoffMs * 2 ** attempt;
+      let response: Response;
+      try {
+        response = await limit(() =>
+          doFetch(url, { signal: AbortSignal.timeout(timeoutMs), headers: { Accept: 'application/json', 'User-Agent': 'watos-dashboard' } }),
+        );
+      } catch (error) {
+        const timedOut = error instanceof Error && error.name === 'TimeoutError';
+        lastError = new UpstreamError(timedOut ? `Coinbase did not answer within ${timeoutMs} ms` : 'Coinbase is unreachable');
+        if (attempt < retries) await sleep(backoff);
+        continue;
+      }
+      if (response.ok) {
+        try {
+          return await response.json();
+        } catch {
+          throw new UpstreamError('Coinbase answered with malformed JSON');
+        }
+      }
+      await response.body?.cancel();
+      if (response.status === 429) {
+        lastError = new UpstreamError('Coinbase rate limit reached (429)', 429);
+        const retryAfterSeconds = Number(response.headers.get('retry-after'));
+        if (attempt < retries) await sleep(retryAfterSeconds > 0 ? Math.min(retryAfterSeconds * 1000, 10_000) : backoff);
+        continue;
+      }
+      lastError = new UpstreamError(`Coinbase answered HTTP ${response.status}`, response.status);
+      // A 4xx other than 429 will not get better by asking again.
+      if (response.status < 500) throw lastError;
+      if (attempt < retries) await sleep(backoff);
+    }
+    throw lastError;
+  }
+
+  async function priceOf(productId: string, kind: 'spot' | 'buy' | 'sell'): Promise<number> {
+    const body = (await getJson(`${priceBase}/v2/prices/${encodeURIComponent(productId)}/${kind}`)) as { data?: { amount?: unknown } } | null;
+    const amount = positiveNumber(body?.data?.amount);
+    if (amount === null) throw new UpstreamError(`Coinbase sent no ${kind} price for ${productId}`);
+    return amount;
+  }
+
+  return {
+    source: 'coinbase',
+    async probe() {
+      try {
+        const response = await doFetch(`${priceBase}/v2/prices/BTC-USD/spot`, { signal: AbortSignal.timeout(Math.min(timeoutMs, 3000)) });
+        await response.body?.cancel();
+        return response.ok;
+      } catch {
+        return false;
+      }
+    },
+    async quotes(productIds) {
+      const results = new Map<string, QuoteResult>();
+      await Promise.all(
+        productIds.map(async (productId) => {
+          try {
+            const [spot, buy, sell] = await Promise.all([priceOf(productId, 'spot'), priceOf(productId, 'buy'), priceOf(productId, 'sell')]);
+            results.set(productId, { ok: true, quote: { productId, spot, buy, sell, at: new Date() } });
+          } catch (error) {
+            results.set(productId, { ok: false, error: error instanceof Error ? error.message : 'Unknown error' });
+          }
+        }),
+      );
+      return results;
+    },
+    async candles(productId, granularity: Granularity, start, end) {
+      const rows = new Map<number, CandleRow>();
+      const span = granularity * 1000 * MAX_CANDLES_PER_REQUEST;
+      for (let from = start.getTime(); from < end.getTime(); from += span) {
+        const to = Math.min(from + span, end.getTime());
+        const url = `${exchangeBase}/products/${encodeURIComponent(productId)}/candles?granularity=${granularity}&start=${new Date(from).toISOString()}&end=${new Date(to).toISOString()}`;
+        const body = await getJson(url);
+        if (!Array.isArray(body)) throw new UpstreamError(`Coinbase sent no candles for ${productId}`);
+        for (const entry of body) {
+          // Coinbase Exchange candle: [time (s), low, high, open, close, volume]
+          if (!Array.isArray(entry) || entry.length < 6) continue;
+          const [seconds, low, high, open, close, volume] = entry.map(Number);
+          const time = seconds * 1000;
+          if (![time, low, high, open, close, volume].every(Number.isFinite) || time < start.getTime() || time >= end.getTime()) continue;
+          rows.set(time, { time, open, high, low, close, volume });
+        }
+      }
+      return [...rows.values()].sort((a, b) => a.time - b.time);
+    },
+  };
+}

@@ -1,0 +1,63 @@
+// SPEC.md section 4: how an alert from the API is shown in the alert log and panels.
+export type AlertDisplayType = 'bullish' | 'bearish' | 'caution';
+
+export interface AlertRecord {
+  ticker: string;
+  alert_type: string;
+  message: string;
+  /** UTC, 'YYYY-MM-DD HH:MM:SS'. */
+  timestamp: string;
+}
+
+export interface AlertDisplayItem {
+  symbol: string;
+  market: 'crypto';
+  type: AlertDisplayType;
+  time: string;
+  fullDate: string;
+  content: string;
+  alertType: string;
+}
+
+/** The generator name without its 'AlertGenerator' suffix (both spellings occur). */
+function generatorOf(alertType: string): string {
+  return alertType.replace(/AlertGenerator$/, '');
+}
+
+export function alertDisplayType(alertType: string, message: string): AlertDisplayType {
+  switch (generatorOf(alertType)) {
+    case 'VolatilitySpike':
+      return 'caution';
+    case 'MomentumShift':
+      return message.includes('slowdown') ? 'caution' : 'bullish';
+    case 'Breakout':
+      return 'bullish';
+    case 'TrendChange':
+      return /bearish/i.test(message) ? 'bearish' : 'bullish';
+    default:
+      return 'caution';
+  }
+}
+
+/** Parses the API's UTC 'YYYY-MM-DD HH:MM:SS' into a Date. */
+export function parseAlertTimestamp(timestamp: string): Date {
+  return new Date(`${timestamp.replace(' ', 'T')}Z`);
+}
+
+export function toAlertDisplayItem(alert: AlertRecord): AlertDisplayItem {
+  const date = parseAlertTimestamp(alert.timestamp);
+  return {
+    symbol: alert.ticker,
+    market: 'crypto',
+    type: alertDisplayType(alert.alert_type, alert.message),
+    time: date.toLocaleTimeString(),
+    fullDate: date.toLocaleString(),
+    content: alert.message,
+    alertType: alert.alert_type,
+  };
+}
+
+/** Formats a time as the alert API's UTC 'YYYY-MM-DD HH:MM:SS'. */
+export function formatAlertTimestamp(date: Date): string {
+  return date.toISOString().slice(0, 19).replace('T', ' ');
+}

@@ -1,0 +1,29 @@
+// Watchlist rules shared by server and browser (SPEC.md section 4 and 5): the chart
+// watchlist holds EXCHANGE:SYMBOL entries, the alerts panel plain symbols; both upper-case.
+import { z } from 'zod';
+
+export const WATCHLIST_FORMAT_ALERT = 'Please use format EXCHANGE:SYMBOL (e.g., NASDAQ:AAPL)';
+export const WATCHLIST_MAX_SYMBOLS = 50;
+
+export const chartSymbol = z
+  .string()
+  .trim()
+  .toUpperCase()
+  .regex(/^[A-Z0-9_.!-]{1,20}:[A-Z0-9_.!/-]{1,30}$/, WATCHLIST_FORMAT_ALERT);
+
+export const alertSymbol = z
+  .string()
+  .trim()
+  .toUpperCase()
+  .regex(/^[A-Z0-9.\-/]{1,20}$/, 'Symbols are letters, digits, dots or dashes (e.g., AAPL, BTC)');
+
+const unique = (symbols: string[]) => [...new Set(symbols)];
+
+export const watchlistKinds = { chart: chartSymbol, alerts: alertSymbol } as const;
+export type WatchlistKind = keyof typeof watchlistKinds;
+
+export function watchlistBody(kind: WatchlistKind) {
+  return z.object({
+    symbols: z.array(watchlistKinds[kind]).max(WATCHLIST_MAX_SYMBOLS, `A watchlist holds at most ${WATCHLIST_MAX_SYMBOLS} symbols`).transform(unique),
+  });
+}

@@ -1,0 +1,91 @@
+// Alert generators on constructed series (each rule fires exactly where it should and not
+// again until reset) and on the demo feed (every generator fires over a day of minutes).
+import { describe, expect, it } from 'vitest';
+import { alertDisplayType } from '../shared/alertDisplay.ts';
+import { candleSeries, type CandleInput } from './candles.ts';
+import { breakout, momentumShift, runAlertGenerators, trendChange, volatilitySpike } from './alertGenerators.ts';
+import { DemoAsset } from '../server/market/demoFeed.ts';
+
+const MINUTE = 60_000;
+
+/** Bars from closes; each bar's range is `range` around its close unless given. */
+function bars(closes: number[], range = 0.2, volume = 100): CandleInput[] {
+  return closes.map((close, index) => ({ time: index * MINUTE, open: index === 0 ? close : closes[index - 1], high: Math.max(close, index === 0 ? close : closes[index - 1]) + range / 2, low: Math.min(close, index === 0 ? close : closes[index - 1]) - range / 2, close, volume }));
+}
+
+function collect(generator: ReturnType<typeof volatilitySpike>, rows: CandleInput[]) {
+  const fired: Array<{ index: number; message: string }> = [];
+  generator.scan(candleSeries(rows), 'TEST', (index, message) => fired.push({ index, message }));
+  return fired;
+}
+
+const calm = (length: number, level = 100) => Array.from({ length }, (_, index) => level + Math.sin(index / 3) * 0.1);
+
+describe('VolatilitySpikeAlertGenerator', () => {
+  it('fires on a bar 3x the average range, once, and again only after calming down', () => {
+    const rows = bars(calm(120));
+    rows[100] = { ...rows[100], high: rows[100].close + 2, low: rows[100].close - 2 };
+    rows[101] = { ...rows[101], high: rows[101].close + 2, low: rows[101].close - 2 };
+    rows[110] = { ...rows[110], high: rows[110].close + 2.5, low: rows[110].close - 2.5 };
+    const fired = collect(volatilitySpike(), rows);
+    expect(fired.map((alert) => alert.index)).toEqual([100, 110]);
+    expect(fired[0].message).toMatch(/^TEST volatility spike: the bar's range of \d+\.\d{2}% is \d+\.\dx its 60-bar average true range$/);
+    expect(alertDisplayType('VolatilitySpikeAlertGenerator', fired[0].message)).toBe('caution');
+  });
+});
+
+describe('BreakoutAlertGenerator', () => {
+  it('fires when the close clears the 60-bar high, not on every new high after it', () => {
+    const closes = [...calm(80), ...Array.from({ length: 10 }, (_, index) => 101 + index * 0.5)];
+    const fired = collect(breakout({ cooldownBars: 30 }), bars(closes));
+    expect(fired.map((alert) => alert.index)).toEqual([80]);
+    expect(fired[0].message).toContain('above its 60-bar high of');
+    expect(alertDisplayType('BreakoutAlertGenerator', fired[0].message)).toBe('bullish');
+  });
+});
+
+describe('TrendChangeAlertGenerator', () => {
+  it('reports bullish and bearish flips of EMA 20 against EMA 50 with the words the display mapping needs', () => {
+    const down = Array.from({ length: 120 }, (_, index) => 120 - index * 0.2);
+    const up = Array.from({ length: 120 }, (_, index) => 96 + index * 0.3);
+    const downAgain = Array.from({ length: 150 }, (_, index) => 132 - index * 0.3);
+    const fired = collect(trendChange(), bars([...down, ...up, ...downAgain]));
+    expect(fired).toHaveLength(2);
+    expect(fired[0].message).toMatch(/^TEST bullish trend change: EMA 20 crossed above EMA 50/);
+    expect(fired[1].message).toMatch(/^TEST bearish trend change: EMA 20 crossed below EMA 50/);
+    expect(alertDisplayType('TrendChangeAlertGenerator', fired[0].message)).toBe('bullish');
+    expect(alertDisplayType('TrendChangeAlertGenerator', fired[1].message)).toBe('bearish');
+  });
+});
+
+describe('MomentumShiftAlertGenerator', () => {
+  it('reports momentum building then a slowdown, mapped bullish then caution', () => {
+    const flat = calm(80);
+    const rally = Array.from({ length: 25 }, (_, index) => 100 + index * 0.6);
+    const stall = Array.from({ length: 40 }, () => 115);
+    const fired = collect(momentumShift(), bars([...flat, ...rally, ...stall]));
+    expect(fired.map((alert) => alert.message.split(':')[0])).toEqual(['TEST momentum building', 'TEST momentum slowdown']);
+    expect(alertDisplayType('MomentumShiftAlertGenerator', fired[0].message)).toBe('bullish');
+    expect(alertDisplayType('MomentumShiftAlertGenerator', fired[1].message)).toBe('caution');
+  });
+});
+
+describe('runAlertGenerators', () => {
+  it('is quiet on flat prices and short series, with no throw', () => {
+    expect(runAlertGenerators(candleSeries(bars(new Array(300).fill(50), 0)), 'FLAT', MINUTE)).toEqual([]);
+    expect(runAlertGenerators(candleSeries(bars([1, 2, 3])), 'SHORT', MINUTE)).toEqual([]);
+    expect(runAlertGenerators(candleSeries([]), 'EMPTY', MINUTE)).toEqual([]);
+  });
+
+  it('fires every generator over a day of demo minutes, stamped at bar close, and only from fromIndex', () => {
+    const asset = new DemoAsset('ETH-USD');
+    const rows = Array.from({ length: 1440 }, () => asset.next());
+    const series = candleSeries(rows);
+    const alerts = runAlertGenerators(series, 'ETH', MINUTE);
+    const types = new Set(alerts.map((alert) => alert.alert_type));
+    expect(types).toEqual(new Set(['VolatilitySpikeAlertGenerator', 'MomentumShiftAlertGenerator', 'BreakoutAlertGenerator', 'TrendChangeAlertGenerator']));
+    expect(alerts.every((alert) => alert.time === series.time[alert.index] + MINUTE)).toBe(true);
+    const late = runAlertGenerators(series, 'ETH', MINUTE, 1000);
+    expect(late).toEqual(alerts.filter((alert) => alert.index >= 1000));
+  });
+});

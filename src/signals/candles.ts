@@ -1,0 +1,64 @@
+// Candle series as parallel Float64Arrays (time in epoch ms, open, high, low, close,
+// volume): the input of every indicator, generator and odds function. Built once from rows,
+// cleaning what a feed can get wrong so nothing downstream sees NaN.
+export interface CandleSeries {
+  readonly length: number;
+  readonly time: Float64Array;
+  readonly open: Float64Array;
+  readonly high: Float64Array;
+  readonly low: Float64Array;
+  readonly close: Float64Array;
+  readonly volume: Float64Array;
+}
+
+export interface CandleInput {
+  time: number;
+  open: number;
+  high: number;
+  low: number;
+  close: number;
+  volume: number;
+}
+
+/**
+ * Builds a series from rows. A bar with a missing or non-positive close repeats the previous
+ * close (a flat gap bar); missing open/high/low fall back to the close; missing or negative
+ * volume counts as zero. Bars before the first valid close are dropped.
+ */
+export function candleSeries(rows: ArrayLike<CandleInput>): CandleSeries {
+  const capacity = rows.length;
+  const time = new Float64Array(capacity);
+  const open = new Float64Array(capacity);
+  const high = new Float64Array(capacity);
+  const low = new Float64Array(capacity);
+  const close = new Float64Array(capacity);
+  const volume = new Float64Array(capacity);
+  let length = 0;
+  let previousClose = NaN;
+  for (let index = 0; index < capacity; index += 1) {
+    const row = rows[index];
+    const valid = (value: number) => Number.isFinite(value) && value > 0;
+    const barClose = valid(row.close) ? row.close : previousClose;
+    if (!Number.isFinite(barClose)) continue;
+    const barOpen = valid(row.open) ? row.open : barClose;
+    const barHigh = Math.max(valid(row.high) ? row.high : barClose, barOpen, barClose);
+    const barLow = Math.min(valid(row.low) ? row.low : barClose, barOpen, barClose);
+    time[length] = row.time;
+    open[length] = barOpen;
+    high[length] = barHigh;
+    low[length] = barLow;
+    close[length] = barClose;
+    volume[length] = Number.isFinite(row.volume) && row.volume > 0 ? row.volume : 0;
+    previousClose = barClose;
+    length += 1;
+  }
+  return {
+    length,
+    time: time.subarray(0, length),
+    open: open.subarray(0, length),
+    high: high.subarray(0, length),
+    low: low.subarray(0, length),
+    close: close.subarray(0, length),
+    volume: volume.subarray(0, length),
+  };
+}

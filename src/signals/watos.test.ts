@@ -1,0 +1,103 @@
+// WATOS signals and their odds: hand-checked intervals, constructed series for each rule,
+// degenerate input without NaN or throws, and measured odds on demo history.
+import { describe, expect, it } from 'vitest';
+import { DemoAsset, aggregate } from '../server/market/demoFeed.ts';
+import { candleSeries, type CandleInput } from './candles.ts';
+import { watosHistory, watosSignals } from './watos.ts';
+import { conditionalRise, MIN_SAMPLES, watosOdds, wilsonInterval } from './watosOdds.ts';
+
+const HOUR = 3_600_000;
+
+function bars(closes: number[], volumes?: number[]): CandleInput[] {
+  return closes.map((close, index) => {
+    const open = index === 0 ? close : closes[index - 1];
+    return { time: index * HOUR, open, high: Math.max(open, close) * 1.002, low: Math.min(open, close) * 0.998, close, volume: volumes?.[index] ?? 100 + (index % 5) };
+  });
+}
+
+describe('wilsonInterval', () => {
+  it('matches textbook values', () => {
+    const [low, high] = wilsonInterval(50, 100);
+    expect(low).toBeCloseTo(0.4038, 4);
+    expect(high).toBeCloseTo(0.5962, 4);
+    const [zeroLow, zeroHigh] = wilsonInterval(0, 10);
+    expect(zeroLow).toBe(0);
+    expect(zeroHigh).toBeCloseTo(0.2775, 4);
+  });
+});
+
+describe('conditionalRise', () => {
+  it('measures the share of rises after the horizon, and refuses a number below 30 samples', () => {
+    const rising = Float64Array.from({ length: 100 }, (_, index) => 100 + index);
+    expect(conditionalRise(rising, null, 0, 5)).toMatchObject({ probability: 1, samples: 95 });
+    const states = new Int8Array(100);
+    states.fill(1, 0, 20);
+    expect(conditionalRise(rising, states, 1, 5)).toEqual({ probability: null, samples: 20, interval: null });
+    expect(MIN_SAMPLES).toBe(30);
+  });
+});
+
+describe('WATOS signals on constructed series', () => {
+  it('sees a volume surge with its measured size and strength', () => {
+    const closes = Array.from({ length: 60 }, (_, index) => 100 + Math.sin(index) * 0.5);
+    const volumes = closes.map((_, index) => (index === 59 ? 2000 : 100 + (index % 7) * 3));
+    closes[59] = 101.5;
+    const surge = watosSignals(candleSeries(bars(closes, volumes))).find((signal) => signal.id === 'watos1')!;
+    expect(surge).toMatchObject({ name: 'Volume Surge', active: true, direction: 'bullish', strength: 'high' });
+    expect(surge.description).toMatch(/^Volume \d+\.\dσ above its 20-bar average on a rising bar$/);
+  });
+
+  it('sees a golden cross of the 50 and 200 bar averages', () => {
+    const closes = [...Array.from({ length: 230 }, (_, index) => 200 - index * 0.3), ...Array.from({ length: 120 }, (_, index) => 131 + index * 1.2)];
+    const history = watosHistory(candleSeries(bars(closes)));
+    const crossAt = history.states.watos3.findIndex((state) => state === 1);
+    expect(crossAt).toBeGreaterThan(230);
+    const series = candleSeries(bars(closes.slice(0, crossAt + 5)));
+    const cross = watosSignals(series).find((signal) => signal.id === 'watos3')!;
+    expect(cross).toMatchObject({ name: 'MA Crossover', active: true, direction: 'bullish' });
+    expect(cross.description).toContain('golden cross');
+  });
+
+  it('reports every signal inactive, without NaN, on flat and on too-short series', () => {
+    for (const closes of [new Array(300).fill(50), [1, 2, 3]]) {
+      const signals = watosSignals(candleSeries(bars(closes)));
+      expect(signals.map((signal) => signal.id)).toEqual(['watos1', 'watos2', 'watos3', 'watos4', 'watos5', 'watos6']);
+      for (const signal of signals.filter((entry) => entry.id !== 'watos5')) {
+        expect(signal.active).toBe(false);
+        expect(signal.description).not.toContain('NaN');
+      }
+    }
+    expect(watosSignals(candleSeries([])).every((signal) => !signal.active)).toBe(true);
+  });
+});
+
+describe('watosOdds on demo history', () => {
+  it('gives measured probabilities with sample sizes, or says there is not enough history', () => {
+    const asset = new DemoAsset('SOL-USD');
+    const minutes = Array.from({ length: 90 * 1440 }, () => asset.next());
+    const series = candleSeries(aggregate(minutes, 3600));
+    const report = watosOdds(series, 24);
+    expect(report.horizon).toBe(24);
+    expect(report.baseRate.samples).toBe(series.length - 24);
+    expect(report.baseRate.probability).toBeGreaterThan(0.3);
+    expect(report.baseRate.probability).toBeLessThan(0.7);
+    for (const signal of report.signals) {
+      if (!signal.active) {
+        expect(signal.odds).toBeNull();
+        continue;
+      }
+      if (signal.odds!.probability === null) {
+        expect(signal.odds!.reason).toBe('not enough history');
+        expect(signal.odds!.samples).toBeLessThan(MIN_SAMPLES);
+      } else {
+        expect(signal.odds!.samples).toBeGreaterThanOrEqual(MIN_SAMPLES);
+        const [low, high] = signal.odds!.interval!;
+        expect(low).toBeLessThanOrEqual(signal.odds!.probability);
+        expect(high).toBeGreaterThanOrEqual(signal.odds!.probability);
+      }
+    }
+    const history = watosHistory(series);
+    const activeSomewhere = Object.values(history.states).filter((states) => states.some((state) => state !== 0));
+    expect(activeSomewhere).toHaveLength(6);
+  });
+});

@@ -1,0 +1,63 @@
+// Auth state for screens (SPEC.md section 3): user, hasActiveSubscription,
+// isSubscriptionExpired, isLoading and refresh. Loaded at start, refreshed every 5 minutes
+// while signed in; subscription rules come from the shared subscriptionState function.
+import { useQuery } from '@tanstack/react-query';
+import { createContext, useContext, useMemo, type ReactNode } from 'react';
+import { USER_REFRESH_INTERVAL_MS } from '../../shared/constants.ts';
+import { subscriptionState, type SubscriptionLike } from '../../shared/subscription.ts';
+import { requestJson } from '../api/http.ts';
+
+export interface AuthUser {
+  id: string;
+  email: string;
+  username: string | null;
+}
+
+export interface MeResponse {
+  user: AuthUser | null;
+  subscription: (SubscriptionLike & { id: string; price_id: string | null; cancel_at_period_end: boolean }) | null;
+}
+
+export interface AuthState {
+  user: AuthUser | null;
+  subscription: MeResponse['subscription'];
+  hasActiveSubscription: boolean;
+  isSubscriptionExpired: boolean;
+  isLoading: boolean;
+  refresh: () => Promise<void>;
+}
+
+export const ME_QUERY_KEY = ['me'] as const;
+
+const AuthContext = createContext<AuthState | null>(null);
+
+export function AuthProvider({ children }: { children: ReactNode }) {
+  const me = useQuery({
+    queryKey: ME_QUERY_KEY,
+    queryFn: () => requestJson<MeResponse>('/api/me'),
+    refetchInterval: (query) => (query.state.data?.user ? USER_REFRESH_INTERVAL_MS : false),
+    retry: false,
+  });
+
+  const value = useMemo<AuthState>(() => {
+    const data = me.data;
+    const state = subscriptionState(data?.subscription);
+    return {
+      user: data?.user ?? null,
+      subscription: data?.subscription ?? null,
+      ...state,
+      isLoading: me.isPending,
+      refresh: async () => {
+        await me.refetch();
+      },
+    };
+  }, [me]);
+
+  return <AuthContext.Provider value={value}>{children}</AuthContext.Provider>;
+}
+
+export function useAuth(): AuthState {
+  const state = useContext(AuthContext);
+  if (!state) throw new Error('useAuth must be used inside <AuthProvider>');
+  return state;
+}

@@ -1,0 +1,19 @@
+// Signs out on the server, forgets every cached query of the old user, and goes to /.
+import { useQueryClient } from '@tanstack/react-query';
+import { useNavigate } from 'react-router';
+import { ME_QUERY_KEY, type MeResponse } from './AuthProvider.tsx';
+
+export function useSignOut(): () => Promise<void> {
+  const queryClient = useQueryClient();
+  const navigate = useNavigate();
+  return async () => {
+    try {
+      await fetch('/api/auth/sign-out', { method: 'POST', credentials: 'same-origin', headers: { 'Content-Type': 'application/json' }, body: '{}' });
+    } finally {
+      // Mounted observers keep their last result after a plain clear(): say "signed out" first.
+      queryClient.setQueryData<MeResponse>(ME_QUERY_KEY, { user: null, subscription: null });
+      queryClient.removeQueries({ predicate: (query) => query.queryKey[0] !== ME_QUERY_KEY[0] });
+      await navigate('/', { replace: true });
+    }
+  };
+}

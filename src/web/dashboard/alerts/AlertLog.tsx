@@ -1,0 +1,130 @@
+// All-Market Alert Log (SPEC.md): filters by type, symbol, count and time window with
+// 'Apply Filters'; 'Loading alerts...' / 'No alerts found'; colour by display type. New
+// alerts matching the applied filters arrive live over server-sent events.
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useState } from 'react';
+import { ALERT_TYPES } from '../../../shared/constants.ts';
+import { toAlertDisplayItem, type AlertDisplayType, type AlertRecord } from '../../../shared/alertDisplay.ts';
+import { alertQueryString, EMPTY_FILTERS, fetchAlerts, type AlertFilters } from './alertApi.ts';
+
+export const TYPE_STYLES: Record<AlertDisplayType, { dot: string; text: string; label: string }> = {
+  bullish: { dot: 'bg-green-500', text: 'text-green-400', label: 'Bullish' },
+  bearish: { dot: 'bg-red-500', text: 'text-red-400', label: 'Bearish' },
+  caution: { dot: 'bg-yellow-400', text: 'text-yellow-300', label: 'Caution' },
+};
+
+export function AlertItem({ alert }: { alert: AlertRecord }) {
+  const item = toAlertDisplayItem(alert);
+  const style = TYPE_STYLES[item.type];
+  return (
+    <li className="rounded border border-gray-800 bg-gray-800/50 p-2" data-testid="alert-item" data-type={item.type}>
+      <div className="flex items-center gap-2 text-xs">
+        <span className={`h-2 w-2 rounded-full ${style.dot}`} aria-hidden />
+        <span className="font-bold text-white">{item.symbol}</span>
+        <span className="text-gray-500">{item.market}</span>
+        <span className={style.text}>{style.label}</span>
+        <time className="ml-auto text-gray-500" dateTime={item.fullDate} title={item.fullDate}>
+          {item.time}
+        </time>
+      </div>
+      <p className="mt-1 text-sm text-gray-200">{item.content}</p>
+    </li>
+  );
+}
+
+export function AlertLog() {
+  const queryClient = useQueryClient();
+  const [draft, setDraft] = useState<AlertFilters>(EMPTY_FILTERS);
+  const [applied, setApplied] = useState<{ filters: AlertFilters; query: string }>(() => ({ filters: EMPTY_FILTERS, query: alertQueryString(EMPTY_FILTERS) }));
+  const queryKey = ['alert-log', applied.query];
+  const log = useQuery({
+    queryKey,
+    queryFn: async () => {
+      try {
+        return await fetchAlerts(applied.query);
+      } catch (error) {
+        // SPEC.md: a failed alert fetch is only logged; the list shows 'No alerts found'.
+        console.error('Error fetching alerts', error);
+        return [];
+      }
+    },
+  });
+
+  useEffect(() => {
+    const params = new URLSearchParams();
+    if (applied.filters.alertType) params.set('alert_type', applied.filters.alertType);
+    if (applied.filters.symbol.trim()) params.set('symbol', applied.filters.symbol.trim().toUpperCase());
+    const source = new EventSource(`/api/alerts/stream?${params.toString()}`);
+    source.addEventListener('alert', (event) => {
+      const alert = JSON.parse((event as MessageEvent<string>).data) as AlertRecord;
+      // A fixed end time means a historical view: live alerts do not belong in it.
+      if (applied.filters.endTime) return;
+      queryClient.setQueryData<AlertRecord[]>(['alert-log', applied.query], (current = []) =>
+        [alert, ...current.filter((existing) => !(existing.ticker === alert.ticker && existing.alert_type === alert.alert_type && existing.timestamp === alert.timestamp))].slice(0, Math.max(current.length, 1)),
+      );
+    });
+    return () => source.close();
+  }, [applied, queryClient]);
+
+  const field = 'w-full rounded border border-gray-700 bg-gray-800 px-2 py-1 text-sm text-white';
+  return (
+    <section className="flex h-full flex-col rounded-lg bg-gray-900 p-3" aria-labelledby="alert-log-heading" data-tour="alert-log">
+      <h2 id="alert-log-heading" className="text-lg font-semibold text-white">
+        All-Market Alert Log
+      </h2>
+      <form
+        className="mt-2 grid grid-cols-2 gap-2"
+        onSubmit={(event) => {
+          event.preventDefault();
+          setApplied({ filters: draft, query: alertQueryString(draft) });
+          void queryClient.invalidateQueries({ queryKey: ['alert-log'] });
+        }}
+      >
+        <label className="text-xs text-gray-400">
+          Alert type
+          <select className={field} value={draft.alertType} onChange={(event) => setDraft({ ...draft, alertType: event.target.value })}>
+            <option value="">All types</option>
+            {ALERT_TYPES.map((type) => (
+              <option key={type} value={type}>
+                {type.replace('AlertGenerator', '')}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="text-xs text-gray-400">
+          Symbol
+          <input className={field} value={draft.symbol} placeholder="e.g. BTC" onChange={(event) => setDraft({ ...draft, symbol: event.target.value })} />
+        </label>
+        <label className="text-xs text-gray-400">
+          Max count
+          <input className={field} type="number" min={1} max={100} value={draft.maxCount} onChange={(event) => setDraft({ ...draft, maxCount: event.target.value })} />
+        </label>
+        <span />
+        <label className="text-xs text-gray-400">
+          Start time
+          <input className={field} type="datetime-local" value={draft.startTime} onChange={(event) => setDraft({ ...draft, startTime: event.target.value })} />
+        </label>
+        <label className="text-xs text-gray-400">
+          End time
+          <input className={field} type="datetime-local" value={draft.endTime} onChange={(event) => setDraft({ ...draft, endTime: event.target.value })} />
+        </label>
+        <button type="submit" className="col-span-2 rounded bg-indigo-600 py-1.5 text-sm font-semibold text-white hover:bg-indigo-500">
+          Apply Filters
+        </button>
+      </form>
+      <div className="mt-3 min-h-0 flex-1 overflow-y-auto">
+        {log.isPending || (log.isFetching && log.data?.length === 0) ? (
+          <p className="text-sm text-gray-400">Loading alerts...</p>
+        ) : log.data && log.data.length > 0 ? (
+          <ul className="space-y-2" aria-label="Alerts">
+            {log.data.map((alert) => (
+              <AlertItem key={`${alert.ticker}-${alert.alert_type}-${alert.timestamp}`} alert={alert} />
+            ))}
+          </ul>
+        ) : (
+          <p className="text-sm text-gray-400">No alerts found</p>
+        )}
+      </div>
+    </section>
+  );
+}

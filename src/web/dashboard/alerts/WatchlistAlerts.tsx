@@ -1,0 +1,170 @@
+// The watchlist alerts panel (SPEC.md): symbol chips saved per user (AAPL, TSLA, BTC, ETH to
+// start), a plus button with Add / Cancel, and the latest real alerts for those symbols,
+// coloured by type. The speaker icon reads new alerts aloud; the video icon opens the symbol's
+// chart. Symbols without market data here say so instead of showing invented alerts.
+import { useQuery } from '@tanstack/react-query';
+import { useEffect, useRef, useState } from 'react';
+import { CRYPTO_SYMBOLS, DEFAULT_ALERTS_WATCHLIST } from '../../../shared/constants.ts';
+import { toAlertDisplayItem, type AlertRecord } from '../../../shared/alertDisplay.ts';
+import { useNotify } from '../../ui/Notifications.tsx';
+import { useSavedWatchlist } from '../watchlist/useSavedWatchlist.ts';
+import { fetchAlerts } from './alertApi.ts';
+import { TYPE_STYLES } from './AlertLog.tsx';
+
+const TRACKED = new Set(CRYPTO_SYMBOLS.map((productId) => productId.replace(/-USD$/, '')));
+
+function speak(text: string) {
+  if ('speechSynthesis' in window) window.speechSynthesis.speak(new SpeechSynthesisUtterance(text));
+}
+
+export function WatchlistAlerts({ onOpenChart }: { onOpenChart?: (symbol: string) => void }) {
+  const notify = useNotify();
+  const watchlist = useSavedWatchlist('alerts', DEFAULT_ALERTS_WATCHLIST, notify);
+  const { symbols } = watchlist;
+  const tracked = symbols.filter((symbol) => TRACKED.has(symbol));
+  const alerts = useQuery({
+    queryKey: ['watchlist-alerts', tracked],
+    enabled: tracked.length > 0,
+    refetchInterval: 60_000,
+    queryFn: async () => {
+      const since = new Date(Date.now() - 86_400_000).toISOString().slice(0, 19).replace('T', ' ');
+      const lists = await Promise.all(tracked.map((symbol) => fetchAlerts(new URLSearchParams({ symbol, max_count: '3', start_time: since }).toString())));
+      return lists.flat().sort((a, b) => b.timestamp.localeCompare(a.timestamp));
+    },
+  });
+
+  const [adding, setAdding] = useState(false);
+  const [draft, setDraft] = useState('');
+  const [audio, setAudio] = useState(false);
+  const spoken = useRef<Set<string>>(new Set());
+
+  useEffect(() => {
+    if (!audio || !alerts.data) return;
+    for (const alert of alerts.data) {
+      const key = `${alert.ticker}-${alert.alert_type}-${alert.timestamp}`;
+      if (spoken.current.has(key)) continue;
+      spoken.current.add(key);
+      speak(alert.message);
+    }
+  }, [audio, alerts.data]);
+
+  function add() {
+    const symbol = draft.trim().toUpperCase();
+    if (!symbol || symbols.includes(symbol)) return;
+    watchlist.save([...symbols, symbol]);
+    setDraft('');
+    setAdding(false);
+  }
+
+  return (
+    <section className="flex h-full flex-col rounded-lg bg-gray-900 p-3" aria-labelledby="watchlist-alerts-heading" data-tour="watchlist-alerts">
+      <div className="flex items-center justify-between">
+        <h2 id="watchlist-alerts-heading" className="text-lg font-semibold text-white">
+          Watchlist Alerts
+        </h2>
+        <button
+          type="button"
+          aria-pressed={audio}
+          title={audio ? 'Stop reading new alerts aloud' : 'Read new alerts aloud'}
+          onClick={() => {
+            // Alerts already on screen are not news: only later ones are spoken.
+            for (const alert of alerts.data ?? []) spoken.current.add(`${alert.ticker}-${alert.alert_type}-${alert.timestamp}`);
+            setAudio(!audio);
+          }}
+          className={`rounded px-2 py-1 text-sm ${audio ? 'bg-indigo-600 text-white' : 'text-gray-400 hover:text-white'}`}
+        >
+          <svg aria-hidden viewBox="0 0 24 24" className="h-4 w-4" fill="none" stroke="currentColor" strokeWidth="2">
+            <path d="M11 5 6 9H2v6h4l5 4V5z" />
+            <path d="M15.5 8.5a5 5 0 0 1 0 7M19 5a10 10 0 0 1 0 14" />
+          </svg>
+          <span className="sr-only">Audio alerts</span>
+        </button>
+      </div>
+      <ul className="mt-2 flex flex-wrap gap-2" aria-label="Alert watchlist">
+        {symbols.map((symbol) => (
+          <li key={symbol} className="flex items-center gap-1 rounded-full bg-gray-800 px-2 py-0.5 text-sm text-white">
+            {symbol}
+            <button type="button" aria-label={`Remove ${symbol}`} className="text-gray-400 hover:text-red-400" onClick={() => watchlist.save(symbols.filter((entry) => entry !== symbol))}>
+              ×
+            </button>
+          </li>
+        ))}
+        <li>
+          <button type="button" aria-label="Add symbol" onClick={() => setAdding(true)} className="rounded-full bg-indigo-600 px-2 py-0.5 text-sm font-bold text-white hover:bg-indigo-500">
+            +
+          </button>
+        </li>
+      </ul>
+      {adding && (
+        <form
+          className="mt-2 flex gap-2"
+          onSubmit={(event) => {
+            event.preventDefault();
+            add();
+          }}
+        >
+          <input
+            autoFocus
+            aria-label="Symbol to add"
+            value={draft}
+            onChange={(event) => setDraft(event.target.value)}
+            placeholder="e.g. SOL"
+            className="min-w-0 flex-1 rounded border border-gray-700 bg-gray-800 px-2 py-1 text-sm text-white"
+          />
+          <button type="submit" className="rounded bg-indigo-600 px-2 py-1 text-sm text-white">
+            Add
+          </button>
+          <button
+            type="button"
+            className="rounded border border-gray-600 px-2 py-1 text-sm text-gray-300"
+            onClick={() => {
+              setAdding(false);
+              setDraft('');
+            }}
+          >
+            Cancel
+          </button>
+        </form>
+      )}
+      <div className="mt-3 min-h-0 flex-1 space-y-2 overflow-y-auto">
+        {symbols
+          .filter((symbol) => !TRACKED.has(symbol))
+          .map((symbol) => (
+            <p key={symbol} className="text-xs text-gray-500">
+              No market data for {symbol} here: alerts cover the 28 tracked crypto assets.
+            </p>
+          ))}
+        {tracked.length > 0 && alerts.isPending && <p className="text-sm text-gray-400">Loading alerts...</p>}
+        {alerts.data?.length === 0 && <p className="text-sm text-gray-400">No alerts for your symbols in the last 24 hours</p>}
+        <ul className="space-y-2">
+          {alerts.data?.map((alert: AlertRecord) => {
+            const item = toAlertDisplayItem(alert);
+            const style = TYPE_STYLES[item.type];
+            return (
+              <li key={`${alert.ticker}-${alert.alert_type}-${alert.timestamp}`} className="flex gap-2 rounded border border-gray-800 bg-gray-800/50 p-2" data-type={item.type}>
+                <span className={`mt-1.5 h-2 w-2 shrink-0 rounded-full ${style.dot}`} aria-hidden />
+                <div className="min-w-0 flex-1">
+                  <div className="flex items-center gap-2 text-xs">
+                    <span className="font-bold text-white">{item.symbol}</span>
+                    <span className={style.text}>{style.label}</span>
+                    <time className="ml-auto text-gray-500" title={item.fullDate}>
+                      {item.time}
+                    </time>
+                  </div>
+                  <p className="text-sm text-gray-200">{item.content}</p>
+                </div>
+                <button type="button" title={`Open the ${item.symbol} chart`} onClick={() => onOpenChart?.(item.symbol)} className="self-start text-gray-400 hover:text-white">
+                  <svg aria-hidden viewBox="0 0 24 24" className="h-4 w-4" fill="none" stroke="currentColor" strokeWidth="2">
+                    <rect x="2" y="6" width="14" height="12" rx="2" />
+                    <path d="m22 8-6 4 6 4V8z" />
+                  </svg>
+                  <span className="sr-only">Open the {item.symbol} chart</span>
+                </button>
+              </li>
+            );
+          })}
+        </ul>
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,41 @@
+// Browser side of the alert calls: the filtered log query (SPEC.md's client rules for the
+// filter form) and the live stream.
+import { ALERT_LOG_DEFAULT_MAX, ALERT_LOG_DEFAULT_WINDOW_MS, ALERT_LOG_MAX_CAP } from '../../../shared/constants.ts';
+import { formatAlertTimestamp, type AlertRecord } from '../../../shared/alertDisplay.ts';
+
+export interface AlertFilters {
+  alertType: string;
+  symbol: string;
+  maxCount: string;
+  /** datetime-local values (the trader's local time), or '' */
+  startTime: string;
+  endTime: string;
+}
+
+export const EMPTY_FILTERS: AlertFilters = { alertType: '', symbol: '', maxCount: String(ALERT_LOG_DEFAULT_MAX), startTime: '', endTime: '' };
+
+/** SPEC.md: non-numeric or non-positive counts fall back to 10; at most 100. */
+export function effectiveMaxCount(input: string): number {
+  const value = Number.parseInt(input, 10);
+  if (!Number.isFinite(value) || value <= 0) return ALERT_LOG_DEFAULT_MAX;
+  return Math.min(value, ALERT_LOG_MAX_CAP);
+}
+
+/** The query string SPEC.md describes: empty start is an hour ago, empty end is now (UTC). */
+export function alertQueryString(filters: AlertFilters, now = new Date()): string {
+  const start = filters.startTime ? new Date(filters.startTime) : new Date(now.getTime() - ALERT_LOG_DEFAULT_WINDOW_MS);
+  const end = filters.endTime ? new Date(filters.endTime) : now;
+  const params = new URLSearchParams();
+  if (filters.alertType) params.set('alert_type', filters.alertType);
+  if (filters.symbol.trim()) params.set('symbol', filters.symbol.trim().toUpperCase());
+  params.set('max_count', String(effectiveMaxCount(filters.maxCount)));
+  params.set('start_time', formatAlertTimestamp(start));
+  params.set('end_time', formatAlertTimestamp(end));
+  return params.toString();
+}
+
+export async function fetchAlerts(query: string): Promise<AlertRecord[]> {
+  const response = await fetch(`/external-api/alert?${query}`, { credentials: 'same-origin' });
+  if (!response.ok) throw new Error(`API error: ${response.status}`);
+  return ((await response.json()) as { alerts: AlertRecord[] }).alerts;
+}

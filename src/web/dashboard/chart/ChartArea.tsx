@@ -1,0 +1,67 @@
+// The chart area: a switcher of five sources, the professional charting widget by default.
+// Every panel stays mounted and only the active one is visible, so switching away and back
+// keeps each panel's state (a typed Barchart key, a scrolled price list).
+import { useState, type ReactNode } from 'react';
+import { BarchartPanel } from './BarchartPanel.tsx';
+import { EmbedPanel, useEmbeds } from './EmbedPanel.tsx';
+import { TradingViewChart } from './TradingViewChart.tsx';
+
+export type ChartSource = 'tradingview' | 'barchart' | 'exchange' | 'spreadsheet' | 'demo-trading';
+
+export const CHART_SOURCES: Array<{ id: ChartSource; label: string }> = [
+  { id: 'tradingview', label: 'TradingView' },
+  { id: 'barchart', label: 'Barchart' },
+  { id: 'exchange', label: 'Exchange Data' },
+  { id: 'spreadsheet', label: 'Spreadsheet' },
+  { id: 'demo-trading', label: 'Demo Trading' },
+];
+
+export function ChartArea({
+  symbols,
+  watchlistControls,
+  exchangeView,
+  source: controlledSource,
+  onSourceChange,
+}: {
+  symbols: readonly string[];
+  watchlistControls: ReactNode;
+  exchangeView: (active: boolean) => ReactNode;
+  source?: ChartSource;
+  onSourceChange?: (source: ChartSource) => void;
+}) {
+  const [ownSource, setOwnSource] = useState<ChartSource>('tradingview');
+  const source = controlledSource ?? ownSource;
+  const setSource = onSourceChange ?? setOwnSource;
+  const embeds = useEmbeds();
+
+  const panel = (id: ChartSource, content: ReactNode) => (
+    <div key={id} hidden={source !== id} className="min-h-0 flex-1" data-testid={`chart-panel-${id}`}>
+      {content}
+    </div>
+  );
+
+  return (
+    <section className="flex h-full flex-col gap-3 rounded-lg bg-gray-900 p-3" aria-label="Chart area" data-tour="chart-area">
+      <div role="tablist" aria-label="Chart source" className="flex flex-wrap gap-1" data-tour="chart-switcher">
+        {CHART_SOURCES.map((entry) => (
+          <button
+            key={entry.id}
+            type="button"
+            role="tab"
+            aria-selected={source === entry.id}
+            onClick={() => setSource(entry.id)}
+            className={`rounded px-3 py-1.5 text-sm font-medium ${source === entry.id ? 'bg-indigo-600 text-white' : 'bg-gray-800 text-gray-300 hover:text-white'}`}
+          >
+            {entry.label}
+          </button>
+        ))}
+      </div>
+      {source === 'tradingview' && watchlistControls}
+      {panel('tradingview', <TradingViewChart symbols={symbols} />)}
+      {panel('barchart', <BarchartPanel open={source === 'barchart'} />)}
+      {panel('exchange', exchangeView(source === 'exchange'))}
+      {panel('spreadsheet', <EmbedPanel title="Spreadsheet platform" url={embeds.data?.spreadsheetUrl} setting="SPREADSHEET_EMBED_URL" active={source === 'spreadsheet'} />)}
+      {panel('demo-trading', <EmbedPanel title="Demo trading platform" url={embeds.data?.demoTradingUrl} setting="DEMO_TRADING_EMBED_URL" active={source === 'demo-trading'} />)}
+    </section>
+  );
+}

@@ -1,0 +1,55 @@
+// The two third-party pages of the chart area (the spreadsheet platform and the demo trading
+// platform): sandboxed iframes whose URLs the operator configures; a clear message when none
+// is set, or when the page refuses to load in a frame.
+import { useQuery } from '@tanstack/react-query';
+import { useEffect, useState } from 'react';
+import { requestJson } from '../../api/http.ts';
+
+export interface Embeds {
+  spreadsheetUrl: string | null;
+  demoTradingUrl: string | null;
+}
+
+export function useEmbeds() {
+  return useQuery({ queryKey: ['embeds'], queryFn: () => requestJson<Embeds>('/api/embeds'), staleTime: Infinity });
+}
+
+export function EmbedPanel({ title, url, setting, active }: { title: string; url: string | null | undefined; setting: string; active: boolean }) {
+  const [loaded, setLoaded] = useState(false);
+  const [slow, setSlow] = useState(false);
+  useEffect(() => {
+    if (!active || !url || loaded) return;
+    // A page that refuses framing never fires load: say so instead of showing a blank box.
+    const timer = setTimeout(() => setSlow(true), 8000);
+    return () => clearTimeout(timer);
+  }, [active, url, loaded]);
+
+  if (!url) {
+    return (
+      <div className="flex h-[650px] items-center justify-center rounded border border-dashed border-gray-700 p-6 text-center text-gray-400">
+        <p>
+          No {title.toLowerCase()} is configured. An operator sets its address with <code className="rounded bg-gray-800 px-1">{setting}</code>.
+        </p>
+      </div>
+    );
+  }
+  return (
+    <div className="relative h-[650px]">
+      {active && (
+        <iframe
+          title={title}
+          src={url}
+          className="h-full w-full rounded border-0 bg-white"
+          sandbox="allow-scripts allow-same-origin allow-forms allow-popups"
+          referrerPolicy="no-referrer"
+          onLoad={() => setLoaded(true)}
+        />
+      )}
+      {slow && !loaded && (
+        <p role="status" className="absolute inset-x-0 top-0 m-4 rounded bg-gray-900 p-3 text-sm text-amber-200">
+          {title} has not loaded. The page may refuse to be shown inside another site; <a className="underline" href={url} target="_blank" rel="noreferrer">open it in a new tab</a>.
+        </p>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,31 @@
+// A watchlist saved on the server per user ('chart' or 'alerts', GET/PUT /api/watchlists/{kind}),
+// so it follows the trader to any device. Changes apply at once and roll back, with a message,
+// if the server refuses them.
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import type { WatchlistKind } from '../../../shared/schemas/watchlists.ts';
+import { ApiError, requestJson } from '../../api/http.ts';
+
+export function useSavedWatchlist(kind: WatchlistKind, defaults: readonly string[], onError: (message: string) => void) {
+  const queryClient = useQueryClient();
+  const queryKey = ['watchlist', kind];
+  const query = useQuery({
+    queryKey,
+    queryFn: async () => (await requestJson<{ symbols: string[] }>(`/api/watchlists/${kind}`)).symbols,
+    placeholderData: [...defaults],
+  });
+  const save = useMutation({
+    mutationFn: (symbols: string[]) => requestJson<{ symbols: string[] }>(`/api/watchlists/${kind}`, { method: 'PUT', body: JSON.stringify({ symbols }) }),
+    onMutate: async (symbols) => {
+      await queryClient.cancelQueries({ queryKey });
+      const previous = queryClient.getQueryData<string[]>(queryKey);
+      queryClient.setQueryData(queryKey, symbols);
+      return { previous };
+    },
+    onError: (error, _symbols, context) => {
+      queryClient.setQueryData(queryKey, context?.previous);
+      onError(error instanceof ApiError ? error.message : 'The watchlist could not be saved');
+    },
+    onSuccess: (saved) => queryClient.setQueryData(queryKey, saved.symbols),
+  });
+  return { symbols: query.data ?? [...defaults], save: (symbols: string[]) => save.mutate(symbols) };
+}

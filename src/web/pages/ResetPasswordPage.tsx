@@ -1,0 +1,99 @@
+// /reset-password: set a new password, either with the e-mailed token (?token=...) or, for a
+// signed-in user, with the session. Without a valid token or a session it sends the user to /.
+import { useQuery } from '@tanstack/react-query';
+import { useEffect, useState, type FormEvent } from 'react';
+import { Navigate, useNavigate, useSearchParams } from 'react-router';
+import { PASSWORD_UPDATE_REDIRECT_DELAY_MS, MIN_PASSWORD_LENGTH } from '../../shared/constants.ts';
+import { PASSWORD_TOO_SHORT, PASSWORDS_DO_NOT_MATCH } from '../../shared/schemas/auth.ts';
+import { accountApi } from '../api/account.ts';
+import { useAuth } from '../auth/AuthProvider.tsx';
+import { LoadingScreen } from '../auth/guards.tsx';
+import { ErrorMessage, PrimaryButton, SuccessMessage, TextField } from '../ui/forms.tsx';
+import { TopNav } from '../ui/TopNav.tsx';
+
+export function ResetPasswordPage() {
+  const [params] = useSearchParams();
+  const token = params.get('token');
+  const { user, isLoading, refresh } = useAuth();
+  const navigate = useNavigate();
+  const tokenCheck = useQuery({
+    queryKey: ['reset-token', token],
+    queryFn: () => accountApi.checkResetToken(token!),
+    enabled: Boolean(token),
+    retry: false,
+  });
+  const [password, setPassword] = useState('');
+  const [confirm, setConfirm] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [done, setDone] = useState(false);
+
+  useEffect(() => {
+    if (!done) return;
+    const timer = setTimeout(() => void navigate('/dashboard'), PASSWORD_UPDATE_REDIRECT_DELAY_MS);
+    return () => clearTimeout(timer);
+  }, [done, navigate]);
+
+  if (!done) {
+    if (token ? tokenCheck.isPending : isLoading) return <LoadingScreen />;
+    const tokenValid = Boolean(token) && tokenCheck.data?.valid === true;
+    if (!tokenValid && !user) return <Navigate to="/" replace />;
+  }
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    if (busy) return;
+    if (!password || !confirm) {
+      setError('Please fill in both password fields');
+      return;
+    }
+    if (password.length < MIN_PASSWORD_LENGTH) {
+      setError(PASSWORD_TOO_SHORT);
+      return;
+    }
+    if (password !== confirm) {
+      setError(PASSWORDS_DO_NOT_MATCH);
+      return;
+    }
+    setBusy(true);
+    setError(null);
+    try {
+      await accountApi.resetPassword(password, tokenCheck.data?.valid ? token : null);
+      setDone(true);
+      await refresh();
+    } catch (caught) {
+      setError(caught instanceof Error && caught.message ? caught.message : 'An unexpected error occurred');
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <div className="min-h-screen">
+      <TopNav />
+      <main className="mx-auto max-w-md px-6 py-16">
+        <div className="rounded-2xl border border-gray-800 bg-gray-900 p-6 shadow-xl">
+          <h1 className="text-2xl font-bold text-white">Choose a new password</h1>
+          <div className="mt-6 space-y-4">
+            <SuccessMessage>{done ? 'Password updated successfully!' : null}</SuccessMessage>
+            {!done && (
+              <form onSubmit={(event) => void submit(event)} noValidate className="space-y-4">
+                <TextField id="new-password" label="New password" type="password" autoComplete="new-password" value={password} onChange={(e) => setPassword(e.target.value)} />
+                <TextField
+                  id="confirm-password"
+                  label="Confirm new password"
+                  type="password"
+                  autoComplete="new-password"
+                  value={confirm}
+                  onChange={(e) => setConfirm(e.target.value)}
+                />
+                <ErrorMessage>{error}</ErrorMessage>
+                <PrimaryButton busy={busy}>{busy ? 'Updating...' : 'Update password'}</PrimaryButton>
+              </form>
+            )}
+          </div>
+        </div>
+      </main>
+    </div>
+  );
+}

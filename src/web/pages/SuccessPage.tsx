@@ -1,0 +1,66 @@
+// /success: after payment. Re-checks the checkout session on the server (fulfilling it if
+// the webhook is late), refreshes the user, shows 'Subscription Successful!' and moves on to
+// /dashboard after 3 seconds.
+import { useQuery } from '@tanstack/react-query';
+import { useEffect } from 'react';
+import { Link, useNavigate, useSearchParams } from 'react-router';
+import { PAYMENT_REDIRECT_DELAY_MS } from '../../shared/constants.ts';
+import { requestJson } from '../api/http.ts';
+import { useAuth } from '../auth/AuthProvider.tsx';
+import { RequireUser } from '../auth/guards.tsx';
+import { TopNav } from '../ui/TopNav.tsx';
+
+function SuccessContent() {
+  const [params] = useSearchParams();
+  const sessionId = params.get('session_id');
+  const { refresh } = useAuth();
+  const navigate = useNavigate();
+  const confirmation = useQuery({
+    queryKey: ['checkout-confirmation', sessionId],
+    queryFn: async () => {
+      const result = await requestJson<{ success: boolean; status: 'paid' | 'open' }>(`/api/subscriptions/confirm?session_id=${encodeURIComponent(sessionId!)}`);
+      await refresh();
+      return result;
+    },
+    enabled: Boolean(sessionId),
+    retry: 2,
+  });
+
+  useEffect(() => {
+    const timer = setTimeout(() => void navigate('/dashboard'), PAYMENT_REDIRECT_DELAY_MS);
+    return () => clearTimeout(timer);
+  }, [navigate]);
+
+  return (
+    <main className="mx-auto max-w-lg px-6 py-20 text-center">
+      <div className="mx-auto flex h-16 w-16 items-center justify-center rounded-full bg-green-600 text-3xl text-white" aria-hidden>
+        ✓
+      </div>
+      <h1 className="mt-6 text-3xl font-bold text-white">Subscription Successful!</h1>
+      <p className="mt-3 text-gray-300">
+        {confirmation.data?.status === 'open'
+          ? 'Your payment is still being confirmed by the payment provider. Your access starts as soon as it arrives.'
+          : 'Thank you. Your access is active; taking you to the dashboard...'}
+      </p>
+      <div className="mt-8 flex justify-center gap-4">
+        <Link to="/dashboard" className="rounded-lg bg-indigo-600 px-5 py-2.5 font-semibold text-white hover:bg-indigo-500">
+          Start Trading with AI
+        </Link>
+        <Link to="/" className="rounded-lg border border-gray-600 px-5 py-2.5 text-gray-200 hover:bg-gray-800">
+          Back to Home
+        </Link>
+      </div>
+    </main>
+  );
+}
+
+export function SuccessPage() {
+  return (
+    <RequireUser>
+      <div className="min-h-screen">
+        <TopNav />
+        <SuccessContent />
+      </div>
+    </RequireUser>
+  );
+}

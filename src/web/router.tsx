@@ -1,0 +1,41 @@
+// Every route of SPEC.md section 2 on React Router's data router. Route components load
+// lazily so the marketing pages stay small; render errors show 'Unexpected Application Error!'.
+import { createBrowserRouter, Outlet } from 'react-router';
+import { AuthProvider } from './auth/AuthProvider.tsx';
+import { ErrorPage } from './pages/ErrorPage.tsx';
+import { NotFoundPage } from './pages/NotFoundPage.tsx';
+import { NotificationsProvider } from './ui/Notifications.tsx';
+
+function Root() {
+  return (
+    <AuthProvider>
+      <NotificationsProvider>
+        <Outlet />
+      </NotificationsProvider>
+    </AuthProvider>
+  );
+}
+
+export const router = createBrowserRouter([
+  {
+    element: <Root />,
+    errorElement: <ErrorPage />,
+    children: [
+      { path: '/', lazy: async () => ({ Component: (await import('./pages/LandingPage.tsx')).LandingPage }) },
+      {
+        path: '/ai-trading-intelligence',
+        lazy: async () => ({ Component: (await import('./pages/marketing/pages.tsx')).AiTradingIntelligencePage }),
+      },
+      { path: '/crypto-analytics-ai', lazy: async () => ({ Component: (await import('./pages/marketing/pages.tsx')).CryptoAnalyticsAiPage }) },
+      {
+        path: '/futures-micro-futures-ai',
+        lazy: async () => ({ Component: (await import('./pages/marketing/pages.tsx')).FuturesMicroFuturesAiPage }),
+      },
+      { path: '/dashboard', lazy: async () => ({ Component: (await import('./pages/DashboardPage.tsx')).DashboardPage }) },
+      { path: '/success', lazy: async () => ({ Component: (await import('./pages/SuccessPage.tsx')).SuccessPage }) },
+      { path: '/forgot-password', lazy: async () => ({ Component: (await import('./pages/ForgotPasswordPage.tsx')).ForgotPasswordPage }) },
+      { path: '/reset-password', lazy: async () => ({ Component: (await import('./pages/ResetPasswordPage.tsx')).ResetPasswordPage }) },
+      { path: '*', Component: NotFoundPage },
+    ],
+  },
+]);

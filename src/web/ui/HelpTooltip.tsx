@@ -1,0 +1,30 @@
+// A small "?" help bubble with its explanation on hover or focus; placement top (default),
+// bottom, left or right; icon size 16 by default.
+import { useId, type ReactNode } from 'react';
+
+const PLACEMENT = {
+  top: 'bottom-full left-1/2 mb-2 -translate-x-1/2',
+  bottom: 'top-full left-1/2 mt-2 -translate-x-1/2',
+  left: 'right-full top-1/2 mr-2 -translate-y-1/2',
+  right: 'left-full top-1/2 ml-2 -translate-y-1/2',
+} as const;
+
+export function HelpTooltip({ children, placement = 'top', size = 16 }: { children: ReactNode; placement?: keyof typeof PLACEMENT; size?: number }) {
+  const id = useId();
+  return (
+    <span className="group relative inline-flex">
+      <button
+        type="button"
+        aria-describedby={id}
+        aria-label="Help"
+        style={{ width: size, height: size, fontSize: size * 0.7 }}
+        className="inline-flex items-center justify-center rounded-full border border-gray-500 font-bold text-gray-300 hover:border-indigo-400 hover:text-white"
+      >
+        ?
+      </button>
+      <span role="tooltip" id={id} data-placement={placement} className={`invisible absolute z-50 w-64 rounded bg-gray-800 p-2 text-xs text-gray-200 shadow-lg group-focus-within:visible group-hover:visible ${PLACEMENT[placement]}`}>
+        {children}
+      </span>
+    </span>
+  );
+}

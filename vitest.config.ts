@@ -1,0 +1,13 @@
+import { defineConfig } from 'vitest/config';
+
+// Unit and server-integration tests live beside the code (x.test.ts / x.test.tsx).
+// Server tests share one PGlite per file (see src/server/db/testing.ts).
+export default defineConfig({
+  test: {
+    include: ['src/**/*.test.ts', 'src/**/*.test.tsx', 'scripts/**/*.test.ts'],
+    environment: 'node',
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    pool: 'forks',
+  },
+});
