@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import helmet from '@fastify/helmet';
+import multipart from '@fastify/multipart';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { sql } from 'drizzle-orm';
@@ -139,6 +140,12 @@ export async function buildApp(options: AppOptions): Promise<App> {
   } else {
     await app.register(testCheckoutRoutes, { db: database.db, auth });
   }
+
+  // Multipart bodies (uploads, chat attachments, prompts): one file a request, and the file
+  // size limit enforced while streaming; routes may lower it.
+  await app.register(multipart, {
+    limits: { fileSize: config.UPLOAD_MAX_MB * 1024 * 1024, files: 1, fields: 20, fieldSize: 1024 * 1024, parts: 25 },
+  });
 
   await registerDashboardApi(app, {
     auth,

@@ -236,3 +236,64 @@ export const alerts = pgTable(
     index('alerts_ticker_timestamp_idx').on(table.ticker, table.timestamp),
   ],
 );
+
+/**
+ * SPEC.md 'My Stuff' files: uploaded_by_user_id null means a public file (published by an
+ * operator). The bytes live in file storage (disk or S3) under `storageKey`, a
+ * server-generated name; the original file name is kept only as data.
+ */
+export const files = pgTable(
+  'files',
+  {
+    id: text('id').primaryKey(),
+    originalFilename: text('original_filename').notNull(),
+    storageKey: text('storage_key').notNull().unique(),
+    contentType: text('content_type').notNull(),
+    fileSize: bigint('file_size', { mode: 'number' }).notNull(),
+    uploadedByUserId: text('uploaded_by_user_id').references(() => user.id, { onDelete: 'cascade' }),
+    uploadDate: timestamp('upload_date', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [index('files_owner_date_idx').on(table.uploadedByUserId, table.uploadDate)],
+);
+
+/** The spreadsheet a user linked in My Stuff (one a user). */
+export const linkedSheets = pgTable('linked_sheets', {
+  userId: text('user_id')
+    .primaryKey()
+    .references(() => user.id, { onDelete: 'cascade' }),
+  sheetUrl: text('sheet_url').notNull(),
+  updatedAt: updatedAt(),
+});
+
+/** A user's AI assistant conversations, restored on reload. */
+export const conversations = pgTable(
+  'conversations',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => user.id, { onDelete: 'cascade' }),
+    title: text('title').notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (table) => [index('conversations_user_updated_idx').on(table.userId, table.updatedAt)],
+);
+
+/** Messages of a conversation, in order of `id`. */
+export const chatMessages = pgTable(
+  'chat_messages',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    conversationId: text('conversation_id')
+      .notNull()
+      .references(() => conversations.id, { onDelete: 'cascade' }),
+    /** 'user' or 'assistant'. */
+    role: text('role').notNull(),
+    content: text('content').notNull(),
+    /** Name of the file attached to a user message, if any. */
+    attachmentName: text('attachment_name'),
+    createdAt: createdAt(),
+  },
+  (table) => [index('chat_messages_conversation_idx').on(table.conversationId, table.id)],
+);
