@@ -46,6 +46,8 @@ export interface AppOptions {
   webRoot: string | null;
   /** Overrides the logger (tests pass false to keep output quiet). */
   logger?: boolean;
+  /** Where the request log goes instead of stdout (the log-secrets test reads it). */
+  logStream?: NodeJS.WritableStream;
   /** Overrides the auth rate limits (tests). */
   authRateLimits?: AuthRateLimitPolicy;
   /** Where the Stripe API lives (tests point it at a local fake). */
@@ -64,9 +66,19 @@ export interface AppServices {
   redis?: Redis;
 }
 
+/** One registered route: the method and the URL pattern (`:id` parameters, `*` wildcards). */
+export interface RouteEntry {
+  method: string;
+  url: string;
+  /** Registered in the dashboard API scope (401 without a user, 403 without a subscription). */
+  dashboard?: boolean;
+}
+
 declare module 'fastify' {
   interface FastifyInstance {
     services: AppServices;
+    /** Every route of the app, in registration order (the API fuzz and security tests walk it). */
+    routeTable: RouteEntry[];
   }
 }
 
@@ -80,10 +92,18 @@ function expectedMigrationCount(): number {
 export async function buildApp(options: AppOptions): Promise<App> {
   const { config, database } = options;
   const app = Fastify({
-    logger: options.logger === false ? false : loggerOptions(config),
+    logger: options.logger === false ? false : { ...loggerOptions(config), ...(options.logStream ? { stream: options.logStream } : {}) },
     trustProxy: true,
     bodyLimit: 1024 * 1024,
   }).withTypeProvider<ZodTypeProvider>();
+
+  const routeTable: RouteEntry[] = [];
+  app.decorate('routeTable', routeTable);
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) {
+      if (method !== 'HEAD') routeTable.push({ method, url: route.url });
+    }
+  });
 
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);

@@ -10,7 +10,15 @@ export async function registerDashboardApi(
   options: { auth: Auth; db: Database; features: Array<[FastifyPluginAsync<never>, object]> },
 ): Promise<void> {
   await app.register(async (scope) => {
-    scope.addHook('preHandler', requireSubscription(options.auth, options.db));
+    // onRequest: before any body is read or validated, so a visitor's upload is never parsed.
+    scope.addHook('onRequest', requireSubscription(options.auth, options.db));
+    // The app's own onRoute hook (inherited, so it ran first) listed the route; mark it.
+    scope.addHook('onRoute', (route) => {
+      for (const method of [route.method].flat()) {
+        const entry = app.routeTable.findLast((candidate) => candidate.method === method && candidate.url === route.url);
+        if (entry) entry.dashboard = true;
+      }
+    });
     for (const [plugin, pluginOptions] of options.features) {
       await scope.register(plugin, pluginOptions as never);
     }

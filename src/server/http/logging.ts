@@ -15,7 +15,7 @@ export function redactUrl(url: string): string {
   return `${url.slice(0, question)}?${params.toString()}`;
 }
 
-export function loggerOptions(config: Config): FastifyServerOptions['logger'] {
+export function loggerOptions(config: Config): Exclude<FastifyServerOptions['logger'], boolean | undefined> {
   return {
     level: config.LOG_LEVEL,
     redact: {

@@ -1,0 +1,135 @@
+// Security checks over the whole route table (not a hand list, so a new route is covered the
+// day it lands): every dashboard API refuses a visitor (401) and a user without a plan (403)
+// before reading the body; every page carries the CSP and the other security headers; session
+// cookies are HttpOnly and SameSite; and the captured server log holds no password, session
+// token or secret after a sign-up, login, reset and checkout.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp, type App } from '../app.ts';
+import { loadConfig } from '../config.ts';
+import { openTestDatabase, type TestDatabase } from '../db/testing.ts';
+import { latestOutboxMessages } from '../mail/mailer.ts';
+import { Browser } from '../testing/http.ts';
+import { payOnTestCheckout, signedInUser } from '../testing/users.ts';
+
+const PASSWORD = 'Pa55word-that-must-never-be-logged';
+const NEW_PASSWORD = 'An0ther-secret-never-logged';
+const AUTH_SECRET = 'auth-secret-that-must-never-appear-in-logs-0123456789';
+const SPA_ROUTES = ['/', '/ai-trading-intelligence', '/crypto-analytics-ai', '/futures-micro-futures-ai', '/dashboard', '/success', '/forgot-password', '/reset-password', '/no-such-page'];
+
+let database: TestDatabase;
+let app: App;
+let log = '';
+
+/** A concrete URL for a route pattern: parameters and wildcards filled with harmless values. */
+function concrete(url: string): string {
+  return url.replace(/:[A-Za-z_]+/g, 'probe-id').replace(/\*$/, 'probe');
+}
+
+beforeAll(async () => {
+  database = await openTestDatabase('pglite');
+  const webRoot = mkdtempSync(join(tmpdir(), 'watos-web-'));
+  writeFileSync(join(webRoot, 'index.html'), '<!doctype html><title>WATOS</title><div id="root"></div>');
+  const config = loadConfig({ NODE_ENV: 'test', DATA_DIR: '.data-test/security', LOG_LEVEL: 'trace', MARKET_DATA: 'demo', AUTH_SECRET });
+  const logStream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      log += chunk.toString('utf8');
+      done();
+    },
+  });
+  app = await buildApp({ config, database, webRoot, logStream });
+  await app.ready();
+});
+
+afterAll(async () => {
+  await app?.close();
+  await database?.close();
+});
+
+describe('the dashboard API gate, over the whole route table', () => {
+  it('lists the dashboard routes of every feature', () => {
+    const dashboard = app.routeTable.filter((route) => route.dashboard).map((route) => `${route.method} ${route.url}`);
+    expect(dashboard).toEqual(expect.arrayContaining(['GET /prompts', 'GET /external-api/coinbase-prices', 'GET /external-api/alert', 'GET /api/alerts/stream']));
+    expect(dashboard.length).toBeGreaterThanOrEqual(8);
+  });
+
+  it('answers 401 to a visitor and 403 to a user without a plan on every dashboard route, whatever the body', async () => {
+    const visitor = new Browser(app, 'http://127.0.0.1:3000');
+    const { browser: unpaid } = await signedInUser({ app, database, config: app.services.config, close: async () => undefined }, 'no-plan@example.com');
+    const routes = app.routeTable.filter((route) => route.dashboard);
+    for (const route of routes) {
+      const method = route.method as 'GET' | 'POST' | 'PUT' | 'DELETE';
+      // A body that would fail validation: the gate must answer before the body is read.
+      const body = method === 'GET' || method === 'DELETE' ? undefined : { not: 'valid' };
+      const asVisitor = await visitor.request(method, concrete(route.url), body);
+      expect({ route: `${method} ${route.url}`, status: asVisitor.statusCode, body: asVisitor.json() }).toEqual({
+        route: `${method} ${route.url}`,
+        status: 401,
+        body: { error: 'Please log in first' },
+      });
+      const asUnpaid = await unpaid.request(method, concrete(route.url), body);
+      expect({ route: `${method} ${route.url}`, status: asUnpaid.statusCode, body: asUnpaid.json() }).toEqual({
+        route: `${method} ${route.url}`,
+        status: 403,
+        body: { error: 'An active subscription is required' },
+      });
+    }
+  });
+});
+
+describe('security headers on every page', () => {
+  it.each(SPA_ROUTES)('%s carries the CSP, nosniff, frame and referrer headers', async (path) => {
+    const response = await app.inject({ method: 'GET', url: path });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toContain('text/html');
+    const csp = String(response.headers['content-security-policy']);
+    expect(csp).toContain("default-src 'self'");
+    expect(csp).toContain("object-src 'none'");
+    expect(csp).toContain("frame-ancestors 'self'");
+    expect(csp).not.toMatch(/script-src[^;]*'unsafe-inline'/);
+    expect(response.headers['x-content-type-options']).toBe('nosniff');
+    expect(response.headers['x-frame-options']).toBe('SAMEORIGIN');
+    expect(response.headers['referrer-policy']).toBe('no-referrer');
+    // HSTS is sent only when PUBLIC_URL is https (this app is http, like `npm start`).
+    expect(response.headers['strict-transport-security']).toBeUndefined();
+  });
+});
+
+describe('cookies and logs', () => {
+  it('sets session cookies HttpOnly and SameSite=Lax, and logs no password, token or secret', async () => {
+    const test = { app, database, config: app.services.config, close: async () => undefined };
+    const { browser, userId } = await signedInUser(test, 'logs@example.com', PASSWORD);
+    browser.forget();
+    const login = await browser.post('/api/auth/sign-in/email', { email: 'logs@example.com', password: PASSWORD });
+    expect(login.statusCode).toBe(200);
+    const cookies = [login.headers['set-cookie']].flat().filter((line): line is string => typeof line === 'string');
+    const sessionCookie = cookies.find((line) => /session_token=/.test(line));
+    expect(sessionCookie).toBeDefined();
+    expect(sessionCookie).toMatch(/;\s*HttpOnly/i);
+    expect(sessionCookie).toMatch(/;\s*SameSite=Lax/i);
+    const sessionToken = decodeURIComponent(sessionCookie!.split(';')[0].split('=').slice(1).join('=')).split('.')[0];
+
+    const { sessionId } = await payOnTestCheckout(browser, userId, 'three-day');
+    await browser.get(`/api/subscriptions/confirm?session_id=${sessionId}`);
+
+    await new Browser(app, 'http://127.0.0.1:3000').post('/api/auth/request-password-reset', { email: 'logs@example.com', redirectTo: '/reset-password' });
+    const [mail] = await latestOutboxMessages(database.db, 'logs@example.com');
+    const resetLink = mail.text.match(/https?:\/\/\S+/)![0];
+    const resetToken = new URL(resetLink).searchParams.get('token') ?? resetLink.split('/').at(-1)!.split('?')[0];
+    const reset = await new Browser(app, 'http://127.0.0.1:3000').post('/api/account/reset-password', { token: resetToken, newPassword: NEW_PASSWORD });
+    expect(reset.statusCode).toBe(200);
+
+    expect(log.length).toBeGreaterThan(1000);
+    expect(log).toContain('"url"');
+    for (const secret of [PASSWORD, NEW_PASSWORD, AUTH_SECRET, sessionToken, resetToken]) {
+      expect(secret.length).toBeGreaterThan(8);
+      expect(log.includes(secret), `log contains ${secret.slice(0, 6)}...`).toBe(false);
+    }
+    // The checkout session id is no credential (only its owner can pay or confirm it, and it
+    // is in the checkout page's path) but the query that carries it is redacted all the same.
+    expect(log).toContain('session_id=%5Bredacted%5D');
+  });
+});
