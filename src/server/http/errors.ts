@@ -30,7 +30,7 @@ function describeValidation(context: string | undefined, issues: ValidationIssue
 }
 
 export function installErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler((error: FastifyError, request, reply) => {
+  app.setErrorHandler(async (error: FastifyError, request, reply) => {
     if (error instanceof HttpError) {
       return reply.code(error.statusCode).send({ error: error.message });
     }
@@ -41,7 +41,33 @@ export function installErrorHandling(app: FastifyInstance): void {
     if (status >= 400 && status < 500) {
       return reply.code(status).send({ error: error.message });
     }
+    if (await databaseUnavailable(request.server, error)) {
+      request.log.warn({ err: error }, 'request failed: the database is not answering');
+      return reply.code(503).header('Retry-After', '5').send({ error: DATABASE_UNAVAILABLE });
+    }
     request.log.error({ err: error }, 'request failed');
     return reply.code(500).send({ error: 'Internal server error' });
   });
+}
+
+export const DATABASE_UNAVAILABLE = 'The service is briefly unavailable. Please try again in a moment.';
+
+const CONNECTION_FAILURE = /ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|Connection terminated|connection.*(closed|ended)|terminating connection|57P0[123]|08\d{3}/i;
+
+/**
+ * Whether a failure came from the database being unreachable (a restart, a network cut):
+ * the error chain names a connection failure, or, when a library (Better Auth) wrapped it
+ * away, the database does not answer a ping either. Those get a 503, not a 500.
+ */
+async function databaseUnavailable(app: FastifyInstance, error: unknown): Promise<boolean> {
+  for (let current: unknown = error, depth = 0; current && depth < 6; depth += 1) {
+    const { code, message, cause } = current as { code?: unknown; message?: unknown; cause?: unknown };
+    if (CONNECTION_FAILURE.test(`${String(code ?? '')} ${String(message ?? '')}`)) return true;
+    current = cause;
+  }
+  const database = (app as Partial<Pick<FastifyInstance, 'services'>>).services?.database;
+  if (!database) return false;
+  const timeout = new Promise<'timeout'>((resolve) => setTimeout(resolve, 2_000, 'timeout').unref());
+  const answer = await Promise.race([database.ping().then(() => 'ok' as const, () => 'down' as const), timeout]);
+  return answer !== 'ok';
 }
