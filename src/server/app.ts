@@ -117,7 +117,10 @@ export async function buildApp(options: AppOptions): Promise<App> {
   await seedPrompts(database.db);
   const stripePayments = config.STRIPE_SECRET_KEY ? createStripeProvider(database.db, config, options.stripeApi) : null;
   const payments: PaymentProvider = stripePayments ?? createTestCheckoutProvider(database.db, config.publicUrl);
-  const market = { coinbase: createCoinbaseProvider(), demo: createDemoFeed() };
+  const market = {
+    coinbase: createCoinbaseProvider({ priceApiBase: config.COINBASE_PRICE_API_URL, exchangeApiBase: config.COINBASE_EXCHANGE_API_URL }),
+    demo: createDemoFeed(),
+  };
   const quotes = createQuoteService({ mode: config.MARKET_DATA, ...market });
   const alertBus = createAlertBus(redis, config.DATABASE_URL);
   const services: AppServices = { config, database, mailer, auth, payments, quotes, market, alertBus, redis };

@@ -2,6 +2,7 @@
 // A bad value stops start-up with a message that names the variable.
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import { COINBASE_EXCHANGE_API, COINBASE_PRICE_API } from './market/coinbase.ts';
 
 const optionalUrl = z.url().optional();
 const emptyToUndefined = (value: unknown) => (value === '' ? undefined : value);
@@ -33,6 +34,9 @@ const envSchema = z.object({
   STRIPE_PRICE_MONTHLY: z.preprocess(emptyToUndefined, z.string().startsWith('price_').optional()),
 
   MARKET_DATA: z.enum(['auto', 'coinbase', 'demo']).default('auto'),
+  /** Coinbase's public API hosts; change only to go through an egress proxy or mirror. */
+  COINBASE_PRICE_API_URL: z.preprocess(emptyToUndefined, z.url().default(COINBASE_PRICE_API)),
+  COINBASE_EXCHANGE_API_URL: z.preprocess(emptyToUndefined, z.url().default(COINBASE_EXCHANGE_API)),
 
   LLM_BASE_URL: z.preprocess(emptyToUndefined, optionalUrl),
   LLM_API_KEY: z.preprocess(emptyToUndefined, z.string().optional()),

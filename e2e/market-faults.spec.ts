@@ -1,0 +1,97 @@
+// Fault journey: the market-data upstream misbehaves. A second server runs in
+// MARKET_DATA=coinbase mode against the local fake Coinbase (COINBASE_*_API_URL), which
+// first answers garbage JSON and 5xx for every product, then recovers. The exchange view
+// must show SPEC.md's texts for what failed ('Error' prices, the failed count), never a
+// made-up number and never a crash, and show real prices again once upstream is back.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, test } from '@playwright/test';
+import { startFakeCoinbase, type FakeCoinbase } from '../src/server/testing/fakeCoinbase.ts';
+import { buyPlan, createVerifiedUser } from './fixtures.ts';
+
+let fake: FakeCoinbase;
+let server: ChildProcess;
+let baseURL: string;
+let dataDir: string;
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+test.beforeAll(async () => {
+  fake = await startFakeCoinbase({ 'BTC-USD': 64_000.5, 'ETH-USD': 3_100.25 });
+  fake.behave('*', 'garbage');
+  const port = await freePort();
+  baseURL = `http://127.0.0.1:${port}`;
+  dataDir = mkdtempSync(join(tmpdir(), 'watos-faults-'));
+  server = spawn(process.execPath, ['--import', 'tsx', 'src/server/main.ts'], {
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      MARKET_DATA: 'coinbase',
+      COINBASE_PRICE_API_URL: fake.url,
+      COINBASE_EXCHANGE_API_URL: fake.url,
+      LOG_LEVEL: 'warn',
+      TEST_HOOKS: 'true',
+    },
+    stdio: 'ignore',
+  });
+  await expect
+    .poll(async () => (await fetch(`${baseURL}/healthz`).catch(() => null))?.status ?? 0, { timeout: 60_000 })
+    .toBe(200);
+});
+
+test.afterAll(async () => {
+  server?.kill('SIGTERM');
+  await new Promise((resolve) => server?.once('exit', resolve));
+  await fake?.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+test('garbage and 5xx from upstream show as failures, then real prices return', async ({ browser }) => {
+  test.setTimeout(120_000);
+  const context = await browser.newContext({ baseURL });
+  const page = await context.newPage();
+  await createVerifiedUser(page);
+  await buyPlan(page, 'three-day');
+  await page.goto('/dashboard');
+  await page.getByRole('tab', { name: 'Exchange Data' }).click();
+
+  const view = page.getByTestId('exchange-view');
+  const summary = (label: string) => view.locator('dl > div').filter({ has: page.locator('dt', { hasText: new RegExp(`^${label}$`) }) }).locator('dd');
+  const card = (symbol: string) => view.getByTestId('price-card').filter({ hasText: symbol });
+  await expect(view.getByRole('heading', { name: 'Coinbase Market Data' })).toBeVisible();
+  const btc = card('BTC');
+  await expect(btc).toContainText('Error');
+  await expect(summary('Failed')).toHaveText('28');
+  await expect(summary('Successful')).toHaveText('0');
+  await expect(view).not.toContainText('Demo data');
+
+  // Upstream now fails with 503s: still failures, still no crash.
+  fake.behave('*', 'server-error');
+  await page.waitForTimeout(10_500);
+  await view.getByRole('button', { name: 'Refresh Data' }).click();
+  await expect(summary('Failed')).toHaveText('28');
+  await expect(btc).toContainText('Error');
+
+  // Upstream recovers: the real (fake-upstream) prices appear; unknown products stay failed.
+  fake.behave('*', 'ok');
+  await page.waitForTimeout(10_500);
+  await view.getByRole('button', { name: 'Refresh Data' }).click();
+  await expect(btc).toContainText('64,000.50');
+  await expect(card('ETH')).toContainText('3,100.25');
+  await expect(summary('Successful')).toHaveText('2');
+  await expect(summary('Failed')).toHaveText('26');
+  await context.close();
+});
