@@ -1,17 +1,47 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { brotliCompress, constants, gzip } from 'node:zlib';
 import tailwindcss from '@tailwindcss/vite';
 import react from '@vitejs/plugin-react';
-import { defineConfig } from 'vite';
+import { defineConfig, type Plugin } from 'vite';
 
 // The API paths the dev server forwards to `npm start` (http://127.0.0.1:3000).
 const apiPaths = ['/api', '/external-api', '/files', '/upload', '/sheets', '/prompts', '/healthz'];
 const apiTarget = process.env.API_URL ?? 'http://127.0.0.1:3000';
 
+/**
+ * Writes .br and .gz beside each built text file, compressed once at build time; the server
+ * sends them to browsers that accept them (@fastify/static preCompressed, src/server/http/spa.ts).
+ */
+function precompress(): Plugin {
+  return {
+    name: 'watos-precompress',
+    apply: 'build',
+    async writeBundle(options, bundle) {
+      const files = Object.entries(bundle)
+        .filter(([fileName]) => /\.(js|css|html|svg)$/.test(fileName))
+        .map(([fileName, output]) => ({ path: join(options.dir ?? 'dist/web', fileName), source: output.type === 'chunk' ? output.code : output.source }))
+        .filter(({ source }) => source.length >= 1024);
+      // Off the main thread (zlib's pool), all files at once.
+      await Promise.all(
+        files.flatMap(({ path, source }) => [
+          promisify(brotliCompress)(source, { params: { [constants.BROTLI_PARAM_QUALITY]: 10 } }).then((data) => writeFile(`${path}.br`, data)),
+          promisify(gzip)(source, { level: 9 }).then((data) => writeFile(`${path}.gz`, data)),
+        ]),
+      );
+    },
+  };
+}
+
 export default defineConfig({
-  plugins: [react(), tailwindcss()],
+  plugins: [react(), tailwindcss(), precompress()],
   build: {
     outDir: 'dist/web',
     emptyOutDir: true,
     sourcemap: true,
+    // dist/web/.vite/manifest.json: scripts/bundleBudget.mjs reads which chunks a route loads.
+    manifest: true,
     chunkSizeWarningLimit: 1500,
   },
   server: {

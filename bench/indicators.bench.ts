@@ -6,6 +6,7 @@ import { IndicatorsSync } from '@ixjb94/indicators';
 import * as technical from 'technicalindicators';
 import { ATR as TsAtr, BollingerBands as TsBollinger, EMA as TsEma, ROC as TsRoc, RSI as TsRsi, SMA as TsSma } from 'trading-signals';
 import { atr, bollinger, ema, roc, rsi, sma, swingPoints, volumeZScore } from '../src/signals/indicators.ts';
+import { report } from './report.ts';
 
 const BARS = 1_000_000;
 const SLOW_BARS = 100_000;
@@ -123,12 +124,21 @@ for (const row of rows) {
   const fastest = row.ixjb();
   const tradingSignals = row.tradingSignals();
   const technicalTime = row.technical();
-  const fastestPeer = Math.min(fastest, tradingSignals, technicalTime);
+  const peers: Array<[string, number]> = [['@ixjb94/indicators', fastest], ['trading-signals', tradingSignals], ['technicalindicators', technicalTime]];
+  const [peerName, fastestPeer] = peers.reduce((best, peer) => (peer[1] < best[1] ? peer : best));
   const ok = ours < fastestPeer && ours <= loop * 2;
   if (ok) met += 1;
   console.log(
     `${row.name.padEnd(16)} ${ours.toFixed(1).padStart(5)} ${fastest.toFixed(1).padStart(8)} ${tradingSignals.toFixed(1).padStart(16)} ${technicalTime.toFixed(1).padStart(20)} ${(ours / fastest).toFixed(2).padStart(13)} ${(ours / loop).toFixed(2).padStart(10)}  ${ok ? 'met' : 'NOT met'}`,
   );
+  report({
+    figure: `${row.name} ns/bar`,
+    target: '< fastest peer, <= 2x loop',
+    measured: `${ours.toFixed(2)} ns/bar (${(ours / loop).toFixed(2)}x loop)`,
+    peer: `${peerName} ${fastestPeer.toFixed(2)} ns/bar`,
+    ratio: ours / fastestPeer,
+    pass: ok,
+  });
 }
 // No peer implements these two, so only the plain-loop target applies.
 const volume = data.high.map((high, index) => (high - data.low[index]) * 1000);
@@ -142,5 +152,13 @@ for (const row of ownOnly) {
   const ok = ours <= loop * 2;
   if (ok) met += 1;
   console.log(`${row.name.padEnd(16)} ${ours.toFixed(1).padStart(5)} ${'(no peer)'.padStart(8)} ${'(no peer)'.padStart(16)} ${'(no peer)'.padStart(20)} ${'-'.padStart(13)} ${(ours / loop).toFixed(2).padStart(10)}  ${ok ? 'met' : 'NOT met'}`);
+  report({
+    figure: `${row.name} ns/bar`,
+    target: '<= 2x loop (no library peer)',
+    measured: `${ours.toFixed(2)} ns/bar`,
+    peer: `plain loop ${loop.toFixed(2)} ns/bar`,
+    ratio: ours / loop,
+    pass: ok,
+  });
 }
 console.log(`\nTargets met on ${met} of ${rows.length + ownOnly.length} indicators.${sink < 0 ? '' : ''}`);

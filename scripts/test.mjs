@@ -1,6 +1,7 @@
 // `npm test`: install dependencies if missing, make sure Debian's Chromium is there, then
-// type-check, lint, unit and server tests, build, and the Playwright journeys in a real
-// browser. Stops at the first failing step with a non-zero exit code.
+// type-check, lint, unit and server tests, build, the landing route's JS budget
+// (scripts/bundleBudget.mjs), and the Playwright journeys in a real browser. Stops at the
+// first failing step with a non-zero exit code.
 import { existsSync } from 'node:fs';
 import { ensureDependencies, run } from './bootstrap.mjs';
 
@@ -30,6 +31,7 @@ const steps = [
   ['Lint (eslint)', 'npx', ['eslint', '.', '--max-warnings=0']],
   ['Unit and server tests (vitest)', 'npx', ['vitest', 'run']],
   ['Build the web app (vite build)', 'npx', ['vite', 'build', '--logLevel', 'warn']],
+  ['Bundle budget', process.execPath, ['scripts/bundleBudget.mjs']],
   ['End-to-end journeys (playwright, Chromium)', 'npx', ['playwright', 'test']],
 ];
 

@@ -2,7 +2,6 @@
 // main.ts listens; tests call buildApp and use app.inject or listen on a free port.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import helmet from '@fastify/helmet';
 import multipart from '@fastify/multipart';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -11,12 +10,13 @@ import type { Redis } from 'ioredis';
 import { createAuth, type Auth } from './auth/auth.ts';
 import type { AuthRateLimitPolicy } from './auth/rateLimits.ts';
 import { authRoutes } from './auth/routes.ts';
+import { createAccessCache } from './auth/guards.ts';
 import { resolveAuthSecret } from './auth/secret.ts';
 import type { Config } from './config.ts';
 import { migrationsFolder, type DatabaseHandle } from './db/client.ts';
 import { installErrorHandling } from './http/errors.ts';
 import { loggerOptions } from './http/logging.ts';
-import { helmetOptions } from './http/security.ts';
+import { installSecurityHeaders } from './http/security.ts';
 import { registerSpa } from './http/spa.ts';
 import { createMailer, type Mailer } from './mail/mailer.ts';
 import { createRedis } from './redis.ts';
@@ -108,7 +108,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   installErrorHandling(app);
-  await app.register(helmet, helmetOptions(config));
+  installSecurityHeaders(app, config);
 
   const redis = config.REDIS_URL ? createRedis(config.REDIS_URL) : undefined;
   const mailer = createMailer(config, database.db, app.log);
@@ -147,6 +147,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     }
   });
 
+  const accessCache = createAccessCache();
   await app.register(authRoutes, {
     auth,
     db: database.db,
@@ -155,6 +156,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     redis,
     rateLimits: options.authRateLimits,
     exposeOutbox: config.TEST_HOOKS,
+    accessCache,
   });
 
   await app.register(billingRoutes, { db: database.db, auth, provider: payments, publicUrl: config.publicUrl });
@@ -173,6 +175,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   await registerDashboardApi(app, {
     auth,
     db: database.db,
+    accessCache,
     features: [
       [watchlistRoutes, { db: database.db }],
       [embedRoutes, { config }],

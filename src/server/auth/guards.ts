@@ -64,13 +64,67 @@ export function requireUser(auth: Auth) {
   };
 }
 
-export function requireSubscription(auth: Auth, db: Database) {
+/**
+ * Recently granted dashboard access, by session cookie. The gate otherwise costs three
+ * database queries (session, user, subscription) on every dashboard call, which dominated the
+ * cost of a cached price poll. Only grants are kept, for a few seconds and never past the
+ * subscription's period end; a sign-out, password reset or any other auth change in this
+ * process clears it at once, and other instances see such a change within the TTL.
+ */
+export interface AccessCache {
+  get(sessionCookie: string): SessionUser | undefined;
+  grant(sessionCookie: string, user: SessionUser, until: number): void;
+  clear(): void;
+}
+
+/** How long a grant is reused; also how long an out-of-band revocation may take to bite. */
+export const ACCESS_CACHE_TTL_MS = 5_000;
+
+export function createAccessCache(ttlMs = ACCESS_CACHE_TTL_MS, maxEntries = 50_000, now: () => number = Date.now): AccessCache {
+  const entries = new Map<string, { user: SessionUser; until: number }>();
+  return {
+    get(sessionCookie) {
+      const entry = entries.get(sessionCookie);
+      if (!entry) return undefined;
+      if (entry.until > now()) return entry.user;
+      entries.delete(sessionCookie);
+      return undefined;
+    },
+    grant(sessionCookie, user, until) {
+      // Bounded: when full, forget the oldest grant (Map keeps insertion order).
+      if (entries.size >= maxEntries) entries.delete(entries.keys().next().value!);
+      entries.set(sessionCookie, { user, until: Math.min(until, now() + ttlMs) });
+    },
+    clear() {
+      entries.clear();
+    },
+  };
+}
+
+/** The Better Auth session cookie (with its signature), or null. */
+function sessionCookieOf(request: FastifyRequest): string | null {
+  const header = request.headers.cookie;
+  if (!header) return null;
+  const match = /(?:^|;\s*)((?:__Secure-)?better-auth\.session_token)=([^;]+)/.exec(header);
+  return match ? `${match[1]}=${match[2]}` : null;
+}
+
+export function requireSubscription(auth: Auth, db: Database, cache?: AccessCache) {
   const userHook = requireUser(auth);
   return async function requireSubscriptionHook(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const cookie = sessionCookieOf(request);
+    if (!cookie) throw new HttpError(401, 'Please log in first');
+    const granted = cache?.get(cookie);
+    if (granted) {
+      request.user = granted;
+      return;
+    }
     await userHook(request, reply);
     const subscription = await currentSubscription(db, request.user!.id);
     if (!subscriptionState(subscription).hasActiveSubscription) {
       throw new HttpError(403, 'An active subscription is required');
     }
+    const periodEnd = subscription?.current_period_end ? Date.parse(subscription.current_period_end) : Number.POSITIVE_INFINITY;
+    cache?.grant(cookie, request.user!, periodEnd);
   };
 }

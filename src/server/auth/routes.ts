@@ -14,7 +14,7 @@ import { HttpError } from '../http/errors.ts';
 import { latestOutboxMessages, type Mailer } from '../mail/mailer.ts';
 import { registerRequest, resetPasswordRequest } from '../../shared/schemas/auth.ts';
 import type { Auth } from './auth.ts';
-import { currentSubscription, sessionUser } from './guards.ts';
+import { currentSubscription, sessionUser, type AccessCache } from './guards.ts';
 import { authRateLimiter, DEFAULT_AUTH_RATE_LIMITS, type AuthRateLimitPolicy } from './rateLimits.ts';
 
 export interface AuthRoutesOptions {
@@ -26,6 +26,8 @@ export interface AuthRoutesOptions {
   rateLimits?: AuthRateLimitPolicy;
   /** Test-only: serve GET /api/test/outbox (never enable in production). */
   exposeOutbox?: boolean;
+  /** The dashboard gate's grants: cleared on every change of sessions or passwords. */
+  accessCache?: AccessCache;
 }
 
 /** Better Auth endpoints that take credentials or send e-mail: these are rate-limited. */
@@ -75,6 +77,11 @@ export async function authRoutes(app: FastifyInstance, options: AuthRoutesOption
   const { auth, db, publicUrl } = options;
   const routes = app.withTypeProvider<ZodTypeProvider>();
   const limiter = await authRateLimiter(app, options.rateLimits ?? DEFAULT_AUTH_RATE_LIMITS, options.redis);
+  // Sign-out, session revocation, password changes and account deletion are all POSTs here:
+  // once one succeeds, no cached dashboard grant may outlive it.
+  app.addHook('onResponse', async (request, reply) => {
+    if (request.method === 'POST' && reply.statusCode < 400) options.accessCache?.clear();
+  });
 
   for (const endpoint of LIMITED_AUTH_ENDPOINTS) {
     app.post(`/api/auth${endpoint}`, { preHandler: limiter }, (request, reply) => forwardToBetterAuth(auth, publicUrl, request, reply));

@@ -1,6 +1,7 @@
 // Billing on the built-in test checkout: plans, checkout rules, paying and declining,
 // idempotent fulfilment, cancel/validate, and the one gate in front of every dashboard API.
 import { eq } from 'drizzle-orm';
+import { ACCESS_CACHE_TTL_MS } from '../auth/guards.ts';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { subscriptions } from '../db/schema.ts';
 import { createTestApp, type TestApp } from '../testing/app.ts';
@@ -138,7 +139,10 @@ describe('dashboard API gate', () => {
     expect(allowed.statusCode).toBe(200);
     expect(allowed.json().symbols[0]).toBe('NASDAQ:AAPL');
 
+    // An out-of-band change (another instance's webhook, an operator's revoke) reaches a
+    // cached grant of the dashboard gate within its TTL.
     await test.database.db.update(subscriptions).set({ currentPeriodEnd: new Date(Date.now() - 1000) }).where(eq(subscriptions.userId, userId));
+    await new Promise((resolve) => setTimeout(resolve, ACCESS_CACHE_TTL_MS + 100));
     expect((await browser.get('/api/watchlists/chart')).statusCode).toBe(403);
   });
 });

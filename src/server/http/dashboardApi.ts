@@ -2,16 +2,16 @@
 // without an active, non-expired subscription. One hook, so no route can forget the check.
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import type { Auth } from '../auth/auth.ts';
-import { requireSubscription } from '../auth/guards.ts';
+import { requireSubscription, type AccessCache } from '../auth/guards.ts';
 import type { Database } from '../db/client.ts';
 
 export async function registerDashboardApi(
   app: FastifyInstance,
-  options: { auth: Auth; db: Database; features: Array<[FastifyPluginAsync<never>, object]> },
+  options: { auth: Auth; db: Database; accessCache?: AccessCache; features: Array<[FastifyPluginAsync<never>, object]> },
 ): Promise<void> {
   await app.register(async (scope) => {
     // onRequest: before any body is read or validated, so a visitor's upload is never parsed.
-    scope.addHook('onRequest', requireSubscription(options.auth, options.db));
+    scope.addHook('onRequest', requireSubscription(options.auth, options.db, options.accessCache));
     // The app's own onRoute hook (inherited, so it ran first) listed the route; mark it.
     scope.addHook('onRoute', (route) => {
       for (const method of [route.method].flat()) {

@@ -1,7 +1,9 @@
 // Security headers for every response: helmet with a Content-Security-Policy that allows
 // exactly the third-party origins the product embeds (TradingView, Barchart, Stripe, Google
 // Sheets, and the two configurable embed pages) and nothing else.
-import type { FastifyHelmetOptions } from '@fastify/helmet';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { FastifyInstance } from 'fastify';
+import helmet, { type HelmetOptions } from 'helmet';
 import type { Config } from '../config.ts';
 
 export const THIRD_PARTY_ORIGINS = {
@@ -15,7 +17,7 @@ function originOf(url: string | undefined): string[] {
   return url ? [new URL(url).origin] : [];
 }
 
-export function helmetOptions(config: Config): FastifyHelmetOptions {
+export function helmetOptions(config: Config): HelmetOptions {
   const { tradingView, barchart, stripe, googleSheets } = THIRD_PARTY_ORIGINS;
   const embeds = [...originOf(config.SPREADSHEET_EMBED_URL), ...originOf(config.DEMO_TRADING_EMBED_URL)];
   const https = config.publicUrl.startsWith('https://');
@@ -44,4 +46,36 @@ export function helmetOptions(config: Config): FastifyHelmetOptions {
       },
     },
   };
+}
+
+/** The headers helmet sets for these options, computed once by running it on a recording response. */
+export function securityHeaders(options: HelmetOptions): Record<string, string> {
+  const headers: Record<string, string> = {};
+  const recorder = {
+    setHeader(name: string, value: string | number | readonly string[]) {
+      headers[name.toLowerCase()] = String(value);
+    },
+    removeHeader(name: string) {
+      delete headers[name.toLowerCase()];
+    },
+  };
+  let failure: unknown;
+  helmet(options)({} as IncomingMessage, recorder as unknown as ServerResponse, (error?: unknown) => {
+    failure = error;
+  });
+  if (failure) throw failure;
+  return headers;
+}
+
+/**
+ * Sets helmet's headers on every response. @fastify/helmet rebuilds helmet's middleware
+ * (and re-parses the CSP) on every request; the options never change at run time, so the
+ * headers are computed once here and copied onto each reply.
+ */
+export function installSecurityHeaders(app: FastifyInstance, config: Config): void {
+  const headers = securityHeaders(helmetOptions(config));
+  app.addHook('onRequest', (_request, reply, done) => {
+    reply.headers(headers);
+    done();
+  });
 }

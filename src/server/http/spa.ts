@@ -20,6 +20,8 @@ export async function registerSpa(app: FastifyInstance, webRoot: string | null):
       root: webRoot,
       wildcard: false,
       index: false,
+      // vite.config.ts writes .br/.gz beside each asset; browsers that accept them get those.
+      preCompressed: true,
       // Our own header decides: hashed assets forever, everything else revalidated.
       cacheControl: false,
       setHeaders(reply: FastifyReply, filePath: string) {

@@ -18,9 +18,16 @@ const candleQuery = z.object({
 
 export async function marketRoutes(app: FastifyInstance, options: { quotes: QuoteService; db: Database }): Promise<void> {
   const routes = app.withTypeProvider<ZodTypeProvider>();
+  // Every subscriber polls the same snapshot for 10 s: serialize it once, not per request.
+  const serialized = new WeakMap<object, string>();
   routes.get('/external-api/coinbase-prices', async (_request, reply) => {
-    reply.header('Cache-Control', 'private, max-age=5');
-    return options.quotes.snapshot();
+    const snapshot = await options.quotes.snapshot();
+    let body = serialized.get(snapshot);
+    if (body === undefined) {
+      body = JSON.stringify(snapshot);
+      serialized.set(snapshot, body);
+    }
+    return reply.header('Cache-Control', 'private, max-age=5').type('application/json; charset=utf-8').send(body);
   });
 
   routes.get('/api/market/candles', { schema: { querystring: candleQuery } }, async (request) => {

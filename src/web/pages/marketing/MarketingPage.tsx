@@ -53,7 +53,7 @@ export function MarketingPage({ content }: { content: MarketingContent }) {
           <Link to="/" className="mt-6 inline-block rounded-lg bg-indigo-600 px-6 py-3 font-semibold text-white hover:bg-indigo-500">
             {content.callToAction}
           </Link>
-          <p className="mt-6 text-xs text-gray-500">
+          <p className="mt-6 text-xs text-gray-400">
             Trading involves substantial risk of loss. Nothing on this site is financial advice; odds are measured on past data and do not guarantee future results.
           </p>
         </section>

@@ -1,0 +1,147 @@
+// API throughput under load: the real app (buildApp on an in-memory PGlite, demo market data,
+// a subscriber registered, verified and paid through the real flows) listening on 127.0.0.1,
+// hit by autocannon with 50 connections for 10 s a route: the cached price snapshot
+// GET /external-api/coinbase-prices and the alert log GET /external-api/alert, both behind
+// the session + subscription guard. Peer, measured in the same run and process: a bare
+// Fastify hello-world route. Target: the prices route at >= 60% of hello-world's req/s; zero
+// non-2xx answers on every route. autocannon fires from a worker thread so the load generator
+// does not share the servers' thread; everything stays on loopback and the run is bounded.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import autocannon, { type Result } from 'autocannon';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { buildApp, type App } from '../src/server/app.ts';
+import { saveAlerts, type NewAlert } from '../src/server/alerts/store.ts';
+import { loadConfig } from '../src/server/config.ts';
+import { openDatabase, type DatabaseHandle } from '../src/server/db/client.ts';
+import { latestOutboxMessages } from '../src/server/mail/mailer.ts';
+import { Browser } from '../src/server/testing/http.ts';
+import { ALERT_TYPES, CRYPTO_SYMBOLS } from '../src/shared/constants.ts';
+import { report } from './report.ts';
+
+const CONNECTIONS = 50;
+const DURATION_S = 10;
+const WARMUP_S = 2;
+const PRICES_TARGET = 0.6;
+const ALERTS = 1_000;
+/** The whole bench must end well within this, or it stops with an error. */
+const WATCHDOG_MS = 180_000;
+
+const watchdog = setTimeout(() => {
+  console.error(`api bench still running after ${WATCHDOG_MS / 1000} s: stopping.`);
+  process.exit(1);
+}, WATCHDOG_MS);
+watchdog.unref();
+
+/** Registers, verifies and subscribes a user through the app's own routes; returns the cookie. */
+async function subscriberCookie(app: App, origin: string, database: DatabaseHandle): Promise<string> {
+  const email = 'bench@example.com';
+  const browser = new Browser(app, origin);
+  const expectStatus = (what: string, status: number, wanted: number) => {
+    if (status !== wanted) throw new Error(`${what} answered ${status}, expected ${wanted}`);
+  };
+  expectStatus('register', (await browser.post('/api/auth/register', { email, password: 'secret-password', username: 'bench' })).statusCode, 200);
+  const [mail] = await latestOutboxMessages(database.db, email);
+  const link = mail?.text.match(/https?:\/\/\S+/)?.[0];
+  if (!link) throw new Error('No verification e-mail in the outbox');
+  const verify = new URL(link);
+  await browser.get(`${verify.pathname}${verify.search}`);
+  const me = (await browser.get('/api/me')).json() as { user?: { id: string; email: string } };
+  if (me.user?.email !== email) throw new Error('The verified user is not signed in');
+  const checkout = await browser.post('/api/subscriptions/create-checkout', { priceId: 'three-day', userId: me.user.id, email });
+  expectStatus('create-checkout', checkout.statusCode, 200);
+  const sessionId = (checkout.json() as { sessionId: string }).sessionId;
+  const paid = await browser.submitForm(`/checkout/test/${sessionId}`, { card: '4242 4242 4242 4242', expiry: '12/39', cvc: '123' });
+  expectStatus('test checkout', paid.statusCode, 303);
+  return browser.cookieHeader;
+}
+
+/** Alerts spread over the last 50 minutes, so the alert log's default one-hour window has rows. */
+async function seedAlerts(database: DatabaseHandle): Promise<void> {
+  const now = Date.now();
+  const batch: NewAlert[] = Array.from({ length: ALERTS }, (_, index) => ({
+    ticker: CRYPTO_SYMBOLS[index % CRYPTO_SYMBOLS.length].replace(/-USD$/, ''),
+    alertType: ALERT_TYPES[index % ALERT_TYPES.length],
+    message: `Bench alert ${index}`,
+    timestamp: new Date(now - (index * 50 * 60_000) / ALERTS),
+    source: 'demo',
+  }));
+  for (let start = 0; start < batch.length; start += 200) await saveAlerts(database.db, batch.slice(start, start + 200));
+}
+
+function portOf(server: FastifyInstance): number {
+  const address = server.server.address();
+  if (typeof address !== 'object' || !address) throw new Error('Server has no TCP address');
+  return address.port;
+}
+
+async function load(title: string, url: string, headers: Record<string, string> = {}): Promise<Result> {
+  const check = await fetch(url, { headers });
+  if (check.status !== 200) throw new Error(`${title}: GET ${url} answered ${check.status} before the load started`);
+  await check.arrayBuffer();
+  await autocannon({ url, headers, connections: CONNECTIONS, duration: WARMUP_S, workers: 1 });
+  return autocannon({ url, headers, connections: CONNECTIONS, duration: DURATION_S, workers: 1, title });
+}
+
+const dataDir = mkdtempSync(join(tmpdir(), 'watos-api-bench-'));
+const database = await openDatabase({});
+await database.migrate();
+const config = loadConfig({ NODE_ENV: 'production', DATA_DIR: dataDir, LOG_LEVEL: 'warn', MARKET_DATA: 'demo' });
+const app = await buildApp({ config, database, webRoot: null });
+await app.listen({ host: '127.0.0.1', port: 0 });
+const appUrl = `http://127.0.0.1:${portOf(app)}`;
+
+const hello = Fastify({ logger: false });
+hello.get('/', async () => ({ hello: 'world' }));
+await hello.listen({ host: '127.0.0.1', port: 0 });
+const helloUrl = `http://127.0.0.1:${portOf(hello)}/`;
+
+const cookie = await subscriberCookie(app, config.publicUrl, database);
+await seedAlerts(database);
+const alertPath = '/external-api/alert?max_count=50';
+const sample = (await (await fetch(`${appUrl}${alertPath}`, { headers: { cookie } })).json()) as { alerts?: unknown[] };
+if (!sample.alerts || sample.alerts.length === 0) throw new Error('The alert log returned no rows to benchmark');
+
+console.log(`autocannon: ${CONNECTIONS} connections, ${DURATION_S} s a route (after ${WARMUP_S} s of warm-up), load from a worker thread, 127.0.0.1.`);
+console.log(`Subscriber signed in through the real flows; ${ALERTS} alerts stored, the alert route returns ${sample.alerts.length} rows a request.\n`);
+
+const peer = await load('hello-world (bare Fastify)', helloUrl);
+const prices = await load('GET /external-api/coinbase-prices', `${appUrl}/external-api/coinbase-prices`, { cookie });
+const alertLog = await load(`GET ${alertPath}`, `${appUrl}${alertPath}`, { cookie });
+
+console.log('route                                       req/s   p50 ms   p99 ms  non-2xx  errors  vs hello-world');
+for (const result of [peer, prices, alertLog]) {
+  console.log(
+    `${(result.title ?? result.url).padEnd(40)} ${result.requests.average.toFixed(0).padStart(8)} ${result.latency.p50.toFixed(1).padStart(8)} ${result.latency.p99.toFixed(1).padStart(8)} ${String(result.non2xx).padStart(8)} ${String(result.errors + result.timeouts).padStart(7)} ${(result.requests.average / peer.requests.average).toFixed(2).padStart(14)}`,
+  );
+}
+
+const clean = (result: Result) => result.non2xx === 0 && result.errors === 0 && result.timeouts === 0;
+const pricesRatio = prices.requests.average / peer.requests.average;
+console.log(`\ntarget: prices route >= ${PRICES_TARGET * 100}% of hello-world: ${pricesRatio >= PRICES_TARGET ? 'met' : 'NOT met'} (${(pricesRatio * 100).toFixed(0)}%)`);
+console.log(`target: zero non-2xx and errors on every route: ${[peer, prices, alertLog].every(clean) ? 'met' : 'NOT met'}`);
+
+const measured = (result: Result) => `${result.requests.average.toFixed(0)} req/s (p50 ${result.latency.p50.toFixed(1)} ms, p99 ${result.latency.p99.toFixed(1)} ms, ${result.non2xx} non-2xx)`;
+const peerText = `hello-world ${peer.requests.average.toFixed(0)} req/s`;
+report({
+  figure: 'GET /external-api/coinbase-prices req/s',
+  target: `>= ${PRICES_TARGET * 100}% of hello-world, 0 non-2xx`,
+  measured: measured(prices),
+  peer: peerText,
+  ratio: pricesRatio,
+  pass: pricesRatio >= PRICES_TARGET && clean(prices) && clean(peer),
+});
+report({
+  figure: 'GET /external-api/alert req/s (50 rows)',
+  target: '0 non-2xx',
+  measured: measured(alertLog),
+  peer: peerText,
+  ratio: alertLog.requests.average / peer.requests.average,
+  pass: clean(alertLog),
+});
+
+await hello.close();
+await app.close();
+await database.close();
+rmSync(dataDir, { recursive: true, force: true });

@@ -1,0 +1,207 @@
+// Lighthouse 12 scores (performance, accessibility) of the public pages '/' and
+// '/ai-trading-intelligence', served by the built app exactly as `npm start` serves it
+// (src/server/main.ts on a fresh DATA_DIR, demo market data) and loaded in Debian's Chromium.
+// The figure is Lighthouse's default, the mobile form factor (simulated slow 4G and 4x CPU
+// slowdown); the peer is the same page's score on the desktop form factor in the same run,
+// so the ratio shows what the mobile throttling costs. Target: >= 95 each. The failing audits
+// are printed so a miss says why. Each score is the median of 3 runs (Lighthouse scores vary
+// from run to run, more so on a busy machine). Builds dist/web first when it is missing.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { launch, type LaunchedChrome } from 'chrome-launcher';
+import lighthouse, { desktopConfig, type Config, type Result } from 'lighthouse';
+import { report } from './report.ts';
+
+const PAGES = ['/', '/ai-trading-intelligence'];
+const CATEGORIES = ['performance', 'accessibility'] as const;
+const TARGET = 95;
+const CHROMIUM = '/usr/bin/chromium';
+const CHROME_FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+const START_TIMEOUT_MS = 90_000;
+/** Runs a page and form factor; the median score is the figure (Lighthouse's advice for variance). */
+const RUNS = 3;
+const METRICS = ['first-contentful-paint', 'largest-contentful-paint', 'total-blocking-time', 'cumulative-layout-shift', 'speed-index'];
+/** Lighthouse sometimes fails to record a trace (NO_NAVSTART) and asks to be run again. */
+const ATTEMPTS = 3;
+/** The whole bench must end well within this, or it stops with an error. */
+const WATCHDOG_MS = 600_000;
+
+const FORM_FACTORS: Array<{ name: 'mobile' | 'desktop'; config: Config | undefined }> = [
+  { name: 'mobile', config: undefined },
+  { name: 'desktop', config: desktopConfig },
+];
+
+let server: ChildProcess | null = null;
+let chrome: LaunchedChrome | null = null;
+const dataDir = mkdtempSync(join(tmpdir(), 'watos-lighthouse-'));
+
+function cleanUp() {
+  chrome?.kill();
+  if (server && server.exitCode === null) server.kill('SIGTERM');
+}
+
+const watchdog = setTimeout(() => {
+  console.error(`lighthouse bench still running after ${WATCHDOG_MS / 1000} s: stopping.`);
+  cleanUp();
+  process.exit(1);
+}, WATCHDOG_MS);
+watchdog.unref();
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitForHealthy(origin: string, child: ChildProcess): Promise<void> {
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`The server exited with ${child.exitCode} before it was ready`);
+    try {
+      const response = await fetch(`${origin}/healthz`);
+      if (response.ok) return;
+    } catch {
+      // Not listening yet.
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`The server did not answer /healthz within ${START_TIMEOUT_MS / 1000} s`);
+}
+
+function stopServer(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const force = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    child.once('exit', () => {
+      clearTimeout(force);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+/** Up to `limit` page elements an audit points at (walks its details for node values). */
+function nodesOf(details: unknown, limit = 3): string[] {
+  const found: string[] = [];
+  const walk = (value: unknown) => {
+    if (found.length >= limit || value === null || typeof value !== 'object') return;
+    if (Array.isArray(value)) return value.forEach(walk);
+    const record = value as Record<string, unknown>;
+    if (record.type === 'node' && typeof record.snippet === 'string') {
+      const label = typeof record.nodeLabel === 'string' ? ` "${record.nodeLabel.slice(0, 60)}"` : '';
+      const explanation = typeof record.explanation === 'string' ? ` - ${record.explanation.split('\n').slice(0, 2).join(' ')}` : '';
+      found.push(`${record.snippet.slice(0, 140)}${label}${explanation}`);
+      return;
+    }
+    Object.values(record).forEach(walk);
+  };
+  walk(details);
+  return found;
+}
+
+/** The audits that cost points, worst first, with the elements they point at: a miss should say why. */
+function failingAudits(result: Result, category: string): string[] {
+  const refs = result.categories[category]?.auditRefs ?? [];
+  return refs
+    .filter((ref) => ref.weight > 0 || ref.group === 'diagnostics' || ref.group === 'load-opportunities')
+    .map((ref) => ({ ref, audit: result.audits[ref.id] }))
+    .filter(({ audit }) => audit && audit.score !== null && audit.score < 0.9 && audit.scoreDisplayMode !== 'informative' && audit.scoreDisplayMode !== 'notApplicable' && audit.scoreDisplayMode !== 'manual')
+    .sort((a, b) => b.ref.weight - a.ref.weight || (a.audit.score ?? 0) - (b.audit.score ?? 0))
+    .flatMap(({ ref, audit }) => [
+      `${audit.id} (score ${audit.score}${ref.weight > 0 ? `, weight ${ref.weight}` : ''}${audit.displayValue ? `, ${audit.displayValue}` : ''}): ${audit.title}`,
+      ...nodesOf(audit.details).map((node) => `    at ${node}`),
+    ]);
+}
+
+function scoreOf(result: Result, category: string): number | null {
+  const raw = result.categories[category]?.score;
+  return raw === null || raw === undefined ? null : Math.round(raw * 100);
+}
+
+/** One Lighthouse run, repeated when Lighthouse itself failed to record the page load. */
+async function audit(url: string, port: number, config: Config | undefined): Promise<Result> {
+  let lastError = '';
+  for (let attempt = 1; attempt <= ATTEMPTS; attempt += 1) {
+    const run = await lighthouse(url, { port, onlyCategories: [...CATEGORIES], output: 'json', logLevel: 'error' }, config);
+    if (run && !run.lhr.runtimeError) return run.lhr;
+    lastError = run?.lhr.runtimeError ? `${run.lhr.runtimeError.code}: ${run.lhr.runtimeError.message}` : 'no result';
+    console.log(`  Lighthouse run ${attempt} of ${ATTEMPTS} on ${url} failed (${lastError})${attempt < ATTEMPTS ? ', running it again' : ''}.`);
+  }
+  throw new Error(`Lighthouse could not audit ${url}: ${lastError}`);
+}
+
+const webRoot = join(process.cwd(), 'dist', 'web');
+if (!existsSync(join(webRoot, 'index.html'))) {
+  console.log('No dist/web: building the web app (npx vite build)...');
+  const build = spawnSync('npx', ['vite', 'build', '--logLevel', 'warn'], { stdio: 'inherit' });
+  if (build.status !== 0) throw new Error(`vite build failed (exit ${build.status ?? build.signal})`);
+}
+
+try {
+  const port = await freePort();
+  const origin = `http://127.0.0.1:${port}`;
+  server = spawn(process.execPath, ['--import', 'tsx', 'src/server/main.ts'], {
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, MARKET_DATA: 'demo', LOG_LEVEL: 'warn', NODE_ENV: 'production' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  await waitForHealthy(origin, server);
+  chrome = await launch({ chromePath: CHROMIUM, chromeFlags: CHROME_FLAGS, logLevel: 'error' });
+  console.log(`Server: src/server/main.ts on ${origin} (demo data, fresh DATA_DIR). Browser: ${CHROMIUM}, headless.`);
+  console.log(`Lighthouse ${CATEGORIES.join(' + ')}, mobile (default, simulated throttling) and desktop form factors, ${RUNS} runs each.\n`);
+
+  const scores = new Map<string, number | null>();
+  for (const page of PAGES) {
+    for (const formFactor of FORM_FACTORS) {
+      const runs: Result[] = [];
+      for (let run = 0; run < RUNS; run += 1) runs.push(await audit(`${origin}${page}`, chrome.port, formFactor.config));
+      for (const warning of new Set(runs.flatMap((result) => result.runWarnings))) console.log(`  warning (${page}, ${formFactor.name}): ${warning}`);
+      for (const category of CATEGORIES) {
+        const scored = runs.map((result) => ({ result, score: scoreOf(result, category) })).sort((a, b) => (a.score ?? -1) - (b.score ?? -1));
+        const median = scored[Math.floor(scored.length / 2)];
+        scores.set(`${page} ${category} ${formFactor.name}`, median.score);
+        const all = runs.map((result) => scoreOf(result, category) ?? 'n/a').join(', ');
+        console.log(`${page.padEnd(26)} ${formFactor.name.padEnd(8)} ${category.padEnd(14)} ${String(median.score ?? 'n/a').padStart(4)}  (runs: ${all})`);
+        if (median.score === null || median.score < 100) for (const line of failingAudits(median.result, category)) console.log(`    - ${line}`);
+        if (category === 'performance') console.log(`    metrics of the median run: ${METRICS.map((id) => `${id.replace(/-/g, ' ')} ${median.result.audits[id]?.displayValue ?? 'n/a'}`).join(', ')}`);
+      }
+    }
+  }
+
+  console.log(`\ntarget >= ${TARGET} on mobile (the figure, median of ${RUNS} runs); the peer is the desktop median.`);
+  for (const page of PAGES) {
+    for (const category of CATEGORIES) {
+      const mobile = scores.get(`${page} ${category} mobile`) ?? null;
+      const desktop = scores.get(`${page} ${category} desktop`) ?? null;
+      report({
+        figure: `Lighthouse ${category} ${page} (mobile, median of ${RUNS})`,
+        target: `>= ${TARGET}`,
+        measured: mobile === null ? 'n/a' : String(mobile),
+        peer: `desktop form factor ${desktop ?? 'n/a'}`,
+        ratio: mobile === null || desktop === null || desktop === 0 ? null : mobile / desktop,
+        pass: mobile !== null && mobile >= TARGET,
+      });
+    }
+  }
+} finally {
+  chrome?.kill();
+  if (server) await stopServer(server);
+  rmSync(dataDir, { recursive: true, force: true });
+}

@@ -1,0 +1,69 @@
+// The dashboard gate's access cache: grants expire after the TTL and never outlive the
+// subscription's period end, and a sign-out ends access at once even for a replayed cookie.
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { subscriptions } from '../db/schema.ts';
+import { createTestApp, type TestApp } from '../testing/app.ts';
+import { Browser } from '../testing/http.ts';
+import { subscribedUser } from '../testing/users.ts';
+import { createAccessCache, type SessionUser } from './guards.ts';
+
+const trader: SessionUser = { id: 'u1', email: 'u1@example.com', username: 'u1', emailVerified: true };
+
+describe('createAccessCache', () => {
+  it('keeps a grant for the TTL, never past the period end, and forgets everything on clear', () => {
+    let clock = 1_000_000;
+    const cache = createAccessCache(5_000, 10, () => clock);
+    cache.grant('a', trader, Number.POSITIVE_INFINITY);
+    cache.grant('b', trader, clock + 1_000);
+    expect(cache.get('a')).toEqual(trader);
+    expect(cache.get('b')).toEqual(trader);
+    clock += 1_001;
+    expect(cache.get('b')).toBeUndefined();
+    expect(cache.get('a')).toEqual(trader);
+    clock += 4_000;
+    expect(cache.get('a')).toBeUndefined();
+    cache.grant('c', trader, Number.POSITIVE_INFINITY);
+    cache.clear();
+    expect(cache.get('c')).toBeUndefined();
+  });
+
+  it('stays bounded, forgetting the oldest grant first', () => {
+    const cache = createAccessCache(60_000, 2, () => 0);
+    cache.grant('first', trader, 10);
+    cache.grant('second', trader, 10);
+    cache.grant('third', trader, 10);
+    expect(cache.get('first')).toBeUndefined();
+    expect(cache.get('second')).toEqual(trader);
+    expect(cache.get('third')).toEqual(trader);
+  });
+});
+
+describe('the dashboard gate with its cache', () => {
+  let test: TestApp;
+  beforeAll(async () => {
+    test = await createTestApp();
+  });
+  afterAll(async () => {
+    await test?.close();
+  });
+
+  it('refuses a replayed cookie right after sign-out', async () => {
+    const { browser } = await subscribedUser(test, 'gate-signout@example.com');
+    expect((await browser.get('/prompts')).statusCode).toBe(200);
+    expect((await browser.get('/prompts')).statusCode).toBe(200);
+    const stolen = browser.cookieHeader;
+    expect((await browser.post('/api/auth/sign-out', {})).statusCode).toBe(200);
+    const replay = new Browser(test.app, test.config.publicUrl);
+    const response = await replay.request('GET', '/prompts', undefined, { cookie: stolen });
+    expect(response.statusCode).toBe(401);
+  });
+
+  it('stops access when the subscription period ends, even within the TTL', async () => {
+    const { browser, userId } = await subscribedUser(test, 'gate-expiry@example.com');
+    await test.database.db.update(subscriptions).set({ currentPeriodEnd: new Date(Date.now() + 800) }).where(eq(subscriptions.userId, userId));
+    expect((await browser.get('/prompts')).statusCode).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 900));
+    expect((await browser.get('/prompts')).statusCode).toBe(403);
+  });
+});
