@@ -5,16 +5,27 @@
 //   create-user --email E --password P --username U [--verified]
 //   grant --email E --plan monthly|3day|livetest
 //   revoke --email E
+//   publish-file PATH [--name N]      a public My Stuff file, validated like an upload
+//   unpublish-file --id ID
+//   list-public-files
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { join } from 'node:path';
-import { and, eq } from 'drizzle-orm';
+import { basename, join } from 'node:path';
+import { and, desc, eq, isNull } from 'drizzle-orm';
 import { createAuth } from '../src/server/auth/auth.ts';
 import { resolveAuthSecret } from '../src/server/auth/secret.ts';
 import { applyGrant, periodEndFor } from '../src/server/billing/fulfilment.ts';
 import { findActivePrice, seedPlans } from '../src/server/billing/plans.ts';
-import { ConfigError, loadConfig } from '../src/server/config.ts';
+import { ConfigError, loadConfig, type Config } from '../src/server/config.ts';
 import { openDatabase, type DatabaseHandle } from '../src/server/db/client.ts';
-import { subscriptions, user } from '../src/server/db/schema.ts';
+import { files, subscriptions, user } from '../src/server/db/schema.ts';
+import { findFile, recordStoredFile, removeFile } from '../src/server/files/fileRecords.ts';
+import { createFileStorage } from '../src/server/files/storage.ts';
+import { spreadsheetKindOf, SPREADSHEET_MIME_TYPES } from '../src/server/files/tableReader.ts';
+import { storeSpreadsheet } from '../src/server/files/uploads.ts';
+import { HttpError } from '../src/server/http/errors.ts';
+import { formatFileSize } from '../src/shared/format.ts';
 import { createMailer } from '../src/server/mail/mailer.ts';
 
 const PLAN_ALIASES: Record<string, string> = { monthly: 'monthly', '3day': 'three-day', livetest: 'live-test' };
@@ -23,7 +34,10 @@ const USAGE = `Usage: npm run admin -- <command> [options]
 
   create-user --email E --password P --username U [--verified]
   grant --email E --plan monthly|3day|livetest
-  revoke --email E`;
+  revoke --email E
+  publish-file PATH [--name N]
+  unpublish-file --id ID
+  list-public-files`;
 
 class UsageError extends Error {}
 
@@ -39,9 +53,48 @@ async function findUser(database: DatabaseHandle, email: string) {
   return row;
 }
 
+const FILE_COMMANDS = ['publish-file', 'unpublish-file', 'list-public-files'];
+
+/** My Stuff's public files (uploaded_by_user_id null): stored and validated exactly like uploads. */
+async function fileCommand(command: string, values: Record<string, unknown>, positionals: string[], config: Config, database: DatabaseHandle): Promise<string> {
+  if (command === 'list-public-files') {
+    const rows = await database.db.select().from(files).where(isNull(files.uploadedByUserId)).orderBy(desc(files.uploadDate));
+    if (rows.length === 0) return 'No public files.';
+    return rows.map((row) => `${row.id}  ${formatFileSize(row.fileSize).padStart(10)}  ${row.uploadDate.toISOString()}  ${row.originalFilename}`).join('\n');
+  }
+  const storage = createFileStorage(config);
+  try {
+    if (command === 'unpublish-file') {
+      const id = required(values, 'id');
+      const row = await findFile(database.db, id);
+      if (!row || row.uploadedByUserId !== null) throw new UsageError(`No public file with id ${id}`);
+      await removeFile(database.db, storage, row);
+      return `Removed public file ${row.originalFilename} (${row.id}).`;
+    }
+    const [path, ...extra] = positionals;
+    if (!path || extra.length > 0) throw new UsageError('publish-file needs exactly one PATH');
+    const info = await stat(path).catch(() => null);
+    if (!info?.isFile()) throw new UsageError(`No file at ${path}`);
+    const name = typeof values.name === 'string' && values.name.trim() ? values.name.trim() : basename(path);
+    const kind = spreadsheetKindOf(name);
+    // A file on disk has no declared type: the one its extension names, the content still checked.
+    const mimeType = kind ? SPREADSHEET_MIME_TYPES[kind] : 'application/octet-stream';
+    try {
+      const stored = await storeSpreadsheet(storage, { source: createReadStream(path), filename: name, mimeType }, { maxBytes: config.UPLOAD_MAX_MB * 1024 * 1024 });
+      const row = await recordStoredFile(database.db, storage, stored, null);
+      return `Published ${row.originalFilename} (${formatFileSize(row.fileSize)}) as public file ${row.id}.`;
+    } catch (error) {
+      if (error instanceof HttpError) throw new UsageError(`${path}: ${error.message}`);
+      throw error;
+    }
+  } finally {
+    await storage.close();
+  }
+}
+
 async function run(argv: string[]): Promise<string> {
   const [command, ...rest] = argv;
-  const { values } = parseArgs({
+  const { values, positionals } = parseArgs({
     args: rest,
     options: {
       email: { type: 'string' },
@@ -49,16 +102,21 @@ async function run(argv: string[]): Promise<string> {
       username: { type: 'string' },
       verified: { type: 'boolean', default: false },
       plan: { type: 'string' },
+      name: { type: 'string' },
+      id: { type: 'string' },
     },
     strict: true,
+    allowPositionals: true,
   });
-  if (!command || !['create-user', 'grant', 'revoke'].includes(command)) throw new UsageError(`Unknown command "${command ?? ''}"`);
+  if (!command || !['create-user', 'grant', 'revoke', ...FILE_COMMANDS].includes(command)) throw new UsageError(`Unknown command "${command ?? ''}"`);
+  if (positionals.length > 0 && command !== 'publish-file') throw new UsageError(`Unexpected argument "${positionals[0]}"`);
 
   const config = loadConfig();
   const database = await openDatabase({ databaseUrl: config.DATABASE_URL, pgliteDir: join(config.dataDir, 'db') });
   try {
     await database.migrate();
     await seedPlans(database.db, config);
+    if (FILE_COMMANDS.includes(command)) return await fileCommand(command, values, positionals, config, database);
     const email = required(values, 'email');
 
     if (command === 'create-user') {

@@ -38,6 +38,9 @@ import type { MarketDataProvider } from './market/types.ts';
 import { alertRoutes } from './alerts/routes.ts';
 import { createAlertBus, type AlertBus } from './alerts/bus.ts';
 import { alertStreamRoutes, alertTestHookRoutes } from './alerts/stream.ts';
+import { fileRoutes, sheetRoutes } from './files/routes.ts';
+import { createSheetNameReader, type GoogleSheetsLocation } from './files/sheets.ts';
+import { createFileStorage, type FileStorage } from './files/storage.ts';
 
 export interface AppOptions {
   config: Config;
@@ -52,6 +55,8 @@ export interface AppOptions {
   authRateLimits?: AuthRateLimitPolicy;
   /** Where the Stripe API lives (tests point it at a local fake). */
   stripeApi?: StripeApiLocation;
+  /** Where Google Sheets lives (tests point it at a local fake; production always uses Google). */
+  googleSheets?: GoogleSheetsLocation;
 }
 
 export interface AppServices {
@@ -63,6 +68,8 @@ export interface AppServices {
   quotes: QuoteService;
   market: { coinbase: MarketDataProvider; demo: MarketDataProvider };
   alertBus: AlertBus;
+  /** My Stuff's file bytes: DATA_DIR/uploads or the S3 bucket. */
+  fileStorage: FileStorage;
   redis?: Redis;
 }
 
@@ -123,10 +130,12 @@ export async function buildApp(options: AppOptions): Promise<App> {
   };
   const quotes = createQuoteService({ mode: config.MARKET_DATA, ...market });
   const alertBus = createAlertBus(redis, config.DATABASE_URL);
-  const services: AppServices = { config, database, mailer, auth, payments, quotes, market, alertBus, redis };
+  const fileStorage = createFileStorage(config);
+  const services: AppServices = { config, database, mailer, auth, payments, quotes, market, alertBus, fileStorage, redis };
   app.decorate('services', services);
   app.addHook('onClose', async () => {
     await alertBus.close();
+    await fileStorage.close();
     redis?.disconnect();
   });
 
@@ -183,6 +192,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
       [marketRoutes, { quotes, db: database.db }],
       [alertRoutes, { db: database.db }],
       [alertStreamRoutes, { db: database.db, bus: alertBus }],
+      [fileRoutes, { db: database.db, storage: fileStorage, maxUploadBytes: config.UPLOAD_MAX_MB * 1024 * 1024 }],
+      [sheetRoutes, { db: database.db, reader: createSheetNameReader({ apiKey: config.GOOGLE_API_KEY, location: options.googleSheets, log: app.log }) }],
       ...(config.TEST_HOOKS ? [[alertTestHookRoutes, { db: database.db, bus: alertBus }] as [typeof alertTestHookRoutes, object]] : []),
     ],
   });

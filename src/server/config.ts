@@ -97,6 +97,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (!values.STRIPE_SECRET_KEY) embedded.push('payments: built-in TEST MODE checkout');
   if (values.MARKET_DATA !== 'coinbase') embedded.push(`market data: ${values.MARKET_DATA === 'demo' ? 'demo feed' : 'Coinbase, demo feed when unreachable'}`);
   if (!values.REDIS_URL) embedded.push('rate limits and live fan-out: in-process');
+  if (!values.S3_BUCKET) embedded.push('file storage: DATA_DIR/uploads');
 
   return { ...values, dataDir: resolve(values.DATA_DIR), publicUrl, embedded };
 }

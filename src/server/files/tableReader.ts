@@ -4,9 +4,8 @@
 // npm, so it is stored but not read: the error says how to convert it.
 import ExcelJS from 'exceljs';
 import Papa from 'papaparse';
+import type { SpreadsheetKind } from '../../shared/schemas/files.ts';
 import { assertSafeZip, DEFAULT_ZIP_LIMITS, type ZipGuardLimits } from './zipGuard.ts';
-
-export type SpreadsheetKind = 'csv' | 'xlsx' | 'xls';
 
 export interface Table {
   /** Worksheet name for Excel files; null for CSV. */
@@ -21,11 +20,8 @@ export interface Table {
 
 export class TableReadError extends Error {}
 
-export const SPREADSHEET_MIME_TYPES: Record<SpreadsheetKind, string> = {
-  csv: 'text/csv',
-  xls: 'application/vnd.ms-excel',
-  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
-};
+// The kinds and their MIME types are shared with the browser's upload check.
+export { SPREADSHEET_MIME_TYPES, type SpreadsheetKind } from '../../shared/schemas/files.ts';
 
 /** The spreadsheet kind a file name's extension names, or null. */
 export function spreadsheetKindOf(filename: string): SpreadsheetKind | null {

@@ -11,7 +11,7 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export async function createTestApp(env: Record<string, string> = {}, options: Pick<AppOptions, 'stripeApi'> = {}): Promise<TestApp> {
+export async function createTestApp(env: Record<string, string> = {}, options: Pick<AppOptions, 'stripeApi' | 'googleSheets'> = {}): Promise<TestApp> {
   const database = await openTestDatabase('pglite');
   const config = loadConfig({ NODE_ENV: 'test', DATA_DIR: '.data-test/unit', LOG_LEVEL: 'silent', MARKET_DATA: 'demo', ...env });
   const app = await buildApp({ config, database, webRoot: null, logger: false, ...options });

@@ -6,6 +6,7 @@ import { RequireSubscription } from '../auth/guards.tsx';
 import { AlertLog } from '../dashboard/alerts/AlertLog.tsx';
 import { WatchlistAlerts } from '../dashboard/alerts/WatchlistAlerts.tsx';
 import { ChartArea, type ChartSource } from '../dashboard/chart/ChartArea.tsx';
+import { MyStuff } from '../dashboard/files/MyStuff.tsx';
 import { ExchangeView } from '../dashboard/market/ExchangeView.tsx';
 import { GuidedTour } from '../dashboard/tour/GuidedTour.tsx';
 import { ChartWatchlist } from '../dashboard/watchlist/ChartWatchlist.tsx';
@@ -49,7 +50,7 @@ function Dashboard() {
             <UpcomingPanel title="AI Assistant" className="h-[500px] md:h-auto" tour="chat" />
             <UpcomingPanel title="Prompt Catalog" tour="prompt-catalog" />
           </div>
-          <UpcomingPanel title="My Stuff" className="h-[400px]" tour="files" />
+          <MyStuff />
         </>,
         'lg:col-span-3',
       )}

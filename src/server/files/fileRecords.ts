@@ -1,0 +1,76 @@
+// The `files` table side of My Stuff: which files a user may see (their own and the public
+// ones, never another user's), recording a stored object (the row only after the object is
+// complete, and the object removed again if the row cannot be written), and removal.
+import { randomUUID } from 'node:crypto';
+import { and, desc, eq, isNull, or } from 'drizzle-orm';
+import type { Database } from '../db/client.ts';
+import { files } from '../db/schema.ts';
+import type { FileEntry } from '../../shared/schemas/files.ts';
+import type { FileStorage } from './storage.ts';
+import type { StoredSpreadsheet } from './uploads.ts';
+
+export type FileRow = typeof files.$inferSelect;
+
+export function fileDownloadPath(id: string): string {
+  return `/files/${encodeURIComponent(id)}/download`;
+}
+
+export function toFileEntry(row: FileRow): FileEntry {
+  return {
+    id: row.id,
+    original_filename: row.originalFilename,
+    file_size: row.fileSize,
+    upload_date: row.uploadDate.toISOString(),
+    url: fileDownloadPath(row.id),
+    uploaded_by_user_id: row.uploadedByUserId,
+  };
+}
+
+const visibleTo = (userId: string) => or(eq(files.uploadedByUserId, userId), isNull(files.uploadedByUserId));
+
+/** The user's own files and the public ones, newest first. */
+export async function listVisibleFiles(db: Database, userId: string): Promise<FileRow[]> {
+  return db.select().from(files).where(visibleTo(userId)).orderBy(desc(files.uploadDate), desc(files.id));
+}
+
+/** A file the user may read (own or public), or null: another user's file is simply not there. */
+export async function findVisibleFile(db: Database, id: string, userId: string): Promise<FileRow | null> {
+  const [row] = await db.select().from(files).where(and(eq(files.id, id), visibleTo(userId)));
+  return row ?? null;
+}
+
+export async function findFile(db: Database, id: string): Promise<FileRow | null> {
+  const [row] = await db.select().from(files).where(eq(files.id, id));
+  return row ?? null;
+}
+
+/** Inserts the row for a completely stored object; `ownerId` null publishes it. */
+export async function recordStoredFile(db: Database, storage: FileStorage, stored: StoredSpreadsheet, ownerId: string | null): Promise<FileRow> {
+  try {
+    const [row] = await db
+      .insert(files)
+      .values({
+        id: randomUUID(),
+        originalFilename: stored.originalFilename,
+        storageKey: stored.storageKey,
+        contentType: stored.contentType,
+        fileSize: stored.size,
+        uploadedByUserId: ownerId,
+      })
+      .returning();
+    return row;
+  } catch (error) {
+    // Without its row the object is unreachable: remove it rather than leak storage.
+    await storage.delete(stored.storageKey).catch(() => undefined);
+    throw error;
+  }
+}
+
+/**
+ * Deletes the row, then the object. A crash between the two leaves an unreachable object,
+ * never a listed file whose bytes are gone.
+ */
+export async function removeFile(db: Database, storage: FileStorage, row: FileRow): Promise<void> {
+  await db.delete(files).where(eq(files.id, row.id));
+  await storage.delete(row.storageKey);
+}

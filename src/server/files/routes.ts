@@ -1,0 +1,224 @@
+// My Stuff's HTTP API (SPEC.md section 7), registered in the dashboard scope so every route
+// needs a subscriber: GET /files, POST /upload, GET /files/{id}/download (the listed `url`),
+// GET /files/{id}/preview, DELETE /files/{id}, POST /sheets/metadata and the saved link at
+// /api/sheets/linked. Another user's private file answers 404 everywhere, exactly like a
+// file that does not exist.
+import type { Readable } from 'node:stream';
+import { eq } from 'drizzle-orm';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { Database } from '../db/client.ts';
+import { linkedSheets } from '../db/schema.ts';
+import { HttpError } from '../http/errors.ts';
+import { fileIdParams, parseGoogleSheetUrl, sheetMetadataBody, type FileListing, type FilePreview } from '../../shared/schemas/files.ts';
+import { findVisibleFile, listVisibleFiles, recordStoredFile, removeFile, toFileEntry } from './fileRecords.ts';
+import type { SheetNameReader } from './sheets.ts';
+import { StoredObjectMissingError, type FileStorage } from './storage.ts';
+import { readTables, spreadsheetKindOf, TableReadError } from './tableReader.ts';
+import { storeSpreadsheet, tooLargeError, type StoredSpreadsheet } from './uploads.ts';
+import { UnsafeArchiveError } from './zipGuard.ts';
+
+/** Rows, columns and tables a preview shows at most. */
+export const PREVIEW_LIMITS = { rows: 20, columns: 50, tables: 10 } as const;
+
+const notFound = () => new HttpError(404, 'File not found');
+
+/** RFC 6266 / 5987: an ASCII fallback name plus the exact UTF-8 name. */
+export function attachmentDisposition(filename: string): string {
+  const fallback = filename.replace(/[^\x20-\x7e]|["\\%;]/g, '_').trim() || 'download';
+  const encoded = encodeURIComponent(filename).replace(/['()*]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`);
+  return `attachment; filename="${fallback}"; filename*=UTF-8''${encoded}`;
+}
+
+/**
+ * After refusing an upload before its body was read to the end: discard what is still in
+ * flight, so the sender can read the answer, and close the connection once answered. Left
+ * paused, the connection would sit open holding unread bytes.
+ */
+function dropRestOfBody(request: FastifyRequest, reply: FastifyReply): void {
+  const raw = request.raw;
+  if (raw.complete || raw.destroyed) return;
+  reply.header('Connection', 'close');
+  // Detach the multipart parser first: its own clean-up would otherwise pause the request again.
+  raw.unpipe();
+  raw.resume();
+  // A sender that keeps going after the answer is cut off.
+  const timer = setTimeout(() => raw.socket?.destroy(), 5_000);
+  timer.unref();
+  raw.once('close', () => clearTimeout(timer));
+}
+
+async function readAll(stream: Readable, maxBytes: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for await (const chunk of stream as AsyncIterable<Buffer>) {
+    total += chunk.length;
+    if (total > maxBytes) {
+      stream.destroy();
+      throw new HttpError(422, 'The file is too large to preview.');
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+export interface FileRoutesOptions {
+  db: Database;
+  storage: FileStorage;
+  /** UPLOAD_MAX_MB in bytes. */
+  maxUploadBytes: number;
+}
+
+export async function fileRoutes(app: FastifyInstance, options: FileRoutesOptions): Promise<void> {
+  const { db, storage, maxUploadBytes } = options;
+  const routes = app.withTypeProvider<ZodTypeProvider>();
+
+  async function openStored(storageKey: string): Promise<Readable> {
+    try {
+      return await storage.get(storageKey);
+    } catch (error) {
+      if (error instanceof StoredObjectMissingError) {
+        app.log.error({ storageKey }, 'a listed file has no stored object');
+        throw new HttpError(404, "The file's content is missing from storage.");
+      }
+      throw error;
+    }
+  }
+
+  routes.get('/files', async (request): Promise<FileListing> => ({
+    files: (await listVisibleFiles(db, request.user!.id)).map(toFileEntry),
+    max_upload_bytes: maxUploadBytes,
+  }));
+
+  routes.post('/upload', async (request, reply) => {
+    if (!request.isMultipart()) throw new HttpError(415, 'Send the upload as multipart/form-data with the fields file and user_id.');
+    const userId = request.user!.id;
+    const wrongUser = () => new HttpError(403, 'You can only upload files to your own account.');
+    let claimedUserId: string | undefined;
+    let stored: StoredSpreadsheet | null = null;
+    const discard = async () => {
+      if (stored) await storage.delete(stored.storageKey).catch((error: unknown) => request.log.error({ err: error }, 'could not remove a refused upload'));
+      stored = null;
+    };
+
+    try {
+      for await (const part of request.parts({ limits: { fileSize: maxUploadBytes } })) {
+        if (part.type === 'field') {
+          // user_email is accepted for SPEC.md's payload but not needed: the session names the user.
+          if (part.fieldname === 'user_id') {
+            claimedUserId = String(part.value);
+            if (claimedUserId !== userId) throw wrongUser();
+          }
+          continue;
+        }
+        if (part.fieldname !== 'file' || stored) {
+          part.file.destroy();
+          throw new HttpError(400, 'Send exactly one file, in the field "file".');
+        }
+        stored = await storeSpreadsheet(storage, { source: part.file, filename: part.filename, mimeType: part.mimetype }, { maxBytes: maxUploadBytes });
+      }
+    } catch (error) {
+      await discard();
+      dropRestOfBody(request, reply);
+      if (error instanceof HttpError) throw error;
+      const code = (error as { code?: unknown }).code;
+      if (code === 'FST_REQ_FILE_TOO_LARGE') throw tooLargeError(maxUploadBytes);
+      if (code === 'FST_FILES_LIMIT') throw new HttpError(400, 'Send exactly one file, in the field "file".');
+      if (typeof code === 'string' && code.startsWith('FST_')) throw error;
+      // busboy reports a malformed body with plain errors ('Multipart: Boundary not found',
+      // 'Unexpected end of form', 'Malformed part header'): the client's fault, not storage's.
+      if (/multipart|boundary|end of form|part header/i.test(String((error as { message?: unknown }).message))) {
+        throw new HttpError(400, 'The upload is not a well-formed multipart form.');
+      }
+      request.log.error({ err: error }, 'upload could not be stored');
+      throw new HttpError(503, 'The file could not be stored right now. Please try again.');
+    }
+
+    if (!stored) throw new HttpError(400, 'No file was sent; choose a CSV or Excel file.');
+    // user_id may follow the file in the form: then the stored object waits for it here.
+    if (claimedUserId !== userId) {
+      await discard();
+      throw claimedUserId === undefined ? new HttpError(400, 'user_id is required.') : wrongUser();
+    }
+    const row = await recordStoredFile(db, storage, stored, userId);
+    return reply.code(201).send({ success: true, file: toFileEntry(row) });
+  });
+
+  /** The download's headers for a file the user may read; 404 otherwise. */
+  async function prepareDownload(request: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply) {
+    const row = await findVisibleFile(db, request.params.id, request.user!.id);
+    if (!row) throw notFound();
+    reply
+      .header('Content-Type', row.contentType)
+      .header('Content-Length', row.fileSize)
+      .header('Content-Disposition', attachmentDisposition(row.originalFilename))
+      .header('X-Content-Type-Options', 'nosniff')
+      .header('Cache-Control', 'private, no-store');
+    return row;
+  }
+
+  // Fastify's automatic HEAD would read the whole object just to discard it.
+  routes.get('/files/:id/download', { schema: { params: fileIdParams }, exposeHeadRoute: false }, async (request, reply) => {
+    const row = await prepareDownload(request, reply);
+    return reply.send(await openStored(row.storageKey));
+  });
+  routes.head('/files/:id/download', { schema: { params: fileIdParams } }, async (request, reply) => {
+    await prepareDownload(request, reply);
+    return reply.send();
+  });
+
+  routes.get('/files/:id/preview', { schema: { params: fileIdParams } }, async (request): Promise<FilePreview> => {
+    const row = await findVisibleFile(db, request.params.id, request.user!.id);
+    if (!row) throw notFound();
+    const kind = spreadsheetKindOf(row.storageKey);
+    if (!kind) throw new HttpError(422, 'This file cannot be previewed.');
+    const data = await readAll(await openStored(row.storageKey), Math.max(maxUploadBytes, row.fileSize));
+    try {
+      const tables = await readTables(data, kind, { maxRows: PREVIEW_LIMITS.rows });
+      return {
+        tables: tables.slice(0, PREVIEW_LIMITS.tables).map((table) => ({
+          ...table,
+          columns: table.columns.slice(0, PREVIEW_LIMITS.columns),
+          rows: table.rows.map((cells) => cells.slice(0, PREVIEW_LIMITS.columns)),
+        })),
+      };
+    } catch (error) {
+      if (error instanceof TableReadError || error instanceof UnsafeArchiveError) throw new HttpError(422, error.message);
+      throw error;
+    }
+  });
+
+  routes.delete('/files/:id', { schema: { params: fileIdParams } }, async (request) => {
+    const row = await findVisibleFile(db, request.params.id, request.user!.id);
+    if (!row) throw notFound();
+    if (row.uploadedByUserId === null) throw new HttpError(403, 'Public files can only be removed by an operator.');
+    await removeFile(db, storage, row);
+    return { success: true };
+  });
+}
+
+export async function sheetRoutes(app: FastifyInstance, options: { db: Database; reader: SheetNameReader }): Promise<void> {
+  const { db, reader } = options;
+  const routes = app.withTypeProvider<ZodTypeProvider>();
+
+  routes.post('/sheets/metadata', { schema: { body: sheetMetadataBody } }, async (request) => {
+    const sheetUrl = request.body.sheet_url;
+    // The body schema already refused anything that is not a Google Sheets link.
+    const sheetNames = await reader.sheetNames(parseGoogleSheetUrl(sheetUrl)!);
+    await db
+      .insert(linkedSheets)
+      .values({ userId: request.user!.id, sheetUrl })
+      .onConflictDoUpdate({ target: linkedSheets.userId, set: { sheetUrl, updatedAt: new Date() } });
+    return { sheet_names: sheetNames };
+  });
+
+  routes.get('/api/sheets/linked', async (request) => {
+    const [row] = await db.select().from(linkedSheets).where(eq(linkedSheets.userId, request.user!.id));
+    return { sheet_url: row?.sheetUrl ?? null };
+  });
+
+  routes.delete('/api/sheets/linked', async (request) => {
+    await db.delete(linkedSheets).where(eq(linkedSheets.userId, request.user!.id));
+    return { sheet_url: null };
+  });
+}

@@ -1,0 +1,54 @@
+// Where My Stuff keeps file bytes: one interface, two implementations (local disk under
+// DATA_DIR/uploads by default, an S3-compatible bucket when S3_* is set). Both stream in
+// and out, and a write either completes or leaves nothing behind. Keys are always
+// server-generated (a random id and the validated kind), never a user's file name.
+import { randomUUID } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import type { Config } from '../config.ts';
+import type { SpreadsheetKind } from '../../shared/schemas/files.ts';
+import { createDiskStorage } from './disk.ts';
+import { createS3Storage } from './s3.ts';
+
+export interface FileStorage {
+  readonly kind: 'disk' | 's3';
+  /** Human description for the start-up log, e.g. `disk: /srv/data/uploads`. */
+  readonly description: string;
+  /**
+   * Streams `body` into a new object under `key`. Resolves once the whole object is stored;
+   * when `body` fails (too large, bad content, client gone) it rejects and nothing remains.
+   */
+  put(key: string, body: Readable, contentType: string): Promise<void>;
+  /** The object's bytes as a stream; rejects with StoredObjectMissingError when there is none. */
+  get(key: string): Promise<Readable>;
+  /** Removes the object; a missing object is not an error. */
+  delete(key: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export class StoredObjectMissingError extends Error {}
+
+const KEY_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.(csv|xls|xlsx)$/;
+
+/** A fresh storage key for a file of this kind: `<uuid>.<kind>`. */
+export function newStorageKey(kind: SpreadsheetKind): string {
+  return `${randomUUID()}.${kind}`;
+}
+
+/** Refuses anything but a key newStorageKey made, so no path or object name can be steered. */
+export function assertStorageKey(key: string): void {
+  if (!KEY_PATTERN.test(key)) throw new Error(`Refusing storage key ${JSON.stringify(key)}`);
+}
+
+/** The storage the configuration names: S3 when S3_BUCKET is set (config.ts checks the keys come with it). */
+export function createFileStorage(config: Config): FileStorage {
+  if (config.S3_BUCKET && config.S3_ACCESS_KEY_ID && config.S3_SECRET_ACCESS_KEY) {
+    return createS3Storage({
+      bucket: config.S3_BUCKET,
+      region: config.S3_REGION,
+      endpoint: config.S3_ENDPOINT,
+      accessKeyId: config.S3_ACCESS_KEY_ID,
+      secretAccessKey: config.S3_SECRET_ACCESS_KEY,
+    });
+  }
+  return createDiskStorage(config.dataDir);
+}

@@ -1,0 +1,85 @@
+// Upload validation without HTTP (the path publish-file takes): safe names, the size limit on
+// a plain stream, and the download header for any name.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import fc from 'fast-check';
+import { afterAll, describe, expect, it } from 'vitest';
+import { HttpError } from '../http/errors.ts';
+import { xlsxWorkbook } from '../testing/spreadsheets.ts';
+import { createDiskStorage } from './disk.ts';
+import { attachmentDisposition } from './routes.ts';
+import { assertStorageKey } from './storage.ts';
+import { safeOriginalFilename, storeSpreadsheet } from './uploads.ts';
+
+const dataDir = mkdtempSync(join(tmpdir(), 'watos-uploads-'));
+const storage = createDiskStorage(dataDir);
+afterAll(async () => {
+  await storage.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('safeOriginalFilename', () => {
+  it('keeps the last path segment without control characters, extension kept when shortened', () => {
+    expect(safeOriginalFilename('C:\\Users\\me\\Desktop\\trades.csv')).toBe('trades.csv');
+    expect(safeOriginalFilename('../../etc/passwd.csv')).toBe('passwd.csv');
+    expect(safeOriginalFilename('  spaced name.xlsx  ')).toBe('spaced name.xlsx');
+    expect(safeOriginalFilename('bell\u0007and\u009bcsi.csv')).toBe('bellandcsi.csv');
+    expect(safeOriginalFilename(`${'é'.repeat(250)}.xlsx`)).toBe(`${'é'.repeat(195)}.xlsx`);
+  });
+});
+
+describe('storeSpreadsheet on a plain stream', () => {
+  it('refuses a stream past the limit with 413 and leaves nothing, for CSV and xlsx', async () => {
+    const tooLong = Readable.from([Buffer.alloc(600, 'a'), Buffer.alloc(600, 'b')]);
+    const csv = storeSpreadsheet(storage, { source: tooLong, filename: 'big.csv', mimeType: 'text/csv' }, { maxBytes: 1000 });
+    await expect(csv).rejects.toBeInstanceOf(HttpError);
+    await expect(csv).rejects.toMatchObject({ statusCode: 413, message: expect.stringMatching(/upload limit\.$/) });
+    const workbook = await xlsxWorkbook({ S: [['x'.repeat(2000)]] });
+    const xlsx = storeSpreadsheet(
+      storage,
+      { source: Readable.from([workbook]), filename: 'big.xlsx', mimeType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet' },
+      { maxBytes: 1000 },
+    );
+    await expect(xlsx).rejects.toMatchObject({ statusCode: 413 });
+    expect(await readdir(join(dataDir, 'uploads'))).toEqual([]);
+  });
+
+  it('stores a valid workbook under a server-made key', async () => {
+    const workbook = await xlsxWorkbook({ S: [['Symbol'], ['BTC']] });
+    const stored = await storeSpreadsheet(
+      storage,
+      { source: Readable.from([workbook]), filename: '../x/book.xlsx', mimeType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet' },
+      { maxBytes: 10_000_000 },
+    );
+    expect(stored).toMatchObject({ kind: 'xlsx', size: workbook.length, originalFilename: 'book.xlsx' });
+    expect(() => assertStorageKey(stored.storageKey)).not.toThrow();
+    expect(await readdir(join(dataDir, 'uploads'))).toEqual([stored.storageKey]);
+    const back: Buffer[] = [];
+    for await (const chunk of await storage.get(stored.storageKey)) back.push(chunk as Buffer);
+    expect(Buffer.concat(back).equals(workbook)).toBe(true);
+  });
+});
+
+describe('storage keys', () => {
+  it('refuses anything but a server-made key', () => {
+    for (const key of ['../etc/passwd', 'a/b.csv', 'x.csv', '.partial-1', '00000000-0000-4000-8000-000000000000.exe']) {
+      expect(() => assertStorageKey(key)).toThrow(/Refusing storage key/);
+    }
+  });
+});
+
+describe('attachmentDisposition', () => {
+  it('is a plain ASCII header for any name, and its filename* gives the exact name back', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme', maxLength: 60 }), (name) => {
+        const header = attachmentDisposition(name);
+        expect(header).toMatch(/^attachment; filename="[\x20-\x7e]*"; filename\*=UTF-8''[A-Za-z0-9%._~!-]*$/);
+        expect(header.match(/filename="([^"]*)"/)?.[1]).not.toMatch(/["\\]/);
+        expect(decodeURIComponent(header.split("UTF-8''")[1])).toBe(name);
+      }),
+    );
+  });
+});

@@ -1,0 +1,162 @@
+// A local fake of the S3 object API the file storage uses (path-style: PutObject, the
+// multipart upload calls, GetObject, HeadObject, DeleteObject) on 127.0.0.1, keeping objects
+// in memory. It checks what a real service would refuse: an unknown access key, a wrong
+// bucket, a body that does not match its signed SHA-256, parts of an unknown upload.
+import { createHash, randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+
+export interface FakeS3Object {
+  body: Buffer;
+  contentType: string | undefined;
+}
+
+export interface FakeS3 {
+  port: number;
+  bucket: string;
+  /** Objects by key (e.g. `uploads/<uuid>.csv`). */
+  objects: Map<string, FakeS3Object>;
+  /** Multipart uploads started and neither completed nor aborted. */
+  openUploads(): number;
+  /** How many multipart uploads were aborted. */
+  abortedUploads(): number;
+  requests: Array<{ method: string; path: string; query: string }>;
+  /** The S3_* variables that point the app at this fake. */
+  env(): Record<string, string>;
+  /** The next `count` requests answer 503 SlowDown, as during an outage. */
+  failNext(count: number): void;
+  close(): Promise<void>;
+}
+
+const ACCESS_KEY_ID = 'FAKEACCESSKEY';
+const SECRET_ACCESS_KEY = 'fake-secret-access-key';
+const UNSIGNED = new Set(['UNSIGNED-PAYLOAD', 'STREAMING-UNSIGNED-PAYLOAD-TRAILER']);
+
+function xml(response: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
+  response.writeHead(status, { 'content-type': 'application/xml', ...headers });
+  response.end(`<?xml version="1.0" encoding="UTF-8"?>\n${body}`);
+}
+
+function error(response: ServerResponse, status: number, code: string, message: string): void {
+  xml(response, status, `<Error><Code>${code}</Code><Message>${message}</Message><RequestId>fake</RequestId></Error>`);
+}
+
+async function readBody(request: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+export async function startFakeS3(bucket = 'watos-test-bucket'): Promise<FakeS3> {
+  const objects = new Map<string, FakeS3Object>();
+  const uploads = new Map<string, { key: string; contentType: string | undefined; parts: Map<number, Buffer> }>();
+  const requests: FakeS3['requests'] = [];
+  let aborted = 0;
+  let failures = 0;
+
+  async function route(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const url = new URL(request.url ?? '/', 'http://fake');
+    const method = request.method ?? 'GET';
+    requests.push({ method, path: url.pathname, query: url.search });
+    const body = await readBody(request);
+
+    if (!String(request.headers.authorization ?? '').includes(`Credential=${ACCESS_KEY_ID}/`)) {
+      return error(response, 403, 'InvalidAccessKeyId', 'The AWS Access Key Id you provided does not exist in our records.');
+    }
+    const signedHash = String(request.headers['x-amz-content-sha256'] ?? '');
+    if (!UNSIGNED.has(signedHash) && signedHash !== createHash('sha256').update(body).digest('hex')) {
+      return error(response, 400, 'XAmzContentSHA256Mismatch', 'The provided x-amz-content-sha256 header does not match what was computed.');
+    }
+    if (failures > 0) {
+      failures -= 1;
+      return error(response, 503, 'SlowDown', 'Please reduce your request rate.');
+    }
+    const [, bucketName, ...keyParts] = url.pathname.split('/');
+    if (bucketName !== bucket) return error(response, 404, 'NoSuchBucket', 'The specified bucket does not exist');
+    const key = decodeURIComponent(keyParts.join('/'));
+    const params = url.searchParams;
+    const contentType = request.headers['content-type'];
+
+    if (method === 'POST' && params.has('uploads')) {
+      const uploadId = randomBytes(12).toString('hex');
+      uploads.set(uploadId, { key, contentType, parts: new Map() });
+      return xml(response, 200, `<InitiateMultipartUploadResult><Bucket>${bucket}</Bucket><Key>${key}</Key><UploadId>${uploadId}</UploadId></InitiateMultipartUploadResult>`);
+    }
+    const uploadId = params.get('uploadId');
+    if (uploadId !== null) {
+      const upload = uploads.get(uploadId);
+      if (!upload || upload.key !== key) return error(response, 404, 'NoSuchUpload', 'The specified multipart upload does not exist.');
+      if (method === 'PUT') {
+        upload.parts.set(Number(params.get('partNumber')), body);
+        response.writeHead(200, { etag: `"${createHash('md5').update(body).digest('hex')}"` });
+        return void response.end();
+      }
+      if (method === 'DELETE') {
+        uploads.delete(uploadId);
+        aborted += 1;
+        response.writeHead(204);
+        return void response.end();
+      }
+      if (method === 'POST') {
+        const numbers = [...body.toString('utf8').matchAll(/<PartNumber>(\d+)<\/PartNumber>/g)].map((match) => Number(match[1]));
+        if (numbers.length === 0 || numbers.some((number) => !upload.parts.has(number))) return error(response, 400, 'InvalidPart', 'One or more of the specified parts could not be found.');
+        objects.set(key, { body: Buffer.concat(numbers.map((number) => upload.parts.get(number)!)), contentType: upload.contentType });
+        uploads.delete(uploadId);
+        return xml(response, 200, `<CompleteMultipartUploadResult><Bucket>${bucket}</Bucket><Key>${key}</Key><ETag>"done"</ETag></CompleteMultipartUploadResult>`);
+      }
+    }
+    if (method === 'PUT') {
+      objects.set(key, { body, contentType });
+      response.writeHead(200, { etag: `"${createHash('md5').update(body).digest('hex')}"` });
+      return void response.end();
+    }
+    if (method === 'GET' || method === 'HEAD') {
+      const object = objects.get(key);
+      if (!object) {
+        if (method === 'HEAD') {
+          response.writeHead(404);
+          return void response.end();
+        }
+        return error(response, 404, 'NoSuchKey', 'The specified key does not exist.');
+      }
+      response.writeHead(200, { 'content-type': object.contentType ?? 'application/octet-stream', 'content-length': object.body.length, etag: '"object"' });
+      return void response.end(method === 'GET' ? object.body : undefined);
+    }
+    if (method === 'DELETE') {
+      objects.delete(key);
+      response.writeHead(204);
+      return void response.end();
+    }
+    error(response, 405, 'MethodNotAllowed', `The fake does not serve ${method} ${url.pathname}`);
+  }
+
+  const server = createServer((request, response) => {
+    route(request, response).catch((failure: unknown) => error(response, 500, 'InternalError', String(failure)));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  if (!address || typeof address === 'string') throw new Error('The fake S3 did not get a port');
+  const port = address.port;
+
+  return {
+    port,
+    bucket,
+    objects,
+    openUploads: () => uploads.size,
+    abortedUploads: () => aborted,
+    requests,
+    env: () => ({
+      S3_ENDPOINT: `http://127.0.0.1:${port}`,
+      S3_BUCKET: bucket,
+      S3_ACCESS_KEY_ID: ACCESS_KEY_ID,
+      S3_SECRET_ACCESS_KEY: SECRET_ACCESS_KEY,
+    }),
+    failNext(count) {
+      failures = count;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,124 @@
+// One list of My Stuff files ('Your Files' or 'Public Files'): name, size (SPEC.md's
+// Bytes/KB/MB/GB with 2 decimals) and date, with Preview, Download, 'Analyze with AI' (when
+// the chat is there to take the file) and Delete (asked twice, inline).
+import { useState, type ReactNode } from 'react';
+import { formatFileSize } from '../../../shared/format.ts';
+import { FILE_TEXTS, type FileEntry } from '../../../shared/schemas/files.ts';
+
+export interface FileActions {
+  onPreview: (file: FileEntry) => void;
+  onDelete: (file: FileEntry) => void;
+  /** Absent while the chat cannot take an attachment. */
+  onAnalyze?: (file: FileEntry) => void;
+  /** The file whose deletion or attachment is under way. */
+  busyId: string | null;
+}
+
+const iconButton = 'rounded p-1 text-gray-400 hover:bg-gray-800 hover:text-white disabled:opacity-40';
+
+function Icon({ children }: { children: ReactNode }) {
+  return (
+    <svg aria-hidden viewBox="0 0 24 24" className="h-4 w-4" fill="none" stroke="currentColor" strokeWidth="2" strokeLinecap="round" strokeLinejoin="round">
+      {children}
+    </svg>
+  );
+}
+
+function uploadedOn(iso: string): string {
+  return new Date(iso).toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric' });
+}
+
+function FileRow({ file, actions }: { file: FileEntry; actions: FileActions }) {
+  const [confirming, setConfirming] = useState(false);
+  const busy = actions.busyId === file.id;
+  return (
+    <li className="rounded border border-gray-800 bg-gray-800/40 px-2 py-1.5" data-testid="file-row">
+      <div className="flex items-center gap-2">
+        <div className="min-w-0 flex-1">
+          <p className="truncate text-sm text-white" title={file.original_filename}>
+            {file.original_filename}
+          </p>
+          <p className="text-xs text-gray-400">
+            <span data-testid="file-size">{formatFileSize(file.file_size)}</span>
+            <span aria-hidden> · </span>
+            <time dateTime={file.upload_date}>{uploadedOn(file.upload_date)}</time>
+          </p>
+        </div>
+        {!confirming && (
+          <div className="flex shrink-0 items-center">
+            <button type="button" className={iconButton} aria-label={`Preview ${file.original_filename}`} title="Preview" onClick={() => actions.onPreview(file)}>
+              <Icon>
+                <path d="M2 12s3.5-7 10-7 10 7 10 7-3.5 7-10 7S2 12 2 12z" />
+                <circle cx="12" cy="12" r="3" />
+              </Icon>
+            </button>
+            <a className={iconButton} href={file.url} download={file.original_filename} aria-label={`Download ${file.original_filename}`} title="Download">
+              <Icon>
+                <path d="M12 3v12m0 0-4-4m4 4 4-4M4 19h16" />
+              </Icon>
+            </a>
+            {actions.onAnalyze && (
+              <button
+                type="button"
+                className={iconButton}
+                aria-label={`Analyze ${file.original_filename} with AI`}
+                title="Analyze with AI"
+                disabled={busy}
+                onClick={() => actions.onAnalyze?.(file)}
+              >
+                <Icon>
+                  <path d="M12 3l1.9 4.6L18.5 9.5l-4.6 1.9L12 16l-1.9-4.6L5.5 9.5l4.6-1.9z" />
+                  <path d="M19 15l.8 2.2L22 18l-2.2.8L19 21l-.8-2.2L16 18l2.2-.8z" />
+                </Icon>
+              </button>
+            )}
+            <button
+              type="button"
+              className={`${iconButton} hover:text-red-400`}
+              aria-label={`Delete ${file.original_filename}`}
+              title="Delete"
+              disabled={busy}
+              onClick={() => setConfirming(true)}
+            >
+              <Icon>
+                <path d="M4 7h16M10 11v6M14 11v6M6 7l1 13h10l1-13M9 7V4h6v3" />
+              </Icon>
+            </button>
+          </div>
+        )}
+      </div>
+      {confirming && (
+        <div className="mt-1 flex items-center gap-2 text-xs">
+          <span className="flex-1 text-gray-300">Delete this file?</span>
+          <button
+            type="button"
+            className="rounded bg-red-600 px-2 py-0.5 font-semibold text-white hover:bg-red-500"
+            onClick={() => {
+              setConfirming(false);
+              actions.onDelete(file);
+            }}
+          >
+            Delete
+          </button>
+          <button type="button" className="rounded border border-gray-600 px-2 py-0.5 text-gray-300 hover:text-white" onClick={() => setConfirming(false)}>
+            Cancel
+          </button>
+        </div>
+      )}
+    </li>
+  );
+}
+
+/** The list, or SPEC.md's loading, failure or empty text in its place. */
+export function FileRows({ files, state, emptyText, actions }: { files: FileEntry[]; state: 'loading' | 'failed' | 'ready'; emptyText: string; actions: FileActions }) {
+  if (state === 'loading') return <p className="text-sm text-gray-400">{FILE_TEXTS.loadingFiles}</p>;
+  if (state === 'failed') return <p className="text-sm text-red-400">{FILE_TEXTS.fetchFailed}</p>;
+  if (files.length === 0) return <p className="text-sm text-gray-500">{emptyText}</p>;
+  return (
+    <ul className="space-y-1.5">
+      {files.map((file) => (
+        <FileRow key={file.id} file={file} actions={actions} />
+      ))}
+    </ul>
+  );
+}
