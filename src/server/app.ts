@@ -38,6 +38,7 @@ import type { MarketDataProvider } from './market/types.ts';
 import { alertRoutes } from './alerts/routes.ts';
 import { createAlertBus, type AlertBus } from './alerts/bus.ts';
 import { alertStreamRoutes, alertTestHookRoutes } from './alerts/stream.ts';
+import { aiRouteOptions, aiRoutes } from './ai/routes.ts';
 import { fileRoutes, sheetRoutes } from './files/routes.ts';
 import { createSheetNameReader, type GoogleSheetsLocation } from './files/sheets.ts';
 import { createFileStorage, type FileStorage } from './files/storage.ts';
@@ -192,6 +193,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
       [marketRoutes, { quotes, db: database.db }],
       [alertRoutes, { db: database.db }],
       [alertStreamRoutes, { db: database.db, bus: alertBus }],
+      [aiRoutes, aiRouteOptions(services, app.log)],
       [fileRoutes, { db: database.db, storage: fileStorage, maxUploadBytes: config.UPLOAD_MAX_MB * 1024 * 1024 }],
       [sheetRoutes, { db: database.db, reader: createSheetNameReader({ apiKey: config.GOOGLE_API_KEY, location: options.googleSheets, log: app.log }) }],
       ...(config.TEST_HOOKS ? [[alertTestHookRoutes, { db: database.db, bus: alertBus }] as [typeof alertTestHookRoutes, object]] : []),

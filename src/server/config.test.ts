@@ -31,9 +31,21 @@ describe('loadConfig', () => {
     [{ STRIPE_SECRET_KEY: 'sk_test_1' }, 'STRIPE_WEBHOOK_SECRET'],
     [{ S3_BUCKET: 'uploads' }, 'S3_ACCESS_KEY_ID'],
     [{ AUTH_SECRET: 'short' }, 'AUTH_SECRET'],
+    [{ LLM_BASE_URL: 'http://127.0.0.1:11434/v1' }, 'LLM_MODEL'],
+    [{ AI_RATE_LIMIT_PER_MINUTE: '0' }, 'AI_RATE_LIMIT_PER_MINUTE'],
+    [{ AI_FILE_MAX_ROWS: 'many' }, 'AI_FILE_MAX_ROWS'],
   ])('rejects %o naming %s', (env, variable) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(variable);
+  });
+
+  it('uses the built-in analyst unless an LLM endpoint is configured, with the AI limits', () => {
+    const builtin = loadConfig({});
+    expect(builtin.embedded).toContain('AI assistant: built-in analyst (no LLM)');
+    expect([builtin.AI_RATE_LIMIT_PER_MINUTE, builtin.AI_FILE_MAX_MB, builtin.AI_FILE_MAX_ROWS]).toEqual([20, 10, 50_000]);
+    const llm = loadConfig({ LLM_BASE_URL: 'http://127.0.0.1:11434/v1', LLM_MODEL: 'llama3.1', AI_FILE_MAX_MB: '2.5' });
+    expect(llm.embedded).not.toContain('AI assistant: built-in analyst (no LLM)');
+    expect(llm.AI_FILE_MAX_MB).toBe(2.5);
   });
 
   it('treats empty strings as unset', () => {

@@ -41,6 +41,10 @@ const envSchema = z.object({
   LLM_BASE_URL: z.preprocess(emptyToUndefined, optionalUrl),
   LLM_API_KEY: z.preprocess(emptyToUndefined, z.string().optional()),
   LLM_MODEL: z.preprocess(emptyToUndefined, z.string().optional()),
+  /** AI assistant: chat and prompt calls a user may make per minute, and the attached-file limits. */
+  AI_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(10_000).default(20),
+  AI_FILE_MAX_MB: z.coerce.number().positive().max(1024).default(10),
+  AI_FILE_MAX_ROWS: z.coerce.number().int().min(10).max(10_000_000).default(50_000),
 
   S3_ENDPOINT: z.preprocess(emptyToUndefined, optionalUrl),
   S3_BUCKET: z.preprocess(emptyToUndefined, z.string().optional()),
@@ -88,6 +92,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (values.STRIPE_SECRET_KEY && !values.STRIPE_WEBHOOK_SECRET) {
     throw new ConfigError('Invalid configuration:\n  STRIPE_WEBHOOK_SECRET: required when STRIPE_SECRET_KEY is set');
   }
+  if (values.LLM_BASE_URL && !values.LLM_MODEL) {
+    throw new ConfigError('Invalid configuration:\n  LLM_MODEL: required when LLM_BASE_URL is set (e.g. gpt-4o-mini, llama3.1)');
+  }
 
   const host = values.HOST === '0.0.0.0' || values.HOST === '::' ? '127.0.0.1' : values.HOST;
   const publicUrl = (values.PUBLIC_URL ?? `http://${host}:${values.PORT}`).replace(/\/$/, '');
@@ -95,6 +102,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (!values.DATABASE_URL) embedded.push('database: PGlite in DATA_DIR/db');
   if (!values.SMTP_URL) embedded.push('e-mail: outbox (links printed to this log)');
   if (!values.STRIPE_SECRET_KEY) embedded.push('payments: built-in TEST MODE checkout');
+  if (!values.LLM_BASE_URL) embedded.push('AI assistant: built-in analyst (no LLM)');
   if (values.MARKET_DATA !== 'coinbase') embedded.push(`market data: ${values.MARKET_DATA === 'demo' ? 'demo feed' : 'Coinbase, demo feed when unreachable'}`);
   if (!values.REDIS_URL) embedded.push('rate limits and live fan-out: in-process');
   if (!values.S3_BUCKET) embedded.push('file storage: DATA_DIR/uploads');

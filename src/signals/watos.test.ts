@@ -47,6 +47,15 @@ describe('WATOS signals on constructed series', () => {
     expect(surge.description).toMatch(/^Volume \d+\.\dσ above its 20-bar average on a rising bar$/);
   });
 
+  it('states the measured volume z-score when there is no surge', () => {
+    const closes = Array.from({ length: 60 }, (_, index) => 100 + Math.sin(index) * 0.5);
+    const volumes = closes.map((_, index) => 100 + (index % 7) * 3);
+    const quiet = watosSignals(candleSeries(bars(closes, volumes))).find((signal) => signal.id === 'watos1')!;
+    expect(quiet.active).toBe(false);
+    expect(quiet.value).not.toBeNull();
+    expect(quiet.description).toMatch(/^Volume -?\d+\.\dσ from its 20-bar average: no surge$/);
+  });
+
   it('sees a golden cross of the 50 and 200 bar averages', () => {
     const closes = [...Array.from({ length: 230 }, (_, index) => 200 - index * 0.3), ...Array.from({ length: 120 }, (_, index) => 131 + index * 1.2)];
     const history = watosHistory(candleSeries(bars(closes)));

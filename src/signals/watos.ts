@@ -73,11 +73,9 @@ export function watosHistory(series: CandleSeries): WatosHistory {
   for (let index = 0; index < length; index += 1) {
     const typical = range14[index];
 
-    // watos1 Volume Surge
-    if (volumeZ[index] >= 2) {
-      states.watos1[index] = close[index] >= open[index] ? 1 : -1;
-      measured.watos1[index] = volumeZ[index];
-    }
+    // watos1 Volume Surge (the z-score is kept without a surge too: the inactive tile states it)
+    if (Number.isFinite(volumeZ[index])) measured.watos1[index] = volumeZ[index];
+    if (volumeZ[index] >= 2) states.watos1[index] = close[index] >= open[index] ? 1 : -1;
 
     // watos2 Price Momentum
     if (Number.isFinite(change10[index]) && typical > 0) {

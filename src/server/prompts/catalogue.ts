@@ -1,7 +1,9 @@
 // The seeded prompt catalogue: ready-made analysis requests by category. {symbol} and
 // {timeframe} are filled from the Prompt Catalog's selections; the options prompts work on
 // the attached option chain instead.
-export const OPTIONS_CATEGORY = 'Options & Derivatives Analysis';
+import { OPTIONS_CATEGORY } from '../../shared/schemas/chat.ts';
+
+export { OPTIONS_CATEGORY };
 
 export interface CataloguePrompt {
   id: string;

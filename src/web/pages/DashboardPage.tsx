@@ -6,6 +6,8 @@ import { RequireSubscription } from '../auth/guards.tsx';
 import { AlertLog } from '../dashboard/alerts/AlertLog.tsx';
 import { WatchlistAlerts } from '../dashboard/alerts/WatchlistAlerts.tsx';
 import { ChartArea, type ChartSource } from '../dashboard/chart/ChartArea.tsx';
+import { AiSection } from '../dashboard/chat/AiSection.tsx';
+import { AssistantProvider } from '../dashboard/chat/AssistantProvider.tsx';
 import { MyStuff } from '../dashboard/files/MyStuff.tsx';
 import { ExchangeView } from '../dashboard/market/ExchangeView.tsx';
 import { GuidedTour } from '../dashboard/tour/GuidedTour.tsx';
@@ -13,16 +15,6 @@ import { ChartWatchlist } from '../dashboard/watchlist/ChartWatchlist.tsx';
 import { useChartWatchlist } from '../dashboard/watchlist/useChartWatchlist.ts';
 import { useNotify } from '../ui/Notifications.tsx';
 import { TopNav } from '../ui/TopNav.tsx';
-
-/** A panel whose feature has not shipped yet: its title and an honest line, nothing invented. */
-function UpcomingPanel({ title, className = '', tour }: { title: string; className?: string; tour: string }) {
-  return (
-    <section className={`flex flex-col rounded-lg bg-gray-900 p-3 ${className}`} aria-label={title} data-tour={tour}>
-      <h2 className="text-lg font-semibold text-white">{title}</h2>
-      <p className="mt-2 text-sm text-gray-500">This panel is not available yet.</p>
-    </section>
-  );
-}
 
 function Dashboard() {
   const notify = useNotify();
@@ -46,10 +38,7 @@ function Dashboard() {
               exchangeView={(active) => <ExchangeView active={active} chartSymbol={chartSymbol} onChartSymbol={setChartSymbol} />}
             />
           </div>
-          <div className="grid h-auto gap-4 md:h-[700px] md:grid-cols-2" data-tour="ai-section">
-            <UpcomingPanel title="AI Assistant" className="h-[500px] md:h-auto" tour="chat" />
-            <UpcomingPanel title="Prompt Catalog" tour="prompt-catalog" />
-          </div>
+          <AiSection />
           <MyStuff />
         </>,
         'lg:col-span-3',
@@ -81,7 +70,9 @@ export function DashboardPage() {
     <RequireSubscription>
       <div className="min-h-screen">
         <TopNav />
-        <Dashboard />
+        <AssistantProvider>
+          <Dashboard />
+        </AssistantProvider>
       </div>
     </RequireSubscription>
   );

@@ -1,0 +1,340 @@
+// The assistant's HTTP API (all inside the dashboard scope: 401/403 without a subscription):
+// - POST /api/chat (multipart: messages JSON, optional conversation_id, optional file): the
+//   answer as an AI SDK UI message stream over server-sent events; the user message is saved
+//   on receipt and the answer when complete (both dropped again if the answer fails).
+// - GET/POST /api/conversations, GET/DELETE /api/conversations/{id}: saved conversations.
+// - GET /api/watos/{symbol}: the WATOS grid card's data from the signals engine.
+// - POST /external-api/prompt (SPEC.md: multipart prompt + optional file): {response}.
+// Chat and prompt calls share one per-user rate limit (Redis-backed when configured).
+import rateLimit from '@fastify/rate-limit';
+import type { MultipartFile } from '@fastify/multipart';
+import type { UIMessageChunk } from 'ai';
+import type { FastifyBaseLogger, FastifyInstance, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { Redis } from 'ioredis';
+import { z } from 'zod';
+import {
+  chatMessagesField,
+  conversationIdField,
+  CONVERSATION_HEADER,
+  NO_RESPONSE_CONTENT,
+  promptField,
+  type ChatTurn,
+  type PromptResponse,
+  type WatosCard,
+} from '../../shared/schemas/chat.ts';
+import type { AppServices } from '../app.ts';
+import type { Config } from '../config.ts';
+import type { Database } from '../db/client.ts';
+import { StoredObjectMissingError } from '../files/storage.ts';
+import { HttpError } from '../http/errors.ts';
+import type { MarketDataProvider, MarketSource } from '../market/types.ts';
+import { collectAnswer, type Assistant } from './assistant.ts';
+import { createBuiltinAnalyst } from './builtinAnalyst.ts';
+import { appendMessage, createConversation, deleteConversation, deleteMessage, findConversation, listConversations, loadConversation, retitleIfNew, titleOf } from './conversations.ts';
+import type { FileAnalysis } from './fileAnalysis.ts';
+import { createLlmAssistant } from './llm.ts';
+import { plainTicker, resolveProduct } from './symbols.ts';
+import { analyseUpload, createMarketTools, formatMegabytes, ToolError, type FileLimits, type MarketTools, type StoredFileReader } from './tools.ts';
+
+export interface AiServices {
+  tools: MarketTools;
+  assistant: Assistant;
+}
+
+/** The LLM when LLM_BASE_URL is set, the built-in analyst otherwise. */
+export function createAiServices(options: {
+  config: Config;
+  market: { coinbase: MarketDataProvider; demo: MarketDataProvider };
+  currentSource: () => MarketSource;
+  db: Database;
+  log?: FastifyBaseLogger;
+  readStoredFile?: StoredFileReader;
+}): AiServices {
+  const { config } = options;
+  const tools = createMarketTools({
+    mode: config.MARKET_DATA,
+    market: options.market,
+    currentSource: options.currentSource,
+    db: options.db,
+    fileLimits: fileLimitsOf(config),
+    readStoredFile: options.readStoredFile,
+  });
+  const assistant =
+    config.LLM_BASE_URL && config.LLM_MODEL
+      ? createLlmAssistant({ baseURL: config.LLM_BASE_URL, apiKey: config.LLM_API_KEY, model: config.LLM_MODEL, tools, log: options.log })
+      : createBuiltinAnalyst({ tools });
+  return { tools, assistant };
+}
+
+export function fileLimitsOf(config: Config): FileLimits {
+  return { maxBytes: config.AI_FILE_MAX_MB * 1024 * 1024, maxRows: config.AI_FILE_MAX_ROWS };
+}
+
+export interface AiRouteOptions {
+  db: Database;
+  ai: AiServices;
+  fileLimits: FileLimits;
+  rateLimit: { max: number; windowMs: number };
+  redis?: Redis;
+}
+
+/** Everything aiRoutes needs, built from the app's services (LLM or built-in analyst by config). */
+export function aiRouteOptions(services: AppServices, log?: FastifyBaseLogger): AiRouteOptions {
+  const { config, fileStorage } = services;
+  const fileLimits = fileLimitsOf(config);
+  const readStoredFile: StoredFileReader = async ({ storageKey }) => {
+    let stream;
+    try {
+      stream = await fileStorage.get(storageKey);
+    } catch (error) {
+      if (error instanceof StoredObjectMissingError) throw new ToolError('The file is listed but its content is missing from storage.');
+      throw error;
+    }
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for await (const chunk of stream) {
+      total += (chunk as Buffer).length;
+      if (total > fileLimits.maxBytes) {
+        stream.destroy();
+        throw new ToolError(`The file is larger than ${formatMegabytes(fileLimits.maxBytes)}, the largest the assistant analyses.`);
+      }
+      chunks.push(chunk as Buffer);
+    }
+    return Buffer.concat(chunks);
+  };
+  return {
+    db: services.database.db,
+    ai: createAiServices({ config, market: services.market, currentSource: services.quotes.currentSource, db: services.database.db, log, readStoredFile }),
+    fileLimits,
+    rateLimit: { max: config.AI_RATE_LIMIT_PER_MINUTE, windowMs: 60_000 },
+    redis: services.redis,
+  };
+}
+
+interface LimitResult {
+  isAllowed: boolean;
+  isExceeded?: boolean;
+  ttl?: number;
+}
+
+function waitText(ms: number): string {
+  const seconds = Math.max(1, Math.ceil(ms / 1000));
+  return seconds >= 90 ? `${Math.ceil(seconds / 60)} minutes` : `${seconds} second${seconds === 1 ? '' : 's'}`;
+}
+
+interface MultipartInput {
+  fields: Record<string, string>;
+  file: { filename: string; data: Buffer } | null;
+}
+
+/** Reads a multipart body: text fields and at most one file, within the assistant's file limit. */
+async function readMultipart(request: FastifyRequest, limits: FileLimits, expected: string): Promise<MultipartInput> {
+  if (!request.isMultipart()) throw new HttpError(400, `Send the request as multipart/form-data with ${expected}.`);
+  const fields: Record<string, string> = {};
+  let file: MultipartInput['file'] = null;
+  try {
+    for await (const part of request.parts({ limits: { fileSize: limits.maxBytes, files: 1, fields: 10, fieldSize: 1024 * 1024, parts: 12 } })) {
+      if (part.type === 'file') {
+        const upload = part as MultipartFile;
+        const data = await upload.toBuffer();
+        if (upload.filename) file = { filename: upload.filename, data };
+      } else {
+        if (part.valueTruncated) throw new HttpError(400, `The ${part.fieldname} field is too long.`);
+        fields[part.fieldname] = String(part.value);
+      }
+    }
+  } catch (error) {
+    if (error instanceof HttpError) throw error;
+    const { code, statusCode } = error as { code?: string; statusCode?: number };
+    if (code === 'FST_REQ_FILE_TOO_LARGE') throw new HttpError(413, `The file is larger than ${formatMegabytes(limits.maxBytes)}, the largest the assistant analyses.`);
+    if (code === 'FST_FILES_LIMIT') throw new HttpError(400, 'Attach one file at a time.');
+    if (code === 'FST_PARTS_LIMIT' || code === 'FST_FIELDS_LIMIT') throw new HttpError(400, 'The request has too many fields.');
+    if (statusCode !== undefined && statusCode >= 400 && statusCode < 500) throw error;
+    // Anything else while reading the body is a malformed form (no boundary, a cut-off part).
+    throw new HttpError(400, `The form could not be read: send it as multipart/form-data with ${expected}.`);
+  }
+  return { fields, file };
+}
+
+async function analyseAttachment(file: MultipartInput['file'], limits: FileLimits): Promise<FileAnalysis | null> {
+  if (!file) return null;
+  try {
+    return await analyseUpload(file.filename, file.data, limits);
+  } catch (error) {
+    if (error instanceof ToolError) throw new HttpError(400, error.message);
+    throw error;
+  }
+}
+
+function parseField<T>(schema: z.ZodType<T>, value: unknown, name: string): T {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw new HttpError(400, parsed.error.issues.map((issue) => issue.message).join('; ') || `${name} is invalid`);
+  return parsed.data;
+}
+
+function parseMessages(raw: string | undefined): ChatTurn[] {
+  if (raw === undefined) throw new HttpError(400, 'messages is required: a JSON list of {role, content} ending with the user message.');
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    throw new HttpError(400, 'messages must be a JSON list of {role, content}.');
+  }
+  return parseField(chatMessagesField, value, 'messages');
+}
+
+/** The conversation to save into: the given one (the trader's own) or a new one. */
+async function conversationFor(db: Database, userId: string, rawId: string | undefined, firstQuestion: string): Promise<{ id: string; created: boolean }> {
+  if (rawId) {
+    const id = parseField(conversationIdField, rawId, 'conversation_id');
+    if (!(await findConversation(db, userId, id))) throw new HttpError(404, 'Conversation not found');
+    await retitleIfNew(db, id, firstQuestion);
+    return { id, created: false };
+  }
+  const created = await createConversation(db, userId, titleOf(firstQuestion));
+  return { id: created.id, created: true };
+}
+
+const HEARTBEAT_MS = 15_000;
+
+const sse = (chunk: UIMessageChunk | '[DONE]') => `data: ${chunk === '[DONE]' ? chunk : JSON.stringify(chunk)}\n\n`;
+
+export async function aiRoutes(app: FastifyInstance, options: AiRouteOptions): Promise<void> {
+  const { db, ai, fileLimits } = options;
+  const routes = app.withTypeProvider<ZodTypeProvider>();
+
+  await app.register(rateLimit, { global: false, redis: options.redis, nameSpace: 'watos-ai-', skipOnError: false });
+  const perUser = app.createRateLimit({
+    max: options.rateLimit.max,
+    timeWindow: options.rateLimit.windowMs,
+    keyGenerator: (request) => `user:${request.user?.id ?? request.ip}`,
+  }) as (request: FastifyRequest) => Promise<LimitResult>;
+  const limitPerUser: preHandlerAsyncHookHandler = async (request, reply) => {
+    const result = await perUser(request);
+    if (!result.isAllowed && result.isExceeded) {
+      const ttl = result.ttl ?? options.rateLimit.windowMs;
+      reply.header('retry-after', Math.ceil(ttl / 1000));
+      throw new HttpError(429, `Too many requests. Please wait ${waitText(ttl)} and try again.`);
+    }
+  };
+
+  const idParams = z.object({ id: conversationIdField });
+
+  routes.get('/api/conversations', async (request) => ({ conversations: await listConversations(db, request.user!.id) }));
+
+  routes.post('/api/conversations', async (request) => {
+    const created = await createConversation(db, request.user!.id);
+    return { conversation: { ...created, messages: [] } };
+  });
+
+  routes.get('/api/conversations/:id', { schema: { params: idParams } }, async (request) => {
+    const conversation = await loadConversation(db, request.user!.id, request.params.id);
+    if (!conversation) throw new HttpError(404, 'Conversation not found');
+    return { conversation };
+  });
+
+  routes.delete('/api/conversations/:id', { schema: { params: idParams } }, async (request) => {
+    if (!(await deleteConversation(db, request.user!.id, request.params.id))) throw new HttpError(404, 'Conversation not found');
+    return { success: true };
+  });
+
+  routes.get(
+    '/api/watos/:symbol',
+    { schema: { params: z.object({ symbol: z.string().regex(/^[A-Za-z0-9:._/-]{1,30}$/, 'symbol may only contain letters, digits and : . _ / -') }) } },
+    async (request, reply): Promise<WatosCard> => {
+      reply.header('Cache-Control', 'private, max-age=30');
+      const symbol = plainTicker(request.params.symbol);
+      if (!resolveProduct(request.params.symbol)) return { available: false, symbol, message: `No market data for ${symbol}` };
+      try {
+        return await ai.tools.watos(request.params.symbol, '1h');
+      } catch (error) {
+        if (error instanceof ToolError) return { available: false, symbol, message: error.message };
+        throw error;
+      }
+    },
+  );
+
+  routes.post('/api/chat', { preHandler: limitPerUser }, async (request, reply) => {
+    const userId = request.user!.id;
+    const { fields, file } = await readMultipart(request, fileLimits, 'a messages field and an optional file');
+    const messages = parseMessages(fields.messages);
+    const analysis = await analyseAttachment(file, fileLimits);
+    const question = messages.at(-1)!.content;
+    const conversation = await conversationFor(db, userId, fields.conversation_id, question);
+    const userMessageId = await appendMessage(db, conversation.id, { role: 'user', content: question, attachmentName: file?.filename ?? null });
+
+    const abort = new AbortController();
+    reply.hijack();
+    const raw = reply.raw;
+    raw.on('close', () => {
+      if (!raw.writableFinished) abort.abort();
+    });
+    raw.writeHead(200, {
+      'Content-Type': 'text/event-stream; charset=utf-8',
+      'Cache-Control': 'no-cache, no-transform',
+      Connection: 'keep-alive',
+      'X-Accel-Buffering': 'no',
+      'x-vercel-ai-ui-message-stream': 'v1',
+      [CONVERSATION_HEADER]: conversation.id,
+    });
+
+    // An LLM's tool round trips can leave the stream quiet for a while: proxies must not drop it.
+    const heartbeat = setInterval(() => {
+      if (!raw.writableEnded) raw.write(': keep-alive\n\n');
+    }, HEARTBEAT_MS);
+    let text = '';
+    let failed = false;
+    try {
+      for await (const chunk of ai.assistant.respond({ messages, file: analysis, userId, signal: abort.signal })) {
+        if (chunk.type === 'text-delta') text += chunk.delta;
+        if (chunk.type === 'error' || chunk.type === 'abort') failed = true;
+        if (chunk.type === 'finish' && text.trim() === '' && !failed) {
+          // A model that stopped without a word still gets SPEC.md's fallback text.
+          text = NO_RESPONSE_CONTENT;
+          raw.write(sse({ type: 'text-start', id: 'fallback' }) + sse({ type: 'text-delta', id: 'fallback', delta: text }) + sse({ type: 'text-end', id: 'fallback' }));
+        }
+        if (!abort.signal.aborted) raw.write(sse(chunk));
+      }
+    } catch (error) {
+      failed = true;
+      request.log.error({ err: error }, 'assistant stream failed');
+      if (!abort.signal.aborted) raw.write(sse({ type: 'error', errorText: 'The assistant failed to answer. Please try again.' }));
+    } finally {
+      clearInterval(heartbeat);
+    }
+    try {
+      if (failed || abort.signal.aborted) {
+        // The trader keeps the message in the input box and sends it again: drop it here.
+        await deleteMessage(db, userMessageId);
+        if (conversation.created) await deleteConversation(db, userId, conversation.id);
+      } else {
+        await appendMessage(db, conversation.id, { role: 'assistant', content: text });
+      }
+    } catch (error) {
+      request.log.error({ err: error }, 'saving the conversation failed');
+    }
+    if (!raw.writableEnded) raw.end(sse('[DONE]'));
+  });
+
+  routes.post('/external-api/prompt', { preHandler: limitPerUser }, async (request, reply): Promise<PromptResponse> => {
+    const userId = request.user!.id;
+    const { fields, file } = await readMultipart(request, fileLimits, 'a prompt field and an optional file');
+    const prompt = parseField(promptField, fields.prompt, 'prompt');
+    const analysis = await analyseAttachment(file, fileLimits);
+    const abort = new AbortController();
+    reply.raw.on('close', () => {
+      if (!reply.raw.writableFinished) abort.abort();
+    });
+    const { text, error } = await collectAnswer(ai.assistant.respond({ messages: [{ role: 'user', content: prompt }], file: analysis, userId, signal: abort.signal }));
+    if (error) throw new HttpError(502, error);
+    const response = text.trim() === '' ? NO_RESPONSE_CONTENT : text;
+
+    // Saved like a chat exchange, so the Prompt Catalog's messages come back on reload too.
+    const question = file ? `${prompt} [${file.filename}]` : prompt;
+    const conversation = await conversationFor(db, userId, fields.conversation_id, question);
+    await appendMessage(db, conversation.id, { role: 'user', content: question, attachmentName: file?.filename ?? null });
+    await appendMessage(db, conversation.id, { role: 'assistant', content: response });
+    return { response, conversation_id: conversation.id };
+  });
+}

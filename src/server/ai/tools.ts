@@ -1,0 +1,507 @@
+// The assistant's tools over our own data, shared by the built-in analyst and the LLM: the
+// current quote, a candle summary (trend, momentum, volatility, levels), the WATOS signals
+// with their measured odds, recent alerts with filters, the trader's watchlists, and the
+// trader's stored files. Every figure comes from the market provider, the signals engine or
+// the database, with its source ('coinbase' or 'demo') so demo data is always labelled.
+// Expected failures ("no market data for AAPL") are ToolErrors with the text to show.
+import { and, desc, eq, gte, isNull, lte, or, type SQL } from 'drizzle-orm';
+import { ALERT_LOG_MAX_CAP, ALERT_TYPES, TIMEFRAMES, type CryptoSymbol, type Timeframe } from '../../shared/constants.ts';
+import { alertDisplayType, formatAlertTimestamp, type AlertDisplayType, type AlertRecord } from '../../shared/alertDisplay.ts';
+import type { WatosCard } from '../../shared/schemas/chat.ts';
+import { candleSeries, type CandleSeries } from '../../signals/candles.ts';
+import { atr, rsi, sma, supportResistance, swingPoints, volumeZScore } from '../../signals/indicators.ts';
+import { watosOdds } from '../../signals/watosOdds.ts';
+import { queryAlerts } from '../alerts/store.ts';
+import type { Database } from '../db/client.ts';
+import { alerts, files } from '../db/schema.ts';
+import { readTables, spreadsheetKindOf, TableReadError } from '../files/tableReader.ts';
+import { UnsafeArchiveError } from '../files/zipGuard.ts';
+import type { CandleRow, Granularity, MarketDataProvider, MarketSource, Quote } from '../market/types.ts';
+import { loadWatchlist } from '../watchlists/routes.ts';
+import { analyseFile, type FileAnalysis } from './fileAnalysis.ts';
+import { plainTicker, resolveProduct } from './symbols.ts';
+
+export class ToolError extends Error {}
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+
+/** Timeframes we can build from the provider's candles, with the odds horizon in bars (about a day, an hour for minute charts). */
+export const ANALYSIS_TIMEFRAMES = {
+  '1m': { ms: 60_000, base: 60, horizon: 60 },
+  '5m': { ms: 5 * 60_000, base: 60, horizon: 12 },
+  '15m': { ms: 15 * 60_000, base: 60, horizon: 16 },
+  '1h': { ms: HOUR, base: 3600, horizon: 24 },
+  '4h': { ms: 4 * HOUR, base: 3600, horizon: 6 },
+  '8h': { ms: 8 * HOUR, base: 3600, horizon: 3 },
+  '12h': { ms: 12 * HOUR, base: 3600, horizon: 2 },
+  D: { ms: DAY, base: 3600, horizon: 1 },
+} as const satisfies Partial<Record<Timeframe, { ms: number; base: Granularity; horizon: number }>>;
+export type AnalysisTimeframe = keyof typeof ANALYSIS_TIMEFRAMES;
+
+/** History loaded per base granularity: 60 days of hourly bars, 2 days of one-minute bars. */
+const HISTORY_MS: Record<Granularity, number> = { 3600: 60 * DAY, 60: 2 * DAY };
+
+export function noMarketData(symbol: string): string {
+  return `No market data for ${symbol}: this app has data only for the 28 Coinbase crypto products (BTC, ETH, SOL, XRP and others), not for stocks or futures. I will not guess a price.`;
+}
+
+export function asAnalysisTimeframe(timeframe: string | null | undefined): AnalysisTimeframe {
+  const value = timeframe ?? '1h';
+  if (value in ANALYSIS_TIMEFRAMES) return value as AnalysisTimeframe;
+  if ((TIMEFRAMES as readonly string[]).includes(value)) {
+    throw new ToolError(`The ${value} timeframe needs more history than the 60 days of hourly candles available here; ask for D (daily) or a shorter timeframe.`);
+  }
+  throw new ToolError(`Unknown timeframe '${value}'. Use one of ${Object.keys(ANALYSIS_TIMEFRAMES).join(', ')}.`);
+}
+
+export function productOrError(symbol: string): CryptoSymbol {
+  const product = resolveProduct(symbol);
+  if (!product) throw new ToolError(noMarketData(plainTicker(symbol) || symbol));
+  return product;
+}
+
+export interface QuoteFact {
+  productId: string;
+  spot: number;
+  buy: number;
+  sell: number;
+  spreadPercent: number;
+  at: string;
+  source: MarketSource;
+}
+
+export interface CandleSummary {
+  productId: string;
+  timeframe: AnalysisTimeframe;
+  source: MarketSource;
+  bars: number;
+  /** Open time of the first bar and close time of the last bar (ISO, UTC). */
+  from: string;
+  to: string;
+  lastClose: number;
+  /** Close-to-close change over the periods the history covers, in percent. */
+  changes: Array<{ period: '24h' | '7d' | '30d'; percent: number }>;
+  range24h: { high: number; low: number } | null;
+  rangeAll: { high: number; low: number };
+  sma: { sma20: number | null; sma50: number | null; sma200: number | null };
+  /** Close against SMA 50 and 200: 'uptrend' (close > 50 > 200), 'downtrend' (close < 50 < 200), else 'mixed'. */
+  trend: 'uptrend' | 'downtrend' | 'mixed' | null;
+  rsi14: number | null;
+  atr14: number | null;
+  atrPercent: number | null;
+  /** ATR(14) against its own 50-bar average. */
+  atrRatio: number | null;
+  volumeZ: number | null;
+  support: { price: number; touches: number } | null;
+  resistance: { price: number; touches: number } | null;
+}
+
+export interface AlertFilter {
+  symbol?: string;
+  alertType?: (typeof ALERT_TYPES)[number];
+  since: Date;
+  until?: Date;
+  /** How many of the latest alerts to list (counts always cover the whole window). */
+  latest?: number;
+}
+
+export interface AlertsFact {
+  from: string;
+  to: string;
+  symbol: string | null;
+  alertType: string | null;
+  total: number;
+  /** True when more alerts matched than were counted (the counts cover the newest ones). */
+  capped: boolean;
+  byType: Array<{ alertType: string; count: number }>;
+  byTicker: Array<{ ticker: string; count: number }>;
+  byDisplay: Record<AlertDisplayType, number>;
+  /** How many of them the demo feed produced (labelled as demo data). */
+  demo: number;
+  latest: AlertRecord[];
+}
+
+export interface WatchlistFact {
+  alerts: string[];
+  chart: string[];
+  /** Symbols from both lists we have market data for, as products. */
+  tracked: Array<{ symbol: string; productId: CryptoSymbol }>;
+  untracked: string[];
+}
+
+export interface StoredFileEntry {
+  id: string;
+  name: string;
+  size: number;
+  uploadedAt: string;
+  public: boolean;
+}
+
+/** Reads a stored file's bytes (My Stuff's storage: disk or S3). */
+export type StoredFileReader = (file: { id: string; storageKey: string }) => Promise<Buffer>;
+
+export interface FileLimits {
+  maxBytes: number;
+  maxRows: number;
+}
+
+export interface MarketToolsOptions {
+  mode: 'auto' | 'coinbase' | 'demo';
+  market: { coinbase: MarketDataProvider; demo: MarketDataProvider };
+  /** Which provider answers right now (the quote service knows about outages). */
+  currentSource: () => MarketSource;
+  db: Database;
+  fileLimits: FileLimits;
+  readStoredFile?: StoredFileReader;
+  now?: () => number;
+  /** How long candles and quotes are reused, in ms. */
+  cacheMs?: { candles: number; quotes: number };
+}
+
+interface Loaded<T> {
+  at: number;
+  value: Promise<T>;
+}
+
+/** Candles grouped into `ms` buckets (UTC-aligned); an incomplete last bucket is dropped. */
+export function aggregateCandles(rows: CandleRow[], baseMs: number, ms: number): CandleRow[] {
+  if (ms === baseMs) return rows;
+  const result: CandleRow[] = [];
+  for (const bar of rows) {
+    const bucket = Math.floor(bar.time / ms) * ms;
+    const last = result.at(-1);
+    if (last && last.time === bucket) {
+      last.high = Math.max(last.high, bar.high);
+      last.low = Math.min(last.low, bar.low);
+      last.close = bar.close;
+      last.volume += bar.volume;
+    } else {
+      result.push({ ...bar, time: bucket });
+    }
+  }
+  const lastBase = rows.at(-1);
+  const lastBucket = result.at(-1);
+  if (lastBase && lastBucket && lastBase.time + baseMs < lastBucket.time + ms) result.pop();
+  return result;
+}
+
+const finite = (value: number | undefined) => (value !== undefined && Number.isFinite(value) ? value : null);
+
+export function summariseCandles(series: CandleSeries, productId: string, timeframe: AnalysisTimeframe, source: MarketSource): CandleSummary {
+  const { ms } = ANALYSIS_TIMEFRAMES[timeframe];
+  const last = series.length - 1;
+  const { close, high, low } = series;
+  const changes: CandleSummary['changes'] = [];
+  for (const [period, span] of [['24h', DAY], ['7d', 7 * DAY], ['30d', 30 * DAY]] as const) {
+    const bars = Math.round(span / ms);
+    if (bars >= 1 && last - bars >= 0) changes.push({ period, percent: (close[last] / close[last - bars] - 1) * 100 });
+  }
+  const dayBars = Math.round(DAY / ms);
+  const rangeOf = (from: number) => {
+    let top = -Infinity;
+    let bottom = Infinity;
+    for (let index = from; index <= last; index += 1) {
+      top = Math.max(top, high[index]);
+      bottom = Math.min(bottom, low[index]);
+    }
+    return { high: top, low: bottom };
+  };
+  const sma20 = finite(sma(close, 20)[last]);
+  const sma50 = finite(sma(close, 50)[last]);
+  const sma200 = finite(sma(close, 200)[last]);
+  const price = close[last];
+  let trend: CandleSummary['trend'] = null;
+  if (sma50 !== null && sma200 !== null) trend = price > sma50 && sma50 > sma200 ? 'uptrend' : price < sma50 && sma50 < sma200 ? 'downtrend' : 'mixed';
+  const range = atr(high, low, close, 14);
+  const atr14 = finite(range[last]);
+  const rangeAverage = sma(range.map((value) => (Number.isFinite(value) ? value : 0)), 50);
+  const atrRatio = atr14 !== null && last >= 63 && rangeAverage[last] > 0 ? atr14 / rangeAverage[last] : null;
+  let support: CandleSummary['support'] = null;
+  let resistance: CandleSummary['resistance'] = null;
+  if (atr14 !== null) {
+    const levels = supportResistance(high, low, close, swingPoints(high, low, 3), last, 200, atr14 * 0.5);
+    const nearest = (kind: 'support' | 'resistance') => levels.find((level) => level.kind === kind);
+    const s = nearest('support');
+    const r = nearest('resistance');
+    support = s ? { price: s.price, touches: s.touches } : null;
+    resistance = r ? { price: r.price, touches: r.touches } : null;
+  }
+  return {
+    productId,
+    timeframe,
+    source,
+    bars: series.length,
+    from: new Date(series.time[0]).toISOString(),
+    to: new Date(series.time[last] + ms).toISOString(),
+    lastClose: price,
+    changes,
+    range24h: last + 1 >= dayBars && dayBars > 1 ? rangeOf(last - dayBars + 1) : null,
+    rangeAll: rangeOf(0),
+    sma: { sma20, sma50, sma200 },
+    trend,
+    rsi14: finite(rsi(close, 14)[last]),
+    atr14,
+    atrPercent: atr14 !== null ? (atr14 / price) * 100 : null,
+    atrRatio,
+    volumeZ: finite(volumeZScore(series.volume, 20)[last]),
+    support,
+    resistance,
+  };
+}
+
+export function createMarketTools(options: MarketToolsOptions) {
+  const now = options.now ?? Date.now;
+  const cacheMs = options.cacheMs ?? { candles: 60_000, quotes: 10_000 };
+  const candleCache = new Map<string, Loaded<{ rows: CandleRow[]; source: MarketSource }>>();
+  const quoteCache = new Map<string, Loaded<QuoteFact>>();
+  const watosCache = new Map<string, { key: string; card: WatosCard }>();
+
+  function cached<T>(cache: Map<string, Loaded<T>>, key: string, ttl: number, load: () => Promise<T>): Promise<T> {
+    const hit = cache.get(key);
+    if (hit && now() - hit.at < ttl) return hit.value;
+    const value = load();
+    cache.set(key, { at: now(), value });
+    // A failure is not remembered: the next question tries again.
+    value.catch(() => {
+      if (cache.get(key)?.value === value) cache.delete(key);
+    });
+    return value;
+  }
+
+  /** The provider to ask, and whether auto mode may fall back to the demo feed. */
+  function providers(): Array<{ source: MarketSource; provider: MarketDataProvider }> {
+    const source = options.currentSource();
+    const first = { source, provider: options.market[source] };
+    return options.mode === 'auto' && source === 'coinbase' ? [first, { source: 'demo', provider: options.market.demo }] : [first];
+  }
+
+  async function baseCandles(productId: CryptoSymbol, granularity: Granularity) {
+    return cached(candleCache, `${productId}:${granularity}`, granularity === 60 ? Math.min(cacheMs.candles, 30_000) : cacheMs.candles, async () => {
+      const end = new Date(now());
+      const start = new Date(end.getTime() - HISTORY_MS[granularity]);
+      let lastError: unknown = null;
+      for (const { source, provider } of providers()) {
+        try {
+          const rows = await provider.candles(productId, granularity, start, end);
+          if (rows.length > 0) return { rows, source };
+        } catch (error) {
+          lastError = error;
+        }
+      }
+      throw new ToolError(`Could not load candles for ${productId}${lastError instanceof Error ? `: ${lastError.message}` : ' (the market-data provider returned none)'}.`);
+    });
+  }
+
+  async function series(symbol: string, timeframe: AnalysisTimeframe) {
+    const productId = productOrError(symbol);
+    const { ms, base } = ANALYSIS_TIMEFRAMES[timeframe];
+    const { rows, source } = await baseCandles(productId, base);
+    const bars = candleSeries(aggregateCandles(rows, base * 1000, ms));
+    if (bars.length < 2) throw new ToolError(`Not enough ${timeframe} history for ${productId} yet (${bars.length} bar${bars.length === 1 ? '' : 's'}).`);
+    return { productId, source, series: bars };
+  }
+
+  return {
+    async quote(symbol: string): Promise<QuoteFact> {
+      const productId = productOrError(symbol);
+      return cached(quoteCache, productId, cacheMs.quotes, async () => {
+        let lastError = 'no answer';
+        for (const { source, provider } of providers()) {
+          const result = (await provider.quotes([productId])).get(productId);
+          if (result?.ok) return toQuoteFact(result.quote, source);
+          if (result) lastError = result.error;
+        }
+        throw new ToolError(`Could not get a price for ${productId}: ${lastError}.`);
+      });
+    },
+
+    async candleSummary(symbol: string, timeframe?: string | null): Promise<CandleSummary> {
+      const frame = asAnalysisTimeframe(timeframe);
+      const loaded = await series(symbol, frame);
+      return summariseCandles(loaded.series, loaded.productId, frame, loaded.source);
+    },
+
+    /** The six WATOS signals at the last closed bar with their measured odds (cached per bar). */
+    async watos(symbol: string, timeframe?: string | null): Promise<Extract<WatosCard, { available: true }>> {
+      const frame = asAnalysisTimeframe(timeframe);
+      const loaded = await series(symbol, frame);
+      const { series: bars, productId, source } = loaded;
+      const key = `${source}:${bars.length}:${bars.time[bars.length - 1]}`;
+      const hit = watosCache.get(`${productId}:${frame}`);
+      if (hit?.key === key && hit.card.available) return hit.card;
+      const { horizon } = ANALYSIS_TIMEFRAMES[frame];
+      const report = watosOdds(bars, horizon);
+      const card: Extract<WatosCard, { available: true }> = {
+        available: true,
+        symbol: productId.replace(/-USD$/, ''),
+        productId,
+        source,
+        timeframe: frame,
+        horizonBars: horizon,
+        bars: bars.length,
+        lastBarTime: new Date(bars.time[bars.length - 1]).toISOString(),
+        lastClose: bars.close[bars.length - 1],
+        baseRate: report.baseRate,
+        signals: report.signals.map((signal) => ({
+          id: signal.id,
+          name: signal.name,
+          active: signal.active,
+          direction: signal.direction,
+          strength: signal.strength,
+          description: signal.description,
+          odds: signal.odds,
+        })),
+      };
+      watosCache.set(`${productId}:${frame}`, { key, card });
+      return card;
+    },
+
+    async alerts(filter: AlertFilter): Promise<AlertsFact> {
+      const until = filter.until ?? new Date(now());
+      const ticker = filter.symbol ? plainTicker(filter.symbol) : undefined;
+      const conditions: SQL[] = [gte(alerts.timestamp, filter.since), lte(alerts.timestamp, until)];
+      if (ticker) conditions.push(eq(alerts.ticker, ticker));
+      if (filter.alertType) conditions.push(eq(alerts.alertType, filter.alertType));
+      // Counting in code keeps SPEC.md's display-type rule in one place (alertDisplayType).
+      const countCap = 20_000;
+      const rows = await options.db
+        .select({ ticker: alerts.ticker, alertType: alerts.alertType, message: alerts.message, source: alerts.source })
+        .from(alerts)
+        .where(and(...conditions))
+        .orderBy(desc(alerts.timestamp))
+        .limit(countCap + 1);
+      const capped = rows.length > countCap;
+      if (capped) rows.pop();
+      const byType = new Map<string, number>();
+      const byTicker = new Map<string, number>();
+      const byDisplay: Record<AlertDisplayType, number> = { bullish: 0, bearish: 0, caution: 0 };
+      let demo = 0;
+      for (const row of rows) {
+        if (row.source === 'demo') demo += 1;
+        byType.set(row.alertType, (byType.get(row.alertType) ?? 0) + 1);
+        byTicker.set(row.ticker, (byTicker.get(row.ticker) ?? 0) + 1);
+        byDisplay[alertDisplayType(row.alertType, row.message)] += 1;
+      }
+      const latest = await queryAlerts(
+        options.db,
+        {
+          symbol: ticker,
+          alert_type: filter.alertType,
+          max_count: Math.min(filter.latest ?? 10, ALERT_LOG_MAX_CAP),
+          start_time: formatAlertTimestamp(filter.since),
+          end_time: formatAlertTimestamp(until),
+        },
+        until,
+      );
+      const sorted = (map: Map<string, number>) => [...map].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+      return {
+        from: filter.since.toISOString(),
+        to: until.toISOString(),
+        symbol: ticker ?? null,
+        alertType: filter.alertType ?? null,
+        total: rows.length,
+        capped,
+        byType: sorted(byType).map(([alertType, count]) => ({ alertType, count })),
+        byTicker: sorted(byTicker).map(([name, count]) => ({ ticker: name, count })),
+        byDisplay,
+        demo,
+        latest,
+      };
+    },
+
+    async watchlist(userId: string): Promise<WatchlistFact> {
+      const [alertList, chartList] = await Promise.all([loadWatchlist(options.db, userId, 'alerts'), loadWatchlist(options.db, userId, 'chart')]);
+      const tracked: WatchlistFact['tracked'] = [];
+      const untracked: string[] = [];
+      for (const entry of [...alertList, ...chartList]) {
+        const productId = resolveProduct(entry);
+        const symbol = plainTicker(entry);
+        if (productId) {
+          if (!tracked.some((item) => item.productId === productId)) tracked.push({ symbol, productId });
+        } else if (!untracked.includes(symbol)) {
+          untracked.push(symbol);
+        }
+      }
+      return { alerts: alertList, chart: chartList, tracked, untracked };
+    },
+
+    /** The trader's own spreadsheet files and the public ones (My Stuff), newest first. */
+    async storedFiles(userId: string): Promise<StoredFileEntry[]> {
+      const rows = await options.db
+        .select()
+        .from(files)
+        .where(or(eq(files.uploadedByUserId, userId), isNull(files.uploadedByUserId)))
+        .orderBy(desc(files.uploadDate))
+        .limit(200);
+      return rows
+        .filter((row) => spreadsheetKindOf(row.originalFilename) !== null)
+        .map((row) => ({ id: row.id, name: row.originalFilename, size: row.fileSize, uploadedAt: row.uploadDate.toISOString(), public: row.uploadedByUserId === null }));
+    },
+
+    /** Reads and analyses one of the trader's stored files (own or public) by id or file name. */
+    async storedFile(userId: string, idOrName: string): Promise<FileAnalysis> {
+      const rows = await options.db
+        .select()
+        .from(files)
+        .where(and(or(eq(files.uploadedByUserId, userId), isNull(files.uploadedByUserId)), or(eq(files.id, idOrName), eq(files.originalFilename, idOrName))))
+        .orderBy(desc(files.uploadDate))
+        .limit(1);
+      const row = rows[0];
+      if (!row) throw new ToolError(`No file named '${idOrName}' in your files or the public files.`);
+      if (!options.readStoredFile) throw new ToolError('Stored files cannot be read on this server yet; attach the file to your message instead.');
+      const data = await options.readStoredFile({ id: row.id, storageKey: row.storageKey });
+      return analyseUpload(row.originalFilename, data, options.fileLimits);
+    },
+  };
+}
+
+export type MarketTools = ReturnType<typeof createMarketTools>;
+
+function toQuoteFact(quote: Quote, source: MarketSource): QuoteFact {
+  return {
+    productId: quote.productId,
+    spot: quote.spot,
+    buy: quote.buy,
+    sell: quote.sell,
+    spreadPercent: ((quote.buy - quote.sell) / quote.spot) * 100,
+    at: quote.at.toISOString(),
+    source,
+  };
+}
+
+/** Reads an attached or stored spreadsheet within the limits and analyses it. */
+export async function analyseUpload(name: string, data: Buffer, limits: FileLimits): Promise<FileAnalysis> {
+  const kind = spreadsheetKindOf(name);
+  if (!kind) throw new ToolError(`'${name}' is not a CSV or Excel file (.csv, .xlsx, .xls).`);
+  if (data.length > limits.maxBytes) {
+    throw new ToolError(`'${name}' is larger than ${formatMegabytes(limits.maxBytes)}, the largest file the assistant analyses.`);
+  }
+  try {
+    const tables = await readTables(data, kind, { maxRows: limits.maxRows });
+    const longest = tables.reduce((most, table) => Math.max(most, table.totalRows), 0);
+    if (longest > limits.maxRows) {
+      throw new ToolError(
+        `'${name}' has ${longest.toLocaleString('en-US')} rows; the assistant analyses files of up to ${limits.maxRows.toLocaleString('en-US')} rows a sheet. Trim or split the file and attach it again.`,
+      );
+    }
+    return analyseFile(name, tables);
+  } catch (error) {
+    if (error instanceof TableReadError || error instanceof UnsafeArchiveError) throw new ToolError(error.message);
+    throw error;
+  }
+}
+
+export function formatMegabytes(bytes: number): string {
+  const megabytes = bytes / 1024 / 1024;
+  return `${Number(megabytes.toFixed(2))} MB`;
+}
+
+/** Alert types by the words traders use for them. */
+export function alertTypeFromText(text: string): (typeof ALERT_TYPES)[number] | undefined {
+  if (/breakout/i.test(text)) return 'BreakoutAlertGenerator';
+  if (/volatility spike|volatility alert/i.test(text)) return 'VolatilitySpikeAlertGenerator';
+  if (/momentum shift|momentum alert/i.test(text)) return 'MomentumShiftAlertGenerator';
+  if (/trend change|trend alert/i.test(text)) return 'TrendChangeAlertGenerator';
+  return undefined;
+}

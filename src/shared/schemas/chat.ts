@@ -1,0 +1,120 @@
+// The AI assistant's texts, limits and wire shapes, shared by the server and the browser:
+// SPEC.md's chat panel, input bar and Prompt Catalog texts (copied exactly), the chat send
+// fields, saved conversations, and the WATOS grid card's data.
+import { z } from 'zod';
+import type { MarketSource } from './market.ts';
+
+/** SPEC.md chat panel: the assistant's welcome, followed by the grid line. */
+export const CHAT_WELCOME_TEXT =
+  'Hello! How can I help you today? I can provide WATOS (What Are The Odds?) for any symbol. Just ask about BTC, ETH, AAPL, or any other ticker';
+export const CHAT_WELCOME_GRID_LINE = 'WATOS Grid Trading Signals';
+export const CHAT_WELCOME_CONTENT = `${CHAT_WELCOME_TEXT}\n\n**${CHAT_WELCOME_GRID_LINE}**`;
+
+/** SPEC.md input bar. */
+export const CHAT_INPUT_PLACEHOLDER = "Ask about a symbol, request probability forecasts, or summarize today's alerts...";
+export const CHAT_ATTACH_TOOLTIP = 'Attach option chain file';
+export const CHAT_ATTACH_ACCEPT = '.csv,.xlsx,.xls';
+
+/** SPEC.md error catalogue and Prompt Catalog texts. */
+export const CHAT_SEND_ERROR_LOG = 'Error sending chat message';
+export const NO_RESPONSE_CONTENT = 'No response content';
+export const PROMPT_SELECT_MESSAGE = 'Please select a category and prompt';
+export const PROMPT_ERROR_MESSAGE = 'An error occurred while processing the prompt';
+
+/** SPEC.md: the Prompt Catalog category whose prompts work on an attached option chain (no timeframe or symbol). */
+export const OPTIONS_CATEGORY = 'Options & Derivatives Analysis';
+
+/** Longest message or prompt accepted, in characters (beyond SPEC.md: keeps requests bounded). */
+export const PROMPT_MAX_CHARS = 8000;
+/** Most messages of history sent with one chat request (older ones are dropped by the client). */
+export const CHAT_MAX_HISTORY = 40;
+
+export type ChatRole = 'user' | 'assistant';
+
+/** SPEC.md: a chat message (id is a timestamp string). */
+export interface ChatMessage {
+  id: string;
+  role: ChatRole;
+  content: string;
+}
+
+const tooLong = `A message may be at most ${PROMPT_MAX_CHARS.toLocaleString('en-US')} characters`;
+
+export const chatTurn = z.object({
+  role: z.enum(['user', 'assistant']),
+  content: z.string().max(PROMPT_MAX_CHARS, tooLong),
+});
+export type ChatTurn = z.infer<typeof chatTurn>;
+
+/** The `messages` field of POST /api/chat: a JSON list ending with the user's new message. */
+export const chatMessagesField = z
+  .array(chatTurn)
+  .min(1, 'messages must hold at least the new user message')
+  .max(CHAT_MAX_HISTORY * 2, `messages may hold at most ${CHAT_MAX_HISTORY * 2} entries`)
+  .refine((messages) => messages.at(-1)?.role === 'user', 'The last message must be the user message')
+  .refine((messages) => (messages.at(-1)?.content.trim() ?? '') !== '', 'The message is empty');
+
+/** The `prompt` field of POST /external-api/prompt. */
+export const promptField = z
+  .string()
+  .max(PROMPT_MAX_CHARS, `The prompt may be at most ${PROMPT_MAX_CHARS.toLocaleString('en-US')} characters`)
+  .refine((prompt) => prompt.trim() !== '', 'The prompt is empty');
+
+export const conversationIdField = z.string().regex(/^[A-Za-z0-9_-]{8,64}$/, 'conversation_id is not a valid conversation id');
+
+export interface SavedMessage {
+  id: number;
+  role: ChatRole;
+  content: string;
+  attachment_name: string | null;
+  created_at: string;
+}
+
+export interface ConversationSummary {
+  id: string;
+  title: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ConversationDetail extends ConversationSummary {
+  messages: SavedMessage[];
+}
+
+/** Header of the chat stream response naming the conversation the exchange was saved in. */
+export const CONVERSATION_HEADER = 'x-conversation-id';
+
+export interface PromptResponse {
+  response: string;
+  conversation_id: string | null;
+}
+
+export type WatosStrengthName = 'low' | 'medium' | 'high';
+
+export interface WatosCardSignal {
+  id: string;
+  name: string;
+  active: boolean;
+  direction: 'bullish' | 'bearish' | 'neutral';
+  strength: WatosStrengthName;
+  description: string;
+  /** Share of past bars in the same state whose close was higher after the horizon. */
+  odds: { probability: number | null; samples: number; interval: [number, number] | null; reason: string | null } | null;
+}
+
+/** GET /api/watos/{symbol}: the grid card's data, or why there is none. */
+export type WatosCard =
+  | {
+      available: true;
+      symbol: string;
+      productId: string;
+      source: MarketSource;
+      timeframe: string;
+      horizonBars: number;
+      bars: number;
+      lastBarTime: string;
+      lastClose: number;
+      baseRate: { probability: number | null; samples: number; interval: [number, number] | null };
+      signals: WatosCardSignal[];
+    }
+  | { available: false; symbol: string; message: string };

@@ -1,0 +1,86 @@
+// SPEC.md's WATOS grid card under an assistant message: 'WATOS Grid: {symbol}', 'What Are The
+// Odds?', six signal tiles in two columns coloured by strength (low yellow, medium blue, high
+// green) and a 'Last updated' line in local time. The tiles come from the signals engine
+// (GET /api/watos/{symbol}): each active signal with its measured odds and sample size, or
+// "not enough history"; a symbol without data says so instead of showing tiles.
+import { useQuery } from '@tanstack/react-query';
+import type { WatosCard, WatosCardSignal, WatosStrengthName } from '../../../shared/schemas/chat.ts';
+import { formatPrice } from '../../../shared/format.ts';
+import { fetchWatosCard } from './chatApi.ts';
+
+export const STRENGTH_STYLES: Record<WatosStrengthName, { tile: string; badge: string }> = {
+  low: { tile: 'border-yellow-500/60 bg-yellow-500/10', badge: 'bg-yellow-400 text-gray-900' },
+  medium: { tile: 'border-blue-500/60 bg-blue-500/10', badge: 'bg-blue-500 text-white' },
+  high: { tile: 'border-green-500/60 bg-green-500/10', badge: 'bg-green-500 text-gray-900' },
+};
+
+const percent = (share: number) => `${(share * 100).toFixed(1)}%`;
+
+function oddsLine(signal: WatosCardSignal, horizon: number): string {
+  if (!signal.odds) return 'Not active on the latest bar';
+  if (signal.odds.probability === null) return `Not enough history (${signal.odds.samples} past bars)`;
+  return `${percent(signal.odds.probability)} closed higher ${horizon} bars later (n=${signal.odds.samples.toLocaleString('en-US')})`;
+}
+
+function Tile({ signal, horizon }: { signal: WatosCardSignal; horizon: number }) {
+  const style = STRENGTH_STYLES[signal.strength];
+  const direction = signal.active ? signal.direction : 'inactive';
+  return (
+    <li
+      className={`rounded-md border p-2 ${style.tile} ${signal.active ? '' : 'opacity-70'}`}
+      data-testid="watos-tile"
+      data-strength={signal.strength}
+      data-active={signal.active}
+      aria-label={`${signal.name}: ${direction}, ${signal.strength} strength`}
+    >
+      <div className="flex items-center justify-between gap-1">
+        <span className="truncate text-xs font-semibold text-white">{signal.name}</span>
+        {/* An inactive signal has no strength to speak of: its tile keeps the colour, without a badge. */}
+        {signal.active ? <span className={`shrink-0 rounded px-1.5 text-[10px] font-bold uppercase ${style.badge}`}>{signal.strength}</span> : null}
+      </div>
+      <p className={`text-[11px] font-semibold capitalize ${signal.direction === 'bullish' ? 'text-green-300' : signal.direction === 'bearish' ? 'text-red-300' : 'text-gray-400'}`}>{direction}</p>
+      <p className="mt-0.5 text-[11px] leading-snug text-gray-300">{signal.description}</p>
+      <p className="mt-1 text-[11px] font-medium text-gray-100">{oddsLine(signal, horizon)}</p>
+    </li>
+  );
+}
+
+function Body({ card }: { card: WatosCard }) {
+  if (!card.available) return <p className="mt-2 text-sm text-gray-300">{card.message}</p>;
+  return (
+    <>
+      <p className="mt-1 text-[11px] text-gray-400">
+        {card.productId} · {card.timeframe} bars · last close ${formatPrice(card.lastClose)}
+        {card.baseRate.probability !== null ? ` · base rate ${percent(card.baseRate.probability)} higher after ${card.horizonBars} bars (n=${card.baseRate.samples.toLocaleString('en-US')})` : ''}
+      </p>
+      <ul className="mt-2 grid grid-cols-2 gap-2">
+        {card.signals.map((signal) => (
+          <Tile key={signal.id} signal={signal} horizon={card.horizonBars} />
+        ))}
+      </ul>
+    </>
+  );
+}
+
+export function WatosGrid({ symbol }: { symbol: string }) {
+  const card = useQuery({ queryKey: ['watos', symbol], queryFn: () => fetchWatosCard(symbol), staleTime: 60_000 });
+  return (
+    <section className="mt-2 rounded-lg border border-gray-700 bg-gray-900/80 p-3" data-testid="watos-grid" aria-label={`WATOS Grid: ${symbol}`}>
+      <div className="flex items-start justify-between gap-2">
+        <div>
+          <h3 className="text-sm font-bold text-white">WATOS Grid: {symbol}</h3>
+          <p className="text-xs text-indigo-300">What Are The Odds?</p>
+        </div>
+        {card.data?.available && card.data.source === 'demo' ? <span className="rounded bg-amber-500/20 px-1.5 py-0.5 text-[10px] font-semibold text-amber-300">Demo data</span> : null}
+      </div>
+      {card.isPending ? (
+        <p className="mt-2 text-xs text-gray-400">Loading signals...</p>
+      ) : card.isError ? (
+        <p className="mt-2 text-xs text-red-300">The signals could not be loaded: {card.error.message}</p>
+      ) : (
+        <Body card={card.data} />
+      )}
+      <p className="mt-2 text-[11px] text-gray-500">Last updated: {card.dataUpdatedAt ? new Date(card.dataUpdatedAt).toLocaleTimeString() : '…'}</p>
+    </section>
+  );
+}

@@ -1,0 +1,74 @@
+// The assistant's calls from the browser: chat send (POST /api/chat, multipart, streamed),
+// saved conversations, the WATOS grid card, and SPEC.md's prompt call
+// (POST /external-api/prompt, multipart prompt + optional file).
+import { requestJson } from '../../api/http.ts';
+import {
+  CONVERSATION_HEADER,
+  type ChatMessage,
+  type ConversationDetail,
+  type ConversationSummary,
+  type PromptResponse,
+  type WatosCard,
+} from '../../../shared/schemas/chat.ts';
+import { readUiMessageStream, type StreamChunk } from './uiStream.ts';
+
+export class ChatSendError extends Error {}
+
+export async function fetchConversations(): Promise<ConversationSummary[]> {
+  return (await requestJson<{ conversations: ConversationSummary[] }>('/api/conversations')).conversations;
+}
+
+export async function fetchConversation(id: string): Promise<ConversationDetail> {
+  return (await requestJson<{ conversation: ConversationDetail }>(`/api/conversations/${encodeURIComponent(id)}`)).conversation;
+}
+
+export async function removeConversation(id: string): Promise<void> {
+  await requestJson(`/api/conversations/${encodeURIComponent(id)}`, { method: 'DELETE' });
+}
+
+export async function fetchWatosCard(symbol: string): Promise<WatosCard> {
+  return requestJson<WatosCard>(`/api/watos/${encodeURIComponent(symbol)}`);
+}
+
+async function errorText(response: Response): Promise<string> {
+  try {
+    const body = (await response.json()) as { error?: unknown };
+    if (typeof body.error === 'string') return body.error;
+  } catch {
+    // Not JSON: the status says enough.
+  }
+  return `API error: ${response.status}`;
+}
+
+export interface ChatStream {
+  conversationId: string | null;
+  chunks: AsyncGenerator<StreamChunk>;
+}
+
+/** Sends the message list (and file) and returns the answer's chunks as they stream in. */
+export async function sendChat(input: { messages: Array<Pick<ChatMessage, 'role' | 'content'>>; conversationId: string | null; file: File | null; signal: AbortSignal }): Promise<ChatStream> {
+  const form = new FormData();
+  form.append('messages', JSON.stringify(input.messages));
+  if (input.conversationId) form.append('conversation_id', input.conversationId);
+  if (input.file) form.append('file', input.file, input.file.name);
+  const response = await fetch('/api/chat', { method: 'POST', body: form, credentials: 'same-origin', signal: input.signal });
+  if (!response.ok || !response.body) throw new ChatSendError(await errorText(response));
+  return { conversationId: response.headers.get(CONVERSATION_HEADER), chunks: readUiMessageStream(response.body) };
+}
+
+export class PromptApiError extends Error {
+  constructor(readonly status: number) {
+    super(`API error: ${status}`);
+  }
+}
+
+/** SPEC.md: POST {api}/external-api/prompt with the prompt text and the optional file. */
+export async function sendPrompt(input: { prompt: string; conversationId: string | null; file: File | null }): Promise<PromptResponse> {
+  const form = new FormData();
+  form.append('prompt', input.prompt);
+  if (input.conversationId) form.append('conversation_id', input.conversationId);
+  if (input.file) form.append('file', input.file, input.file.name);
+  const response = await fetch('/external-api/prompt', { method: 'POST', body: form, credentials: 'same-origin' });
+  if (!response.ok) throw new PromptApiError(response.status);
+  return (await response.json()) as PromptResponse;
+}

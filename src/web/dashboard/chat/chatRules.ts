@@ -1,0 +1,69 @@
+// The chat panel's rules from SPEC.md, as pure functions: message ids (timestamp strings),
+// the file name appended in brackets, which ticker a WATOS grid shows, and what history goes
+// with a request.
+import { extractTicker } from '../../../shared/chatSignals.ts';
+import { CHAT_MAX_HISTORY, CHAT_WELCOME_CONTENT, PROMPT_MAX_CHARS, type ChatMessage } from '../../../shared/schemas/chat.ts';
+
+export interface DisplayMessage extends ChatMessage {
+  /** The assistant message still arriving. */
+  streaming?: boolean;
+  /** A user message whose send failed (its text is back in the input box). */
+  failed?: boolean;
+  /** What the assistant is doing before its first words (an LLM calling a tool). */
+  activity?: string;
+}
+
+const TOOL_ACTIVITY: Record<string, string> = {
+  getQuote: 'Getting the price',
+  getCandleSummary: 'Reading the candles',
+  getWatosOdds: 'Measuring the WATOS odds',
+  getAlerts: 'Reading the alert log',
+  getWatchlist: 'Reading your watchlists',
+  listMyFiles: 'Listing your files',
+  readStoredFile: 'Reading your file',
+  readAttachedFile: 'Reading the attached file',
+};
+
+/** The label shown beside the typing dots while a tool runs. */
+export function toolActivity(toolName: string): string {
+  return `${TOOL_ACTIVITY[toolName] ?? 'Looking up data'}...`;
+}
+
+export const WELCOME_ID = 'welcome';
+
+export const welcomeMessage = (): DisplayMessage => ({ id: WELCOME_ID, role: 'assistant', content: CHAT_WELCOME_CONTENT });
+
+let lastId = 0;
+
+/** SPEC.md: a message id is a timestamp string; two in the same millisecond still differ. */
+export function nextMessageId(at = Date.now()): string {
+  lastId = Math.max(at, lastId + 1);
+  return String(lastId);
+}
+
+/** SPEC.md: a user message with an attached file has the file name appended in brackets. */
+export function withAttachmentName(text: string, fileName: string | null | undefined): string {
+  return fileName ? `${text} [${fileName}]` : text;
+}
+
+/**
+ * The ticker of the WATOS grid under an assistant message: SPEC.md's first run of 2 to 5
+ * capital letters, or BTC. The product's own name "WATOS" is not a ticker, so it is skipped
+ * (otherwise the welcome message, which names no ticker before its examples, would ask for a
+ * grid of "WATOS").
+ */
+export function gridSymbolOf(content: string): string {
+  return extractTicker(content.replace(/WATOS/g, ' '));
+}
+
+/** The conversation as the request sends it: no welcome, no failed or unfinished messages, bounded. */
+export function historyForRequest(messages: DisplayMessage[]): Array<Pick<ChatMessage, 'role' | 'content'>> {
+  return messages
+    .filter((message) => message.id !== WELCOME_ID && !message.failed && !message.streaming && message.content.trim() !== '')
+    .slice(-CHAT_MAX_HISTORY)
+    // A long earlier answer is shortened to the request's limit; the trader's own text never is.
+    .map((message) => ({
+      role: message.role,
+      content: message.role === 'assistant' && message.content.length > PROMPT_MAX_CHARS ? `${message.content.slice(0, PROMPT_MAX_CHARS - 1)}…` : message.content,
+    }));
+}
