@@ -41,6 +41,11 @@ export function installErrorHandling(app: FastifyInstance): void {
     if (status >= 400 && status < 500) {
       return reply.code(status).send({ error: error.message });
     }
+    if (hasSqlState(error, /^22/)) {
+      // SQLSTATE class 22 (data exception): a value the database cannot take, such as a NUL
+      // character in a text parameter. The client sent it; nothing was stored.
+      return reply.code(400).send({ error: 'The request holds a value that cannot be stored or searched for (for example a NUL character).' });
+    }
     if (await databaseUnavailable(request.server, error)) {
       request.log.warn({ err: error }, 'request failed: the database is not answering');
       return reply.code(503).header('Retry-After', '5').send({ error: DATABASE_UNAVAILABLE });
@@ -48,6 +53,16 @@ export function installErrorHandling(app: FastifyInstance): void {
     request.log.error({ err: error }, 'request failed');
     return reply.code(500).send({ error: 'Internal server error' });
   });
+}
+
+/** Whether a PostgreSQL error code in the error's cause chain matches. */
+function hasSqlState(error: unknown, pattern: RegExp): boolean {
+  for (let current: unknown = error, depth = 0; current && depth < 6; depth += 1) {
+    const { code, cause } = current as { code?: unknown; cause?: unknown };
+    if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && pattern.test(code)) return true;
+    current = cause;
+  }
+  return false;
 }
 
 export const DATABASE_UNAVAILABLE = 'The service is briefly unavailable. Please try again in a moment.';
