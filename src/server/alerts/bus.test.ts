@@ -1,6 +1,7 @@
 // Live fan-out: in-process always; across instances through Redis when TEST_REDIS_URL is set.
 import { describe, expect, it } from 'vitest';
 import { createRedis } from '../redis.ts';
+import { startTcpProxy } from '../testing/tcpProxy.ts';
 import { createAlertBus, type LiveAlert } from './bus.ts';
 
 const alert: LiveAlert = { id: 7, source: 'demo', ticker: 'BTC', alert_type: 'BreakoutAlertGenerator', message: 'BTC breakout', timestamp: '2026-01-01 00:00:00' };
@@ -30,6 +31,34 @@ describe('alert bus', () => {
     await expect.poll(() => heard.map((item) => item.message)).toEqual(['BTC breakout', 'second']);
     await leader.close();
     await follower.close();
+  });
+
+  it.runIf(process.env.TEST_DATABASE_URL)('listens again after its PostgreSQL connection is cut', async () => {
+    const target = new URL(process.env.TEST_DATABASE_URL!);
+    const proxy = await startTcpProxy(target.hostname, Number(target.port || 5432));
+    const viaProxy = new URL(process.env.TEST_DATABASE_URL!);
+    viaProxy.hostname = '127.0.0.1';
+    viaProxy.port = String(proxy.port);
+    const follower = createAlertBus(undefined, viaProxy.toString());
+    const leader = createAlertBus(undefined, process.env.TEST_DATABASE_URL);
+    await Promise.all([leader.ready, follower.ready]);
+    const heard: LiveAlert[] = [];
+    follower.subscribe((item) => heard.push(item));
+    proxy.cut();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    proxy.restore();
+    await expect
+      .poll(
+        async () => {
+          await leader.publish([{ ...alert, id: 10, message: 'after the cut' }]);
+          return heard.some((item) => item.message === 'after the cut');
+        },
+        { timeout: 15_000, interval: 500 },
+      )
+      .toBe(true);
+    await leader.close();
+    await follower.close();
+    await proxy.close();
   });
 
   it.runIf(process.env.TEST_REDIS_URL)('fans out across instances through Redis', async () => {

@@ -69,20 +69,63 @@ export function createAlertBus(redis?: Redis, databaseUrl?: string): AlertBus {
   };
 }
 
-/** LISTEN/NOTIFY on a connection of its own; one notification per alert (payloads are small). */
+/**
+ * LISTEN/NOTIFY on a connection of its own; one notification per alert (payloads are small).
+ * When that connection is lost (PostgreSQL restarting) it reconnects with backoff and listens
+ * again; alerts published meanwhile fail for the engine to log, and browsers catch up through
+ * Last-Event-ID replay from the alerts table.
+ */
 function createPostgresBus(local: EventEmitter, databaseUrl: string): AlertBus {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  const ready = client.connect().then(() => client.query(`listen ${PG_CHANNEL}`)).then(() => undefined);
-  client.on('notification', (message) => {
+  let closed = false;
+  let reconnectDelay = 500;
+  let reconnectTimer: NodeJS.Timeout | null = null;
+  let client: pg.Client;
+
+  const onNotification = (message: pg.Notification) => {
     if (message.channel !== PG_CHANNEL || !message.payload) return;
     try {
       local.emit('alert', JSON.parse(message.payload) as LiveAlert);
     } catch {
       // A malformed notification from another writer on the channel is not ours to deliver.
     }
-  });
+  };
+
+  function scheduleReconnect() {
+    if (closed || reconnectTimer) return;
+    reconnectTimer = setTimeout(() => {
+      reconnectTimer = null;
+      ready = connect().then(
+        () => {
+          reconnectDelay = 500;
+        },
+        () => {
+          reconnectDelay = Math.min(reconnectDelay * 2, 30_000);
+          scheduleReconnect();
+        },
+      );
+    }, reconnectDelay);
+    reconnectTimer.unref();
+  }
+
+  function connect(): Promise<void> {
+    const current = new pg.Client({ connectionString: databaseUrl });
+    client = current;
+    current.on('notification', onNotification);
+    // Without a listener a lost connection would crash the process; 'end' follows and reconnects.
+    current.on('error', () => undefined);
+    current.on('end', () => {
+      if (client === current) scheduleReconnect();
+    });
+    return current.connect().then(() => current.query(`listen ${PG_CHANNEL}`)).then(() => undefined);
+  }
+
+  let ready = connect();
+  // Awaited by publish and by start-up; this only keeps an early failure from being unhandled.
+  ready.catch(() => undefined);
   return {
-    ready,
+    get ready() {
+      return ready;
+    },
     async publish(alerts) {
       await ready;
       for (const alert of alerts) await client.query('select pg_notify($1, $2)', [PG_CHANNEL, JSON.stringify(alert)]);
@@ -92,6 +135,8 @@ function createPostgresBus(local: EventEmitter, databaseUrl: string): AlertBus {
       return () => local.off('alert', listener);
     },
     async close() {
+      closed = true;
+      if (reconnectTimer) clearTimeout(reconnectTimer);
       local.removeAllListeners();
       await client.end().catch(() => undefined);
     },

@@ -43,7 +43,7 @@ function dropRestOfBody(request: FastifyRequest, reply: FastifyReply): void {
   raw.unpipe();
   raw.resume();
   // A sender that keeps going after the answer is cut off.
-  const timer = setTimeout(() => raw.socket?.destroy(), 5_000);
+  const timer = setTimeout(() => raw.destroy(), 5_000);
   timer.unref();
   raw.once('close', () => clearTimeout(timer));
 }
