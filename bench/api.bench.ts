@@ -11,14 +11,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon, { type Result } from 'autocannon';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { buildApp, type App } from '../src/server/app.ts';
+import { buildApp } from '../src/server/app.ts';
 import { saveAlerts, type NewAlert } from '../src/server/alerts/store.ts';
 import { loadConfig } from '../src/server/config.ts';
 import { openDatabase, type DatabaseHandle } from '../src/server/db/client.ts';
-import { latestOutboxMessages } from '../src/server/mail/mailer.ts';
-import { Browser } from '../src/server/testing/http.ts';
 import { ALERT_TYPES, CRYPTO_SYMBOLS } from '../src/shared/constants.ts';
 import { report } from './report.ts';
+import { subscriberCookie } from './subscriber.ts';
 
 const CONNECTIONS = 50;
 const DURATION_S = 10;
@@ -34,28 +33,6 @@ const watchdog = setTimeout(() => {
 }, WATCHDOG_MS);
 watchdog.unref();
 
-/** Registers, verifies and subscribes a user through the app's own routes; returns the cookie. */
-async function subscriberCookie(app: App, origin: string, database: DatabaseHandle): Promise<string> {
-  const email = 'bench@example.com';
-  const browser = new Browser(app, origin);
-  const expectStatus = (what: string, status: number, wanted: number) => {
-    if (status !== wanted) throw new Error(`${what} answered ${status}, expected ${wanted}`);
-  };
-  expectStatus('register', (await browser.post('/api/auth/register', { email, password: 'secret-password', username: 'bench' })).statusCode, 200);
-  const [mail] = await latestOutboxMessages(database.db, email);
-  const link = mail?.text.match(/https?:\/\/\S+/)?.[0];
-  if (!link) throw new Error('No verification e-mail in the outbox');
-  const verify = new URL(link);
-  await browser.get(`${verify.pathname}${verify.search}`);
-  const me = (await browser.get('/api/me')).json() as { user?: { id: string; email: string } };
-  if (me.user?.email !== email) throw new Error('The verified user is not signed in');
-  const checkout = await browser.post('/api/subscriptions/create-checkout', { priceId: 'three-day', userId: me.user.id, email });
-  expectStatus('create-checkout', checkout.statusCode, 200);
-  const sessionId = (checkout.json() as { sessionId: string }).sessionId;
-  const paid = await browser.submitForm(`/checkout/test/${sessionId}`, { card: '4242 4242 4242 4242', expiry: '12/39', cvc: '123' });
-  expectStatus('test checkout', paid.statusCode, 303);
-  return browser.cookieHeader;
-}
 
 /** Alerts spread over the last 50 minutes, so the alert log's default one-hour window has rows. */
 async function seedAlerts(database: DatabaseHandle): Promise<void> {
@@ -97,7 +74,7 @@ hello.get('/', async () => ({ hello: 'world' }));
 await hello.listen({ host: '127.0.0.1', port: 0 });
 const helloUrl = `http://127.0.0.1:${portOf(hello)}/`;
 
-const cookie = await subscriberCookie(app, config.publicUrl, database);
+const cookie = await subscriberCookie(app, config.publicUrl, database, 'bench@example.com');
 await seedAlerts(database);
 const alertPath = '/external-api/alert?max_count=50';
 const sample = (await (await fetch(`${appUrl}${alertPath}`, { headers: { cookie } })).json()) as { alerts?: unknown[] };

@@ -16,12 +16,11 @@ import { join } from 'node:path';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import multipart from '@fastify/multipart';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { buildApp, type App } from '../src/server/app.ts';
+import { buildApp } from '../src/server/app.ts';
 import { loadConfig } from '../src/server/config.ts';
-import { openDatabase, type DatabaseHandle } from '../src/server/db/client.ts';
-import { latestOutboxMessages } from '../src/server/mail/mailer.ts';
-import { Browser } from '../src/server/testing/http.ts';
+import { openDatabase } from '../src/server/db/client.ts';
 import { report } from './report.ts';
+import { subscriberCookie } from './subscriber.ts';
 
 const REQUESTS = 200;
 const WARMUP = 20;
@@ -29,27 +28,6 @@ const TARGET_MS = 100;
 const QUESTIONS = ['What are the odds for ETH?', 'How is BTC doing?', 'Compare BTC and ETH', "Summarize today's alerts", 'What are the odds for AAPL?'];
 const WATCHDOG_MS = 240_000;
 
-async function subscriberCookie(app: App, origin: string, database: DatabaseHandle): Promise<string> {
-  const email = 'chat-bench@example.com';
-  const browser = new Browser(app, origin);
-  const expectStatus = (what: string, status: number, wanted: number) => {
-    if (status !== wanted) throw new Error(`${what} answered ${status}, expected ${wanted}`);
-  };
-  expectStatus('register', (await browser.post('/api/auth/register', { email, password: 'secret-password', username: 'bench' })).statusCode, 200);
-  const [mail] = await latestOutboxMessages(database.db, email);
-  const link = mail?.text.match(/https?:\/\/\S+/)?.[0];
-  if (!link) throw new Error('No verification e-mail in the outbox');
-  const verify = new URL(link);
-  await browser.get(`${verify.pathname}${verify.search}`);
-  const me = (await browser.get('/api/me')).json() as { user?: { id: string; email: string } };
-  if (me.user?.email !== email) throw new Error('The verified user is not signed in');
-  const checkout = await browser.post('/api/subscriptions/create-checkout', { priceId: 'three-day', userId: me.user.id, email });
-  expectStatus('create-checkout', checkout.statusCode, 200);
-  const sessionId = (checkout.json() as { sessionId: string }).sessionId;
-  const paid = await browser.submitForm(`/checkout/test/${sessionId}`, { card: '4242 4242 4242 4242', expiry: '12/39', cvc: '123' });
-  expectStatus('test checkout', paid.statusCode, 303);
-  return browser.cookieHeader;
-}
 
 function portOf(server: FastifyInstance): number {
   const address = server.server.address();
@@ -149,7 +127,7 @@ async function main(): Promise<void> {
   await peer.listen({ host: '127.0.0.1', port: 0 });
   const peerUrl = `http://127.0.0.1:${portOf(peer)}/chat`;
 
-  const cookie = await subscriberCookie(app, config.publicUrl, database);
+  const cookie = await subscriberCookie(app, config.publicUrl, database, 'chat-bench@example.com');
   console.log(`Built-in analyst, demo feed, PGlite in memory; ${REQUESTS} sequential requests after ${WARMUP} warm-up ones, questions in rotation:`);
   for (const question of QUESTIONS) console.log(`  - ${question}`);
 

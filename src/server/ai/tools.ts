@@ -16,6 +16,7 @@ import type { Database } from '../db/client.ts';
 import { alerts, files } from '../db/schema.ts';
 import { readTables, spreadsheetKindOf, TableReadError } from '../files/tableReader.ts';
 import { UnsafeArchiveError } from '../files/zipGuard.ts';
+import { appendToBucket } from '../market/demoFeed.ts';
 import type { CandleRow, Granularity, MarketDataProvider, MarketSource, Quote } from '../market/types.ts';
 import { loadWatchlist } from '../watchlists/routes.ts';
 import { analyseFile, type FileAnalysis } from './fileAnalysis.ts';
@@ -168,18 +169,7 @@ interface Loaded<T> {
 export function aggregateCandles(rows: CandleRow[], baseMs: number, ms: number): CandleRow[] {
   if (ms === baseMs) return rows;
   const result: CandleRow[] = [];
-  for (const bar of rows) {
-    const bucket = Math.floor(bar.time / ms) * ms;
-    const last = result.at(-1);
-    if (last && last.time === bucket) {
-      last.high = Math.max(last.high, bar.high);
-      last.low = Math.min(last.low, bar.low);
-      last.close = bar.close;
-      last.volume += bar.volume;
-    } else {
-      result.push({ ...bar, time: bucket });
-    }
-  }
+  for (const bar of rows) appendToBucket(result, bar, ms);
   const lastBase = rows.at(-1);
   const lastBucket = result.at(-1);
   if (lastBase && lastBucket && lastBase.time + baseMs < lastBucket.time + ms) result.pop();

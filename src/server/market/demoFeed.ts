@@ -162,8 +162,8 @@ export class DemoAsset {
   }
 }
 
-/** Adds a one-minute bar to `bars`, merging it into the last bar when it falls in its bucket. */
-function appendToBucket(bars: CandleRow[], bar: CandleRow, sizeMs: number): void {
+/** Adds a bar to `bars`, merging it into the last bar when it falls in its bucket. */
+export function appendToBucket(bars: CandleRow[], bar: CandleRow, sizeMs: number): void {
   const bucket = Math.floor(bar.time / sizeMs) * sizeMs;
   const last = bars.at(-1);
   if (last && last.time === bucket) {
