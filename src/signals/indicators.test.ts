@@ -111,6 +111,48 @@ describe('edge cases: no throw, no NaN after warm-up', () => {
   });
 });
 
+describe('swing points: the branch-free loops match the definition', () => {
+  /** The definition, written the obvious way (an early exit on the first higher neighbour). */
+  function reference(high: Float64Array, low: Float64Array, strength: number): Int8Array {
+    const out = new Int8Array(high.length);
+    for (let index = strength; index < high.length - strength; index += 1) {
+      let isHigh = true;
+      let isLow = true;
+      for (let offset = 1; offset <= strength && (isHigh || isLow); offset += 1) {
+        if (high[index - offset] >= high[index] || high[index + offset] >= high[index]) isHigh = false;
+        if (low[index - offset] <= low[index] || low[index + offset] <= low[index]) isLow = false;
+      }
+      out[index] = isHigh ? 1 : isLow ? -1 : 0;
+    }
+    return out;
+  }
+
+  it('on every strength from 0 to 5, odd and even lengths, with ties, with and without NaN', () => {
+    let state = 11;
+    const random = () => ((state = (state * 1103515245 + 12345) % 2147483648) / 2147483648);
+    for (const nanShare of [0, 0.02]) {
+      for (const length of [0, 1, 6, 7, 8, 9, 10, 501, 502]) {
+        // Few distinct values, so equal neighbours (which are not swings) are common.
+        const value = () => (random() < nanShare ? NaN : Math.floor(random() * 6));
+        const high = Float64Array.from({ length }, value);
+        const low = Float64Array.from({ length }, value);
+        for (let strength = 0; strength <= 5; strength += 1) {
+          const what = `length ${length}, strength ${strength}, NaN share ${nanShare}`;
+          expect([...swingPoints(high, low, strength)], what).toEqual([...reference(high, low, strength)]);
+        }
+      }
+    }
+    const { high, low } = walk(5000, 3);
+    expect([...swingPoints(high, low, 3)]).toEqual([...reference(high, low, 3)]);
+  });
+
+  it('leaves the first and last `strength` entries of a given output alone', () => {
+    const out = new Int8Array(9).fill(7);
+    swingPoints(f([1, 2, 3, 9, 3, 2, 1, 0, 0]), f([1, 2, 3, 9, 3, 2, 1, 0, 0]), 3, out);
+    expect([...out]).toEqual([7, 7, 7, 1, 0, 0, 7, 7, 7]);
+  });
+});
+
 describe('oracle: technicalindicators and trading-signals on the same series', () => {
   const { close, high, low } = walk(3000);
   const closes = [...close];

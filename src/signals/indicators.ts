@@ -1,6 +1,8 @@
-// Technical indicators over Float64Arrays: one pass, O(n), no allocation per bar. Outputs
-// have the input's length with NaN during each indicator's warm-up and finite values after
-// it (inputs are finite: see candleSeries).
+// Technical indicators over Float64Arrays: one pass, O(n), no allocation per bar, and hot
+// loops without branches that go either way at random on market data (a mispredicted branch
+// costs more than the arithmetic around it; bench/indicators.bench.ts holds each indicator
+// within 2x of a plain running-sum loop). Outputs have the input's length with NaN during
+// each indicator's warm-up and finite values after it (inputs are finite: see candleSeries).
 //
 // Conventions, checked against peer libraries in indicators.test.ts:
 // - EMA is seeded with the SMA of its first `period` values (first value at period - 1).
@@ -53,12 +55,16 @@ export function rsi(close: Float64Array, period = 14, out: Float64Array = output
   // 100 - 100 / (1 + gain / loss) is 100 * gain / (gain + loss): one division, not two.
   out[period] = gain + loss === 0 ? 50 : (100 * gain) / (gain + loss);
   const keep = (period - 1) / period;
-  const weight = 1 / period;
+  // A close-to-close change is up or down at random, so any test of its sign (Math.max
+  // included: V8 compiles it to compare-and-jump) mispredicts about half the time. Instead
+  // |c| + c is 2c for a gain and 0 for a loss (|c| - c the reverse), and halving the weight
+  // makes the product exactly c * weight: the same values, without a branch.
+  const halfWeight = 0.5 / period;
   for (let index = period + 1; index < length; index += 1) {
     const change = close[index] - close[index - 1];
-    // Math.max compiles to a branch-free instruction; a sign test would mispredict half the time.
-    gain = gain * keep + Math.max(change, 0) * weight;
-    loss = loss * keep + Math.max(-change, 0) * weight;
+    const size = Math.abs(change);
+    gain = gain * keep + (size + change) * halfWeight;
+    loss = loss * keep + (size - change) * halfWeight;
     const total = gain + loss;
     out[index] = total === 0 ? 50 : (100 * gain) / total;
   }
@@ -95,7 +101,8 @@ export interface BollingerBands {
 
 /**
  * Bollinger bands with the population standard deviation. Sums are kept relative to the
- * first value so large prices do not lose precision to cancellation.
+ * first value so large prices do not lose precision to cancellation. The warm-up runs in its
+ * own loop so the hot loop carries no index test.
  */
 export function bollinger(
   values: Float64Array,
@@ -103,30 +110,39 @@ export function bollinger(
   width = 2,
   out: BollingerBands = { middle: output(values.length), upper: output(values.length), lower: output(values.length) },
 ): BollingerBands {
-  const { middle, upper, lower } = out;
-  const reference = values.length > 0 ? values[0] : 0;
+  const length = values.length;
+  const reference = length > 0 ? values[0] : 0;
   const inverse = 1 / period;
   let sum = 0;
   let squares = 0;
-  for (let index = 0; index < values.length; index += 1) {
+  let index = 0;
+  for (const warmUp = Math.min(period, length); index < warmUp; index += 1) {
     const shifted = values[index] - reference;
     sum += shifted;
     squares += shifted * shifted;
-    if (index >= period) {
-      const leaving = values[index - period] - reference;
-      sum -= leaving;
-      squares -= leaving * leaving;
-    }
-    if (index >= period - 1) {
-      const mean = sum * inverse;
-      const band = width * Math.sqrt(Math.max(squares * inverse - mean * mean, 0));
-      const centre = mean + reference;
-      middle[index] = centre;
-      upper[index] = centre + band;
-      lower[index] = centre - band;
-    }
+    if (index === period - 1) writeBands(out, index, sum * inverse, squares * inverse, width, reference);
+  }
+  for (; index < length; index += 1) {
+    const shifted = values[index] - reference;
+    sum += shifted;
+    squares += shifted * shifted;
+    const leaving = values[index - period] - reference;
+    sum -= leaving;
+    squares -= leaving * leaving;
+    writeBands(out, index, sum * inverse, squares * inverse, width, reference);
   }
   return out;
+}
+
+/** One bar of the bands from the window's mean and mean square (both relative to `reference`). */
+function writeBands(out: BollingerBands, index: number, mean: number, meanSquare: number, width: number, reference: number): void {
+  const variance = meanSquare - mean * mean;
+  // Rounding can leave a flat window a hair below zero.
+  const band = width * (variance < 0 ? 0 : Math.sqrt(variance));
+  const centre = mean + reference;
+  out.middle[index] = centre;
+  out.upper[index] = centre + band;
+  out.lower[index] = centre - band;
 }
 
 /**
@@ -134,18 +150,22 @@ export function bollinger(
  * `period` bars. A window with no variation (all equal, or all zero) gives 0.
  */
 export function volumeZScore(volume: Float64Array, period = 20, out: Float64Array = output(volume.length)): Float64Array {
+  const length = volume.length;
   let sum = 0;
   let squares = 0;
-  for (let index = 0; index < volume.length; index += 1) {
-    if (index >= period) {
-      const mean = sum / period;
-      const variance = squares / period - mean * mean;
-      const deviation = variance > mean * mean * 1e-12 ? Math.sqrt(variance) : 0;
-      out[index] = deviation === 0 ? 0 : (volume[index] - mean) / deviation;
-      const leaving = volume[index - period];
-      sum -= leaving;
-      squares -= leaving * leaving;
-    }
+  let index = 0;
+  for (const warmUp = Math.min(period, length); index < warmUp; index += 1) {
+    sum += volume[index];
+    squares += volume[index] * volume[index];
+  }
+  for (; index < length; index += 1) {
+    const mean = sum / period;
+    const variance = squares / period - mean * mean;
+    const deviation = variance > mean * mean * 1e-12 ? Math.sqrt(variance) : 0;
+    out[index] = deviation === 0 ? 0 : (volume[index] - mean) / deviation;
+    const leaving = volume[index - period];
+    sum -= leaving;
+    squares -= leaving * leaving;
     sum += volume[index];
     squares += volume[index] * volume[index];
   }
@@ -163,17 +183,100 @@ export function roc(close: Float64Array, period = 10, out: Float64Array = output
 /**
  * Swing points: 1 where the bar's high is the strict highest of `strength` bars either side
  * (a swing high), -1 for the same with lows (a swing low), else 0. A swing is only known
- * `strength` bars later, so the last `strength` bars are always 0.
+ * `strength` bars later, so the first and last `strength` entries are not written (0 in a
+ * fresh output).
+ *
+ * Whether a neighbour is higher is a coin toss on market data, so an early exit on the first
+ * higher neighbour spends most of its time on mispredicted branches. Here every comparison
+ * becomes a 0 or 1 (unary `+` on the boolean) and they are combined with `&`: more
+ * comparisons, no branch. Each is
+ * written `!(neighbour >= bar)` rather than `bar > neighbour` so that, as before, a NaN
+ * neighbour disqualifies nothing.
  */
 export function swingPoints(high: Float64Array, low: Float64Array, strength = 3, out: Int8Array = new Int8Array(high.length)): Int8Array {
-  for (let index = strength; index < high.length - strength; index += 1) {
-    let isHigh = true;
-    let isLow = true;
-    for (let offset = 1; offset <= strength && (isHigh || isLow); offset += 1) {
-      if (high[index - offset] >= high[index] || high[index + offset] >= high[index]) isHigh = false;
-      if (low[index - offset] <= low[index] || low[index + offset] <= low[index]) isLow = false;
+  return strength === 3 ? swingPointsOfThree(high, low, out) : swingPointsOfAny(high, low, strength, out);
+}
+
+function swingPointsOfAny(high: Float64Array, low: Float64Array, strength: number, out: Int8Array): Int8Array {
+  const end = high.length - strength;
+  for (let index = strength; index < end; index += 1) {
+    const barHigh = high[index];
+    const barLow = low[index];
+    let isHigh = 1;
+    let isLow = 1;
+    for (let offset = 1; offset <= strength; offset += 1) {
+      isHigh &= +!(high[index - offset] >= barHigh) & +!(high[index + offset] >= barHigh);
+      isLow &= +!(low[index - offset] <= barLow) & +!(low[index + offset] <= barLow);
     }
-    out[index] = isHigh ? 1 : isLow ? -1 : 0;
+    out[index] = swingCode(isHigh, isLow);
+  }
+  return out;
+}
+
+/** 1 for a swing high, else -1 for a swing low, else 0 (a bar that is both reads 1). */
+function swingCode(isHigh: number, isLow: number): number {
+  return isHigh - (isLow & ~isHigh);
+}
+
+/**
+ * swingPoints for strength 3, the engine's SWING_STRENGTH, taking bars in adjacent pairs. Two
+ * adjacent bars cannot both be swing highs (each would have to be above the other), so only
+ * the higher of a pair is checked against the rest of its window: the four neighbours the two
+ * share, plus the one on the winner's far side. That is 7 comparisons a pair instead of 12,
+ * with no branch: the winner's position is a 0/1 that indexes the arrays. (Highs shown; lows
+ * mirror them.) The shortcut needs comparisons to be an order, which NaN breaks (a NaN bar is
+ * neither above nor below its partner), so each step sums its eight bars as a NaN detector:
+ * on NaN (or infinities of both signs) the general loop redoes the whole series.
+ */
+function swingPointsOfThree(high: Float64Array, low: Float64Array, out: Int8Array): Int8Array {
+  const end = high.length - 3;
+  let index = 3;
+  // The bars that do not fill a last step of four go first, one at a time. Nothing that V8
+  // collects type feedback for may come after the hot loop: the first call compiles the loop
+  // while it runs, and an operation it has not seen yet would make every call bail out of that
+  // compiled loop at its end and keep the slower on-stack-replacement version in use.
+  for (const stop = Math.min(end, index + (Math.max(0, end - index) % 4)); index < stop; index += 1) {
+    const barHigh = high[index];
+    const barLow = low[index];
+    const isHigh =
+      +!(high[index - 3] >= barHigh) & +!(high[index - 2] >= barHigh) & +!(high[index - 1] >= barHigh) &
+      +!(high[index + 1] >= barHigh) & +!(high[index + 2] >= barHigh) & +!(high[index + 3] >= barHigh);
+    const isLow =
+      +!(low[index - 3] <= barLow) & +!(low[index - 2] <= barLow) & +!(low[index - 1] <= barLow) &
+      +!(low[index + 1] <= barLow) & +!(low[index + 2] <= barLow) & +!(low[index + 3] <= barLow);
+    out[index] = swingCode(isHigh, isLow);
+  }
+  // Two pairs a step: their windows overlap, so most values are loaded once for both.
+  for (; index < end; index += 4) {
+    const h0 = high[index - 2], h1 = high[index - 1], h2 = high[index], h3 = high[index + 1];
+    const h4 = high[index + 2], h5 = high[index + 3], h6 = high[index + 4], h7 = high[index + 5];
+    const firstPairHigh = +(h3 > h2);
+    const firstTop = high[index + firstPairHigh];
+    const firstIsHigh =
+      +!(h0 >= firstTop) & +!(h1 >= firstTop) & +!(h4 >= firstTop) & +!(h5 >= firstTop) & +!(high[index - 3 + 7 * firstPairHigh] >= firstTop);
+    const secondPairHigh = +(h5 > h4);
+    const secondTop = high[index + 2 + secondPairHigh];
+    const secondIsHigh =
+      +!(h2 >= secondTop) & +!(h3 >= secondTop) & +!(h6 >= secondTop) & +!(h7 >= secondTop) & +!(high[index - 1 + 7 * secondPairHigh] >= secondTop);
+
+    const l0 = low[index - 2], l1 = low[index - 1], l2 = low[index], l3 = low[index + 1];
+    const l4 = low[index + 2], l5 = low[index + 3], l6 = low[index + 4], l7 = low[index + 5];
+    const firstPairLow = +(l3 < l2);
+    const firstBottom = low[index + firstPairLow];
+    const firstIsLow =
+      +!(l0 <= firstBottom) & +!(l1 <= firstBottom) & +!(l4 <= firstBottom) & +!(l5 <= firstBottom) & +!(low[index - 3 + 7 * firstPairLow] <= firstBottom);
+    const secondPairLow = +(l5 < l4);
+    const secondBottom = low[index + 2 + secondPairLow];
+    const secondIsLow =
+      +!(l2 <= secondBottom) & +!(l3 <= secondBottom) & +!(l6 <= secondBottom) & +!(l7 <= secondBottom) & +!(low[index - 1 + 7 * secondPairLow] <= secondBottom);
+
+    out[index] = swingCode(+(h2 > h3) & firstIsHigh, +(l2 < l3) & firstIsLow);
+    out[index + 1] = swingCode(firstPairHigh & firstIsHigh, firstPairLow & firstIsLow);
+    out[index + 2] = swingCode(+(h4 > h5) & secondIsHigh, +(l4 < l5) & secondIsLow);
+    out[index + 3] = swingCode(secondPairHigh & secondIsHigh, secondPairLow & secondIsLow);
+    // NaN is the one value unequal to itself, and it spreads through a sum.
+    const checksum = h2 + h3 + h4 + h5 + (l2 + l3 + l4 + l5);
+    if (checksum !== checksum) return swingPointsOfAny(high, low, 3, out);
   }
   return out;
 }

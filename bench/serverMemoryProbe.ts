@@ -1,0 +1,22 @@
+// Preloaded by bench/load.bench.ts into the server it starts (`node --expose-gc --import tsx
+// --import ./bench/serverMemoryProbe.ts src/server/main.ts`): on SIGUSR2 it runs a full
+// garbage collection and prints the memory left after it as one marked line on stdout, so the
+// bench compares memory that is still held (a leak) rather than garbage not yet collected.
+// It measures nothing by itself and the app never loads it.
+export const MEMORY_PROBE_MARKER = 'LOAD_BENCH_MEMORY';
+
+export interface MemoryReading {
+  rss: number;
+  heapUsed: number;
+  external: number;
+}
+
+process.on('SIGUSR2', () => {
+  const collect = (globalThis as { gc?: () => void }).gc;
+  // Twice: the first pass can leave objects that only the second finds unreachable.
+  collect?.();
+  collect?.();
+  const { rss, heapUsed, external } = process.memoryUsage();
+  const reading: MemoryReading = { rss, heapUsed, external };
+  process.stdout.write(`${MEMORY_PROBE_MARKER} ${JSON.stringify(reading)}\n`);
+});
