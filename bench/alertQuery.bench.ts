@@ -7,7 +7,7 @@ import { queryAlerts } from '../src/server/alerts/store.ts';
 import { openDatabase } from '../src/server/db/client.ts';
 import { ALERT_TYPES, CRYPTO_SYMBOLS } from '../src/shared/constants.ts';
 import { formatAlertTimestamp } from '../src/shared/alertDisplay.ts';
-import { report } from './report.ts';
+import { percentile, report } from './report.ts';
 
 const ALERTS = 1_000_000;
 const QUERIES = 300;
@@ -46,11 +46,6 @@ const queries = Array.from({ length: QUERIES }, () => {
     end_time: formatAlertTimestamp(new Date(end)),
   };
 });
-
-function percentile(values: number[], share: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * share))];
-}
 
 const ours: number[] = [];
 for (const query of queries) {

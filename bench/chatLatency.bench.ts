@@ -19,7 +19,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { buildApp } from '../src/server/app.ts';
 import { loadConfig } from '../src/server/config.ts';
 import { openDatabase } from '../src/server/db/client.ts';
-import { report } from './report.ts';
+import { percentile, report } from './report.ts';
 import { subscriberCookie } from './subscriber.ts';
 
 const REQUESTS = 200;
@@ -61,11 +61,6 @@ async function timeChat(url: string, cookie: string, question: string): Promise<
   if (Number.isNaN(firstToken)) throw new Error(`No text-delta in the answer to "${question}"`);
   if (!text.includes('"type":"finish"')) throw new Error(`The answer to "${question}" did not finish: ${text.slice(-300)}`);
   return { firstToken, complete: performance.now() - started, deltas: text.split('"type":"text-delta"').length - 1 };
-}
-
-function percentile(values: number[], share: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * share))];
 }
 
 interface ClientJob {

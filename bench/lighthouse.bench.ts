@@ -8,11 +8,11 @@
 // from run to run, more so on a busy machine). Builds dist/web first when it is missing.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { launch, type LaunchedChrome } from 'chrome-launcher';
 import lighthouse, { desktopConfig, type Config, type Result } from 'lighthouse';
+import { freePort } from '../src/server/testing/ports.ts';
 import { report } from './report.ts';
 
 const PAGES = ['/', '/ai-trading-intelligence'];
@@ -58,18 +58,6 @@ const watchdog = setTimeout(() => {
   process.exit(1);
 }, WATCHDOG_MS);
 watchdog.unref();
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 async function waitForHealthy(origin: string, child: ChildProcess): Promise<void> {
   const deadline = Date.now() + START_TIMEOUT_MS;

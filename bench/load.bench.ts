@@ -23,12 +23,13 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ALERT_TYPES } from '../src/shared/constants.ts';
-import { report } from './report.ts';
+import { freePort } from '../src/server/testing/ports.ts';
+import { multipartBody, type MultipartPart } from '../src/server/testing/spreadsheets.ts';
+import { percentile, report } from './report.ts';
 import { MEMORY_PROBE_MARKER, type MemoryReading } from './serverMemoryProbe.ts';
 
 const USERS = 200;
@@ -93,24 +94,6 @@ const watchdog = setTimeout(() => {
 watchdog.unref();
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
-function percentile(values: number[], share: number): number {
-  if (values.length === 0) return NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * share))];
-}
 
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
 const ms = (value: number) => (Number.isNaN(value) ? 'n/a' : `${value.toFixed(value < 10 ? 1 : 0)} ms`);
@@ -273,21 +256,6 @@ class Subscriber {
   }
 }
 
-/** One multipart/form-data body (the shape a browser's FormData sends). */
-function multipartBody(fields: Record<string, string>, file?: { field: string; name: string; type: string; bytes: Buffer }): { body: Buffer; type: string } {
-  const boundary = `----watosload${randomBytes(12).toString('hex')}`;
-  const parts: Buffer[] = [];
-  for (const [name, value] of Object.entries(fields)) {
-    parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`));
-  }
-  if (file) {
-    parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${file.field}"; filename="${file.name}"\r\nContent-Type: ${file.type}\r\n\r\n`));
-    parts.push(file.bytes, Buffer.from('\r\n'));
-  }
-  parts.push(Buffer.from(`--${boundary}--\r\n`));
-  return { body: Buffer.concat(parts), type: `multipart/form-data; boundary=${boundary}` };
-}
-
 /** A small trade log, different for every upload. */
 function tradeCsv(user: Subscriber, sequence: number): Buffer {
   const symbols = ['BTC-USD', 'ETH-USD', 'SOL-USD', 'DOGE-USD'];
@@ -390,11 +358,11 @@ async function loadPage(user: Subscriber, recorder: Recorder | null, path: strin
 async function chat(user: Subscriber, recorder: Recorder | null, sequence: number): Promise<void> {
   const question = QUESTIONS[(user.index + sequence) % QUESTIONS.length];
   const messages = [...user.history.slice(-4), { role: 'user' as const, content: question }];
-  const fields: Record<string, string> = { messages: JSON.stringify(messages) };
-  if (user.conversationId) fields.conversation_id = user.conversationId;
+  const parts: MultipartPart[] = [{ name: 'messages', value: JSON.stringify(messages) }];
+  if (user.conversationId) parts.push({ name: 'conversation_id', value: user.conversationId });
   // One message in four carries the subscriber's trade log, as 'Analyze with AI' does.
-  const attach = sequence % 4 === 3 ? { field: 'file', name: `trades-${user.index}.csv`, type: 'text/csv', bytes: tradeCsv(user, 1000 + sequence) } : undefined;
-  const { body, type } = multipartBody(fields, attach);
+  if (sequence % 4 === 3) parts.push({ name: 'file', filename: `trades-${user.index}.csv`, contentType: 'text/csv', data: tradeCsv(user, 1000 + sequence) });
+  const { body, contentType: type } = multipartBody(parts);
   try {
     const { response, started } = await user.open('POST', '/api/chat', { 'content-type': type }, body);
     let text = '';
@@ -424,7 +392,10 @@ async function chat(user: Subscriber, recorder: Recorder | null, sequence: numbe
 async function upload(user: Subscriber, recorder: Recorder | null, sequence: number): Promise<void> {
   const name = `trades-${user.index}-${sequence}.csv`;
   const bytes = tradeCsv(user, sequence);
-  const { body, type } = multipartBody({ user_id: user.id }, { field: 'file', name, type: 'text/csv', bytes });
+  const { body, contentType: type } = multipartBody([
+    { name: 'user_id', value: user.id },
+    { name: 'file', filename: name, contentType: 'text/csv', data: bytes },
+  ]);
   const reply = await timed(recorder, 'upload', () => user.send('POST', '/upload', { 'content-type': type }, body));
   if (reply && reply.status >= 200 && reply.status < 300) {
     const { file } = JSON.parse(reply.body.toString()) as { file: { id: string } };

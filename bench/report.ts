@@ -69,3 +69,10 @@ export function report(figure: BenchFigure): void {
   const file = process.env[RESULTS_ENV];
   if (file) appendFileSync(file, `${JSON.stringify(result)}\n`);
 }
+
+/** The value at `share` (0.95 for p95) of the sorted values: nearest rank; NaN when empty. */
+export function percentile(values: number[], share: number): number {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * share))];
+}

@@ -5,27 +5,17 @@
 // made-up number and never a crash, and show real prices again once upstream is back.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { startFakeCoinbase, type FakeCoinbase } from '../src/server/testing/fakeCoinbase.ts';
+import { freePort } from '../src/server/testing/ports.ts';
 import { buyPlan, createVerifiedUser } from './fixtures.ts';
 
 let fake: FakeCoinbase;
 let server: ChildProcess;
 let baseURL: string;
 let dataDir: string;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = createServer();
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
 
 test.beforeAll(async () => {
   fake = await startFakeCoinbase({ 'BTC-USD': 64_000.5, 'ETH-USD': 3_100.25 });
