@@ -124,7 +124,9 @@ async function run(argv: string[]): Promise<string> {
       const username = required(values, 'username');
       // A user created already verified needs no verification e-mail.
       const mailer = values.verified ? { kind: 'outbox' as const, send: async () => undefined } : createMailer(config, database.db, { info: () => undefined });
-      const auth = createAuth({ config, db: database.db, mailer, secret: resolveAuthSecret(config) });
+      const toStderr = (fields: object, message: string) => console.error(message, fields);
+      const log = { debug: toStderr, info: toStderr, warn: toStderr, error: toStderr };
+      const auth = createAuth({ config, db: database.db, mailer, secret: resolveAuthSecret(config), log });
       const result = await auth.api.signUpEmail({ body: { email, password, name: username, username } });
       const [created] = await database.db.select().from(user).where(eq(user.id, result.user.id));
       if (!created) throw new UsageError(`A user with e-mail ${email} already exists`);

@@ -120,7 +120,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
 
   const redis = config.REDIS_URL ? createRedis(config.REDIS_URL) : undefined;
   const mailer = createMailer(config, database.db, app.log);
-  const auth = createAuth({ config, db: database.db, mailer, secret: resolveAuthSecret(config) });
+  const auth = createAuth({ config, db: database.db, mailer, secret: resolveAuthSecret(config), log: app.log });
   await seedPlans(database.db, config);
   await seedPrompts(database.db);
   const stripePayments = config.STRIPE_SECRET_KEY ? createStripeProvider(database.db, config, options.stripeApi) : null;

@@ -6,6 +6,7 @@ import { drizzleAdapter } from 'better-auth/adapters/drizzle';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/client.ts';
 import * as schema from '../db/schema.ts';
+import { withoutQueryParameters } from '../http/logging.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import { existingAccountMail, passwordResetMail, verificationMail } from '../mail/templates.ts';
 import { MIN_PASSWORD_LENGTH } from '../../shared/constants.ts';
@@ -15,12 +16,17 @@ export interface AuthOptions {
   db: Database;
   mailer: Mailer;
   secret: string;
+  /** The server's logger: Better Auth's own messages go through it (redaction, JSON, LOG_LEVEL). */
+  log: AuthLog;
 }
+
+/** The part of a pino logger Better Auth's messages need. */
+export type AuthLog = Record<'debug' | 'info' | 'warn' | 'error', (fields: object, message: string) => void>;
 
 export const VERIFICATION_EXPIRES_SECONDS = 24 * 60 * 60;
 export const RESET_EXPIRES_SECONDS = 60 * 60;
 
-export function createAuth({ config, db, mailer, secret }: AuthOptions) {
+export function createAuth({ config, db, mailer, secret, log }: AuthOptions) {
   const displayName = (user: { name: string; email: string }) => user.name || user.email;
   return betterAuth({
     appName: 'WATOS Trading Intelligence',
@@ -28,6 +34,14 @@ export function createAuth({ config, db, mailer, secret }: AuthOptions) {
     basePath: '/api/auth',
     secret,
     trustedOrigins: [config.publicUrl],
+    logger: {
+      level: config.LOG_LEVEL === 'debug' || config.LOG_LEVEL === 'trace' ? 'debug' : 'warn',
+      log: (level, message, ...args: unknown[]) => {
+        const err = args.find((arg) => arg instanceof Error);
+        const detail = withoutQueryParameters(args.filter((arg) => !(arg instanceof Error))) as unknown[];
+        log[level]({ component: 'better-auth', ...(err ? { err } : {}), ...(detail.length > 0 ? { detail } : {}) }, message);
+      },
+    },
     database: drizzleAdapter(db, { provider: 'pg', schema }),
     user: {
       additionalFields: {

@@ -4,8 +4,9 @@
 // no crash, no hang); once it is back, requests succeed again without restarting the app.
 // Needs a real PostgreSQL: runs when TEST_DATABASE_URL is set (always on CI).
 import { randomBytes } from 'node:crypto';
+import { Writable } from 'node:stream';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildApp, type App } from '../app.ts';
 import { loadConfig } from '../config.ts';
 import { startTcpProxy, type TcpProxy } from '../testing/tcpProxy.ts';
@@ -18,6 +19,14 @@ let proxy: TcpProxy;
 let database: DatabaseHandle;
 let app: App;
 let cookie: string;
+/** The server's log, as JSON lines (warn and above). */
+const logLines: string[] = [];
+const logStream = new Writable({
+  write(chunk: Buffer, _encoding, done) {
+    logLines.push(...chunk.toString().split('\n').filter(Boolean));
+    done();
+  },
+});
 
 async function admin(statement: string) {
   const client = new pg.Client({ connectionString: adminUrl });
@@ -43,8 +52,8 @@ describe.skipIf(!adminUrl)('PostgreSQL restarted under load', () => {
     viaProxy.pathname = `/${name}`;
     database = await openDatabase({ databaseUrl: viaProxy.toString(), maxConnections: 4, onConnectionError: () => undefined });
     await database.migrate();
-    const config = loadConfig({ NODE_ENV: 'test', DATA_DIR: '.data-test/restart', LOG_LEVEL: 'silent', MARKET_DATA: 'demo', DATABASE_URL: viaProxy.toString() });
-    app = await buildApp({ config, database, webRoot: null, logger: false });
+    const config = loadConfig({ NODE_ENV: 'test', DATA_DIR: '.data-test/restart', LOG_LEVEL: 'warn', MARKET_DATA: 'demo', DATABASE_URL: viaProxy.toString() });
+    app = await buildApp({ config, database, webRoot: null, logStream });
     await app.ready();
     const { browser } = await subscribedUser({ app, database: { ...database, truncateAll: async () => undefined }, config, close: async () => undefined }, 'restart@example.com');
     cookie = browser.cookieHeader;
@@ -58,6 +67,8 @@ describe.skipIf(!adminUrl)('PostgreSQL restarted under load', () => {
   });
 
   it('fails cleanly while it is down and recovers by itself', async () => {
+    // Everything the server says goes through its logger: nothing straight to the console.
+    const consoleCalls = (['log', 'info', 'warn', 'error', 'debug'] as const).map((method) => vi.spyOn(console, method));
     const outcomes: Outcome[] = [];
     const started = Date.now();
     const elapsed = () => Date.now() - started;
@@ -93,5 +104,16 @@ describe.skipIf(!adminUrl)('PostgreSQL restarted under load', () => {
     // Back: the pool reconnects on its own.
     expect(lastSecond.length).toBeGreaterThan(10);
     expect(lastSecond.filter((outcome) => outcome.status !== 200)).toEqual([]);
+
+    expect(consoleCalls.flatMap((spy) => spy.mock.calls)).toEqual([]);
+    const entries = logLines.map((line) => JSON.parse(line) as { level: number; component?: string; msg: string });
+    expect(entries.some((entry) => entry.level >= 50)).toBe(true);
+    // Better Auth's own messages are among them, and no failed query's parameters (the
+    // session token the session lookup was given) reach the log.
+    expect(entries.some((entry) => entry.component === 'better-auth' && entry.level >= 50)).toBe(true);
+    const sessionToken = decodeURIComponent(/session_token=([^;]+)/.exec(cookie)![1]).split('.')[0];
+    expect(sessionToken.length).toBeGreaterThan(16);
+    expect(logLines.filter((line) => line.includes(sessionToken))).toEqual([]);
+    for (const spy of consoleCalls) spy.mockRestore();
   }, 60_000);
 });

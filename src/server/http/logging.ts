@@ -1,6 +1,9 @@
 // Request logging with pino through Fastify. Never logs secrets: cookies, authorization
-// headers and credential-bearing query parameters (reset tokens, API keys) are redacted.
+// headers and credential-bearing query parameters (reset tokens, API keys) are redacted, and
+// so are the parameters of a failed SQL query, which a database error carries in its message
+// and its fields (a session token, when the session lookup is the query that failed).
 import type { FastifyServerOptions } from 'fastify';
+import { stdSerializers } from 'pino';
 import type { Config } from '../config.ts';
 
 const SECRET_QUERY_KEYS = /^(token|code|key|apikey|api_key|password|secret|session_id|callbackurl)$/i;
@@ -15,6 +18,32 @@ export function redactUrl(url: string): string {
   return `${url.slice(0, question)}?${params.toString()}`;
 }
 
+/** Drizzle's "Failed query: ...\nparams: a,b" and node-postgres' parameter fields. */
+const QUERY_PARAMS_LINE = /\nparams: [^\n]*/g;
+const PARAMETER_KEYS = new Set(['params', 'parameters']);
+const scrubText = (text: string) => text.replace(QUERY_PARAMS_LINE, '\nparams: [redacted]');
+
+/**
+ * A copy of a logged value without SQL query parameters: in strings, in `params` fields, in
+ * errors (own fields, message, stack and causes; same class, so the same logged `type`) and
+ * in plain objects and arrays. Anything else is passed through as it is.
+ */
+export function withoutQueryParameters(value: unknown, depth = 0): unknown {
+  if (typeof value === 'string') return scrubText(value);
+  if (depth > 6 || value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map((item) => withoutQueryParameters(item, depth + 1));
+  const prototype = Object.getPrototypeOf(value) as object | null;
+  const isError = value instanceof Error;
+  if (!isError && prototype !== Object.prototype && prototype !== null) return value;
+  const copy = Object.create(prototype) as Record<string, unknown>;
+  // An error's message and stack are own but not enumerable.
+  for (const key of isError ? Object.getOwnPropertyNames(value) : Object.keys(value)) {
+    const field = (value as Record<string, unknown>)[key];
+    copy[key] = PARAMETER_KEYS.has(key) ? '[redacted]' : withoutQueryParameters(field, depth + 1);
+  }
+  return copy;
+}
+
 export function loggerOptions(config: Config): Exclude<FastifyServerOptions['logger'], boolean | undefined> {
   return {
     level: config.LOG_LEVEL,
@@ -26,6 +55,7 @@ export function loggerOptions(config: Config): Exclude<FastifyServerOptions['log
       req(request: { method: string; url: string; ip?: string; id?: string }) {
         return { method: request.method, url: redactUrl(request.url), ip: request.ip, id: request.id };
       },
+      err: (error: Error) => stdSerializers.err(withoutQueryParameters(error) as Error),
     },
   };
 }
