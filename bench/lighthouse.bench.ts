@@ -6,13 +6,13 @@
 // so the ratio shows what the mobile throttling costs. Target: >= 95 each. The failing audits
 // are printed so a miss says why. Each score is the median of 3 runs (Lighthouse scores vary
 // from run to run, more so on a busy machine). Builds dist/web first when it is missing.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { launch, type LaunchedChrome } from 'chrome-launcher';
 import lighthouse, { desktopConfig, type Config, type Result } from 'lighthouse';
-import { freePort } from '../src/server/testing/ports.ts';
+import { startServerProcess, type ServerProcess } from '../src/server/testing/serverProcess.ts';
 import { report } from './report.ts';
 
 const PAGES = ['/', '/ai-trading-intelligence'];
@@ -43,13 +43,13 @@ const FORM_FACTORS: Array<{ name: 'mobile' | 'desktop'; config: Config | undefin
   { name: 'desktop', config: desktopConfig },
 ];
 
-let server: ChildProcess | null = null;
+let server: ServerProcess | null = null;
 let chrome: LaunchedChrome | null = null;
 const dataDir = mkdtempSync(join(tmpdir(), 'watos-lighthouse-'));
 
 function cleanUp() {
   chrome?.kill();
-  if (server && server.exitCode === null) server.kill('SIGTERM');
+  if (server && server.child.exitCode === null) server.child.kill('SIGTERM');
 }
 
 const watchdog = setTimeout(() => {
@@ -58,33 +58,6 @@ const watchdog = setTimeout(() => {
   process.exit(1);
 }, WATCHDOG_MS);
 watchdog.unref();
-
-async function waitForHealthy(origin: string, child: ChildProcess): Promise<void> {
-  const deadline = Date.now() + START_TIMEOUT_MS;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`The server exited with ${child.exitCode} before it was ready`);
-    try {
-      const response = await fetch(`${origin}/healthz`);
-      if (response.ok) return;
-    } catch {
-      // Not listening yet.
-    }
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  throw new Error(`The server did not answer /healthz within ${START_TIMEOUT_MS / 1000} s`);
-}
-
-function stopServer(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const force = setTimeout(() => child.kill('SIGKILL'), 10_000);
-    child.once('exit', () => {
-      clearTimeout(force);
-      resolve();
-    });
-    child.kill('SIGTERM');
-  });
-}
 
 /** Up to `limit` page elements an audit points at (walks its details for node values). */
 function nodesOf(details: unknown, limit = 3): string[] {
@@ -144,13 +117,8 @@ if (!existsSync(join(webRoot, 'index.html'))) {
 }
 
 try {
-  const port = await freePort();
-  const origin = `http://127.0.0.1:${port}`;
-  server = spawn(process.execPath, ['--import', 'tsx', 'src/server/main.ts'], {
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, MARKET_DATA: 'demo', LOG_LEVEL: 'warn', NODE_ENV: 'production' },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  await waitForHealthy(origin, server);
+  server = await startServerProcess({ dataDir, env: { NODE_ENV: 'production', TEST_HOOKS: 'false' }, startTimeoutMs: START_TIMEOUT_MS });
+  const { origin } = server;
   chrome = await launch({ chromePath: CHROMIUM, chromeFlags: CHROME_FLAGS, logLevel: 'error' });
   console.log(`Server: src/server/main.ts on ${origin} (demo data, fresh DATA_DIR). Browser: ${CHROMIUM}, headless.`);
   console.log(`Lighthouse ${CATEGORIES.join(' + ')}, mobile (default, simulated throttling) and desktop form factors, ${RUNS} runs each.\n`);
@@ -190,6 +158,6 @@ try {
   }
 } finally {
   chrome?.kill();
-  if (server) await stopServer(server);
+  await server?.stop();
   rmSync(dataDir, { recursive: true, force: true });
 }

@@ -3,48 +3,33 @@
 // first answers garbage JSON and 5xx for every product, then recovers. The exchange view
 // must show SPEC.md's texts for what failed ('Error' prices, the failed count), never a
 // made-up number and never a crash, and show real prices again once upstream is back.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { startFakeCoinbase, type FakeCoinbase } from '../src/server/testing/fakeCoinbase.ts';
-import { freePort } from '../src/server/testing/ports.ts';
+import { startServerProcess } from '../src/server/testing/serverProcess.ts';
 import { buyPlan, createVerifiedUser } from './fixtures.ts';
 
 let fake: FakeCoinbase;
-let server: ChildProcess;
+let stopServer: (() => Promise<unknown>) | undefined;
 let baseURL: string;
 let dataDir: string;
 
 test.beforeAll(async () => {
   fake = await startFakeCoinbase({ 'BTC-USD': 64_000.5, 'ETH-USD': 3_100.25 });
   fake.behave('*', 'garbage');
-  const port = await freePort();
-  baseURL = `http://127.0.0.1:${port}`;
   dataDir = mkdtempSync(join(tmpdir(), 'watos-faults-'));
-  server = spawn(process.execPath, ['--import', 'tsx', 'src/server/main.ts'], {
-    env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      DATA_DIR: dataDir,
-      MARKET_DATA: 'coinbase',
-      COINBASE_PRICE_API_URL: fake.url,
-      COINBASE_EXCHANGE_API_URL: fake.url,
-      LOG_LEVEL: 'warn',
-      TEST_HOOKS: 'true',
-    },
-    stdio: 'ignore',
+  const server = await startServerProcess({
+    dataDir,
+    env: { MARKET_DATA: 'coinbase', COINBASE_PRICE_API_URL: fake.url, COINBASE_EXCHANGE_API_URL: fake.url },
   });
-  await expect
-    .poll(async () => (await fetch(`${baseURL}/healthz`).catch(() => null))?.status ?? 0, { timeout: 60_000 })
-    .toBe(200);
+  stopServer = server.stop;
+  baseURL = server.origin;
 });
 
 test.afterAll(async () => {
-  server?.kill('SIGTERM');
-  await new Promise((resolve) => server?.once('exit', resolve));
+  await stopServer?.();
   await fake?.close();
   rmSync(dataDir, { recursive: true, force: true });
 });

@@ -1,6 +1,9 @@
 // Upload validation without HTTP (the path publish-file takes): safe names, the size limit on
-// a plain stream, and the download header for any name.
-import { mkdtempSync, rmSync } from 'node:fs';
+// a plain stream, the disk storage's clean-up after dead writers, and the download header
+// for any name.
+import { spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,7 +12,7 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { HttpError } from '../http/errors.ts';
 import { xlsxWorkbook } from '../testing/spreadsheets.ts';
-import { createDiskStorage } from './disk.ts';
+import { createDiskStorage, temporaryName, writerIsGone } from './disk.ts';
 import { attachmentDisposition } from './routes.ts';
 import { assertStorageKey } from './storage.ts';
 import { safeOriginalFilename, storeSpreadsheet } from './uploads.ts';
@@ -60,6 +63,43 @@ describe('storeSpreadsheet on a plain stream', () => {
     const back: Buffer[] = [];
     for await (const chunk of await storage.get(stored.storageKey)) back.push(chunk as Buffer);
     expect(Buffer.concat(back).equals(workbook)).toBe(true);
+  });
+});
+
+describe('disk storage temporaries left by dead writers', () => {
+  it('removes at start those of dead processes of this host and old ones, keeps live writers\' fresh ones', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'watos-sweep-'));
+    const uploads = join(folder, 'uploads');
+    mkdirSync(uploads);
+    const host = /^\.partial-([0-9a-f]{12})-/.exec(temporaryName())![1];
+    const deadPid = spawnSync(process.execPath, ['-e', '']).pid;
+    const uuid = () => randomUUID();
+    const names = {
+      deadHere: `.partial-${host}-${deadPid}-${uuid()}`,
+      earlierLifeOfThisPid: `.partial-${host}-${process.pid}-${uuid()}`,
+      aliveHere: `.partial-${host}-${process.ppid}-${uuid()}`,
+      otherHostFresh: `.partial-0123456789ab-${process.ppid}-${uuid()}`,
+      otherHostOld: `.partial-0123456789ab-1-${uuid()}`,
+      unnamedOld: `.partial-${uuid()}`,
+      object: `${uuid()}.csv`,
+    };
+    for (const name of Object.values(names)) writeFileSync(join(uploads, name), 'date,price\n');
+    const twoHoursAgo = new Date(Date.now() - 2 * 60 * 60 * 1000);
+    utimesSync(join(uploads, names.otherHostOld), twoHoursAgo, twoHoursAgo);
+    utimesSync(join(uploads, names.unnamedOld), twoHoursAgo, twoHoursAgo);
+    utimesSync(join(uploads, names.object), twoHoursAgo, twoHoursAgo);
+
+    const swept = createDiskStorage(folder);
+    await swept.close();
+    try {
+      expect((await readdir(uploads)).sort()).toEqual([names.aliveHere, names.otherHostFresh, names.object].sort());
+      expect(writerIsGone(names.aliveHere, true)).toBe(false);
+      // A running server never takes its own writes for a dead process's.
+      expect(writerIsGone(temporaryName(), false)).toBe(false);
+      expect(writerIsGone(temporaryName(), true)).toBe(true);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 });
 
