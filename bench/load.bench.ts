@@ -30,6 +30,7 @@ import { ALERT_TYPES } from '../src/shared/constants.ts';
 import { freePort } from '../src/server/testing/ports.ts';
 import { multipartBody, type MultipartPart } from '../src/server/testing/spreadsheets.ts';
 import { percentile, report } from './report.ts';
+import { readRss } from './procStatus.ts';
 import { MEMORY_PROBE_MARKER, type MemoryReading } from './serverMemoryProbe.ts';
 
 const USERS = 200;
@@ -104,15 +105,6 @@ const ms = (value: number) => (Number.isNaN(value) ? 'n/a' : `${value.toFixed(va
 interface RssSample {
   at: number;
   bytes: number;
-}
-
-function readRss(pid: number): number | null {
-  try {
-    const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match ? Number(match[1]) * 1024 : null;
-  } catch {
-    return null;
-  }
 }
 
 /** CPU time (user + system, in clock ticks) the child has used so far. */

@@ -18,6 +18,8 @@ export interface ServerProcess {
 
 export interface ServerProcessOptions {
   dataDir: string;
+  /** The entry file, run with tsx; default src/server/main.ts. It must serve GET /healthz. */
+  script?: string;
   /** Extra environment; PORT, HOST, DATA_DIR are set here. Defaults: demo data, warn logs, TEST_HOOKS. */
   env?: Record<string, string>;
   /** How long the first /healthz may take (a cold PGlite start with migrations). */
@@ -29,7 +31,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export async function startServerProcess(options: ServerProcessOptions): Promise<ServerProcess> {
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server/main.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', options.script ?? 'src/server/main.ts'], {
     env: {
       ...process.env,
       MARKET_DATA: 'demo',

@@ -1,0 +1,28 @@
+// Memory of another process, read from Linux's /proc (the benches measure servers they run
+// as child processes): resident set size now, its peak, and resetting that peak.
+import { readFileSync, writeFileSync } from 'node:fs';
+
+function statusField(pid: number, field: 'VmRSS' | 'VmHWM'): number | null {
+  try {
+    const match = new RegExp(`^${field}:\\s+(\\d+)\\s+kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) * 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The process's resident set size in bytes; null when it cannot be read (gone, not Linux). */
+export const readRss = (pid: number) => statusField(pid, 'VmRSS');
+
+/** The process's peak resident set size in bytes since it started or since resetPeakRss. */
+export const readPeakRss = (pid: number) => statusField(pid, 'VmHWM');
+
+/** Resets the peak (VmHWM) to the current RSS; false when the kernel refused. */
+export function resetPeakRss(pid: number): boolean {
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, '5');
+    return true;
+  } catch {
+    return false;
+  }
+}
