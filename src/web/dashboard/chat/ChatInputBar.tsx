@@ -12,7 +12,7 @@ export function ChatInputBar({ className = '' }: { className?: string }) {
 
   return (
     <form
-      className={`flex flex-col justify-center gap-2 rounded-lg bg-gray-900 p-3 ${className}`}
+      className={`flex flex-col gap-2 rounded-lg bg-gray-900 p-3 ${className}`}
       aria-label="Chat input"
       data-tour="chat-input"
       onSubmit={(event) => {
@@ -41,7 +41,9 @@ export function ChatInputBar({ className = '' }: { className?: string }) {
           </span>
         </div>
       ) : null}
-      <div className="flex items-end gap-2">
+      {/* The row fills what the bar is given (the 700px section leaves it about 180px), so the
+          box grows into that height rather than floating in empty space. */}
+      <div className="flex min-h-0 flex-1 items-end gap-2">
         <button
           type="button"
           title={CHAT_ATTACH_TOOLTIP}
@@ -85,7 +87,7 @@ export function ChatInputBar({ className = '' }: { className?: string }) {
           maxLength={PROMPT_MAX_CHARS}
           rows={3}
           placeholder={CHAT_INPUT_PLACEHOLDER}
-          className="min-h-[4.5rem] flex-1 resize-none rounded-lg border border-gray-700 bg-gray-800 px-3 py-2 text-sm text-white placeholder:text-gray-500 focus:border-indigo-500 focus:outline-none disabled:opacity-70"
+          className="h-full min-h-[4.5rem] flex-1 resize-none rounded-lg border border-gray-700 bg-gray-800 px-3 py-2 text-sm text-white placeholder:text-gray-500 focus:border-indigo-500 focus:outline-none disabled:opacity-70"
         />
         <button
           type="submit"
