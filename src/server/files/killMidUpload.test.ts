@@ -75,7 +75,7 @@ describe('server killed mid-upload', () => {
       headers: { origin: first.origin, cookie: session.cookieHeader, 'content-type': contentType, 'transfer-encoding': 'chunked' },
     });
     const cut = new Promise<string>((resolve) => {
-      upload.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
+      upload.on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
       upload.once('response', (response) => resolve(`answered ${response.statusCode}`));
     });
     upload.write(head);
