@@ -131,7 +131,8 @@ interface MultipartInput {
 /** Reads a multipart body: text fields and at most one file, within the assistant's file limit. */
 async function readMultipart(request: FastifyRequest, limits: FileLimits, expected: string): Promise<MultipartInput> {
   if (!request.isMultipart()) throw new HttpError(400, `Send the request as multipart/form-data with ${expected}.`);
-  const fields: Record<string, string> = {};
+  // No prototype: a field named '__proto__' is just a field.
+  const fields = Object.create(null) as Record<string, string>;
   let file: MultipartInput['file'] = null;
   try {
     for await (const part of request.parts({ limits: { fileSize: limits.maxBytes, files: 1, fields: 10, fieldSize: 1024 * 1024, parts: 12 } })) {

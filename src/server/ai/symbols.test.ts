@@ -15,6 +15,13 @@ describe('resolveProduct', () => {
     expect(plainTicker('NASDAQ:aapl')).toBe('AAPL');
     expect(plainTicker('BINANCE:ETHUSDT')).toBe('ETH');
   });
+
+  it('treats the names of Object.prototype members as unknown symbols (fuzzing found a 500)', () => {
+    for (const input of ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf']) {
+      expect(resolveProduct(input)).toBeNull();
+      expect(plainTicker(input)).toBe(input.toUpperCase());
+    }
+  });
 });
 
 describe('mentionedSymbols', () => {

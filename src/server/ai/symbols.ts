@@ -53,7 +53,9 @@ const NOT_TICKERS = new Set([
 /** The product for a typed symbol, or null when we have no market data for it. */
 export function resolveProduct(input: string): CryptoSymbol | null {
   let text = input.trim();
-  const named = NAMES[text.toLowerCase()];
+  // Own keys only: '__proto__' or 'constructor' must not find Object.prototype's members.
+  const lower = text.toLowerCase();
+  const named = Object.hasOwn(NAMES, lower) ? NAMES[lower] : undefined;
   if (named) text = named;
   text = text.toUpperCase().replace(/^[A-Z0-9_.!]+:/, '');
   const base = text.replace(/[-/ ]?(USDT|USDC|USD)$/, '') || text;
