@@ -6,7 +6,7 @@ import { DrizzleQueryError } from 'drizzle-orm';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../config.ts';
-import { loggerOptions, redactUrl } from './logging.ts';
+import { loggerOptions, redactUrl, withoutQueryParameters } from './logging.ts';
 
 function capturingLogger() {
   const lines: string[] = [];
@@ -44,6 +44,19 @@ describe('server log redaction', () => {
     const outer = JSON.parse(lines[1]) as { err: { message: string; body: { message: string; code: string } } };
     expect(outer.err.message).toMatch(/^Failed to get session: Failed query: .*params: \[redacted\]/s);
     expect(outer.err.body).toMatchObject({ message: expect.stringContaining('params: [redacted]') as string, code: 'FAILED' });
+  });
+
+  it('copes with any plain object, an own "__proto__" key included', () => {
+    const hostile = JSON.parse('{"__proto__": {"polluted": true}, "params": ["secret-value"], "note": "x\\nparams: secret-value"}') as object;
+    const { log, lines } = capturingLogger();
+    log.warn({ detail: hostile }, 'odd input');
+    expect(lines[0]).toContain('odd input');
+    expect(({} as { polluted?: boolean }).polluted).toBeUndefined();
+    const copy = withoutQueryParameters(hostile) as Record<string, unknown>;
+    expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
+    expect(Object.keys(copy)).toEqual(['__proto__', 'params', 'note']);
+    expect(copy.params).toBe('[redacted]');
+    expect(copy.note).toBe('x\nparams: [redacted]');
   });
 
   it('masks credential-bearing query parameters in logged URLs', () => {

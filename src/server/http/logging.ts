@@ -39,7 +39,9 @@ export function withoutQueryParameters(value: unknown, depth = 0): unknown {
   // An error's message and stack are own but not enumerable.
   for (const key of isError ? Object.getOwnPropertyNames(value) : Object.keys(value)) {
     const field = (value as Record<string, unknown>)[key];
-    copy[key] = PARAMETER_KEYS.has(key) ? '[redacted]' : withoutQueryParameters(field, depth + 1);
+    const scrubbed = PARAMETER_KEYS.has(key) ? '[redacted]' : withoutQueryParameters(field, depth + 1);
+    // Defined, not assigned: an own key named '__proto__' (JSON.parse makes those) stays a key.
+    Object.defineProperty(copy, key, { value: scrubbed, enumerable: true, writable: true, configurable: true });
   }
   return copy;
 }
