@@ -237,6 +237,26 @@ describe.each(['disk', 's3'] as const)('My Stuff files on %s storage', (variant)
     await expectNothingNewStored(before);
   });
 
+  it('answers a file field with no file chosen with 400, not a storage failure (fuzzing found a 503)', async () => {
+    const before = await snapshot();
+    // What a browser sends for an empty file input, and what FormData sends for a nameless blob.
+    for (const disposition of ['form-data; name="file"; filename=""', 'form-data; name="file"']) {
+      const boundary = 'NoFileChosen';
+      const payload = Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="user_id"\r\n\r\n${alice.userId}\r\n` +
+          `--${boundary}\r\nContent-Disposition: ${disposition}\r\nContent-Type: application/octet-stream\r\n\r\n\r\n--${boundary}--\r\n`,
+      );
+      const response = await test.app.inject({
+        method: 'POST',
+        url: '/upload',
+        headers: { cookie: alice.browser.cookieHeader, origin: test.config.publicUrl, 'content-type': `multipart/form-data; boundary=${boundary}` },
+        payload,
+      });
+      expect({ disposition, status: response.statusCode, error: response.json().error }).toEqual({ disposition, status: 400, error: 'No file was sent; choose a CSV or Excel file.' });
+    }
+    await expectNothingNewStored(before);
+  });
+
   it('refuses zip bombs, whether they declare their size or lie about it', async () => {
     const before = await snapshot();
     const honest = await zipBomb(250 * 1024 * 1024);

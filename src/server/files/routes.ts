@@ -22,6 +22,7 @@ import { UnsafeArchiveError } from './zipGuard.ts';
 export const PREVIEW_LIMITS = { rows: 20, columns: 50, tables: 10 } as const;
 
 const notFound = () => new HttpError(404, 'File not found');
+const noFileSent = () => new HttpError(400, 'No file was sent; choose a CSV or Excel file.');
 
 /** RFC 6266 / 5987: an ASCII fallback name plus the exact UTF-8 name. */
 export function attachmentDisposition(filename: string): string {
@@ -115,6 +116,11 @@ export async function fileRoutes(app: FastifyInstance, options: FileRoutesOption
           part.file.destroy();
           throw new HttpError(400, 'Send exactly one file, in the field "file".');
         }
+        // An empty file input (or a nameless blob) sends a file part without a file name.
+        if (!part.filename) {
+          part.file.destroy();
+          throw noFileSent();
+        }
         stored = await storeSpreadsheet(storage, { source: part.file, filename: part.filename, mimeType: part.mimetype }, { maxBytes: maxUploadBytes });
       }
     } catch (error) {
@@ -134,7 +140,7 @@ export async function fileRoutes(app: FastifyInstance, options: FileRoutesOption
       throw new HttpError(503, 'The file could not be stored right now. Please try again.');
     }
 
-    if (!stored) throw new HttpError(400, 'No file was sent; choose a CSV or Excel file.');
+    if (!stored) throw noFileSent();
     // user_id may follow the file in the form: then the stored object waits for it here.
     if (claimedUserId !== userId) {
       await discard();
