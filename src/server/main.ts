@@ -6,6 +6,7 @@ import { buildApp } from './app.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { openDatabase } from './db/client.ts';
 import { createAlertEngine } from './alerts/engine.ts';
+import { scheduleOrphanReclaim } from './files/fileRecords.ts';
 
 function readConfig(): Config {
   try {
@@ -28,9 +29,11 @@ async function main(): Promise<void> {
   await database.migrate();
 
   const app = await buildApp({ config, database, webRoot: resolve('dist/web') });
-  const { quotes, alertBus, market } = app.services;
+  const { quotes, alertBus, market, fileStorage } = app.services;
   let engine: ReturnType<typeof createAlertEngine> | null = null;
+  const stopReclaim = scheduleOrphanReclaim(database.db, fileStorage, app.log);
   app.addHook('preClose', async () => {
+    stopReclaim();
     await engine?.stop();
   });
 

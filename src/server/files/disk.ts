@@ -10,7 +10,7 @@ import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { assertStorageKey, StoredObjectMissingError, type FileStorage } from './storage.ts';
+import { assertStorageKey, isStorageKey, StoredObjectMissingError, type FileStorage } from './storage.ts';
 
 /** Temporary files start with this prefix; real objects never do (see assertStorageKey). */
 export const TEMP_PREFIX = '.partial-';
@@ -100,6 +100,15 @@ export function createDiskStorage(dataDir: string): FileStorage {
     async delete(key) {
       assertStorageKey(key);
       await rm(join(folder, key), { force: true });
+    },
+
+    async *list() {
+      await ready;
+      for (const name of await readdir(folder)) {
+        if (!isStorageKey(name)) continue;
+        const info = await stat(join(folder, name)).catch(() => null);
+        if (info?.isFile()) yield { key: name, modifiedAt: info.mtime };
+      }
     },
 
     async close() {

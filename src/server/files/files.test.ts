@@ -2,9 +2,9 @@
 // S3-compatible fake). Uploads of every accepted kind, refusals by extension, MIME type,
 // content, size and zip bomb with nothing left behind, uploads stopped mid-stream and
 // interrupted, ownership (another user's file is a 404 everywhere), public files, previews,
-// deletion, and safe names.
+// deletion, safe names, and reclaiming objects no row names.
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, utimesSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -21,7 +21,8 @@ import { legacyXlsBytes, multipartBody, multipartHead, xlsxWorkbook, zipArchive,
 import { subscribedUser } from '../testing/users.ts';
 import { SPREADSHEET_MIME_TYPES, type FileEntry } from '../../shared/schemas/files.ts';
 import { TEMP_PREFIX } from './disk.ts';
-import { recordStoredFile } from './fileRecords.ts';
+import { findFile, ORPHAN_MIN_AGE_MS, reclaimOrphanObjects, recordStoredFile } from './fileRecords.ts';
+import { newStorageKey } from './storage.ts';
 import { storeSpreadsheet } from './uploads.ts';
 
 const CSV = 'text/csv';
@@ -452,6 +453,37 @@ describe.each(['disk', 's3'] as const)('My Stuff files on %s storage', (variant)
     expect((await storedObjects()).length).toBe(before.objects.length + 1);
     // No such user: the foreign key refuses the row.
     await expect(recordStoredFile(test.database.db, test.app.services.fileStorage, stored, 'no-such-user')).rejects.toThrow();
+    expect(await snapshot()).toEqual(before);
+  });
+
+  it('reclaims objects no row names once they are an hour old, and nothing else', async () => {
+    const storage = test.app.services.fileStorage;
+    const kept = await uploadOk(alice, filePart(TRADES_CSV, 'kept.csv'));
+    const before = await snapshot();
+    const keptKey = (await findFile(test.database.db, kept.id))!.storageKey;
+    const orphanOld = newStorageKey('csv');
+    const orphanNew = newStorageKey('xlsx');
+    await storage.put(orphanOld, Readable.from([TRADES_CSV]), CSV);
+    await storage.put(orphanNew, Readable.from([TRADES_CSV]), XLSX);
+    const listed = [];
+    for await (const object of storage.list()) listed.push(object.key);
+    expect(listed.sort()).toEqual([...before.objects.map((name) => name.replace(/^uploads\//, '')), orphanOld, orphanNew].sort());
+
+    // The kept file's object and one orphan are two hours old; the other orphan is new.
+    const twoHoursAgo = new Date(Date.now() - 2 * ORPHAN_MIN_AGE_MS);
+    for (const key of [keptKey, orphanOld]) {
+      if (s3) s3.objects.get(`uploads/${key}`)!.modifiedAt = twoHoursAgo;
+      else utimesSync(join(dataDir, 'uploads', key), twoHoursAgo, twoHoursAgo);
+    }
+    expect(await reclaimOrphanObjects(test.database.db, storage)).toBe(1);
+    const after = await storedObjects();
+    expect(after.some((name) => name.endsWith(orphanOld))).toBe(false);
+    expect(after.some((name) => name.endsWith(orphanNew))).toBe(true);
+    const download = await alice.browser.get(kept.url);
+    expect(download.statusCode).toBe(200);
+    expect(download.rawPayload.equals(TRADES_CSV)).toBe(true);
+
+    await storage.delete(orphanNew);
     expect(await snapshot()).toEqual(before);
   });
 

@@ -2,10 +2,10 @@
 // Uploads stream through @aws-sdk/lib-storage's multipart Upload, which aborts the multipart
 // upload when the body fails, so no partial object is ever completed; downloads stream the
 // GetObject body. Objects live under the `uploads/` prefix of the bucket.
-import { DeleteObjectCommand, GetObjectCommand, NoSuchKey, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, GetObjectCommand, NoSuchKey, paginateListObjectsV2, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { Readable } from 'node:stream';
-import { assertStorageKey, StoredObjectMissingError, type FileStorage } from './storage.ts';
+import { assertStorageKey, isStorageKey, StoredObjectMissingError, type FileStorage } from './storage.ts';
 
 export interface S3StorageOptions {
   bucket: string;
@@ -70,6 +70,15 @@ export function createS3Storage(options: S3StorageOptions): FileStorage {
 
     async delete(key) {
       await client.send(new DeleteObjectCommand({ Bucket: options.bucket, Key: objectKey(key) }));
+    },
+
+    async *list() {
+      for await (const page of paginateListObjectsV2({ client }, { Bucket: options.bucket, Prefix: PREFIX })) {
+        for (const object of page.Contents ?? []) {
+          const key = object.Key?.slice(PREFIX.length) ?? '';
+          if (isStorageKey(key) && object.LastModified) yield { key, modifiedAt: object.LastModified };
+        }
+      }
     },
 
     async close() {

@@ -22,6 +22,8 @@ export interface FileStorage {
   get(key: string): Promise<Readable>;
   /** Removes the object; a missing object is not an error. */
   delete(key: string): Promise<void>;
+  /** Every complete object (server-made keys only, never temporaries), with when it was written. */
+  list(): AsyncIterable<{ key: string; modifiedAt: Date }>;
   close(): Promise<void>;
 }
 
@@ -34,9 +36,14 @@ export function newStorageKey(kind: SpreadsheetKind): string {
   return `${randomUUID()}.${kind}`;
 }
 
+/** Whether `key` has the shape newStorageKey gives. */
+export function isStorageKey(key: string): boolean {
+  return KEY_PATTERN.test(key);
+}
+
 /** Refuses anything but a key newStorageKey made, so no path or object name can be steered. */
 export function assertStorageKey(key: string): void {
-  if (!KEY_PATTERN.test(key)) throw new Error(`Refusing storage key ${JSON.stringify(key)}`);
+  if (!isStorageKey(key)) throw new Error(`Refusing storage key ${JSON.stringify(key)}`);
 }
 
 /** The storage the configuration names: S3 when S3_BUCKET is set (config.ts checks the keys come with it). */

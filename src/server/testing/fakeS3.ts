@@ -1,5 +1,5 @@
 // A local fake of the S3 object API the file storage uses (path-style: PutObject, the
-// multipart upload calls, GetObject, HeadObject, DeleteObject) on 127.0.0.1, keeping objects
+// multipart upload calls, GetObject, HeadObject, DeleteObject, ListObjectsV2) on 127.0.0.1, keeping objects
 // in memory. It checks what a real service would refuse: an unknown access key, a wrong
 // bucket, a body that does not match its signed SHA-256, parts of an unknown upload.
 import { createHash, randomBytes } from 'node:crypto';
@@ -8,7 +8,12 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 export interface FakeS3Object {
   body: Buffer;
   contentType: string | undefined;
+  /** LastModified; tests may move it back to age an object. */
+  modifiedAt: Date;
 }
+
+/** Keys per ListObjectsV2 page (real S3: 1,000); small, so paging is exercised. */
+const LIST_PAGE_SIZE = 2;
 
 export interface FakeS3 {
   port: number;
@@ -99,15 +104,30 @@ export async function startFakeS3(bucket = 'watos-test-bucket'): Promise<FakeS3>
       if (method === 'POST') {
         const numbers = [...body.toString('utf8').matchAll(/<PartNumber>(\d+)<\/PartNumber>/g)].map((match) => Number(match[1]));
         if (numbers.length === 0 || numbers.some((number) => !upload.parts.has(number))) return error(response, 400, 'InvalidPart', 'One or more of the specified parts could not be found.');
-        objects.set(key, { body: Buffer.concat(numbers.map((number) => upload.parts.get(number)!)), contentType: upload.contentType });
+        objects.set(key, { body: Buffer.concat(numbers.map((number) => upload.parts.get(number)!)), contentType: upload.contentType, modifiedAt: new Date() });
         uploads.delete(uploadId);
         return xml(response, 200, `<CompleteMultipartUploadResult><Bucket>${bucket}</Bucket><Key>${key}</Key><ETag>"done"</ETag></CompleteMultipartUploadResult>`);
       }
     }
     if (method === 'PUT') {
-      objects.set(key, { body, contentType });
+      objects.set(key, { body, contentType, modifiedAt: new Date() });
       response.writeHead(200, { etag: `"${createHash('md5').update(body).digest('hex')}"` });
       return void response.end();
+    }
+    if (method === 'GET' && key === '' && params.get('list-type') === '2') {
+      const prefix = params.get('prefix') ?? '';
+      const matching = [...objects.keys()].filter((name) => name.startsWith(prefix)).sort();
+      const start = Number(params.get('continuation-token') ?? 0);
+      const page = matching.slice(start, start + LIST_PAGE_SIZE);
+      const more = start + page.length < matching.length;
+      const contents = page
+        .map((name) => `<Contents><Key>${name}</Key><LastModified>${objects.get(name)!.modifiedAt.toISOString()}</LastModified><ETag>"object"</ETag><Size>${objects.get(name)!.body.length}</Size><StorageClass>STANDARD</StorageClass></Contents>`)
+        .join('');
+      return xml(
+        response,
+        200,
+        `<ListBucketResult><Name>${bucket}</Name><Prefix>${prefix}</Prefix><KeyCount>${page.length}</KeyCount><MaxKeys>${LIST_PAGE_SIZE}</MaxKeys><IsTruncated>${more}</IsTruncated>${contents}${more ? `<NextContinuationToken>${start + page.length}</NextContinuationToken>` : ''}</ListBucketResult>`,
+      );
     }
     if (method === 'GET' || method === 'HEAD') {
       const object = objects.get(key);
