@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { multipartHead } from '../src/server/testing/spreadsheets.ts';
 import { startServerProcess, subscribeOverHttp, type ServerProcess } from '../src/server/testing/serverProcess.ts';
 import { readPeakRss, readRss, resetPeakRss } from './procStatus.ts';
-import { report } from './report.ts';
+import { percentile, report } from './report.ts';
 
 const FILE_BYTES = 50 * 1024 * 1024;
 const RUNS = 3;
@@ -26,7 +26,6 @@ const ROW = Buffer.from('2026-01-02 14:30:00,BTC-USD,buy,0.50000000,97000.25,485
 const CHUNK = Buffer.concat(Array.from({ length: Math.floor(65_536 / ROW.length) }, () => ROW));
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 interface UploadRun {
   seconds: number;
@@ -134,8 +133,8 @@ try {
   if (listing.files.length !== RUNS + 1 || listing.files.some((file) => file.file_size !== FILE_BYTES)) throw new Error('GET /files does not list every upload with its size');
   console.log(`\nEvery upload: 201, listed with ${FILE_BYTES} bytes, downloaded with the same SHA-256.`);
 
-  const throughput = FILE_BYTES / MB / median(ours.map((run) => run.seconds));
-  const peerThroughput = FILE_BYTES / MB / median(peers.map((run) => run.seconds));
+  const throughput = FILE_BYTES / MB / percentile(ours.map((run) => run.seconds), 0.5);
+  const peerThroughput = FILE_BYTES / MB / percentile(peers.map((run) => run.seconds), 0.5);
   report({
     figure: '50 MB CSV upload throughput (median of 3)',
     target: '-',

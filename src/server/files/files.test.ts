@@ -19,6 +19,7 @@ import { startFakeS3, type FakeS3 } from '../testing/fakeS3.ts';
 import type { Browser } from '../testing/http.ts';
 import { legacyXlsBytes, multipartBody, multipartHead, xlsxWorkbook, zipArchive, zipBomb, type MultipartPart } from '../testing/spreadsheets.ts';
 import { subscribedUser } from '../testing/users.ts';
+import { waitFor } from '../testing/waitFor.ts';
 import { SPREADSHEET_MIME_TYPES, type FileEntry } from '../../shared/schemas/files.ts';
 import { TEMP_PREFIX } from './disk.ts';
 import { findFile, ORPHAN_MIN_AGE_MS, reclaimOrphanObjects, recordStoredFile } from './fileRecords.ts';
@@ -33,14 +34,6 @@ const TRADES_CSV = Buffer.from('date,symbol,side,qty,price\n2026-01-02,BTC-USD,b
 const STORED_NAME = /^(uploads\/)?[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.(csv|xls|xlsx)$/;
 
 const filePart = (data: Buffer, filename = 'trades.csv', contentType = CSV): MultipartPart => ({ name: 'file', filename, contentType, data });
-
-async function waitFor(condition: () => Promise<boolean> | boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 describe.each(['disk', 's3'] as const)('My Stuff files on %s storage', (variant) => {
   let test: TestApp;

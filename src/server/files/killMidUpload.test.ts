@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { multipartBody, multipartHead } from '../testing/spreadsheets.ts';
 import { startServerProcess, subscribeOverHttp, type HttpSession, type ServerProcess } from '../testing/serverProcess.ts';
+import { waitFor } from '../testing/waitFor.ts';
 import type { FileEntry } from '../../shared/schemas/files.ts';
 import { TEMP_PREFIX } from './disk.ts';
 
@@ -18,18 +19,6 @@ const TRADES_CSV = Buffer.from('date,symbol,side,qty,price\n2026-01-02,BTC-USD,b
 const ROW = Buffer.from('2026-01-02,BTC-USD,buy,0.5,97000.25,"a note, quoted"\n');
 /** 64 KiB of CSV rows per write. */
 const CHUNK = Buffer.concat(Array.from({ length: Math.ceil(65_536 / ROW.length) }, () => ROW));
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function waitFor<T>(probe: () => Promise<T | undefined | false>, what: string, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await sleep(25);
-  }
-}
 
 describe('server killed mid-upload', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'watos-kill-upload-'));
@@ -91,7 +80,7 @@ describe('server killed mid-upload', () => {
       const [name] = (await folder()).temporaries;
       const size = name ? ((await stat(join(uploads, name)).catch(() => null))?.size ?? 0) : 0;
       return size > 2 * 1024 * 1024 && name;
-    }, 'the server to have written 2 MB of the upload');
+    }, 'the server to have written 2 MB of the upload', 20_000);
     first.child.kill('SIGKILL');
     killed = true;
     expect((await first.exited()).signal).toBe('SIGKILL');
@@ -110,7 +99,7 @@ describe('server killed mid-upload', () => {
     servers.push(second);
     const files = await listed(second, session);
     expect(files.map((file) => file.id)).toEqual([kept.id]);
-    expect(await waitFor(async () => (await folder()).temporaries.length === 0, 'the sweep of the dead temporary')).toBe(true);
+    expect(await waitFor(async () => (await folder()).temporaries.length === 0, 'the sweep of the dead temporary', 20_000)).toBe(true);
     expect((await folder()).objects).toEqual(before.objects);
     const download = await fetch(`${second.origin}${kept.url}`, { headers: { cookie: session.cookieHeader } });
     expect(download.status).toBe(200);

@@ -1,9 +1,10 @@
 // Helpers for server tests that talk HTTP through app.inject like a browser would: the
 // Origin header Better Auth checks, and a cookie jar.
 import type { App } from '../app.ts';
+import { CookieJar } from './cookieJar.ts';
 
 export class Browser {
-  private cookies = new Map<string, string>();
+  private readonly cookies = new CookieJar();
 
   constructor(
     private readonly app: App,
@@ -11,7 +12,7 @@ export class Browser {
   ) {}
 
   get cookieHeader(): string {
-    return [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
+    return this.cookies.header;
   }
 
   forget(): void {
@@ -32,13 +33,7 @@ export class Browser {
       payload: body === undefined ? undefined : isForm ? body.toString() : JSON.stringify(body),
     });
     const setCookie = response.headers['set-cookie'];
-    for (const line of Array.isArray(setCookie) ? setCookie : setCookie ? [setCookie] : []) {
-      const [pair, ...attributes] = line.split(';');
-      const [name, ...rest] = pair.split('=');
-      const expired = attributes.some((attribute) => /max-age=0/i.test(attribute.trim()));
-      if (expired || rest.join('=') === '') this.cookies.delete(name.trim());
-      else this.cookies.set(name.trim(), rest.join('='));
-    }
+    this.cookies.receive(Array.isArray(setCookie) ? setCookie : setCookie ? [setCookie] : []);
     return response;
   }
 

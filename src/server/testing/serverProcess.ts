@@ -3,6 +3,7 @@
 // directory. And a subscriber made over real HTTP (register, the e-mailed link read through
 // TEST_HOOKS' outbox route, the TEST MODE checkout), as a trader's browser would.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { CookieJar } from './cookieJar.ts';
 import { freePort } from './ports.ts';
 
 export interface ServerProcess {
@@ -73,12 +74,12 @@ export async function startServerProcess(options: ServerProcessOptions): Promise
 
 /** A cookie-keeping client for one origin, sending the Origin header Better Auth checks. */
 export class HttpSession {
-  private readonly cookies = new Map<string, string>();
+  private readonly cookies = new CookieJar();
 
   constructor(readonly origin: string) {}
 
   get cookieHeader(): string {
-    return [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
+    return this.cookies.header;
   }
 
   async fetch(path: string, init: { method?: string; json?: unknown; form?: Record<string, string>; headers?: Record<string, string> } = {}): Promise<Response> {
@@ -93,13 +94,7 @@ export class HttpSession {
       body = new URLSearchParams(init.form).toString();
     }
     const response = await fetch(`${this.origin}${path}`, { method: init.method ?? (body ? 'POST' : 'GET'), headers, body, redirect: 'manual' });
-    for (const line of response.headers.getSetCookie()) {
-      const [pair, ...attributes] = line.split(';');
-      const [name, ...rest] = pair.split('=');
-      const value = rest.join('=');
-      if (value === '' || attributes.some((attribute) => /max-age=0/i.test(attribute.trim()))) this.cookies.delete(name.trim());
-      else this.cookies.set(name.trim(), value);
-    }
+    this.cookies.receive(response.headers.getSetCookie());
     return response;
   }
 }
