@@ -1,4 +1,5 @@
 import { defineConfig } from '@playwright/test';
+import { CHROMIUM_FLAGS, CHROMIUM_PATH } from './src/server/testing/chromium.ts';
 
 // Journeys run against the real built server on its embedded defaults (PGlite in a fresh
 // data dir, outbox e-mail, test checkout, demo-capable market data), in Debian's Chromium.
@@ -18,19 +19,7 @@ export default defineConfig({
     baseURL,
     trace: 'retain-on-failure',
     screenshot: 'only-on-failure',
-    launchOptions: {
-      executablePath: '/usr/bin/chromium',
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    },
+    launchOptions: { executablePath: CHROMIUM_PATH, args: CHROMIUM_FLAGS },
   },
   webServer: {
     command: `rm -rf ${e2eDataDir} && node --import tsx src/server/main.ts`,

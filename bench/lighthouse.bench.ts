@@ -12,23 +12,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { launch, type LaunchedChrome } from 'chrome-launcher';
 import lighthouse, { desktopConfig, type Config, type Result } from 'lighthouse';
+import { CHROMIUM_FLAGS, CHROMIUM_PATH } from '../src/server/testing/chromium.ts';
 import { startServerProcess, type ServerProcess } from '../src/server/testing/serverProcess.ts';
 import { report } from './report.ts';
 
 const PAGES = ['/', '/ai-trading-intelligence'];
 const CATEGORIES = ['performance', 'accessibility'] as const;
 const TARGET = 95;
-const CHROMIUM = '/usr/bin/chromium';
-const CHROME_FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const START_TIMEOUT_MS = 90_000;
 /** Runs a page and form factor; the median score is the figure (Lighthouse's advice for variance). */
 const RUNS = 3;
@@ -119,8 +109,8 @@ if (!existsSync(join(webRoot, 'index.html'))) {
 try {
   server = await startServerProcess({ dataDir, env: { NODE_ENV: 'production', TEST_HOOKS: 'false' }, startTimeoutMs: START_TIMEOUT_MS });
   const { origin } = server;
-  chrome = await launch({ chromePath: CHROMIUM, chromeFlags: CHROME_FLAGS, logLevel: 'error' });
-  console.log(`Server: src/server/main.ts on ${origin} (demo data, fresh DATA_DIR). Browser: ${CHROMIUM}, headless.`);
+  chrome = await launch({ chromePath: CHROMIUM_PATH, chromeFlags: CHROMIUM_FLAGS, logLevel: 'error' });
+  console.log(`Server: src/server/main.ts on ${origin} (demo data, fresh DATA_DIR). Browser: ${CHROMIUM_PATH}, headless.`);
   console.log(`Lighthouse ${CATEGORIES.join(' + ')}, mobile (default, simulated throttling) and desktop form factors, ${RUNS} runs each.\n`);
 
   const scores = new Map<string, number | null>();
