@@ -96,6 +96,11 @@ export function createAuth({ config, db, mailer, secret, log }: AuthOptions) {
       updateAge: 60 * 60 * 24,
     },
     rateLimit: { enabled: false },
+    // An unexpected error (not an APIError) leaves Better Auth's handler instead of being
+    // printed with console.error ('# SERVER_ERROR', the whole error with a constraint
+    // violation's row) and answered with an empty 500: Fastify's error handler logs it through
+    // pino (redacted) and answers in our JSON error shape. APIErrors still become answers.
+    onAPIError: { throw: true },
     advanced: {
       useSecureCookies: config.publicUrl.startsWith('https://'),
       defaultCookieAttributes: { httpOnly: true, sameSite: 'lax' },
