@@ -205,10 +205,11 @@ describe('password reset', () => {
   });
 
   it('lets a signed-in user set a new password without a token, and refuses an anonymous one', async () => {
-    const anonymous = await browser.post('/api/account/reset-password', { newPassword: 'whatever1' });
+    const anonymous = await browser.post('/api/account/reset-password', { newPassword: 'whatever1', currentPassword: 'whatever0' });
     expect(anonymous.statusCode).toBe(401);
     await registerVerified('p@example.com', 'first-password');
-    expect((await browser.post('/api/account/reset-password', { newPassword: 'second-password' })).statusCode).toBe(200);
+    // The current password is required (auth/passwords.test.ts covers the refusals).
+    expect((await browser.post('/api/account/reset-password', { newPassword: 'second-password', currentPassword: 'first-password' })).statusCode).toBe(200);
     browser.forget();
     expect((await browser.post('/api/auth/sign-in/email', { email: 'p@example.com', password: 'second-password' })).statusCode).toBe(200);
   });

@@ -1,5 +1,6 @@
 // Better Auth on our database: e-mail + password, required e-mail verification, password
-// reset that revokes every session, HttpOnly SameSite=Lax cookies (Secure over https).
+// changes under one set of rules (auth/passwords.ts: current password, other sessions and
+// outstanding reset links ended), HttpOnly SameSite=Lax cookies (Secure over https).
 // Rate limiting is ours (auth/rateLimits.ts), shared across instances through Redis.
 import { betterAuth } from 'better-auth';
 import { drizzleAdapter } from 'better-auth/adapters/drizzle';
@@ -8,6 +9,7 @@ import type { Database } from '../db/client.ts';
 import * as schema from '../db/schema.ts';
 import { withoutQueryParameters } from '../http/logging.ts';
 import type { Mailer } from '../mail/mailer.ts';
+import { afterPasswordReset, passwordChangeHooks } from './passwords.ts';
 import { existingAccountMail, passwordResetMail, verificationMail } from '../mail/templates.ts';
 import { MIN_PASSWORD_LENGTH } from '../../shared/constants.ts';
 
@@ -64,6 +66,10 @@ export function createAuth({ config, db, mailer, secret, log }: AuthOptions) {
       sendResetPassword: async ({ user, url }) => {
         await mailer.send({ to: user.email, ...passwordResetMail(displayName(user), url) });
       },
+      // Every session is gone already (above); this ends the other reset links too.
+      onPasswordReset: async ({ user }) => {
+        await afterPasswordReset(db, user.id);
+      },
     },
     emailVerification: {
       sendOnSignUp: true,
@@ -74,6 +80,7 @@ export function createAuth({ config, db, mailer, secret, log }: AuthOptions) {
         await mailer.send({ to: user.email, ...verificationMail(displayName(user), url) });
       },
     },
+    hooks: passwordChangeHooks(db),
     databaseHooks: {
       user: {
         create: {
@@ -89,6 +96,11 @@ export function createAuth({ config, db, mailer, secret, log }: AuthOptions) {
       updateAge: 60 * 60 * 24,
     },
     rateLimit: { enabled: false },
+    // An unexpected error (not an APIError) leaves Better Auth's handler instead of being
+    // printed with console.error ('# SERVER_ERROR', the whole error with a constraint
+    // violation's row) and answered with an empty 500: Fastify's error handler logs it through
+    // pino (redacted) and answers in our JSON error shape. APIErrors still become answers.
+    onAPIError: { throw: true },
     advanced: {
       useSecureCookies: config.publicUrl.startsWith('https://'),
       defaultCookieAttributes: { httpOnly: true, sameSite: 'lax' },

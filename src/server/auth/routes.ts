@@ -15,6 +15,7 @@ import { latestOutboxMessages, type Mailer } from '../mail/mailer.ts';
 import { registerRequest, resetPasswordRequest } from '../../shared/schemas/auth.ts';
 import type { Auth } from './auth.ts';
 import { currentSubscription, sessionUser, type AccessCache } from './guards.ts';
+import { changeSignedInPassword } from './passwords.ts';
 import { authRateLimiter, DEFAULT_AUTH_RATE_LIMITS, type AuthRateLimitPolicy } from './rateLimits.ts';
 
 export interface AuthRoutesOptions {
@@ -131,7 +132,7 @@ export async function authRoutes(app: FastifyInstance, options: AuthRoutesOption
     '/api/account/reset-password',
     { preHandler: limiter, schema: { body: resetPasswordRequest } },
     async (request, reply) => {
-      const { newPassword, token } = request.body;
+      const { newPassword, currentPassword, token } = request.body;
       if (token) {
         const row = await findResetToken(db, token);
         if (!row) throw new HttpError(400, 'This reset link is invalid or has expired. Please request a new one.');
@@ -154,8 +155,9 @@ export async function authRoutes(app: FastifyInstance, options: AuthRoutesOption
 
       const current = await sessionUser(auth, request);
       if (!current) throw new HttpError(401, 'Your reset link is missing or has expired. Please request a new one.');
-      const context = await auth.$context;
-      await context.internalAdapter.updatePassword(current.id, await context.password.hash(newPassword));
+      // Current password required; other sessions and reset links end (auth/passwords.ts).
+      const cookies = await changeSignedInPassword(auth, fromNodeHeaders(request.headers), currentPassword, newPassword);
+      if (cookies.length > 0) reply.header('set-cookie', cookies);
       return { success: true };
     },
   );

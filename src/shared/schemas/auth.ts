@@ -38,4 +38,6 @@ export const loginRequest = z.object({
 export const resetPasswordRequest = z.object({
   newPassword: password,
   token: z.string().min(1).max(200).optional(),
+  // Required by the server for a change without a token (a signed-in change).
+  currentPassword: z.string().max(128, 'Password must be at most 128 characters long').optional(),
 });

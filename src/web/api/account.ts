@@ -19,9 +19,10 @@ export const accountApi = {
       body: JSON.stringify({ email, redirectTo: `${window.location.origin}/reset-password` }),
     }),
   checkResetToken: (token: string) => requestJson<{ valid: boolean }>(`/api/account/reset-token?token=${encodeURIComponent(token)}`),
-  resetPassword: (newPassword: string, token: string | null) =>
+  /** With the e-mailed token, or (signed in, no token) with the current password. */
+  resetPassword: (newPassword: string, proof: { token: string } | { currentPassword: string }) =>
     requestJson<{ success: boolean }>('/api/account/reset-password', {
       method: 'POST',
-      body: JSON.stringify(token ? { newPassword, token } : { newPassword }),
+      body: JSON.stringify({ newPassword, ...proof }),
     }),
 };

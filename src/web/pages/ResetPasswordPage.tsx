@@ -1,5 +1,6 @@
 // /reset-password: set a new password, either with the e-mailed token (?token=...) or, for a
-// signed-in user, with the session. Without a valid token or a session it sends the user to /.
+// signed-in user, with the session and the current password (a session alone must not be
+// enough to take over the account). Without a valid token or a session it sends the user to /.
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useState, type FormEvent } from 'react';
 import { Navigate, useNavigate, useSearchParams } from 'react-router';
@@ -22,6 +23,7 @@ export function ResetPasswordPage() {
     enabled: Boolean(token),
     retry: false,
   });
+  const [currentPassword, setCurrentPassword] = useState('');
   const [password, setPassword] = useState('');
   const [confirm, setConfirm] = useState('');
   const [busy, setBusy] = useState(false);
@@ -34,11 +36,13 @@ export function ResetPasswordPage() {
     return () => clearTimeout(timer);
   }, [done, navigate]);
 
+  const tokenValid = Boolean(token) && tokenCheck.data?.valid === true;
   if (!done) {
     if (token ? tokenCheck.isPending : isLoading) return <LoadingScreen />;
-    const tokenValid = Boolean(token) && tokenCheck.data?.valid === true;
     if (!tokenValid && !user) return <Navigate to="/" replace />;
   }
+  // Without a valid e-mailed token this is a signed-in change: it needs the current password.
+  const needsCurrentPassword = !tokenValid;
 
   async function submit(event: FormEvent) {
     event.preventDefault();
@@ -55,10 +59,14 @@ export function ResetPasswordPage() {
       setError(PASSWORDS_DO_NOT_MATCH);
       return;
     }
+    if (needsCurrentPassword && !currentPassword) {
+      setError('Please enter your current password');
+      return;
+    }
     setBusy(true);
     setError(null);
     try {
-      await accountApi.resetPassword(password, tokenCheck.data?.valid ? token : null);
+      await accountApi.resetPassword(password, tokenValid ? { token: token! } : { currentPassword });
       setDone(true);
       await refresh();
     } catch (caught) {
@@ -78,6 +86,16 @@ export function ResetPasswordPage() {
             <SuccessMessage>{done ? 'Password updated successfully!' : null}</SuccessMessage>
             {!done && (
               <form onSubmit={(event) => void submit(event)} noValidate className="space-y-4">
+                {needsCurrentPassword && (
+                  <TextField
+                    id="current-password"
+                    label="Current password"
+                    type="password"
+                    autoComplete="current-password"
+                    value={currentPassword}
+                    onChange={(e) => setCurrentPassword(e.target.value)}
+                  />
+                )}
                 <TextField id="new-password" label="New password" type="password" autoComplete="new-password" value={password} onChange={(e) => setPassword(e.target.value)} />
                 <TextField
                   id="confirm-password"
