@@ -84,6 +84,14 @@ describe('CSRF guard on the app routes', () => {
     expect(response.json()).toEqual({ error: CSRF_REFUSAL });
   });
 
+  it("serves pages with Referrer-Policy: same-origin, so the app's own form posts carry their Origin", async () => {
+    // Under no-referrer, browsers send `Origin: null` on same-origin form posts (the TEST MODE
+    // checkout), and no Sec-Fetch-Site over plain http on a LAN address: indistinguishable
+    // from a forgery.
+    const response = await test.app.inject({ method: 'GET', url: '/api/plans' });
+    expect(response.headers['referrer-policy']).toBe('same-origin');
+  });
+
   it('leaves reads alone: a cross-site GET is answered as usual', async () => {
     const response = await test.app.inject({ method: 'GET', url: '/api/me', headers: { cookie, origin: otherPort, 'sec-fetch-site': 'same-site' } });
     expect(response.statusCode).toBe(200);

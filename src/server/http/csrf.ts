@@ -3,8 +3,9 @@
 // or subdomain of the same site, so the browser's own word on where a request comes from
 // decides:
 // - an Origin header must be the app's origin (PUBLIC_URL's);
-// - without one (or with `Origin: null`, which Chrome sends for the app's own form posts under
-//   `Referrer-Policy: no-referrer`), Sec-Fetch-Site must say same-origin or none;
+// - without one (or with `Origin: null`, which browsers send for same-origin form posts under
+//   `Referrer-Policy: no-referrer`; security.ts now sets same-origin so the app's own forms
+//   carry their origin), Sec-Fetch-Site must say same-origin or none;
 // - with neither, the client is not a browser (curl, the admin CLI, server to server): no
 //   cookie-riding to fear, allowed.
 // Runs on onRequest, before any body is read. The Stripe webhook is exempt: Stripe's servers
