@@ -14,6 +14,7 @@ import { createAccessCache } from './auth/guards.ts';
 import { resolveAuthSecret } from './auth/secret.ts';
 import type { Config } from './config.ts';
 import { migrationsFolder, type DatabaseHandle } from './db/client.ts';
+import { installCsrfGuard } from './http/csrf.ts';
 import { installErrorHandling } from './http/errors.ts';
 import { loggerOptions } from './http/logging.ts';
 import { installSecurityHeaders } from './http/security.ts';
@@ -117,6 +118,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   app.setSerializerCompiler(serializerCompiler);
   installErrorHandling(app);
   installSecurityHeaders(app, config);
+  installCsrfGuard(app, config.publicUrl);
 
   const redis = config.REDIS_URL ? createRedis(config.REDIS_URL) : undefined;
   const mailer = createMailer(config, database.db, app.log);

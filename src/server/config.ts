@@ -1,5 +1,6 @@
 // Every environment variable the server reads, in one zod schema with its default.
 // A bad value stops start-up with a message that names the variable.
+import { BlockList, isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { COINBASE_EXCHANGE_API, COINBASE_PRICE_API } from './market/coinbase.ts';
@@ -56,6 +57,20 @@ const envSchema = z.object({
   GOOGLE_API_KEY: z.preprocess(emptyToUndefined, z.string().optional()),
   SPREADSHEET_EMBED_URL: z.preprocess(emptyToUndefined, optionalUrl),
   DEMO_TRADING_EMBED_URL: z.preprocess(emptyToUndefined, optionalUrl),
+
+  // --- Deployment guards and HTTP timeouts (issue 14: items 4, 7, 15c) ---
+  /** Payments: `stripe` (the Stripe keys are required), `test` (the built-in TEST MODE checkout, on purpose), unset: decided by the keys. */
+  BILLING: z.preprocess(emptyToUndefined, z.enum(['stripe', 'test']).optional()),
+  /** Refuse to start without S3 storage (several instances must see the same files). */
+  REQUIRE_SHARED_STORAGE: z.preprocess(emptyToUndefined, z.enum(['true', 'false']).default('false').transform((value) => value === 'true')),
+  /** Seconds a client has to send the request line and headers. */
+  HTTP_HEADERS_TIMEOUT_S: z.preprocess(emptyToUndefined, z.coerce.number().positive().max(600).default(20)),
+  /** Seconds without a byte from a client the server is waiting on (headers, body, or reading the answer); also the window of the body rate below. */
+  HTTP_IDLE_TIMEOUT_S: z.preprocess(emptyToUndefined, z.coerce.number().positive().max(3600).default(30)),
+  /** Slowest accepted request body, in bytes a second averaged over each idle window; 0 turns the check off. */
+  HTTP_BODY_MIN_BYTES_PER_S: z.preprocess(emptyToUndefined, z.coerce.number().int().min(0).max(100_000_000).default(500)),
+  /** Longest time to receive a whole request; unset: enough for UPLOAD_MAX_MB at 64 kbit/s (at least 300 s); 0: no limit. */
+  HTTP_REQUEST_TIMEOUT_S: z.preprocess(emptyToUndefined, z.coerce.number().min(0).max(7 * 24 * 3600).optional()),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -67,6 +82,35 @@ export interface Config extends Env {
   publicUrl: string;
   /** Which embedded defaults stand in for outside services (printed at start-up). */
   embedded: string[];
+  /** Reachable from other machines: a non-loopback PUBLIC_URL or HOST (see isLoopbackHost). */
+  publicDeployment: boolean;
+  /** The HTTP server's timeouts (applied by http/timeouts.ts), in milliseconds. */
+  httpTimeouts: HttpTimeouts;
+}
+
+export interface HttpTimeouts {
+  headersMs: number;
+  idleMs: number;
+  /** 0: no limit. */
+  requestMs: number;
+  /** 0: no minimum. */
+  minBodyBytesPerSecond: number;
+}
+
+const loopback = new BlockList();
+loopback.addSubnet('127.0.0.0', 8, 'ipv4');
+loopback.addAddress('::1', 'ipv6');
+loopback.addSubnet('::ffff:127.0.0.0', 104, 'ipv6');
+
+/**
+ * True for a host only this machine can reach: localhost, 127.0.0.0/8, ::1 (with or without
+ * brackets). 0.0.0.0 and :: listen on every interface, so they are not loopback.
+ */
+export function isLoopbackHost(host: string): boolean {
+  const name = host.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '');
+  if (name === 'localhost') return true;
+  const family = isIP(name);
+  return family !== 0 && loopback.check(name, family === 6 ? 'ipv6' : 'ipv4');
 }
 
 export class ConfigError extends Error {}
@@ -97,7 +141,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
 
   const host = values.HOST === '0.0.0.0' || values.HOST === '::' ? '127.0.0.1' : values.HOST;
-  const publicUrl = (values.PUBLIC_URL ?? `http://${host}:${values.PORT}`).replace(/\/$/, '');
+  // An IPv6 HOST (::1) needs brackets in a URL.
+  const urlHost = isIP(host) === 6 ? `[${host}]` : host;
+  const publicUrl = (values.PUBLIC_URL ?? `http://${urlHost}:${values.PORT}`).replace(/\/$/, '');
+  const publicDeployment = checkDeployment(values, publicUrl);
+  const httpTimeouts = httpTimeoutsOf(values);
   const embedded: string[] = [];
   if (!values.DATABASE_URL) embedded.push('database: PGlite in DATA_DIR/db');
   if (!values.SMTP_URL) embedded.push('e-mail: outbox (links printed to this log)');
@@ -107,5 +155,95 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (!values.REDIS_URL) embedded.push('rate limits and live fan-out: in-process');
   if (!values.S3_BUCKET) embedded.push('file storage: DATA_DIR/uploads');
 
-  return { ...values, dataDir: resolve(values.DATA_DIR), publicUrl, embedded };
+  return { ...values, dataDir: resolve(values.DATA_DIR), publicUrl, embedded, publicDeployment, httpTimeouts };
+}
+
+/**
+ * The rules that keep a reachable deployment from running with the laptop defaults: no free
+ * TEST MODE subscriptions, no test hooks in production, S3 when shared storage is required.
+ * Returns whether the deployment is public. A server listening on every interface (HOST
+ * 0.0.0.0) is public even when PUBLIC_URL (or its default) names a loopback address.
+ */
+function checkDeployment(values: Env, publicUrl: string): boolean {
+  const publicUrlHost = new URL(publicUrl).hostname;
+  const publicDeployment = !isLoopbackHost(values.HOST) || !isLoopbackHost(publicUrlHost);
+  const where = !isLoopbackHost(publicUrlHost) ? `PUBLIC_URL ${publicUrl} is not a loopback address` : `HOST ${values.HOST} is not a loopback address`;
+  const fail = (message: string) => {
+    throw new ConfigError(`Invalid configuration:\n  ${message}`);
+  };
+
+  if (values.BILLING === 'stripe' && !values.STRIPE_SECRET_KEY) fail('STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET: required when BILLING=stripe');
+  if (values.BILLING === 'test' && values.STRIPE_SECRET_KEY) fail('BILLING: test contradicts STRIPE_SECRET_KEY; unset one of them');
+  if (publicDeployment && !values.STRIPE_SECRET_KEY && values.BILLING !== 'test') {
+    fail(
+      `STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET: required on a public deployment (${where}); ` +
+        'without them anyone could subscribe for free through the built-in TEST MODE checkout. ' +
+        'Set both Stripe keys, or BILLING=test to run the TEST MODE checkout on purpose (a demo or staging server).',
+    );
+  }
+  if (publicDeployment && values.TEST_HOOKS && values.NODE_ENV === 'production') {
+    fail(`TEST_HOOKS: never with NODE_ENV=production on a public deployment (${where}); the hooks expose the e-mail outbox and push alerts. Unset TEST_HOOKS.`);
+  }
+  if (values.REQUIRE_SHARED_STORAGE && !values.S3_BUCKET) {
+    fail(
+      'S3_BUCKET, S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY: required with REQUIRE_SHARED_STORAGE=true ' +
+        '(every instance must read the same files; S3_ENDPOINT too for a server other than AWS)',
+    );
+  }
+  return publicDeployment;
+}
+
+function httpTimeoutsOf(values: Env): HttpTimeouts {
+  // Unset: the time UPLOAD_MAX_MB takes at 64 kbit/s (8 KiB/s), so a slow but steady upload
+  // of the largest accepted file is never cut; 25 MB: 3200 s.
+  const requestSeconds = values.HTTP_REQUEST_TIMEOUT_S ?? Math.max(300, Math.ceil((values.UPLOAD_MAX_MB * 1024 * 1024) / 8192));
+  if (requestSeconds > 0 && requestSeconds < values.HTTP_HEADERS_TIMEOUT_S) {
+    throw new ConfigError('Invalid configuration:\n  HTTP_REQUEST_TIMEOUT_S: must be 0 (no limit) or at least HTTP_HEADERS_TIMEOUT_S');
+  }
+  return {
+    headersMs: Math.round(values.HTTP_HEADERS_TIMEOUT_S * 1000),
+    idleMs: Math.round(values.HTTP_IDLE_TIMEOUT_S * 1000),
+    requestMs: Math.round(requestSeconds * 1000),
+    minBodyBytesPerSecond: values.HTTP_BODY_MIN_BYTES_PER_S,
+  };
+}
+
+/**
+ * Loud start-up warnings (main.ts prints each through the logger and on the console): set-ups
+ * that start but are probably not what the operator meant.
+ */
+export function startupWarnings(config: Config): string[] {
+  const warnings: string[] = [];
+  if (config.DATABASE_URL && !config.S3_BUCKET) {
+    warnings.push(
+      [
+        'SHARED DATABASE, LOCAL FILES: DATABASE_URL points at a PostgreSQL server, but uploaded files are',
+        `stored on this machine only (${resolve(config.DATA_DIR, 'uploads')}).`,
+        'If another instance uses the same database, a file uploaded on one answers 404 on the other and',
+        'a delete on the other leaves the bytes behind.',
+        'Running several instances: set S3_BUCKET, S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY (and S3_ENDPOINT',
+        'for a server other than AWS). One instance only: ignore this. REQUIRE_SHARED_STORAGE=true turns this',
+        'warning into a refusal to start.',
+      ].join('\n'),
+    );
+  }
+  if (config.publicDeployment && !config.STRIPE_SECRET_KEY) {
+    warnings.push(
+      [
+        `TEST MODE PAYMENTS ON A PUBLIC ADDRESS (${config.publicUrl}, HOST ${config.HOST}): BILLING=test, so anyone`,
+        'who reaches this server can subscribe without paying through the built-in TEST MODE checkout.',
+        'Set STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET (and unset BILLING) to take real payments.',
+      ].join('\n'),
+    );
+  }
+  if (config.publicDeployment && config.TEST_HOOKS) {
+    warnings.push(
+      [
+        `TEST HOOKS ON A PUBLIC ADDRESS (${config.publicUrl}, HOST ${config.HOST}): any subscriber can push alerts to`,
+        'every subscriber, and (without SMTP_URL) anyone can read every e-mailed link (verification, password reset) at',
+        'GET /api/test/outbox. Unset TEST_HOOKS outside test runs.',
+      ].join('\n'),
+    );
+  }
+  return warnings;
 }

@@ -3,10 +3,17 @@
 // left consistent; a second signal forces the exit.
 import { join, resolve } from 'node:path';
 import { buildApp } from './app.ts';
-import { ConfigError, loadConfig, type Config } from './config.ts';
+import { ConfigError, loadConfig, startupWarnings, type Config } from './config.ts';
 import { openDatabase } from './db/client.ts';
 import { createAlertEngine } from './alerts/engine.ts';
 import { scheduleOrphanReclaim } from './files/fileRecords.ts';
+import { applyHttpTimeouts } from './http/timeouts.ts';
+
+/** A warning framed so it stands out in a scrolling terminal. */
+function framedWarning(text: string): string {
+  const rule = '!'.repeat(100);
+  return [rule, ...text.split('\n').map((line) => `!! ${line}`), rule].join('\n');
+}
 
 function readConfig(): Config {
   try {
@@ -29,6 +36,8 @@ async function main(): Promise<void> {
   await database.migrate();
 
   const app = await buildApp({ config, database, webRoot: resolve('dist/web') });
+  // Header, body, idle and whole-request limits against slow clients (http/timeouts.ts).
+  applyHttpTimeouts(app.server, config.httpTimeouts, app.log);
   const { quotes, alertBus, market, fileStorage } = app.services;
   let engine: ReturnType<typeof createAlertEngine> | null = null;
   const stopReclaim = scheduleOrphanReclaim(database.db, fileStorage, app.log);
@@ -70,6 +79,10 @@ async function main(): Promise<void> {
   if (config.embedded.length > 0) {
     console.log('Embedded defaults in use:');
     for (const line of config.embedded) console.log(`  - ${line}`);
+  }
+  for (const warning of startupWarnings(config)) {
+    app.log.warn(warning);
+    console.warn(`\n${framedWarning(warning)}\n`);
   }
 
   // The engine's candles come from one source for the life of the process: Coinbase when it

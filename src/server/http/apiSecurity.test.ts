@@ -92,7 +92,7 @@ describe('security headers on every page', () => {
     expect(csp).not.toMatch(/script-src[^;]*'unsafe-inline'/);
     expect(response.headers['x-content-type-options']).toBe('nosniff');
     expect(response.headers['x-frame-options']).toBe('SAMEORIGIN');
-    expect(response.headers['referrer-policy']).toBe('no-referrer');
+    expect(response.headers['referrer-policy']).toBe('same-origin');
     // HSTS is sent only when PUBLIC_URL is https (this app is http, like `npm start`).
     expect(response.headers['strict-transport-security']).toBeUndefined();
   });

@@ -25,6 +25,11 @@ export function helmetOptions(config: Config): HelmetOptions {
     // The TradingView and Barchart embeds run in their own frames and need our page to be
     // framable by nobody but ourselves; cross-origin embedder isolation would break them.
     crossOriginEmbedderPolicy: false,
+    // No referrer leaves the origin, as with no-referrer; but under no-referrer browsers send
+    // `Origin: null` on the app's own form posts (the TEST MODE checkout), and over plain http
+    // on a LAN address no Sec-Fetch-Site either, so the CSRF guard (csrf.ts) could not tell
+    // them from a forgery. same-origin keeps the real Origin on same-origin requests.
+    referrerPolicy: { policy: 'same-origin' },
     hsts: https,
     contentSecurityPolicy: {
       useDefaults: false,
