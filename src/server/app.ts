@@ -119,7 +119,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
   installSecurityHeaders(app, config);
 
   const redis = config.REDIS_URL ? createRedis(config.REDIS_URL) : undefined;
-  const mailer = createMailer(config, database.db, app.log);
+  // With SMTP_URL, this instance also delivers the queued mail (stopped in onClose below).
+  const mailer = await createMailer(config, database, app.log, { deliver: true });
   const auth = createAuth({ config, db: database.db, mailer, secret: resolveAuthSecret(config), log: app.log });
   await seedPlans(database.db, config);
   await seedPrompts(database.db);
@@ -135,6 +136,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const services: AppServices = { config, database, mailer, auth, payments, quotes, market, alertBus, fileStorage, redis };
   app.decorate('services', services);
   app.addHook('onClose', async () => {
+    await mailer.close();
     await alertBus.close();
     await fileStorage.close();
     redis?.disconnect();
