@@ -13,7 +13,7 @@ import type { DatabaseHandle } from '../db/client.ts';
 export const BOSS_SCHEMA = 'pgboss';
 
 export interface SqlExecutor {
-  executeSql(text: string, values?: unknown[]): Promise<{ rows: any[] }>;
+  executeSql(text: string, values?: unknown[]): Promise<{ rows: Array<Record<string, unknown>> }>;
 }
 
 /**
@@ -30,12 +30,12 @@ export function sqlExecutor(database: DatabaseHandle): SqlExecutor {
     return {
       async executeSql(text, values) {
         if (values && values.length > 0) {
-          const result = await lite.query(text, values);
+          const result = await lite.query<Record<string, unknown>>(text, values);
           return { rows: result.rows };
         }
         try {
           const results = await lite.exec(text);
-          return { rows: results.at(-1)?.rows ?? [] };
+          return { rows: (results.at(-1)?.rows ?? []) as Array<Record<string, unknown>> };
         } catch (error) {
           await lite.exec('ROLLBACK').catch(() => undefined);
           throw error;

@@ -12,7 +12,7 @@ import { openTestDatabase, type TestDatabase } from '../db/testing.ts';
 import { Browser } from '../testing/http.ts';
 import { freePort } from '../testing/ports.ts';
 import { waitFor } from '../testing/waitFor.ts';
-import { createMailer, latestOutboxMessages, type Mailer } from './mailer.ts';
+import { createMailer, latestOutboxMessages, mailRetryPolicy, type MailLog, type Mailer } from './mailer.ts';
 import { retryDelaySeconds, type MailRetryPolicy } from './queue.ts';
 
 interface Received {
@@ -87,6 +87,22 @@ describe('retry schedule', () => {
   });
 });
 
+describe('mail configuration', () => {
+  const base = { NODE_ENV: 'test', DATA_DIR: '.data-test/unit' };
+
+  it('defaults to 30 s, doubling to at most an hour, for 24 hours; empty values count as unset', () => {
+    const config = loadConfig({ ...base, MAIL_RETRY_HOURS: '', MAIL_RETRY_BASE_SECONDS: '', MAIL_RETRY_MAX_SECONDS: '' });
+    expect(mailRetryPolicy(config)).toEqual({ baseDelaySeconds: 30, maxDelaySeconds: 3600, retryWindowSeconds: 86_400, pollSeconds: 2 });
+    expect(mailRetryPolicy(loadConfig({ ...base, MAIL_RETRY_HOURS: '0.5' })).retryWindowSeconds).toBe(1800);
+  });
+
+  it('refuses bad values, naming the variable', () => {
+    expect(() => loadConfig({ ...base, MAIL_RETRY_HOURS: '0' })).toThrow(/MAIL_RETRY_HOURS/);
+    expect(() => loadConfig({ ...base, MAIL_RETRY_BASE_SECONDS: '1.5' })).toThrow(/MAIL_RETRY_BASE_SECONDS/);
+    expect(() => loadConfig({ ...base, MAIL_RETRY_MAX_SECONDS: 'soon' })).toThrow(/MAIL_RETRY_MAX_SECONDS/);
+  });
+});
+
 const drivers: Array<'pglite' | 'postgres'> = process.env.TEST_DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
 
 describe.each(drivers)('mail queue on %s', (driver) => {
@@ -115,7 +131,7 @@ describe.each(drivers)('mail queue on %s', (driver) => {
     await database?.close();
   });
 
-  async function mailer(retry: MailRetryPolicy = fast, log = quietLog): Promise<Mailer> {
+  async function mailer(retry: MailRetryPolicy = fast, log: MailLog = quietLog): Promise<Mailer> {
     const created = await createMailer(config, database, log, { deliver: true, retry });
     open.push(created);
     return created;
@@ -152,6 +168,11 @@ describe.each(drivers)('mail queue on %s', (driver) => {
     // The audit copy in `outbox` holds the headers, not the verification link.
     const [copy] = await latestOutboxMessages(database.db, 'down@example.com');
     expect(copy).toMatchObject({ subject: 'Confirm your e-mail address', text: '[sent over SMTP]' });
+
+    // The queue keeps the headers of sent mail, not the live verification link.
+    const stored = await database.db.execute<{ data: { message: Record<string, unknown> } }>(sql`select data from pgboss.job where id = ${sent.id}`);
+    const [job] = (stored as unknown as { rows: Array<{ data: { message: Record<string, unknown> } }> }).rows;
+    expect(Object.keys(job.data.message).sort()).toEqual(['subject', 'to']);
 
     // Exactly once: a few more retry periods bring no second copy.
     await sleep(3000);

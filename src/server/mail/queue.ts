@@ -76,6 +76,20 @@ function errorText(error: unknown): string {
   return typeof code === 'string' && !error.message.includes(code) ? `${code}: ${error.message}` : error.message;
 }
 
+/** A row of pgboss.job / pgboss.archive as the listing selects it. */
+interface JobRow {
+  id: string;
+  state: string;
+  data: QueuedMail;
+  output: { message?: unknown } | null;
+  retry_count: number | string;
+  started_on: Date | string | null;
+  start_after: Date | string;
+  created_on: Date | string;
+  completed_on: Date | string | null;
+  archived: boolean;
+}
+
 function giveUp(attempts: number, lastError: string | null): string {
   return `Not sent within the retry window after ${attempts} attempt(s)${lastError ? `; last error: ${lastError}` : ''}`;
 }
@@ -112,6 +126,9 @@ export async function openMailQueue(database: DatabaseHandle, policy: MailRetryP
 
   async function attempt(job: PgBoss.JobWithMetadata<QueuedMail>, deliver: (message: MailMessage) => Promise<void>) {
     const attempts = job.retryCount + 1;
+    // Sent already: its body was dropped right after delivery, and only recording it as
+    // completed failed (the instance died, the database blinked). Never send it twice.
+    if (typeof job.data.message.text !== 'string') return;
     const expiresAt = Date.parse(job.data.expiresAt);
     if (Date.now() >= expiresAt) {
       await setRetry(job.id, null);
@@ -120,7 +137,6 @@ export async function openMailQueue(database: DatabaseHandle, policy: MailRetryP
     }
     try {
       await deliver(job.data.message);
-      log.info({ mailId: job.id, attempts }, 'e-mail sent');
     } catch (error) {
       const secondsLeft = Math.floor((expiresAt - Date.now()) / 1000);
       // The last attempt falls on the end of the window rather than past it.
@@ -129,10 +145,17 @@ export async function openMailQueue(database: DatabaseHandle, policy: MailRetryP
       await setRetry(job.id, last ? null : delay);
       // Never the message itself: its text holds verification and reset links.
       log.warn({ mailId: job.id, attempts, error: errorText(error), retryInSeconds: last ? null : delay }, last ? 'e-mail not sent; giving up' : 'e-mail not sent; will retry');
-      throw new Error(last ? giveUp(attempts, errorText(error)) : errorText(error));
+      throw new Error(last ? giveUp(attempts, errorText(error)) : errorText(error), { cause: error });
     }
+    log.info({ mailId: job.id, attempts }, 'e-mail sent');
+    // The body holds live verification and reset links: keep only the headers of sent mail
+    // (pg-boss keeps finished jobs for days).
+    await sql
+      .executeSql(`update ${BOSS_SCHEMA}.job set data = data #- '{message,text}' #- '{message,html}' where name = $1 and id = $2`, [MAIL_QUEUE, job.id])
+      .catch((error: unknown) => log.warn({ err: error, mailId: job.id }, 'sent e-mail body not dropped from the queue'));
   }
 
+  let workerId: string | null = null;
   return {
     async enqueue(message) {
       const expiresAt = new Date(Date.now() + policy.retryWindowSeconds * 1000).toISOString();
@@ -146,11 +169,13 @@ export async function openMailQueue(database: DatabaseHandle, policy: MailRetryP
         retentionSeconds: policy.retryWindowSeconds + 24 * 60 * 60,
       });
       if (!id) throw new Error('The e-mail could not be queued');
+      // A worker in this process tries it at once rather than at its next poll.
+      if (workerId) boss.notifyWorker(workerId);
       return id;
     },
 
     async work(deliver) {
-      await boss.work<QueuedMail>(MAIL_QUEUE, { batchSize: 1, includeMetadata: true, pollingIntervalSeconds: policy.pollSeconds }, async ([job]) => {
+      workerId = await boss.work<QueuedMail>(MAIL_QUEUE, { batchSize: 1, includeMetadata: true, pollingIntervalSeconds: policy.pollSeconds }, async ([job]) => {
         if (job) await attempt(job, deliver);
       });
     },
@@ -168,11 +193,11 @@ export async function openMailQueue(database: DatabaseHandle, policy: MailRetryP
          ) jobs order by created_on desc, id desc limit $3`,
         [MAIL_QUEUE, states, filter.limit ?? 50],
       );
-      return rows.map((row: Record<string, any>): QueueEntry => {
-        const data = row.data as QueuedMail;
+      return (rows as unknown as JobRow[]).map((row): QueueEntry => {
+        const data = row.data;
         const waiting = row.state === 'created' || row.state === 'retry';
         const state: DeliveryState = row.archived && waiting ? 'failed' : STATE_OF[row.state];
-        const output = row.output as { message?: unknown } | null;
+        const output = row.output;
         return {
           id: row.id,
           state,
