@@ -8,14 +8,22 @@ import { eq } from 'drizzle-orm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../src/server/db/client.ts';
 import { subscriptions, user } from '../src/server/db/schema.ts';
+import { loadConfig } from '../src/server/config.ts';
+import { createMailer } from '../src/server/mail/mailer.ts';
+import { freePort } from '../src/server/testing/ports.ts';
+import { waitFor } from '../src/server/testing/waitFor.ts';
 
 const root = join(import.meta.dirname, '..');
 const dataDir = mkdtempSync(join(tmpdir(), 'watos-admin-'));
 
 function admin(...args: string[]) {
+  return adminWith({}, ...args);
+}
+
+function adminWith(env: Record<string, string>, ...args: string[]) {
   const run = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', ...args], {
     cwd: root,
-    env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '' },
+    env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', ...env },
     encoding: 'utf8',
   });
   return { status: run.status, out: run.stdout.trim(), err: run.stderr.trim() };
@@ -58,5 +66,55 @@ describe('npm run admin', () => {
     } finally {
       await database.close();
     }
+  });
+});
+
+describe('npm run admin: the outgoing mail queue', () => {
+  it('lists queued mail with its attempts and last error; mail-retry makes it due now', { timeout: 300_000 }, async () => {
+    // Nothing listens on this port: SMTP is down.
+    const env = { SMTP_URL: `smtp://127.0.0.1:${await freePort()}`, MAIL_RETRY_BASE_SECONDS: '600' };
+    const created = adminWith(env, 'create-user', '--email', 'queued@example.com', '--password', 'secret-pass', '--username', 'queued');
+    expect(created.status).toBe(0);
+    expect(created.out).toMatch(/^Created user queued@example\.com/);
+    const queued = adminWith(env, 'mail-queue');
+    expect(queued.out).toMatch(/^[0-9a-f-]{36} {2}pending +attempts +0 +queued \d{4}-/);
+    expect(queued.out).toContain('to queued@example.com: Confirm your e-mail address');
+
+    // The server's worker makes one attempt while SMTP is down (the CLI itself only queues).
+    const database = await openDatabase({ pgliteDir: join(dataDir, 'db') });
+    try {
+      const config = loadConfig({ NODE_ENV: 'test', DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...env });
+      const mailer = await createMailer(config, database, { info: () => undefined, warn: () => undefined }, { deliver: true });
+      try {
+        await waitFor(async () => (await mailer.queue!.list())[0]?.lastError, 'a failed attempt', 20_000);
+      } finally {
+        await mailer.close();
+      }
+    } finally {
+      await database.close();
+    }
+
+    const listed = adminWith(env, 'mail-queue', '--state', 'pending');
+    expect(listed.status).toBe(0);
+    expect(listed.out).toMatch(/pending +attempts +1 /);
+    expect(listed.out).toContain('last error: ESOCKET: connect ECONNREFUSED');
+    const [, id, next] = /^([0-9a-f-]{36}) .* next (\S+)/.exec(listed.out) ?? [];
+    // The next attempt waits the base delay (600 s)...
+    expect(Date.parse(next) - Date.now()).toBeGreaterThan(300_000);
+
+    const retried = adminWith(env, 'mail-retry', '--id', id);
+    expect(retried.out).toBe(`E-mail ${id} will be sent again by the server now (retry window renewed: 24 h).`);
+    // ...until mail-retry makes it due now.
+    const [, nextNow] = / next (\S+)/.exec(adminWith(env, 'mail-queue').out) ?? [];
+    expect(Date.parse(nextNow)).toBeLessThanOrEqual(Date.now());
+
+    // The message is now pending, not failed or sent: --state filters.
+    expect(adminWith(env, 'mail-queue', '--state', 'failed').out).toBe('No e-mail in the queue with state failed.');
+    const unknown = adminWith(env, 'mail-retry', '--id', '00000000-0000-0000-0000-000000000000');
+    expect(unknown.status).toBe(2);
+    expect(unknown.err).toContain('No pending or failed e-mail with id 00000000-0000-0000-0000-000000000000');
+    const badState = adminWith(env, 'mail-queue', '--state', 'lost');
+    expect(badState.status).toBe(2);
+    expect(badState.err).toContain('--state must be one of pending, sending, sent, failed, cancelled');
   });
 });

@@ -8,6 +8,8 @@
 //   publish-file PATH [--name N]      a public My Stuff file, validated like an upload
 //   unpublish-file --id ID
 //   list-public-files
+//   mail-queue [--state pending|sending|sent|failed] [--limit N]   the outgoing SMTP mail queue
+//   mail-retry --id ID                a pending or failed message is tried again now
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
@@ -26,7 +28,8 @@ import { spreadsheetKindOf, SPREADSHEET_MIME_TYPES } from '../src/server/files/t
 import { storeSpreadsheet } from '../src/server/files/uploads.ts';
 import { HttpError } from '../src/server/http/errors.ts';
 import { formatFileSize } from '../src/shared/format.ts';
-import { createMailer } from '../src/server/mail/mailer.ts';
+import { createMailer, mailRetryPolicy, type Mailer } from '../src/server/mail/mailer.ts';
+import { openMailQueue, type DeliveryState } from '../src/server/mail/queue.ts';
 
 const PLAN_ALIASES: Record<string, string> = { monthly: 'monthly', '3day': 'three-day', livetest: 'live-test' };
 
@@ -37,7 +40,9 @@ const USAGE = `Usage: npm run admin -- <command> [options]
   revoke --email E
   publish-file PATH [--name N]
   unpublish-file --id ID
-  list-public-files`;
+  list-public-files
+  mail-queue [--state pending|sending|sent|failed|cancelled] [--limit N]
+  mail-retry --id ID`;
 
 class UsageError extends Error {}
 
@@ -54,6 +59,48 @@ async function findUser(database: DatabaseHandle, email: string) {
 }
 
 const FILE_COMMANDS = ['publish-file', 'unpublish-file', 'list-public-files'];
+const MAIL_COMMANDS = ['mail-queue', 'mail-retry'];
+const DELIVERY_STATES: DeliveryState[] = ['pending', 'sending', 'sent', 'failed', 'cancelled'];
+
+/** The SMTP mail queue (pg-boss jobs): what waits, what was sent, what failed and why. */
+interface MailArguments {
+  id?: string;
+  state?: DeliveryState;
+  limit: number;
+}
+
+/** Checked before the database is opened, so a typo answers at once. */
+function mailArguments(command: string, values: Record<string, unknown>): MailArguments {
+  if (command === 'mail-retry') return { id: required(values, 'id'), limit: 1 };
+  const state = typeof values.state === 'string' ? values.state : undefined;
+  if (state !== undefined && !DELIVERY_STATES.includes(state as DeliveryState)) throw new UsageError(`--state must be one of ${DELIVERY_STATES.join(', ')}`);
+  const limit = typeof values.limit === 'string' ? Number(values.limit) : 50;
+  if (!Number.isInteger(limit) || limit < 1 || limit > 10_000) throw new UsageError('--limit must be a whole number from 1 to 10000');
+  return { state: state as DeliveryState | undefined, limit };
+}
+
+async function mailCommand(args: MailArguments, config: Config, database: DatabaseHandle): Promise<string> {
+  const quiet = { info: () => undefined, warn: (fields: object, message: string) => console.error(message, fields) };
+  const queue = await openMailQueue(database, mailRetryPolicy(config), quiet, { supervise: false });
+  try {
+    const { id, state, limit } = args;
+    if (id !== undefined) {
+      if (!(await queue.retryNow(id))) throw new UsageError(`No pending or failed e-mail with id ${id}`);
+      return `E-mail ${id} will be sent again by the server now (retry window renewed: ${config.MAIL_RETRY_HOURS} h).`;
+    }
+    const entries = await queue.list({ state, limit });
+    const note = config.SMTP_URL ? '' : '\n(SMTP_URL is not set: new mail goes to the embedded outbox, not this queue.)';
+    if (entries.length === 0) return `No e-mail in the queue${state ? ` with state ${state}` : ''}.${note}`;
+    const lines = entries.map((entry) => {
+      const when = entry.state === 'pending' ? `next ${entry.nextAttemptAt?.toISOString()}` : entry.finishedAt ? `${entry.state} ${entry.finishedAt.toISOString()}` : '';
+      const error = entry.lastError ? `\n    last error: ${entry.lastError.slice(0, 300)}` : '';
+      return `${entry.id}  ${entry.state.padEnd(9)}  attempts ${String(entry.attempts).padStart(3)}  queued ${entry.createdAt.toISOString()}  ${when}\n    to ${entry.to}: ${entry.subject}${error}`;
+    });
+    return lines.join('\n') + note;
+  } finally {
+    await queue.close();
+  }
+}
 
 /** My Stuff's public files (uploaded_by_user_id null): stored and validated exactly like uploads. */
 async function fileCommand(command: string, values: Record<string, unknown>, positionals: string[], config: Config, database: DatabaseHandle): Promise<string> {
@@ -104,12 +151,16 @@ async function run(argv: string[]): Promise<string> {
       plan: { type: 'string' },
       name: { type: 'string' },
       id: { type: 'string' },
+      state: { type: 'string' },
+      limit: { type: 'string' },
     },
     strict: true,
     allowPositionals: true,
   });
-  if (!command || !['create-user', 'grant', 'revoke', ...FILE_COMMANDS].includes(command)) throw new UsageError(`Unknown command "${command ?? ''}"`);
+  if (!command || !['create-user', 'grant', 'revoke', ...FILE_COMMANDS, ...MAIL_COMMANDS].includes(command)) throw new UsageError(`Unknown command "${command ?? ''}"`);
   if (positionals.length > 0 && command !== 'publish-file') throw new UsageError(`Unexpected argument "${positionals[0]}"`);
+
+  const mailArgs = MAIL_COMMANDS.includes(command) ? mailArguments(command, values) : null;
 
   const config = loadConfig();
   const database = await openDatabase({ databaseUrl: config.DATABASE_URL, pgliteDir: join(config.dataDir, 'db') });
@@ -117,17 +168,21 @@ async function run(argv: string[]): Promise<string> {
     await database.migrate();
     await seedPlans(database.db, config);
     if (FILE_COMMANDS.includes(command)) return await fileCommand(command, values, positionals, config, database);
+    if (mailArgs) return await mailCommand(mailArgs, config, database);
     const email = required(values, 'email');
 
     if (command === 'create-user') {
       const password = required(values, 'password');
       const username = required(values, 'username');
-      // A user created already verified needs no verification e-mail.
-      const mailer = values.verified ? { kind: 'outbox' as const, send: async () => undefined } : createMailer(config, database.db, { info: () => undefined });
       const toStderr = (fields: object, message: string) => console.error(message, fields);
       const log = { debug: toStderr, info: toStderr, warn: toStderr, error: toStderr };
+      // A user created already verified needs no verification e-mail. With SMTP the e-mail is
+      // queued here and delivered by the server (this command does not wait for SMTP).
+      const mailer: Mailer = values.verified
+        ? { kind: 'outbox', send: async () => undefined, close: async () => undefined }
+        : await createMailer(config, database, { info: () => undefined, warn: toStderr }, { deliver: false });
       const auth = createAuth({ config, db: database.db, mailer, secret: resolveAuthSecret(config), log });
-      const result = await auth.api.signUpEmail({ body: { email, password, name: username, username } });
+      const result = await auth.api.signUpEmail({ body: { email, password, name: username, username } }).finally(() => mailer.close());
       const [created] = await database.db.select().from(user).where(eq(user.id, result.user.id));
       if (!created) throw new UsageError(`A user with e-mail ${email} already exists`);
       if (values.verified) await database.db.update(user).set({ emailVerified: true }).where(eq(user.id, created.id));

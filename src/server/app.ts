@@ -121,7 +121,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
   installCsrfGuard(app, config.publicUrl);
 
   const redis = config.REDIS_URL ? createRedis(config.REDIS_URL) : undefined;
-  const mailer = createMailer(config, database.db, app.log);
+  // With SMTP_URL, this instance also delivers the queued mail (stopped in onClose below).
+  const mailer = await createMailer(config, database, app.log, { deliver: true });
   const auth = createAuth({ config, db: database.db, mailer, secret: resolveAuthSecret(config), log: app.log });
   await seedPlans(database.db, config);
   await seedPrompts(database.db);
@@ -137,6 +138,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const services: AppServices = { config, database, mailer, auth, payments, quotes, market, alertBus, fileStorage, redis };
   app.decorate('services', services);
   app.addHook('onClose', async () => {
+    await mailer.close();
     await alertBus.close();
     await fileStorage.close();
     redis?.disconnect();

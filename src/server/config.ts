@@ -26,6 +26,10 @@ const envSchema = z.object({
   AUTH_SECRET: z.preprocess(emptyToUndefined, z.string().min(32, 'must be at least 32 characters').optional()),
   SMTP_URL: z.preprocess(emptyToUndefined, z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL').optional()),
   MAIL_FROM: z.string().min(3).default('WATOS Dashboard <no-reply@localhost>'),
+  /** SMTP mail queue: how long a message is retried, the first retry delay, the longest gap. */
+  MAIL_RETRY_HOURS: z.preprocess(emptyToUndefined, z.coerce.number().positive().max(168).default(24)),
+  MAIL_RETRY_BASE_SECONDS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(3600).default(30)),
+  MAIL_RETRY_MAX_SECONDS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(86_400).default(3600)),
 
   STRIPE_SECRET_KEY: z.preprocess(emptyToUndefined, z.string().startsWith('sk_').optional()),
   STRIPE_WEBHOOK_SECRET: z.preprocess(emptyToUndefined, z.string().startsWith('whsec_').optional()),

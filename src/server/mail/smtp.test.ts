@@ -48,7 +48,8 @@ describe('SMTP delivery', () => {
     const browser = new Browser(test.app, test.config.publicUrl);
     const response = await browser.post('/api/auth/register', { email: 'smtp@example.com', password: 'secret-password', username: 'smtp' });
     expect(response.statusCode).toBe(200);
-    await expect.poll(() => received.length).toBe(1);
+    // Sign-up only queues the message; the worker sends it right after (mail/queue.ts).
+    await expect.poll(() => received.length, { timeout: 10_000 }).toBe(1);
     const [mail] = received;
     expect(mail.from).toBe('desk@watos.test');
     expect(mail.to).toEqual(['smtp@example.com']);
