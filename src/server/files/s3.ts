@@ -110,9 +110,18 @@ export function createS3Storage(options: S3StorageOptions): FileStorage {
       let uploadIdMarker: string | undefined;
       // ListMultipartUploads has no SDK paginator: follow the key and upload-id markers.
       for (;;) {
-        const page = await client.send(
-          new ListMultipartUploadsCommand({ Bucket: options.bucket, Prefix: PREFIX, KeyMarker: keyMarker, UploadIdMarker: uploadIdMarker }),
-        );
+        let page;
+        try {
+          page = await client.send(new ListMultipartUploadsCommand({ Bucket: options.bucket, Prefix: PREFIX, KeyMarker: keyMarker, UploadIdMarker: uploadIdMarker }));
+        } catch (error) {
+          // Some S3-compatible servers (s3rver, for one) do not implement the listing: say so
+          // and leave their incomplete uploads to the service's own lifecycle rules.
+          if (error instanceof S3ServiceException && (error.$metadata.httpStatusCode === 501 || error.name === 'NotImplemented')) {
+            log.warn({ err: error }, 'this S3 service cannot list incomplete multipart uploads; abort them with a bucket lifecycle rule instead');
+            return aborted;
+          }
+          throw error;
+        }
         for (const open of page.Uploads ?? []) {
           if (!open.Key || !open.UploadId || !open.Initiated || open.Initiated >= startedBefore) continue;
           if (!isStorageKey(open.Key.slice(PREFIX.length))) continue;

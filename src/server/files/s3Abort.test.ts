@@ -157,4 +157,14 @@ describe('S3 uploads when the service refuses to abort a multipart upload', () =
     expect(s3.openUploads()).toBe(2);
     expect(await reclaimOrphanObjects(test.database.db, test.app.services.fileStorage)).toEqual({ objects: 0, uploads: 0 });
   });
+
+  it('still reclaims objects on a service that cannot list multipart uploads, and says so', async () => {
+    s3.withoutUploadListing(true);
+    try {
+      expect(await reclaimOrphanObjects(test.database.db, test.app.services.fileStorage)).toEqual({ objects: 0, uploads: 0 });
+      expect(logLines.some((line) => line.msg?.startsWith('this S3 service cannot list incomplete multipart uploads'))).toBe(true);
+    } finally {
+      s3.withoutUploadListing(false);
+    }
+  });
 });

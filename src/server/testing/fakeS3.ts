@@ -30,6 +30,8 @@ export interface FakeS3 {
    * servers do; the upload stays open.
    */
   refuseAborts(on: boolean): void;
+  /** While on, ListMultipartUploads answers 501 NotImplemented, as s3rver does. */
+  withoutUploadListing(on: boolean): void;
   /** How many multipart uploads were aborted. */
   abortedUploads(): number;
   requests: Array<{ method: string; path: string; query: string }>;
@@ -66,6 +68,7 @@ export async function startFakeS3(bucket = 'watos-test-bucket'): Promise<FakeS3>
   let aborted = 0;
   let failures = 0;
   let abortsRefused = false;
+  let listingMissing = false;
 
   async function route(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const url = new URL(request.url ?? '/', 'http://fake');
@@ -125,6 +128,7 @@ export async function startFakeS3(bucket = 'watos-test-bucket'): Promise<FakeS3>
       return void response.end();
     }
     if (method === 'GET' && key === '' && params.has('uploads')) {
+      if (listingMissing) return error(response, 501, 'NotImplemented', 'A parameter you provided implies functionality that is not implemented');
       // ListMultipartUploads: ordered by key, then upload id; paged by the two markers.
       const prefix = params.get('prefix') ?? '';
       const keyMarker = params.get('key-marker') ?? '';
@@ -200,6 +204,9 @@ export async function startFakeS3(bucket = 'watos-test-bucket'): Promise<FakeS3>
     },
     refuseAborts(on) {
       abortsRefused = on;
+    },
+    withoutUploadListing(on) {
+      listingMissing = on;
     },
     abortedUploads: () => aborted,
     requests,
