@@ -32,6 +32,12 @@ export interface S3StorageOptions {
 
 const PREFIX = 'uploads/';
 
+/** An S3 failure in a few fields: the SDK's error carries the whole raw response (socket and all). */
+function describeS3Error(error: unknown): { name: string; message: string; status?: number } {
+  if (error instanceof S3ServiceException) return { name: error.name, message: error.message, status: error.$metadata.httpStatusCode };
+  return { name: (error as Error)?.name ?? 'Error', message: String((error as Error)?.message ?? error) };
+}
+
 export function createS3Storage(options: S3StorageOptions): FileStorage {
   const client = new S3Client({
     region: options.region,
@@ -71,7 +77,7 @@ export function createS3Storage(options: S3StorageOptions): FileStorage {
         if (upload.uploadId) {
           const uploadId = upload.uploadId;
           await abortUpload(objectKey(key), uploadId).catch((abortError: unknown) =>
-            log.warn({ err: abortError, key, uploadId }, 'could not abort a failed multipart upload; the orphan sweep aborts it within the hour'),
+            log.warn({ error: describeS3Error(abortError), key, uploadId }, 'could not abort a failed multipart upload; the orphan sweep aborts it within the hour'),
           );
         }
         throw error;
@@ -117,7 +123,7 @@ export function createS3Storage(options: S3StorageOptions): FileStorage {
           // Some S3-compatible servers (s3rver, for one) do not implement the listing: say so
           // and leave their incomplete uploads to the service's own lifecycle rules.
           if (error instanceof S3ServiceException && (error.$metadata.httpStatusCode === 501 || error.name === 'NotImplemented')) {
-            log.warn({ err: error }, 'this S3 service cannot list incomplete multipart uploads; abort them with a bucket lifecycle rule instead');
+            log.warn({ error: describeS3Error(error) }, 'this S3 service cannot list incomplete multipart uploads; abort them with a bucket lifecycle rule instead');
             return aborted;
           }
           throw error;
