@@ -12,7 +12,6 @@ import { multipartBody } from '../testing/spreadsheets.ts';
 import { subscribedUser } from '../testing/users.ts';
 import { sanitizeDisplayName } from '../../shared/schemas/files.ts';
 import { recordStoredFile } from './fileRecords.ts';
-import { attachmentDisposition } from './routes.ts';
 import { safeOriginalFilename, storeSpreadsheet } from './uploads.ts';
 
 const TRADES_CSV = Buffer.from('date,symbol,qty\n2026-01-02,BTC-USD,1\n');
@@ -54,9 +53,8 @@ describe('sanitizeDisplayName', () => {
     expect(sanitizeDisplayName('cafe\u0301.csv')).toBe('café.csv');
   });
 
-  it('is what safeOriginalFilename and the download header use', () => {
+  it('is what safeOriginalFilename uses', () => {
     expect(safeOriginalFilename('C:\\fakes\\invoice\u202Eslx.csv')).toBe('invoiceslx.csv');
-    expect(attachmentDisposition('report\u202Evsc.xlsx')).toBe(`attachment; filename="reportvsc.xlsx"; filename*=UTF-8''reportvsc.xlsx`);
   });
 });
 

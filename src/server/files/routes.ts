@@ -28,9 +28,7 @@ const notFound = () => new HttpError(404, 'File not found');
 const noFileSent = () => new HttpError(400, 'No file was sent; choose a CSV or Excel file.');
 
 /** RFC 6266 / 5987: an ASCII fallback name plus the exact UTF-8 name. */
-export function attachmentDisposition(name: string): string {
-  // Rows stored before upload names were sanitised may still hold bidi or invisible characters.
-  const filename = sanitizeDisplayName(name) || 'download';
+export function attachmentDisposition(filename: string): string {
   const fallback = filename.replace(/[^\x20-\x7e]|["\\%;]/g, '_').trim() || 'download';
   const encoded = encodeURIComponent(filename).replace(/['()*]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`);
   return `attachment; filename="${fallback}"; filename*=UTF-8''${encoded}`;
@@ -199,7 +197,8 @@ export async function fileRoutes(app: FastifyInstance, options: FileRoutesOption
     reply
       .header('Content-Type', row.contentType)
       .header('Content-Length', row.fileSize)
-      .header('Content-Disposition', attachmentDisposition(row.originalFilename))
+      // Rows stored before upload names were sanitised may still hold bidi or invisible characters.
+      .header('Content-Disposition', attachmentDisposition(sanitizeDisplayName(row.originalFilename) || 'download'))
       .header('X-Content-Type-Options', 'nosniff')
       .header('Cache-Control', 'private, no-store');
     return row;
