@@ -25,7 +25,7 @@ import { files, subscriptions, user } from '../src/server/db/schema.ts';
 import { findFile, recordStoredFile, removeFile } from '../src/server/files/fileRecords.ts';
 import { createFileStorage } from '../src/server/files/storage.ts';
 import { spreadsheetKindOf, SPREADSHEET_MIME_TYPES } from '../src/server/files/tableReader.ts';
-import { storeSpreadsheet } from '../src/server/files/uploads.ts';
+import { safeOriginalFilename, storeSpreadsheet } from '../src/server/files/uploads.ts';
 import { HttpError } from '../src/server/http/errors.ts';
 import { formatFileSize } from '../src/shared/format.ts';
 import { createMailer, mailRetryPolicy, type Mailer } from '../src/server/mail/mailer.ts';
@@ -123,7 +123,8 @@ async function fileCommand(command: string, values: Record<string, unknown>, pos
     const info = await stat(path).catch(() => null);
     if (!info?.isFile()) throw new UsageError(`No file at ${path}`);
     const name = typeof values.name === 'string' && values.name.trim() ? values.name.trim() : basename(path);
-    const kind = spreadsheetKindOf(name);
+    // The kind of the name as it will be stored (bidi and invisible characters removed).
+    const kind = spreadsheetKindOf(safeOriginalFilename(name));
     // A file on disk has no declared type: the one its extension names, the content still checked.
     const mimeType = kind ? SPREADSHEET_MIME_TYPES[kind] : 'application/octet-stream';
     try {

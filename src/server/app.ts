@@ -40,7 +40,7 @@ import { alertRoutes } from './alerts/routes.ts';
 import { createAlertBus, type AlertBus } from './alerts/bus.ts';
 import { alertStreamRoutes, alertTestHookRoutes } from './alerts/stream.ts';
 import { aiRouteOptions, aiRoutes } from './ai/routes.ts';
-import { fileRoutes, sheetRoutes } from './files/routes.ts';
+import { fileRouteOptions, fileRoutes, sheetRoutes } from './files/routes.ts';
 import { createSheetNameReader, type GoogleSheetsLocation } from './files/sheets.ts';
 import { createFileStorage, type FileStorage } from './files/storage.ts';
 
@@ -134,7 +134,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   };
   const quotes = createQuoteService({ mode: config.MARKET_DATA, ...market });
   const alertBus = createAlertBus(redis, config.DATABASE_URL);
-  const fileStorage = createFileStorage(config);
+  const fileStorage = createFileStorage(config, app.log);
   const services: AppServices = { config, database, mailer, auth, payments, quotes, market, alertBus, fileStorage, redis };
   app.decorate('services', services);
   app.addHook('onClose', async () => {
@@ -198,7 +198,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
       [alertRoutes, { db: database.db }],
       [alertStreamRoutes, { db: database.db, bus: alertBus }],
       [aiRoutes, aiRouteOptions(services, app.log)],
-      [fileRoutes, { db: database.db, storage: fileStorage, maxUploadBytes: config.UPLOAD_MAX_MB * 1024 * 1024 }],
+      [fileRoutes, fileRouteOptions(services)],
       [sheetRoutes, { db: database.db, reader: createSheetNameReader({ apiKey: config.GOOGLE_API_KEY, location: options.googleSheets, log: app.log }) }],
       ...(config.TEST_HOOKS ? [[alertTestHookRoutes, { db: database.db, bus: alertBus }] as [typeof alertTestHookRoutes, object]] : []),
     ],

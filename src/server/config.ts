@@ -57,6 +57,10 @@ const envSchema = z.object({
   S3_ACCESS_KEY_ID: z.preprocess(emptyToUndefined, z.string().optional()),
   S3_SECRET_ACCESS_KEY: z.preprocess(emptyToUndefined, z.string().optional()),
   UPLOAD_MAX_MB: z.coerce.number().positive().max(1024).default(25),
+  /** My Stuff quotas per user (public files do not count) and the upload rate limit. */
+  FILES_MAX_PER_USER: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(1_000_000).default(500)),
+  FILES_MAX_TOTAL_MB: z.preprocess(emptyToUndefined, z.coerce.number().positive().max(1_048_576).default(1024)),
+  UPLOAD_RATE_LIMIT_PER_MINUTE: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(10_000).default(30)),
 
   GOOGLE_API_KEY: z.preprocess(emptyToUndefined, z.string().optional()),
   SPREADSHEET_EMBED_URL: z.preprocess(emptyToUndefined, optionalUrl),

@@ -3,10 +3,11 @@
 // complete, and the object removed again if the row cannot be written), removal, and
 // reclaiming objects no row names (what a killed process or a failed delete leaves).
 import { randomUUID } from 'node:crypto';
-import { and, desc, eq, inArray, isNull, or } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
 import { files } from '../db/schema.ts';
-import type { FileEntry } from '../../shared/schemas/files.ts';
+import { HttpError } from '../http/errors.ts';
+import { sanitizeDisplayName, type FileEntry } from '../../shared/schemas/files.ts';
 import type { FileStorage } from './storage.ts';
 import type { StoredSpreadsheet } from './uploads.ts';
 
@@ -19,7 +20,8 @@ export function fileDownloadPath(id: string): string {
 export function toFileEntry(row: FileRow): FileEntry {
   return {
     id: row.id,
-    original_filename: row.originalFilename,
+    // Rows stored before names were sanitised on upload are cleaned on the way out too.
+    original_filename: sanitizeDisplayName(row.originalFilename),
     file_size: row.fileSize,
     upload_date: row.uploadDate.toISOString(),
     url: fileDownloadPath(row.id),
@@ -45,21 +47,81 @@ export async function findFile(db: Database, id: string): Promise<FileRow | null
   return row ?? null;
 }
 
-/** Inserts the row for a completely stored object; `ownerId` null publishes it. */
-export async function recordStoredFile(db: Database, storage: FileStorage, stored: StoredSpreadsheet, ownerId: string | null): Promise<FileRow> {
+/** What one user may keep in My Stuff (FILES_MAX_PER_USER, FILES_MAX_TOTAL_MB); public files do not count. */
+export interface FileQuota {
+  maxFiles: number;
+  maxBytes: number;
+}
+
+export interface QuotaUsage {
+  files: number;
+  bytes: number;
+}
+
+type Queryable = Pick<Database, 'select'>;
+
+/** How many files and bytes a user's own files take. */
+export async function quotaUsage(db: Queryable, userId: string): Promise<QuotaUsage> {
+  const [usage] = await db
+    .select({ files: sql<number>`count(*)::int`, bytes: sql<number>`coalesce(sum(${files.fileSize}), 0)::float8` })
+    .from(files)
+    .where(eq(files.uploadedByUserId, userId));
+  return { files: Number(usage?.files ?? 0), bytes: Number(usage?.bytes ?? 0) };
+}
+
+const megabytes = (bytes: number) => `${+(bytes / 1024 / 1024).toFixed(2)}`;
+
+/**
+ * The refusal for adding a file of `addingBytes` on top of `usage`, or null when it fits.
+ * `addingBytes` 0 asks whether anything at all could still be added (the check before a byte
+ * of the upload is read).
+ */
+export function quotaRefusal(usage: QuotaUsage, quota: FileQuota, addingBytes: number): HttpError | null {
+  if (usage.files + 1 > quota.maxFiles) {
+    return new HttpError(413, `You have ${usage.files} files, the most you can keep is ${quota.maxFiles}. Delete some files to upload more.`);
+  }
+  if (usage.bytes + Math.max(addingBytes, 1) > quota.maxBytes) return bytesQuotaError(usage.bytes, quota.maxBytes);
+  return null;
+}
+
+export function bytesQuotaError(usedBytes: number, maxBytes: number): HttpError {
+  return new HttpError(413, `Your files use ${megabytes(usedBytes)} of ${megabytes(maxBytes)} MB. Delete some files to upload more.`);
+}
+
+/**
+ * Lock class of the per-user quota lock (the other key is hashtext(user id)). Two-key advisory
+ * locks never collide with the one-key leader lock of the alert engine.
+ */
+const QUOTA_LOCK_CLASS = 0x57_46_51_00;
+
+/**
+ * Inserts the row for a completely stored object; `ownerId` null publishes it. With a quota
+ * (a user's upload), the row is written only if it fits: the check and the insert run in one
+ * transaction holding a per-user advisory lock, so concurrent uploads of one user, on any
+ * number of instances sharing the database, are counted one after another and can never
+ * together pass the quota. A refused or failed row removes the stored object again.
+ */
+export async function recordStoredFile(db: Database, storage: FileStorage, stored: StoredSpreadsheet, ownerId: string | null, quota?: FileQuota): Promise<FileRow> {
+  const values = {
+    id: randomUUID(),
+    originalFilename: stored.originalFilename,
+    storageKey: stored.storageKey,
+    contentType: stored.contentType,
+    fileSize: stored.size,
+    uploadedByUserId: ownerId,
+  };
   try {
-    const [row] = await db
-      .insert(files)
-      .values({
-        id: randomUUID(),
-        originalFilename: stored.originalFilename,
-        storageKey: stored.storageKey,
-        contentType: stored.contentType,
-        fileSize: stored.size,
-        uploadedByUserId: ownerId,
-      })
-      .returning();
-    return row;
+    if (!quota || ownerId === null) {
+      const [row] = await db.insert(files).values(values).returning();
+      return row;
+    }
+    return await db.transaction(async (tx) => {
+      await tx.execute(sql`select pg_advisory_xact_lock(${sql.raw(String(QUOTA_LOCK_CLASS))}, hashtext(${ownerId}))`);
+      const refusal = quotaRefusal(await quotaUsage(tx, ownerId), quota, stored.size);
+      if (refusal) throw refusal;
+      const [row] = await tx.insert(files).values(values).returning();
+      return row;
+    });
   } catch (error) {
     // Without its row the object is unreachable: remove it rather than leak storage.
     await storage.delete(stored.storageKey).catch(() => undefined);
@@ -83,9 +145,11 @@ const ORPHAN_BATCH = 500;
 /**
  * Removes the stored objects no row names that are older than `olderThanMs`: a process killed
  * between an object completing and its row being written, or an object whose delete failed
- * after its row was gone. Answers how many were removed.
+ * after its row was gone. Then aborts the incomplete uploads started before then (on S3, a
+ * multipart upload whose abort failed when its body was refused, or whose writer was killed).
+ * Answers how many objects were removed and uploads aborted.
  */
-export async function reclaimOrphanObjects(db: Database, storage: FileStorage, olderThanMs = ORPHAN_MIN_AGE_MS): Promise<number> {
+export async function reclaimOrphanObjects(db: Database, storage: FileStorage, olderThanMs = ORPHAN_MIN_AGE_MS): Promise<{ objects: number; uploads: number }> {
   const cutoff = Date.now() - olderThanMs;
   let removed = 0;
   let batch: string[] = [];
@@ -104,17 +168,19 @@ export async function reclaimOrphanObjects(db: Database, storage: FileStorage, o
     if (batch.length >= ORPHAN_BATCH) await settle();
   }
   await settle();
-  return removed;
+  const uploads = await storage.abortStaleUploads(new Date(cutoff));
+  return { objects: removed, uploads };
 }
 
 /** Runs reclaimOrphanObjects a minute after start and then hourly; answers the stop function. */
 export function scheduleOrphanReclaim(db: Database, storage: FileStorage, log: { info(fields: object, message: string): void; warn(fields: object, message: string): void }): () => void {
   const run = () =>
     reclaimOrphanObjects(db, storage).then(
-      (removed) => {
-        if (removed > 0) log.info({ removed }, 'removed stored objects that no file row names');
+      ({ objects, uploads }) => {
+        if (objects > 0) log.info({ removed: objects }, 'removed stored objects that no file row names');
+        if (uploads > 0) log.info({ aborted: uploads }, 'aborted incomplete uploads older than an hour');
       },
-      (error: unknown) => log.warn({ err: error }, 'could not reclaim unreferenced stored objects; trying again in an hour'),
+      (error: unknown) => log.warn({ err: error }, 'could not reclaim unreferenced stored objects or incomplete uploads; trying again in an hour'),
     );
   const first = setTimeout(() => void run(), 60_000);
   const hourly = setInterval(() => void run(), ORPHAN_MIN_AGE_MS);

@@ -7,11 +7,14 @@ import type { Readable } from 'node:stream';
 import { eq } from 'drizzle-orm';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { Redis } from 'ioredis';
+import type { AppServices } from '../app.ts';
 import type { Database } from '../db/client.ts';
 import { linkedSheets } from '../db/schema.ts';
 import { HttpError } from '../http/errors.ts';
-import { fileIdParams, parseGoogleSheetUrl, sheetMetadataBody, type FileListing, type FilePreview } from '../../shared/schemas/files.ts';
-import { findVisibleFile, listVisibleFiles, recordStoredFile, removeFile, toFileEntry } from './fileRecords.ts';
+import { perUserRateLimit } from '../http/perUserRateLimit.ts';
+import { fileIdParams, parseGoogleSheetUrl, sanitizeDisplayName, sheetMetadataBody, type FileListing, type FilePreview } from '../../shared/schemas/files.ts';
+import { bytesQuotaError, findVisibleFile, listVisibleFiles, quotaRefusal, quotaUsage, recordStoredFile, removeFile, toFileEntry, type FileQuota } from './fileRecords.ts';
 import type { SheetNameReader } from './sheets.ts';
 import { StoredObjectMissingError, type FileStorage } from './storage.ts';
 import { readTables, spreadsheetKindOf, TableReadError } from './tableReader.ts';
@@ -68,11 +71,38 @@ export interface FileRoutesOptions {
   storage: FileStorage;
   /** UPLOAD_MAX_MB in bytes. */
   maxUploadBytes: number;
+  /** FILES_MAX_PER_USER and FILES_MAX_TOTAL_MB (in bytes). */
+  quota: FileQuota;
+  /** UPLOAD_RATE_LIMIT_PER_MINUTE: upload attempts per user and window. */
+  uploadRateLimit: { max: number; windowMs: number };
+  /** Shares the upload rate limit between instances when REDIS_URL is set. */
+  redis?: Redis;
+}
+
+/** The file routes' options from the app's services and configuration. */
+export function fileRouteOptions(services: AppServices): FileRoutesOptions {
+  const { config } = services;
+  return {
+    db: services.database.db,
+    storage: services.fileStorage,
+    maxUploadBytes: config.UPLOAD_MAX_MB * 1024 * 1024,
+    quota: { maxFiles: config.FILES_MAX_PER_USER, maxBytes: Math.floor(config.FILES_MAX_TOTAL_MB * 1024 * 1024) },
+    uploadRateLimit: { max: config.UPLOAD_RATE_LIMIT_PER_MINUTE, windowMs: 60_000 },
+    redis: services.redis,
+  };
 }
 
 export async function fileRoutes(app: FastifyInstance, options: FileRoutesOptions): Promise<void> {
-  const { db, storage, maxUploadBytes } = options;
+  const { db, storage, maxUploadBytes, quota } = options;
   const routes = app.withTypeProvider<ZodTypeProvider>();
+  const limitUploads = await perUserRateLimit(app, {
+    nameSpace: 'watos-upload-',
+    max: options.uploadRateLimit.max,
+    windowMs: options.uploadRateLimit.windowMs,
+    redis: options.redis,
+    message: (wait) => `You are uploading too fast (at most ${options.uploadRateLimit.max} files a minute). Please wait ${wait} and try again.`,
+    onRefused: dropRestOfBody,
+  });
 
   async function openStored(storageKey: string): Promise<Readable> {
     try {
@@ -91,9 +121,19 @@ export async function fileRoutes(app: FastifyInstance, options: FileRoutesOption
     max_upload_bytes: maxUploadBytes,
   }));
 
-  routes.post('/upload', async (request, reply) => {
+  routes.post('/upload', { preHandler: limitUploads }, async (request, reply) => {
     if (!request.isMultipart()) throw new HttpError(415, 'Send the upload as multipart/form-data with the fields file and user_id.');
     const userId = request.user!.id;
+    // A full account is refused before a byte is read; the room left also stops a file that
+    // outgrows it while streaming. The locked check when the row is written is the one that
+    // holds against concurrent uploads (recordStoredFile).
+    const usage = await quotaUsage(db, userId);
+    const full = quotaRefusal(usage, quota, 0);
+    if (full) {
+      dropRestOfBody(request, reply);
+      throw full;
+    }
+    const room = { remainingBytes: quota.maxBytes - usage.bytes, error: () => bytesQuotaError(usage.bytes, quota.maxBytes) };
     const wrongUser = () => new HttpError(403, 'You can only upload files to your own account.');
     let claimedUserId: string | undefined;
     let stored: StoredSpreadsheet | null = null;
@@ -121,7 +161,7 @@ export async function fileRoutes(app: FastifyInstance, options: FileRoutesOption
           part.file.destroy();
           throw noFileSent();
         }
-        stored = await storeSpreadsheet(storage, { source: part.file, filename: part.filename, mimeType: part.mimetype }, { maxBytes: maxUploadBytes });
+        stored = await storeSpreadsheet(storage, { source: part.file, filename: part.filename, mimeType: part.mimetype }, { maxBytes: maxUploadBytes, quota: room });
       }
     } catch (error) {
       await discard();
@@ -146,7 +186,7 @@ export async function fileRoutes(app: FastifyInstance, options: FileRoutesOption
       await discard();
       throw claimedUserId === undefined ? new HttpError(400, 'user_id is required.') : wrongUser();
     }
-    const row = await recordStoredFile(db, storage, stored, userId);
+    const row = await recordStoredFile(db, storage, stored, userId, quota);
     return reply.code(201).send({ success: true, file: toFileEntry(row) });
   });
 
@@ -157,7 +197,8 @@ export async function fileRoutes(app: FastifyInstance, options: FileRoutesOption
     reply
       .header('Content-Type', row.contentType)
       .header('Content-Length', row.fileSize)
-      .header('Content-Disposition', attachmentDisposition(row.originalFilename))
+      // Rows stored before upload names were sanitised may still hold bidi or invisible characters.
+      .header('Content-Disposition', attachmentDisposition(sanitizeDisplayName(row.originalFilename) || 'download'))
       .header('X-Content-Type-Options', 'nosniff')
       .header('Cache-Control', 'private, no-store');
     return row;

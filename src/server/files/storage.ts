@@ -15,7 +15,9 @@ export interface FileStorage {
   readonly description: string;
   /**
    * Streams `body` into a new object under `key`. Resolves once the whole object is stored;
-   * when `body` fails (too large, bad content, client gone) it rejects and nothing remains.
+   * when `body` fails (too large, bad content, client gone) it rejects with that failure and
+   * nothing complete remains. (On S3 a multipart upload whose abort failed is left open until
+   * abortStaleUploads, run by the orphan sweep, aborts it.)
    */
   put(key: string, body: Readable, contentType: string): Promise<void>;
   /** The object's bytes as a stream; rejects with StoredObjectMissingError when there is none. */
@@ -24,10 +26,20 @@ export interface FileStorage {
   delete(key: string): Promise<void>;
   /** Every complete object (server-made keys only, never temporaries), with when it was written. */
   list(): AsyncIterable<{ key: string; modifiedAt: Date }>;
+  /**
+   * Abandons incomplete writes started before `startedBefore` (S3: open multipart uploads) and
+   * answers how many. Disk storage sweeps its own temporaries and has none to report.
+   */
+  abortStaleUploads(startedBefore: Date): Promise<number>;
   close(): Promise<void>;
 }
 
 export class StoredObjectMissingError extends Error {}
+
+/** Where storage reports what it could not clean up (the app's pino logger). */
+export interface StorageLog {
+  warn(fields: object, message: string): void;
+}
 
 const KEY_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.(csv|xls|xlsx)$/;
 
@@ -47,7 +59,7 @@ export function assertStorageKey(key: string): void {
 }
 
 /** The storage the configuration names: S3 when S3_BUCKET is set (config.ts checks the keys come with it). */
-export function createFileStorage(config: Config): FileStorage {
+export function createFileStorage(config: Config, log?: StorageLog): FileStorage {
   if (config.S3_BUCKET && config.S3_ACCESS_KEY_ID && config.S3_SECRET_ACCESS_KEY) {
     return createS3Storage({
       bucket: config.S3_BUCKET,
@@ -55,6 +67,7 @@ export function createFileStorage(config: Config): FileStorage {
       endpoint: config.S3_ENDPOINT,
       accessKeyId: config.S3_ACCESS_KEY_ID,
       secretAccessKey: config.S3_SECRET_ACCESS_KEY,
+      log,
     });
   }
   return createDiskStorage(config.dataDir);

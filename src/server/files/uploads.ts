@@ -7,7 +7,7 @@
 import { pipeline, Readable, Transform, type TransformCallback } from 'node:stream';
 import yauzl from 'yauzl';
 import { HttpError } from '../http/errors.ts';
-import { isAcceptedUploadMimeType, SPREADSHEET_MIME_TYPES, type SpreadsheetKind } from '../../shared/schemas/files.ts';
+import { isAcceptedUploadMimeType, sanitizeDisplayName, SPREADSHEET_MIME_TYPES, type SpreadsheetKind } from '../../shared/schemas/files.ts';
 import { newStorageKey, type FileStorage } from './storage.ts';
 import { spreadsheetKindOf } from './tableReader.ts';
 import { assertSafeZip, DEFAULT_ZIP_LIMITS, UnsafeArchiveError, type ZipGuardLimits } from './zipGuard.ts';
@@ -32,6 +32,11 @@ export interface StoredSpreadsheet {
 export interface UploadLimits {
   maxBytes: number;
   zipLimits?: ZipGuardLimits;
+  /**
+   * The room left in the uploader's quota: a file growing past it is refused with `error` while
+   * it streams, not after it was stored. (The authoritative check comes when its row is written.)
+   */
+  quota?: { remainingBytes: number; error: () => HttpError };
 }
 
 /** OLE2 compound document signature of legacy .xls files. */
@@ -53,14 +58,13 @@ const contentMismatch = (kind: SpreadsheetKind, detail = '') =>
 
 /**
  * The name a client gave, reduced to something safe to show and to put in a download header:
- * the last path segment (either separator), no control characters, at most 200 characters
- * with the extension kept. It never reaches a storage path.
+ * the last path segment (either separator), no control, bidi or other invisible characters
+ * (sanitizeDisplayName), at most 200 characters with the extension kept. It never reaches a
+ * storage path.
  */
 export function safeOriginalFilename(name: string): string {
   const lastSegment = name.split(/[\\/]/).pop() ?? '';
-  // Control characters (C0, DEL, C1) never belong in a file name.
-  // eslint-disable-next-line no-control-regex
-  const cleaned = lastSegment.normalize('NFC').replace(/[\u0000-\u001f\u007f-\u009f]/g, '').trim();
+  const cleaned = sanitizeDisplayName(lastSegment);
   if (cleaned.length <= MAX_FILENAME_LENGTH) return cleaned;
   const extension = /\.[A-Za-z0-9]{1,8}$/.exec(cleaned)?.[0] ?? '';
   return `${cleaned.slice(0, MAX_FILENAME_LENGTH - extension.length)}${extension}`;
@@ -83,14 +87,15 @@ class ContentGuard extends Transform {
 
   constructor(
     private readonly kind: 'csv' | 'xls',
-    private readonly maxBytes: number,
+    private readonly limits: UploadLimits,
   ) {
     super();
   }
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
     this.bytes += chunk.length;
-    if (this.bytes > this.maxBytes) return done(tooLargeError(this.maxBytes));
+    const overflow = limitError(this.bytes, this.limits);
+    if (overflow) return done(overflow);
     if (this.kind === 'csv' && chunk.includes(0)) return done(contentMismatch('csv', ' (it holds binary data; save it as CSV UTF-8)'));
     if (this.kind === 'xls' && this.head.length < OLE_SIGNATURE.length) {
       this.head = Buffer.concat([this.head, chunk.subarray(0, OLE_SIGNATURE.length - this.head.length)]);
@@ -106,8 +111,16 @@ class ContentGuard extends Transform {
   }
 }
 
-/** Reads the whole source into memory, refusing it once it passes `maxBytes`. */
-async function readLimited(source: Readable, maxBytes: number): Promise<Buffer> {
+/** The refusal for a file that has grown to `bytes`: over the upload limit or the quota's room. */
+function limitError(bytes: number, limits: UploadLimits): HttpError | null {
+  if (bytes > limits.maxBytes) return tooLargeError(limits.maxBytes);
+  if (limits.quota && bytes > limits.quota.remainingBytes) return limits.quota.error();
+  return null;
+}
+
+/** Reads the whole source into memory, refusing it once it passes the limits. */
+async function readLimited(source: Readable, limits: UploadLimits): Promise<Buffer> {
+  const { maxBytes } = limits;
   // Busboy stops at the limit and only says so with 'limit': fail right there, not once the
   // sender has finished sending the rest.
   source.once('limit', () => source.destroy(tooLargeError(maxBytes)));
@@ -115,9 +128,10 @@ async function readLimited(source: Readable, maxBytes: number): Promise<Buffer> 
   let total = 0;
   for await (const chunk of source as AsyncIterable<Buffer>) {
     total += chunk.length;
-    if (total > maxBytes) {
+    const overflow = limitError(total, limits);
+    if (overflow) {
       source.destroy();
-      throw tooLargeError(maxBytes);
+      throw overflow;
     }
     chunks.push(chunk);
   }
@@ -169,13 +183,13 @@ export async function storeSpreadsheet(storage: FileStorage, incoming: IncomingS
   const contentType = SPREADSHEET_MIME_TYPES[kind];
 
   if (kind === 'xlsx') {
-    const data = await readLimited(source, limits.maxBytes);
+    const data = await readLimited(source, limits);
     await checkXlsx(data, limits.zipLimits ?? DEFAULT_ZIP_LIMITS);
     await storage.put(storageKey, Readable.from([data]), contentType);
     return { storageKey, kind, contentType, size: data.length, originalFilename };
   }
 
-  const guard = new ContentGuard(kind, limits.maxBytes);
+  const guard = new ContentGuard(kind, limits);
   // Busboy stops at the limit and only says so with 'limit': fail the upload right there.
   const onLimit = () => guard.destroy(tooLargeError(limits.maxBytes));
   source.once('limit', onLimit);
@@ -184,9 +198,14 @@ export async function storeSpreadsheet(storage: FileStorage, incoming: IncomingS
   try {
     await storage.put(storageKey, guard, contentType);
   } catch (error) {
+    // The sender's fault (too large, not a CSV) wins over whatever storage made of it: on S3 a
+    // refused body also fails the multipart upload, and a failing abort after it must not turn
+    // a 413 or 415 into a 503 "try again".
+    const refusal = guard.errored;
     // Storage may fail without consuming the body (bucket down): release both streams.
     guard.destroy();
     source.destroy();
+    if (refusal instanceof HttpError) throw refusal;
     throw error;
   }
   return { storageKey, kind, contentType, size: guard.bytes, originalFilename };

@@ -1,5 +1,6 @@
 // A local fake of the S3 object API the file storage uses (path-style: PutObject, the
-// multipart upload calls, GetObject, HeadObject, DeleteObject, ListObjectsV2) on 127.0.0.1, keeping objects
+// multipart upload calls including ListMultipartUploads, GetObject, HeadObject, DeleteObject,
+// ListObjectsV2) on 127.0.0.1, keeping objects
 // in memory. It checks what a real service would refuse: an unknown access key, a wrong
 // bucket, a body that does not match its signed SHA-256, parts of an unknown upload.
 import { createHash, randomBytes } from 'node:crypto';
@@ -22,6 +23,15 @@ export interface FakeS3 {
   objects: Map<string, FakeS3Object>;
   /** Multipart uploads started and neither completed nor aborted. */
   openUploads(): number;
+  /** Moves every open multipart upload's start back by `ms`, to age it for the sweep. */
+  ageOpenUploads(ms: number): void;
+  /**
+   * While on, AbortMultipartUpload answers 405 MethodNotAllowed, as some S3-compatible
+   * servers do; the upload stays open.
+   */
+  refuseAborts(on: boolean): void;
+  /** While on, ListMultipartUploads answers 501 NotImplemented, as s3rver does. */
+  withoutUploadListing(on: boolean): void;
   /** How many multipart uploads were aborted. */
   abortedUploads(): number;
   requests: Array<{ method: string; path: string; query: string }>;
@@ -53,10 +63,12 @@ async function readBody(request: IncomingMessage): Promise<Buffer> {
 
 export async function startFakeS3(bucket = 'watos-test-bucket'): Promise<FakeS3> {
   const objects = new Map<string, FakeS3Object>();
-  const uploads = new Map<string, { key: string; contentType: string | undefined; parts: Map<number, Buffer> }>();
+  const uploads = new Map<string, { key: string; contentType: string | undefined; parts: Map<number, Buffer>; initiated: Date }>();
   const requests: FakeS3['requests'] = [];
   let aborted = 0;
   let failures = 0;
+  let abortsRefused = false;
+  let listingMissing = false;
 
   async function route(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const url = new URL(request.url ?? '/', 'http://fake');
@@ -83,7 +95,7 @@ export async function startFakeS3(bucket = 'watos-test-bucket'): Promise<FakeS3>
 
     if (method === 'POST' && params.has('uploads')) {
       const uploadId = randomBytes(12).toString('hex');
-      uploads.set(uploadId, { key, contentType, parts: new Map() });
+      uploads.set(uploadId, { key, contentType, parts: new Map(), initiated: new Date() });
       return xml(response, 200, `<InitiateMultipartUploadResult><Bucket>${bucket}</Bucket><Key>${key}</Key><UploadId>${uploadId}</UploadId></InitiateMultipartUploadResult>`);
     }
     const uploadId = params.get('uploadId');
@@ -96,6 +108,7 @@ export async function startFakeS3(bucket = 'watos-test-bucket'): Promise<FakeS3>
         return void response.end();
       }
       if (method === 'DELETE') {
+        if (abortsRefused) return error(response, 405, 'MethodNotAllowed', 'The specified method is not allowed against this resource.');
         uploads.delete(uploadId);
         aborted += 1;
         response.writeHead(204);
@@ -113,6 +126,30 @@ export async function startFakeS3(bucket = 'watos-test-bucket'): Promise<FakeS3>
       objects.set(key, { body, contentType, modifiedAt: new Date() });
       response.writeHead(200, { etag: `"${createHash('md5').update(body).digest('hex')}"` });
       return void response.end();
+    }
+    if (method === 'GET' && key === '' && params.has('uploads')) {
+      if (listingMissing) return error(response, 501, 'NotImplemented', 'A parameter you provided implies functionality that is not implemented');
+      // ListMultipartUploads: ordered by key, then upload id; paged by the two markers.
+      const prefix = params.get('prefix') ?? '';
+      const keyMarker = params.get('key-marker') ?? '';
+      const idMarker = params.get('upload-id-marker') ?? '';
+      const matching = [...uploads.entries()]
+        .filter(([, upload]) => upload.key.startsWith(prefix))
+        .sort(([idA, a], [idB, b]) => (a.key === b.key ? idA.localeCompare(idB) : a.key.localeCompare(b.key)))
+        .filter(([id, upload]) => !keyMarker || upload.key > keyMarker || (upload.key === keyMarker && idMarker !== '' && id > idMarker));
+      const page = matching.slice(0, LIST_PAGE_SIZE);
+      const more = matching.length > page.length;
+      const last = page.at(-1);
+      const entries = page
+        .map(([id, upload]) => `<Upload><Key>${upload.key}</Key><UploadId>${id}</UploadId><Initiated>${upload.initiated.toISOString()}</Initiated><StorageClass>STANDARD</StorageClass></Upload>`)
+        .join('');
+      return xml(
+        response,
+        200,
+        `<ListMultipartUploadsResult><Bucket>${bucket}</Bucket><KeyMarker>${keyMarker}</KeyMarker><UploadIdMarker>${idMarker}</UploadIdMarker>` +
+          `${more && last ? `<NextKeyMarker>${last[1].key}</NextKeyMarker><NextUploadIdMarker>${last[0]}</NextUploadIdMarker>` : ''}` +
+          `<Prefix>${prefix}</Prefix><MaxUploads>${LIST_PAGE_SIZE}</MaxUploads><IsTruncated>${more}</IsTruncated>${entries}</ListMultipartUploadsResult>`,
+      );
     }
     if (method === 'GET' && key === '' && params.get('list-type') === '2') {
       const prefix = params.get('prefix') ?? '';
@@ -162,6 +199,15 @@ export async function startFakeS3(bucket = 'watos-test-bucket'): Promise<FakeS3>
     bucket,
     objects,
     openUploads: () => uploads.size,
+    ageOpenUploads(ms) {
+      for (const upload of uploads.values()) upload.initiated = new Date(upload.initiated.getTime() - ms);
+    },
+    refuseAborts(on) {
+      abortsRefused = on;
+    },
+    withoutUploadListing(on) {
+      listingMissing = on;
+    },
     abortedUploads: () => aborted,
     requests,
     env: () => ({

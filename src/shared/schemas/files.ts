@@ -30,6 +30,24 @@ export function isAcceptedUploadMimeType(value: string): boolean {
   return ACCEPTED_UPLOAD_MIME_TYPES.includes(bareMimeType(value));
 }
 
+/**
+ * Characters that never belong in a name shown to a trader: controls (C0, DEL, C1), format
+ * characters (the bidi embeddings, overrides and isolates U+202A-U+202E and U+2066-U+2069,
+ * the marks U+200E, U+200F and U+061C, zero-width characters, the BOM), line and paragraph
+ * separators and lone surrogates. A bidi override can make "invoice\u202Eslx.exe" read as
+ * "invoiceexe.xls"; a zero-width character can hide inside an extension.
+ */
+const INVISIBLE_OR_CONTROL = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/gu;
+
+/**
+ * The one sanitiser for names that are stored and shown (upload and publish-file names, and
+ * any name the server lists): NFC, without control, format or separator characters, trimmed.
+ * The extension check runs on its result, so what is shown is what was checked.
+ */
+export function sanitizeDisplayName(name: string): string {
+  return name.normalize('NFC').replace(INVISIBLE_OR_CONTROL, '').trim();
+}
+
 /** The texts SPEC.md quotes for My Stuff, written once. */
 export const FILE_TEXTS = {
   yourFiles: 'Your Files',
