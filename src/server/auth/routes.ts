@@ -39,7 +39,7 @@ export interface AuthRoutesOptions {
  * besides the client IP (rateLimits.ts): sign-in counts failures per e-mail, the mail-sending
  * ones count every request per e-mail, the rest (a session is needed) count per IP only.
  */
-const LIMITED_AUTH_ENDPOINTS: Record<string, LimitKind> = {
+export const LIMITED_AUTH_ENDPOINTS: Record<string, LimitKind> = {
   '/sign-in/email': 'sign-in',
   '/sign-up/email': 'email',
   '/request-password-reset': 'email',
