@@ -14,6 +14,12 @@ export function rawRequest(origin: string, method: string, path: string, options
   const headers = options.body === undefined ? options.headers : { ...options.headers, 'content-length': String(Buffer.byteLength(options.body)) };
   return new Promise((resolve, reject) => {
     const outgoing = httpRequest({ host: hostname, port: Number(port), method, path, headers }, (response) => {
+      // A stream (server-sent events) stays open: its status and headers are the answer.
+      if (String(response.headers['content-type']).includes('text/event-stream')) {
+        response.destroy();
+        resolve({ status: response.statusCode ?? 0, headers: response.headers, body: '' });
+        return;
+      }
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
       response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks).toString('utf8') }));
