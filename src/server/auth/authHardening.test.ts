@@ -8,7 +8,7 @@ import { createAuthClient } from 'better-auth/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, type App } from '../app.ts';
 import { ConfigError, loadConfig } from '../config.ts';
-import { openTestDatabase, type TestDatabase } from '../db/testing.ts';
+import { openTestDatabase } from '../db/testing.ts';
 import type { TestApp } from '../testing/app.ts';
 import { Browser } from '../testing/http.ts';
 import { rawRequest } from '../testing/rawHttp.ts';
