@@ -17,6 +17,7 @@ import { migrationsFolder, type DatabaseHandle } from './db/client.ts';
 import { installCsrfGuard } from './http/csrf.ts';
 import { installErrorHandling } from './http/errors.ts';
 import { loggerOptions } from './http/logging.ts';
+import { installRequestGuards } from './http/requestGuards.ts';
 import { installSecurityHeaders } from './http/security.ts';
 import { registerSpa } from './http/spa.ts';
 import { createMailer, type Mailer } from './mail/mailer.ts';
@@ -98,11 +99,22 @@ function expectedMigrationCount(): number {
   return journal.entries.length;
 }
 
+/**
+ * Fastify's trustProxy for TRUST_PROXY. A hop count becomes "trust the nearest N addresses"
+ * (Fastify itself takes a bare number as trusting nothing).
+ */
+export function trustProxyOption(trust: Config['TRUST_PROXY']): boolean | string[] | ((address: string, hop: number) => boolean) {
+  if (typeof trust !== 'number') return trust;
+  return (_address, hop) => hop < trust;
+}
+
 export async function buildApp(options: AppOptions): Promise<App> {
   const { config, database } = options;
   const app = Fastify({
     logger: options.logger === false ? false : { ...loggerOptions(config), ...(options.logStream ? { stream: options.logStream } : {}) },
-    trustProxy: true,
+    // X-Forwarded-For is the client's to write: believe it only from the proxies TRUST_PROXY
+    // names (by hop count or address), never by default.
+    trustProxy: trustProxyOption(config.TRUST_PROXY),
     bodyLimit: 1024 * 1024,
   }).withTypeProvider<ZodTypeProvider>();
 
@@ -118,6 +130,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   app.setSerializerCompiler(serializerCompiler);
   installErrorHandling(app);
   installSecurityHeaders(app, config);
+  installRequestGuards(app);
   installCsrfGuard(app, config.publicUrl);
 
   const redis = config.REDIS_URL ? createRedis(config.REDIS_URL) : undefined;

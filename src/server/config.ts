@@ -6,6 +6,32 @@ import { z } from 'zod';
 import { COINBASE_EXCHANGE_API, COINBASE_PRICE_API } from './market/coinbase.ts';
 
 const optionalUrl = z.url().optional();
+
+const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/** TRUST_PROXY as Fastify's trustProxy takes it: false, a hop count, or a list of addresses. */
+function parseTrustProxy(value: string | undefined, context: z.RefinementCtx): false | number | string[] {
+  if (value === undefined) return false;
+  const text = value.trim();
+  if (/^\d+$/.test(text)) {
+    const hops = Number(text);
+    if (hops > 32) context.addIssue({ code: 'custom', message: 'a hop count must be at most 32' });
+    return hops === 0 ? false : hops;
+  }
+  const entries = text.split(',').map((entry) => entry.trim()).filter(Boolean);
+  for (const entry of entries) {
+    if (PROXY_NAMES.has(entry)) continue;
+    const [address, bits, ...rest] = entry.split('/');
+    const family = isIP(address);
+    const maxBits = family === 6 ? 128 : 32;
+    const bitsValid = bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= maxBits);
+    if (family === 0 || !bitsValid || rest.length > 0) {
+      context.addIssue({ code: 'custom', message: `"${entry}" is not an IP address, a CIDR range, loopback, linklocal or uniquelocal (or give a hop count)` });
+    }
+  }
+  if (entries.length === 0) context.addIssue({ code: 'custom', message: 'must be a hop count or a list of proxy addresses' });
+  return entries;
+}
 const emptyToUndefined = (value: unknown) => (value === '' ? undefined : value);
 
 const envSchema = z.object({
@@ -16,6 +42,12 @@ const envSchema = z.object({
   PUBLIC_URL: optionalUrl,
   DATA_DIR: z.string().min(1).default('./data'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /**
+   * Which proxies in front of the app may tell the client's address (X-Forwarded-For):
+   * unset trusts none (the connection's address is the client); a number of hops, or a
+   * comma-separated list of proxy addresses/CIDRs (or loopback, linklocal, uniquelocal).
+   */
+  TRUST_PROXY: z.preprocess(emptyToUndefined, z.string().optional().transform((value, context) => parseTrustProxy(value, context))),
 
   /** Test-only hooks (the outbox at GET /api/test/outbox, POST /api/test/alerts). Never in production. */
   TEST_HOOKS: z.enum(['true', 'false']).default('false').transform((value) => value === 'true'),

@@ -1,8 +1,22 @@
-// Rate limits for the auth endpoints: per client IP and per e-mail address, so neither one
-// address nor one account can be hammered. Stored in Redis when configured (shared by all
-// instances), in memory otherwise. Exceeding a limit answers 429 with a clear message.
-import rateLimit from '@fastify/rate-limit';
-import type { FastifyInstance, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+// Rate limits for the auth endpoints, so neither one address nor one account can be
+// hammered. Counters live in Redis when configured (shared by all instances), in memory
+// otherwise; each is a fixed window that starts with its first hit. Exceeding a limit
+// answers 429 with a clear message and a Retry-After header.
+//
+// Three counters:
+// - per client IP (IPv6 by /64, which one subscriber line gets whole): every attempt on a
+//   limited endpoint counts;
+// - per e-mail, sign-in: only failed attempts count and a successful sign-in clears the
+//   counter (as Better Auth and GoTrue do), so a trader who signs in often is never locked
+//   out while a password guesser is;
+// - per e-mail, mail-sending endpoints (sign-up, password reset request, verification
+//   resend): every request counts, since each one sends an e-mail to that address.
+//
+// Redis keys are `${keyPrefix}auth:<counter>:<id>`, the e-mail part hashed so no address
+// sits in Redis in clear.
+import { createHash } from 'node:crypto';
+import { isIPv6 } from 'node:net';
+import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import type { Redis } from 'ioredis';
 import { HttpError } from '../http/errors.ts';
 
@@ -16,8 +30,68 @@ export const DEFAULT_AUTH_RATE_LIMITS: AuthRateLimitPolicy = {
   perEmail: { max: 10, windowMs: 15 * 60_000 },
 };
 
+export const DEFAULT_KEY_PREFIX = 'watos:';
+
+/** What an endpoint is limited on besides the client IP. */
+export type LimitKind = 'ip' | 'sign-in' | 'email';
+
+/** A fixed-window counter: `hit` counts one and answers the count and the window's time left. */
+export interface CounterStore {
+  hit(key: string, windowMs: number): Promise<{ count: number; ttlMs: number }>;
+  reset(key: string): Promise<void>;
+}
+
+// INCR, and start the window on the first hit (or when a key somehow lost its expiry, so
+// no counter can live for ever).
+const HIT_SCRIPT = `
+local count = redis.call('INCR', KEYS[1])
+local ttl = redis.call('PTTL', KEYS[1])
+if count == 1 or ttl < 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+  ttl = tonumber(ARGV[1])
+end
+return {count, ttl}
+`;
+
+export function redisCounterStore(redis: Redis): CounterStore {
+  return {
+    async hit(key, windowMs) {
+      const [count, ttlMs] = (await redis.eval(HIT_SCRIPT, 1, key, String(windowMs))) as [number, number];
+      return { count, ttlMs };
+    },
+    async reset(key) {
+      await redis.del(key);
+    },
+  };
+}
+
+export function memoryCounterStore(now: () => number = Date.now): CounterStore {
+  const counters = new Map<string, { count: number; expiresAt: number }>();
+  let nextSweep = 0;
+  return {
+    async hit(key, windowMs) {
+      const time = now();
+      // Drop expired windows now and then, so rotating keys cannot grow the map for ever.
+      if (time >= nextSweep) {
+        for (const [name, counter] of counters) if (counter.expiresAt <= time) counters.delete(name);
+        nextSweep = time + 60_000;
+      }
+      let counter = counters.get(key);
+      if (!counter || counter.expiresAt <= time) {
+        counter = { count: 0, expiresAt: time + windowMs };
+        counters.set(key, counter);
+      }
+      counter.count += 1;
+      return { count: counter.count, ttlMs: counter.expiresAt - time };
+    },
+    async reset(key) {
+      counters.delete(key);
+    },
+  };
+}
+
 function waitText(ms: number): string {
-  const seconds = Math.ceil(ms / 1000);
+  const seconds = Math.max(1, Math.ceil(ms / 1000));
   return seconds >= 90 ? `${Math.ceil(seconds / 60)} minutes` : `${seconds} seconds`;
 }
 
@@ -26,40 +100,71 @@ function emailOf(request: FastifyRequest): string | undefined {
   return typeof email === 'string' && email.trim() ? email.trim().toLowerCase() : undefined;
 }
 
-interface LimitResult {
-  isAllowed: boolean;
-  isExceeded?: boolean;
-  ttl?: number;
+function hashed(value: string): string {
+  return createHash('sha256').update(value).digest('hex').slice(0, 32);
 }
 
-/** Registers the plugin on `app` (an encapsulated scope) and returns one pre-handler that
- * applies both limits, each counted in its own key space. */
-export async function authRateLimiter(
-  app: FastifyInstance,
-  policy: AuthRateLimitPolicy,
-  redis: Redis | undefined,
-): Promise<preHandlerAsyncHookHandler> {
-  await app.register(rateLimit, { global: false, redis, nameSpace: 'watos-auth-', skipOnError: false });
-  const perIp = app.createRateLimit({
-    max: policy.perIp.max,
-    timeWindow: policy.perIp.windowMs,
-    keyGenerator: (request) => `ip:${request.ip}`,
-  }) as (request: FastifyRequest) => Promise<LimitResult>;
-  const perEmail = app.createRateLimit({
-    max: policy.perEmail.max,
-    timeWindow: policy.perEmail.windowMs,
-    keyGenerator: (request) => `email:${emailOf(request) ?? ''}`,
-    allowList: (request) => emailOf(request) === undefined,
-  }) as (request: FastifyRequest) => Promise<LimitResult>;
+/** The IPv6 /64 an address belongs to (its first four groups); other addresses as they are. */
+export function clientKey(ip: string): string {
+  const address = ip.split('%')[0];
+  if (!isIPv6(address)) return address;
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped) return mapped[1];
+  const [head, tail] = address.split('::');
+  const headGroups = head ? head.split(':') : [];
+  const tailGroups = tail === undefined ? [] : tail ? tail.split(':') : [];
+  const groups = tail === undefined ? headGroups : [...headGroups, ...Array<string>(8 - headGroups.length - tailGroups.length).fill('0'), ...tailGroups];
+  return `${groups
+    .slice(0, 4)
+    .map((group) => Number.parseInt(group || '0', 16).toString(16))
+    .join(':')}::/64`;
+}
 
-  return async function limitAuthAttempts(request, reply) {
-    for (const limit of [perIp, perEmail]) {
-      const result = await limit(request);
-      if (!result.isAllowed && result.isExceeded) {
-        const ttl = result.ttl ?? policy.perEmail.windowMs;
-        reply.header('retry-after', Math.ceil(ttl / 1000));
-        throw new HttpError(429, `Too many attempts. Please wait ${waitText(ttl)} and try again.`);
-      }
+export interface AuthRateLimiter {
+  /**
+   * Counts one attempt of `kind` (throws a 429 HttpError once a limit is exceeded) and
+   * returns what to call with the answer's status once the attempt is done.
+   */
+  attempt(request: FastifyRequest, reply: FastifyReply, kind: LimitKind): Promise<(status: number) => Promise<void>>;
+  /** The same as a pre-handler, for our own routes. */
+  preHandler(kind: LimitKind): preHandlerAsyncHookHandler;
+}
+
+export function authRateLimiter(policy: AuthRateLimitPolicy, redis: Redis | undefined, keyPrefix = DEFAULT_KEY_PREFIX): AuthRateLimiter {
+  const store = redis ? redisCounterStore(redis) : memoryCounterStore();
+  const key = (counter: string, id: string) => `${keyPrefix}auth:${counter}:${id}`;
+
+  async function count(reply: FastifyReply, name: string, limit: { max: number; windowMs: number }) {
+    const { count: used, ttlMs } = await store.hit(name, limit.windowMs);
+    if (used > limit.max) {
+      reply.header('retry-after', Math.max(1, Math.ceil(ttlMs / 1000)));
+      throw new HttpError(429, `Too many attempts. Please wait ${waitText(ttlMs)} and try again.`);
     }
+  }
+
+  async function attempt(request: FastifyRequest, reply: FastifyReply, kind: LimitKind) {
+    await count(reply, key('ip', clientKey(request.ip)), policy.perIp);
+    const email = kind === 'ip' ? undefined : emailOf(request);
+    if (!email) return async () => undefined;
+    if (kind === 'email') {
+      await count(reply, key('email', hashed(email)), policy.perEmail);
+      return async () => undefined;
+    }
+    // Sign-in: the attempt is counted before it runs (so a burst of parallel guesses cannot
+    // all slip under the limit), and a success clears the count: only failures remain.
+    const failures = key('sign-in', hashed(email));
+    await count(reply, failures, policy.perEmail);
+    return async (status: number) => {
+      if (status >= 200 && status < 300) await store.reset(failures);
+    };
+  }
+
+  return {
+    attempt,
+    preHandler(kind) {
+      return async function limitAuthAttempts(request, reply) {
+        await attempt(request, reply, kind);
+      };
+    },
   };
 }

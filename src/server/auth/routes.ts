@@ -2,7 +2,8 @@
 // e-mails are involved), SPEC.md's POST /api/auth/register, the auth state for screens
 // (GET /api/me), and the reset-password helpers the /reset-password page uses.
 import { and, eq, gt } from 'drizzle-orm';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { STATUS_CODES } from 'node:http';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { fromNodeHeaders } from 'better-auth/node';
 import { isAPIError } from 'better-auth/api';
@@ -15,8 +16,9 @@ import { latestOutboxMessages, type Mailer } from '../mail/mailer.ts';
 import { registerRequest, resetPasswordRequest } from '../../shared/schemas/auth.ts';
 import type { Auth } from './auth.ts';
 import { currentSubscription, sessionUser, type AccessCache } from './guards.ts';
+import { betterAuthBodies, checkAuthBody } from './bodies.ts';
 import { changeSignedInPassword } from './passwords.ts';
-import { authRateLimiter, DEFAULT_AUTH_RATE_LIMITS, type AuthRateLimitPolicy } from './rateLimits.ts';
+import { authRateLimiter, DEFAULT_AUTH_RATE_LIMITS, type AuthRateLimitPolicy, type LimitKind } from './rateLimits.ts';
 
 export interface AuthRoutesOptions {
   auth: Auth;
@@ -25,26 +27,84 @@ export interface AuthRoutesOptions {
   publicUrl: string;
   redis?: Redis;
   rateLimits?: AuthRateLimitPolicy;
+  /** Start of every Redis key the auth limits write (`${keyPrefix}auth:...`); 'watos:' by default. */
+  keyPrefix?: string;
   /** Test-only: serve GET /api/test/outbox (never enable in production). */
   exposeOutbox?: boolean;
   /** The dashboard gate's grants: cleared on every change of sessions or passwords. */
   accessCache?: AccessCache;
 }
 
-/** Better Auth endpoints that take credentials or send e-mail: these are rate-limited. */
-const LIMITED_AUTH_ENDPOINTS = ['/sign-in/email', '/sign-up/email', '/request-password-reset', '/reset-password', '/send-verification-email'];
+/**
+ * Better Auth endpoints that take credentials or send e-mail, and what each is limited on
+ * besides the client IP (rateLimits.ts): sign-in counts failures per e-mail, the mail-sending
+ * ones count every request per e-mail, the rest (a session is needed) count per IP only.
+ */
+export const LIMITED_AUTH_ENDPOINTS: Record<string, LimitKind> = {
+  '/sign-in/email': 'sign-in',
+  '/sign-up/email': 'email',
+  '/request-password-reset': 'email',
+  '/send-verification-email': 'email',
+  '/reset-password': 'ip',
+  '/change-password': 'ip',
+  '/change-email': 'ip',
+  '/verify-password': 'ip',
+  '/delete-user': 'ip',
+};
 
-/** Passes a Fastify request to Better Auth's fetch-style handler and copies the answer back. */
-async function forwardToBetterAuth(auth: Auth, publicUrl: string, request: FastifyRequest, reply: FastifyReply) {
+/** Bodies of account calls are small: a few short fields. */
+export const AUTH_BODY_LIMIT = 16 * 1024;
+
+const BASE_PATH = '/api/auth';
+
+/**
+ * The endpoint a path under /api/auth names, spelled loosely (decoded, lower case, no trailing
+ * slash): the catch-all route applies the limits and checks of that endpoint to every other
+ * spelling too, whatever Better Auth's router makes of it.
+ */
+function looseEndpoint(path: string): string {
+  let decoded = path;
+  try {
+    decoded = decodeURIComponent(path);
+  } catch {
+    // not valid percent-encoding: compare as sent
+  }
+  return decoded.toLowerCase().replace(/\/+$/, '') || '/';
+}
+
+/** Our own 4xx answers on Better Auth's paths: with a code like Better Auth's own. */
+class AuthError extends HttpError {
+  constructor(
+    statusCode: number,
+    message: string,
+    readonly code: string,
+  ) {
+    super(statusCode, message);
+  }
+}
+
+function statusCode(status: number): string {
+  return (STATUS_CODES[status] ?? 'Request failed').toUpperCase().replace(/[^A-Z0-9]+/g, '_');
+}
+
+/** Calls Better Auth's fetch-style handler with the (checked) body. */
+async function callBetterAuth(auth: Auth, publicUrl: string, request: FastifyRequest, body: unknown): Promise<Response> {
   const url = new URL(request.url, publicUrl);
-  const hasBody = request.method !== 'GET' && request.method !== 'HEAD' && request.body !== undefined;
-  const response = await auth.handler(
+  const hasBody = request.method !== 'GET' && request.method !== 'HEAD' && body !== undefined;
+  return auth.handler(
     new Request(url, {
       method: request.method,
       headers: fromNodeHeaders(request.headers),
-      body: hasBody ? JSON.stringify(request.body) : undefined,
+      body: hasBody ? JSON.stringify(body) : undefined,
     }),
   );
+}
+
+/**
+ * Copies Better Auth's answer back. Errors keep Better Auth's own `{ message, code }` (its
+ * official client reads those) and add SPEC.md's `error` text, which our web app reads.
+ */
+async function sendBetterAuthAnswer(response: Response, reply: FastifyReply) {
   reply.code(response.status);
   response.headers.forEach((value, key) => {
     if (key !== 'set-cookie' && key !== 'content-length') reply.header(key, value);
@@ -53,15 +113,16 @@ async function forwardToBetterAuth(auth: Auth, publicUrl: string, request: Fasti
   if (cookies.length > 0) reply.header('set-cookie', cookies);
   const text = await response.text();
   if (response.status >= 400) {
-    // Keep SPEC.md's error shape while passing the provider's own message through.
-    let message = response.statusText || 'Request failed';
+    let parsed: Record<string, unknown> = {};
     try {
-      const parsed = JSON.parse(text) as { message?: string; error?: string };
-      message = parsed.message ?? parsed.error ?? message;
+      const value: unknown = JSON.parse(text);
+      if (value && typeof value === 'object' && !Array.isArray(value)) parsed = value as Record<string, unknown>;
     } catch {
-      // not JSON: keep the status text
+      // not JSON (the router's bare 404): the status says it all
     }
-    return reply.type('application/json').send({ error: message });
+    const message = typeof parsed.message === 'string' && parsed.message ? parsed.message : typeof parsed.error === 'string' && parsed.error ? parsed.error : response.statusText || 'Request failed';
+    const code = typeof parsed.code === 'string' ? parsed.code : statusCode(response.status);
+    return reply.type('application/json').send({ ...parsed, message, code, error: message });
   }
   return reply.send(text);
 }
@@ -77,23 +138,49 @@ function providerMessage(error: unknown): { status: number; message: string } | 
 export async function authRoutes(app: FastifyInstance, options: AuthRoutesOptions): Promise<void> {
   const { auth, db, publicUrl } = options;
   const routes = app.withTypeProvider<ZodTypeProvider>();
-  const limiter = await authRateLimiter(app, options.rateLimits ?? DEFAULT_AUTH_RATE_LIMITS, options.redis);
+  const limiter = authRateLimiter(options.rateLimits ?? DEFAULT_AUTH_RATE_LIMITS, options.redis, options.keyPrefix);
   // Sign-out, session revocation, password changes and account deletion are all POSTs here:
   // once one succeeds, no cached dashboard grant may outlive it.
   app.addHook('onResponse', async (request, reply) => {
     if (request.method === 'POST' && reply.statusCode < 400) options.accessCache?.clear();
   });
-
-  for (const endpoint of LIMITED_AUTH_ENDPOINTS) {
-    app.post(`/api/auth${endpoint}`, { preHandler: limiter }, (request, reply) => forwardToBetterAuth(auth, publicUrl, request, reply));
-  }
-  app.route({
-    method: ['GET', 'POST'],
-    url: '/api/auth/*',
-    handler: (request, reply) => forwardToBetterAuth(auth, publicUrl, request, reply),
+  app.addHook('onRoute', (route) => {
+    route.bodyLimit ??= AUTH_BODY_LIMIT;
   });
 
-  routes.post('/api/auth/register', { preHandler: limiter, schema: { body: registerRequest } }, async (request, reply) => {
+  // Better Auth's own endpoints, in a scope whose error answers carry `message` and `code`
+  // as Better Auth's do (SPEC.md's /api/auth/register below keeps its own shape).
+  await app.register(async (scope) => {
+    scope.setErrorHandler(async (error: FastifyError, _request, reply) => {
+      const status = error.statusCode ?? 500;
+      // Server faults go to the app's handler (logging, 503 when the database is down).
+      if (status >= 500) throw error;
+      const message = error.message || STATUS_CODES[status] || 'Request failed';
+      const code = error instanceof AuthError ? error.code : statusCode(status);
+      return reply.code(status).send({ error: message, message, code });
+    });
+
+    async function handle(request: FastifyRequest, reply: FastifyReply, endpoint: string) {
+      const checked = request.method === 'POST' ? checkAuthBody(endpoint, request.body) : { ok: true as const, body: undefined };
+      if (!checked.ok) throw new AuthError(400, checked.message, 'VALIDATION_ERROR');
+      const kind = request.method === 'POST' ? LIMITED_AUTH_ENDPOINTS[endpoint] : undefined;
+      const settle = kind ? await limiter.attempt(request, reply, kind) : undefined;
+      const response = await callBetterAuth(auth, publicUrl, request, checked.body);
+      await settle?.(response.status);
+      return sendBetterAuthAnswer(response, reply);
+    }
+
+    for (const endpoint of new Set([...Object.keys(LIMITED_AUTH_ENDPOINTS), ...Object.keys(betterAuthBodies)])) {
+      scope.post(`${BASE_PATH}${endpoint}`, (request, reply) => handle(request, reply, endpoint));
+    }
+    scope.route({
+      method: ['GET', 'POST'],
+      url: `${BASE_PATH}/*`,
+      handler: (request, reply) => handle(request, reply, looseEndpoint(request.url.split(/[?#]/)[0].slice(BASE_PATH.length))),
+    });
+  });
+
+  routes.post('/api/auth/register', { preHandler: limiter.preHandler('email'), schema: { body: registerRequest } }, async (request, reply) => {
     const { email, password, username } = request.body;
     try {
       const result = await auth.api.signUpEmail({
@@ -130,7 +217,7 @@ export async function authRoutes(app: FastifyInstance, options: AuthRoutesOption
 
   routes.post(
     '/api/account/reset-password',
-    { preHandler: limiter, schema: { body: resetPasswordRequest } },
+    { preHandler: limiter.preHandler('ip'), schema: { body: resetPasswordRequest } },
     async (request, reply) => {
       const { newPassword, currentPassword, token } = request.body;
       if (token) {

@@ -2,15 +2,20 @@
 // queries, headers and multipart parts against every route of the route table (so a new
 // route is fuzzed the day it lands), as a visitor and as a subscriber. Properties: never a
 // 5xx, every error answer is JSON with an `error` text, and another user's data is left
-// exactly as it was, even when the fuzzer is handed that user's ids.
+// exactly as it was, even when the fuzzer is handed that user's ids. A second property sends
+// the paths spelled other ways (dot segments, encoded dots, backslashes, doubled slashes,
+// case, trailing slashes) over a raw socket, with bodies nested or sized past the limits and
+// a client-written X-Forwarded-For: a path in another spelling is always refused with 400.
 import { asc, eq, or } from 'drizzle-orm';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../app.ts';
 import { chatMessages, conversations, files, linkedSheets, profiles, subscriptions, user, watchlists } from '../db/schema.ts';
 import { createTestApp, type TestApp } from '../testing/app.ts';
+import { rawRequest } from '../testing/rawHttp.ts';
 import { multipartBody } from '../testing/spreadsheets.ts';
 import { subscribedUser } from '../testing/users.ts';
+import { MAX_BODY_DEPTH, MAX_BODY_STRING } from './requestGuards.ts';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 400);
 
@@ -181,6 +186,70 @@ describe('API fuzzing over the route table', () => {
       expect(await snapshotOf(victimId)).toEqual(before);
       // Most of the route table was exercised, not just a corner of it.
       expect(seen.size).toBeGreaterThan(routes.length * 0.6);
+    },
+    240_000,
+  );
+});
+
+/** Other spellings of a path: `refused` ones are not canonical and must be answered 400. */
+const spellings = fc.constantFrom(
+  { name: 'as-is', refused: false, spell: (path: string) => path },
+  { name: 'dot segment', refused: true, spell: (path: string) => `/.${path}` },
+  { name: 'dot-dot segment', refused: true, spell: (path: string) => `/x/..${path}` },
+  { name: 'encoded dot', refused: true, spell: (path: string) => `/%2e${path}` },
+  { name: 'encoded dot-dot', refused: true, spell: (path: string) => `/x/.%2E${path}` },
+  { name: 'doubled slash', refused: true, spell: (path: string) => `/${path}` },
+  { name: 'inner dot', refused: true, spell: (path: string) => path.replace(/\/([^/]*)$/, '/./$1') },
+  { name: 'backslash', refused: true, spell: (path: string) => path.replace(/\/([^/]*)$/, '/x\\..\\$1') },
+  { name: 'trailing slash', refused: false, spell: (path: string) => `${path}/` },
+  { name: 'upper case', refused: false, spell: (path: string) => path.toUpperCase() },
+);
+
+/** Bodies past the app-wide bounds (`refused`: every route that reads a body says 4xx), and field values the auth checks refuse. */
+const boundBodies = fc.oneof(
+  fc.integer({ min: MAX_BODY_DEPTH + 1, max: 20_000 }).map((depth) => ({ refused: true, text: `${'['.repeat(depth)}${']'.repeat(depth)}` })),
+  fc.integer({ min: MAX_BODY_DEPTH + 1, max: 3_000 }).map((depth) => ({ refused: true, text: `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}` })),
+  fc.constantFrom('name', 'username', 'email', 'prompt', 'x').map((key) => ({ refused: true, text: JSON.stringify({ [key]: 'x'.repeat(MAX_BODY_STRING + 1) }) })),
+  fc.constantFrom('name', 'username').map((key) => ({ refused: false, text: JSON.stringify({ [key]: 'x'.repeat(41), email: 'fuzz@example.com', password: 'secret-password' }) })),
+  fc.constantFrom('{"name":null}', '{"name":"a\\u0000b"}', '{"username":"a\\u0000"}', '{"email":null,"password":null}').map((text) => ({ refused: false, text })),
+);
+
+const forwardedFor = fc.oneof(fc.ipV4(), fc.ipV6(), fc.constantFrom('', 'unknown', '127.0.0.1, 10.0.0.1', '::1', '1.1.1.1,'.repeat(50)));
+
+describe('path spellings, bounded bodies and forwarded headers over the route table', () => {
+  it(
+    'refuses every other spelling with 400, and answers oversize, deep or NUL bodies with a JSON 4xx, never a 5xx',
+    async () => {
+      const before = await snapshotOf(victimId);
+      const routes = app.routeTable.filter((route) => !['OPTIONS', 'HEAD'].includes(route.method));
+      await fc.assert(
+        fc.asyncProperty(
+          fc.constantFrom(...routes),
+          fc.boolean(),
+          fc.array(fc.oneof(texts, fc.constantFrom(...victimIds)), { minLength: 3, maxLength: 3 }),
+          spellings,
+          boundBodies,
+          forwardedFor,
+          async (route, asSubscriber, params, spelling, body, xff) => {
+            const path = spelling.spell(fillPattern(route.url, (index) => params[index % params.length]));
+            const answer = await rawRequest(origin, route.method, path, {
+              headers: { 'content-type': 'application/json', 'x-forwarded-for': xff, ...(asSubscriber ? { cookie: attackerCookie } : {}) },
+              body: route.method === 'GET' ? undefined : body.text,
+            });
+            const context = `${spelling.name}: ${route.method} ${path} -> ${answer.status} ${answer.body.slice(0, 200)}`;
+            expect(answer.status, context).toBeLessThan(500);
+            if (spelling.refused) expect(answer.status, context).toBe(400);
+            // GETs carry no body.
+            if (route.method !== 'GET' && body.refused) expect(answer.status, context).toBeGreaterThanOrEqual(400);
+            if (answer.status >= 400 && !route.url.startsWith('/checkout/test')) {
+              expect(String(answer.headers['content-type']), context).toContain('application/json');
+              expect(typeof (JSON.parse(answer.body) as { error?: unknown }).error, context).toBe('string');
+            }
+          },
+        ),
+        { numRuns: Math.ceil(RUNS / 2), seed: process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : undefined },
+      );
+      expect(await snapshotOf(victimId)).toEqual(before);
     },
     240_000,
   );

@@ -2,7 +2,9 @@
 // day it lands): every dashboard API refuses a visitor (401) and a user without a plan (403)
 // before reading the body; every page carries the CSP and the other security headers; session
 // cookies are HttpOnly and SameSite; and the captured server log holds no password, session
-// token or secret after a sign-up, login, reset and checkout.
+// token or secret after a sign-up, login, reset and checkout. Every route refuses other
+// spellings of its path, bodies nested or sized past the limits, and a client-written
+// X-Forwarded-For does not escape the auth rate limits.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,7 +15,10 @@ import { loadConfig } from '../config.ts';
 import { openTestDatabase, type TestDatabase } from '../db/testing.ts';
 import { latestOutboxMessages } from '../mail/mailer.ts';
 import { Browser } from '../testing/http.ts';
-import { payOnTestCheckout, signedInUser } from '../testing/users.ts';
+import { rawRequest } from '../testing/rawHttp.ts';
+import { payOnTestCheckout, signedInUser, subscribedUser } from '../testing/users.ts';
+import { LIMITED_AUTH_ENDPOINTS } from '../auth/routes.ts';
+import { MAX_BODY_DEPTH, MAX_BODY_STRING } from './requestGuards.ts';
 
 const PASSWORD = 'Pa55word-that-must-never-be-logged';
 const NEW_PASSWORD = 'An0ther-secret-never-logged';
@@ -131,5 +136,79 @@ describe('cookies and logs', () => {
     // The checkout session id is no credential (only its owner can pay or confirm it, and it
     // is in the checkout page's path) but the query that carries it is redacted all the same.
     expect(log).toContain('session_id=%5Bredacted%5D');
+  });
+});
+
+describe('path spellings, body bounds and forwarded headers, over the whole route table', () => {
+  let origin: string;
+  beforeAll(async () => {
+    origin = await app.listen({ host: '127.0.0.1', port: 0 });
+  });
+
+  it('refuses every route spelled with a dot segment, an encoded dot, a backslash or a doubled slash (400, over a socket)', async () => {
+    const routes = app.routeTable.filter((route) => !['HEAD', 'OPTIONS'].includes(route.method));
+    expect(routes.length).toBeGreaterThan(20);
+    for (const route of routes) {
+      const path = concrete(route.url);
+      const lastSlash = path.lastIndexOf('/');
+      const spellings = [`/.${path}`, `/x/..${path}`, `/%2e${path}`, `/%2E%2E${path}`, `/${path}`, `${path.slice(0, lastSlash)}/x\\..\\${path.slice(lastSlash + 1)}`, `${path.slice(0, lastSlash)}/./${path.slice(lastSlash + 1)}`];
+      for (const spelling of spellings) {
+        const answer = await rawRequest(origin, route.method, spelling, { headers: { origin: 'http://127.0.0.1:3000', 'content-type': 'application/json' }, body: route.method === 'GET' ? undefined : '{}' });
+        expect({ route: `${route.method} ${spelling}`, status: answer.status }).toEqual({ route: `${route.method} ${spelling}`, status: 400 });
+        expect(JSON.parse(answer.body).error, `${route.method} ${spelling}`).toMatch(/^The request path is not valid: /);
+      }
+    }
+  });
+
+  it('answers a body nested too deep or with an over-long text with 400 (413 where the route takes less) on every route that takes one', async () => {
+    const test = { app, database, config: app.services.config, close: async () => undefined };
+    const { browser } = await subscribedUser(test, 'bounds@example.com');
+    const routes = app.routeTable.filter((route) => !['GET', 'HEAD', 'OPTIONS'].includes(route.method));
+    const deep = `${'['.repeat(MAX_BODY_DEPTH + 1)}${']'.repeat(MAX_BODY_DEPTH + 1)}`;
+    const long = JSON.stringify({ text: 'x'.repeat(MAX_BODY_STRING + 1) });
+    for (const route of routes) {
+      for (const [kind, body] of [['deep', deep], ['long', long]]) {
+        const answer = await rawRequest(origin, route.method, concrete(route.url), {
+          headers: { origin: 'http://127.0.0.1:3000', cookie: browser.cookieHeader, 'content-type': 'application/json' },
+          body,
+        });
+        const context = `${kind} ${route.method} ${route.url} -> ${answer.status} ${answer.body.slice(0, 120)}`;
+        if (answer.status === 413) {
+          // Only the account routes take less than the app-wide 1 MiB.
+          expect(route.url.startsWith('/api/auth/') || route.url.startsWith('/api/account/'), context).toBe(true);
+          expect(kind, context).toBe('long');
+        } else {
+          expect(answer.status, context).toBe(400);
+          expect(JSON.parse(answer.body).error, context).toBe(
+            kind === 'deep' ? `The request body is not accepted: it is nested more than ${MAX_BODY_DEPTH} levels deep.` : `The request body is not accepted: a text field is longer than ${MAX_BODY_STRING.toLocaleString('en-US')} characters.`,
+          );
+        }
+      }
+    }
+  });
+
+  it('does not let a rotating X-Forwarded-For escape the per-IP limit on any rate-limited auth route', async () => {
+    const limitedDatabase = await openTestDatabase('pglite');
+    const config = loadConfig({ NODE_ENV: 'test', DATA_DIR: '.data-test/security-xff', LOG_LEVEL: 'silent', MARKET_DATA: 'demo' });
+    const limited = await buildApp({ config, database: limitedDatabase, webRoot: null, logger: false, authRateLimits: { perIp: { max: 3, windowMs: 60_000 }, perEmail: { max: 1000, windowMs: 60_000 } } });
+    try {
+      const limitedOrigin = await limited.listen({ host: '127.0.0.1', port: 0 });
+      // A body every limited endpoint's checks accept, so the limit is what answers.
+      const body = JSON.stringify({ email: 'xff@example.com', password: 'secret-password', newPassword: 'secret-password', currentPassword: 'secret-password', name: 'xff', newEmail: 'xff2@example.com', token: 'token', username: 'xff' });
+      const post = (path: string, index: number) =>
+        rawRequest(limitedOrigin, 'POST', path, { headers: { origin: config.publicUrl, 'content-type': 'application/json', 'x-forwarded-for': `192.0.2.${index}, 198.51.100.${index}` }, body });
+      const first = await Promise.all([1, 2, 3].map(async (index) => (await post('/api/auth/sign-in/email', index)).status));
+      expect(first.every((status) => status !== 429)).toBe(true);
+      const endpoints = Object.keys(LIMITED_AUTH_ENDPOINTS).map((endpoint) => `/api/auth${endpoint}`);
+      expect(limited.routeTable.filter((route) => route.method === 'POST' && endpoints.includes(route.url))).toHaveLength(endpoints.length);
+      for (const [index, path] of [...endpoints, '/api/auth/register', '/api/account/reset-password'].entries()) {
+        const answer = await post(path, 10 + index);
+        expect({ path, status: answer.status }).toEqual({ path, status: 429 });
+        expect(JSON.parse(answer.body).error).toMatch(/^Too many attempts\./);
+      }
+    } finally {
+      await limited.close();
+      await limitedDatabase.close();
+    }
   });
 });

@@ -6,12 +6,35 @@ import { MIN_PASSWORD_LENGTH } from '../constants.ts';
 export const PASSWORD_TOO_SHORT = 'Password must be at least 6 characters long';
 export const PASSWORDS_DO_NOT_MATCH = 'Passwords do not match';
 
-const email = z
+export const USERNAME_MAX_LENGTH = 40;
+export const EMAIL_MAX_LENGTH = 254;
+
+/** Whether a text holds a C0 control character or DEL (a NUL cannot even be stored). */
+export function hasControlCharacter(text: string): boolean {
+  for (let index = 0; index < text.length; index += 1) {
+    const code = text.charCodeAt(index);
+    if (code < 0x20 || code === 0x7f) return true;
+  }
+  return false;
+}
+
+export const email = z
   .string({ error: 'Email is required' })
   .trim()
   .min(1, 'Email is required')
-  .max(254, 'Email is too long')
+  .max(EMAIL_MAX_LENGTH, 'Email is too long')
   .pipe(z.email('Please enter a valid email address'));
+
+/**
+ * The username (and the display name, which registration sets to it): the same rule on
+ * every path that sets one.
+ */
+export const username = z
+  .string({ error: 'Username is required' })
+  .trim()
+  .min(1, 'Username is required')
+  .max(USERNAME_MAX_LENGTH, `Username must be at most ${USERNAME_MAX_LENGTH} characters long`)
+  .refine((text) => !hasControlCharacter(text), 'Username may not contain control characters');
 
 const password = z
   .string({ error: 'Password is required' })
@@ -22,11 +45,7 @@ const password = z
 export const registerRequest = z.object({
   email,
   password,
-  username: z
-    .string({ error: 'Username is required' })
-    .trim()
-    .min(1, 'Username is required')
-    .max(40, 'Username must be at most 40 characters long'),
+  username,
 });
 export type RegisterRequest = z.infer<typeof registerRequest>;
 
