@@ -130,7 +130,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     demo: createDemoFeed(),
   };
   const quotes = createQuoteService({ mode: config.MARKET_DATA, ...market });
-  const alertBus = createAlertBus(redis, config.DATABASE_URL);
+  const alertBus = createAlertBus(redis, config.DATABASE_URL, config.redisPrefix);
   const fileStorage = createFileStorage(config);
   const services: AppServices = { config, database, mailer, auth, payments, quotes, market, alertBus, fileStorage, redis };
   app.decorate('services', services);
