@@ -192,7 +192,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
       [promptRoutes, { db: database.db }],
       [marketRoutes, { quotes, db: database.db }],
       [alertRoutes, { db: database.db }],
-      [alertStreamRoutes, { db: database.db, bus: alertBus }],
+      [alertStreamRoutes, { db: database.db, bus: alertBus, auth, accessCache }],
       [aiRoutes, aiRouteOptions(services, app.log)],
       [fileRoutes, { db: database.db, storage: fileStorage, maxUploadBytes: config.UPLOAD_MAX_MB * 1024 * 1024 }],
       [sheetRoutes, { db: database.db, reader: createSheetNameReader({ apiKey: config.GOOGLE_API_KEY, location: options.googleSheets, log: app.log }) }],

@@ -92,7 +92,7 @@ export interface Config extends Env {
 export function defaultRedisPrefix(databaseUrl: string | undefined, dataDir: string): string {
   let identity = `pglite:${dataDir}`;
   if (databaseUrl) {
-    let name = '';
+    let name: string;
     try {
       const url = new URL(databaseUrl);
       // PostgreSQL's default database is the one named like the user.
