@@ -95,7 +95,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
         });
         let holding = false;
         let done = false;
-        let ping: NodeJS.Timeout | undefined;
+        let ping: NodeJS.Timeout | undefined = undefined;
         const lose = (error?: Error) => {
           if (!holding || done) return;
           done = true;
