@@ -1,6 +1,7 @@
 // GET /api/alerts/stream: new alerts as server-sent events, filtered per connection by the
 // same alert_type / symbol as the alert log. A reconnecting browser sends Last-Event-ID and
-// first receives what it missed (at most 100 alerts).
+// first receives what it missed (at most 100 alerts). A stream lives only as long as the
+// access it was opened with (session and subscription), and a user holds at most ten.
 import { and, asc, eq, gt, type SQL } from 'drizzle-orm';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -130,8 +131,9 @@ function createStreamRegistry(options: { auth: Auth; db: Database; maxPerUser: n
   return {
     add(stream: OpenStream) {
       const streams = byUser.get(stream.userId) ?? [];
-      byUser.set(stream.userId, streams);
       while (streams.length >= maxPerUser) streams[0].end('too-many-streams');
+      // Set after the loop: ending the last one forgot the user's list.
+      byUser.set(stream.userId, streams);
       streams.push(stream);
       // Checked once registered, so a sign-out racing the opening cannot slip between the
       // gate's (possibly cached) grant and the registration; this also arms the expiry timer.
