@@ -146,7 +146,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     demo: createDemoFeed(),
   };
   const quotes = createQuoteService({ mode: config.MARKET_DATA, ...market });
-  const alertBus = createAlertBus(redis, config.DATABASE_URL);
+  const alertBus = createAlertBus(redis, config.DATABASE_URL, config.redisPrefix);
   const fileStorage = createFileStorage(config, app.log);
   const services: AppServices = { config, database, mailer, auth, payments, quotes, market, alertBus, fileStorage, redis };
   app.decorate('services', services);
@@ -209,7 +209,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
       [promptRoutes, { db: database.db }],
       [marketRoutes, { quotes, db: database.db }],
       [alertRoutes, { db: database.db }],
-      [alertStreamRoutes, { db: database.db, bus: alertBus }],
+      [alertStreamRoutes, { db: database.db, bus: alertBus, auth, accessCache }],
       [aiRoutes, aiRouteOptions(services, app.log)],
       [fileRoutes, fileRouteOptions(services)],
       [sheetRoutes, { db: database.db, reader: createSheetNameReader({ apiKey: config.GOOGLE_API_KEY, location: options.googleSheets, log: app.log }) }],

@@ -54,6 +54,22 @@ describe('loadConfig', () => {
     expect(config.DATABASE_URL).toBeUndefined();
     expect(config.REDIS_URL).toBeUndefined();
   });
+
+  it('namespaces Redis per deployment: REDIS_PREFIX, else derived from the database', () => {
+    const orders = loadConfig({ DATABASE_URL: 'postgres://app@db.internal:5432/orders', REDIS_URL: 'redis://127.0.0.1:6379/1' });
+    const billing = loadConfig({ DATABASE_URL: 'postgres://app@db.internal:5432/billing', REDIS_URL: 'redis://127.0.0.1:6379/2' });
+    expect(orders.redisPrefix).toBe('watos:orders:');
+    expect(billing.redisPrefix).not.toBe(orders.redisPrefix);
+    // Instances of one deployment reach its database under any host name: same namespace.
+    expect(loadConfig({ DATABASE_URL: 'postgres://app@10.0.0.5/orders' }).redisPrefix).toBe(orders.redisPrefix);
+    const embeddedA = loadConfig({ DATA_DIR: '/srv/a' }).redisPrefix;
+    const embeddedB = loadConfig({ DATA_DIR: '/srv/b' }).redisPrefix;
+    expect(embeddedA).toMatch(/^watos:[0-9a-f]{12}:$/);
+    expect(embeddedB).not.toBe(embeddedA);
+    expect(loadConfig({ DATABASE_URL: 'postgres://app@db/orders', REDIS_PREFIX: 'watos:eu-prod:' }).redisPrefix).toBe('watos:eu-prod:');
+    expect(loadConfig({ DATABASE_URL: 'postgres://app@db/orders', REDIS_PREFIX: '' }).redisPrefix).toBe('watos:orders:');
+    expect(() => loadConfig({ REDIS_PREFIX: 'has space' })).toThrow(/REDIS_PREFIX/);
+  });
 });
 
 const STRIPE = { STRIPE_SECRET_KEY: 'sk_live_1', STRIPE_WEBHOOK_SECRET: 'whsec_1' };

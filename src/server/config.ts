@@ -1,5 +1,6 @@
 // Every environment variable the server reads, in one zod schema with its default.
 // A bad value stops start-up with a message that names the variable.
+import { createHash } from 'node:crypto';
 import { BlockList, isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { z } from 'zod';
@@ -54,6 +55,17 @@ const envSchema = z.object({
 
   DATABASE_URL: z.preprocess(emptyToUndefined, z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional()),
   REDIS_URL: z.preprocess(emptyToUndefined, z.string().regex(/^rediss?:\/\//, 'must be a redis:// URL').optional()),
+  /**
+   * Namespace of every Redis key and channel of this deployment. Redis database numbers do not
+   * separate pub/sub channels, so two deployments sharing a Redis need different prefixes.
+   */
+  REDIS_PREFIX: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .regex(/^[A-Za-z0-9:_.-]{1,64}$/, 'must be 1 to 64 letters, digits or : _ . - (for example watos:prod:)')
+      .optional(),
+  ),
 
   AUTH_SECRET: z.preprocess(emptyToUndefined, z.string().min(32, 'must be at least 32 characters').optional()),
   SMTP_URL: z.preprocess(emptyToUndefined, z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL').optional()),
@@ -126,6 +138,8 @@ export interface Config extends Env {
   publicDeployment: boolean;
   /** The HTTP server's timeouts (applied by http/timeouts.ts), in milliseconds. */
   httpTimeouts: HttpTimeouts;
+  /** REDIS_PREFIX, or one derived from the database this deployment uses (see defaultRedisPrefix). */
+  redisPrefix: string;
 }
 
 export interface HttpTimeouts {
@@ -151,6 +165,29 @@ export function isLoopbackHost(host: string): boolean {
   if (name === 'localhost') return true;
   const family = isIP(name);
   return family !== 0 && loopback.check(name, family === 6 ? 'ipv6' : 'ipv4');
+}
+
+/**
+ * The namespace a deployment gets in Redis when REDIS_PREFIX is unset: the instances of one
+ * deployment share a database, so its name (PostgreSQL) or the data directory (PGlite) tells
+ * deployments apart. The database name alone, not host or user: instances that reach the same
+ * database under different host names must still share their channel.
+ */
+export function defaultRedisPrefix(databaseUrl: string | undefined, dataDir: string): string {
+  let identity = `pglite:${dataDir}`;
+  if (databaseUrl) {
+    let name: string;
+    try {
+      const url = new URL(databaseUrl);
+      // PostgreSQL's default database is the one named like the user.
+      name = decodeURIComponent(url.pathname.replace(/^\//, '') || url.username);
+    } catch {
+      name = databaseUrl;
+    }
+    if (/^[A-Za-z0-9_-]{1,40}$/.test(name)) return `watos:${name}:`;
+    identity = `postgres:${name}`;
+  }
+  return `watos:${createHash('sha256').update(identity).digest('hex').slice(0, 12)}:`;
 }
 
 export class ConfigError extends Error {}
@@ -195,7 +232,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (!values.REDIS_URL) embedded.push('rate limits and live fan-out: in-process');
   if (!values.S3_BUCKET) embedded.push('file storage: DATA_DIR/uploads');
 
-  return { ...values, dataDir: resolve(values.DATA_DIR), publicUrl, embedded, publicDeployment, httpTimeouts };
+  const dataDir = resolve(values.DATA_DIR);
+  const redisPrefix = values.REDIS_PREFIX ?? defaultRedisPrefix(values.DATABASE_URL, dataDir);
+  return { ...values, dataDir, publicUrl, embedded, publicDeployment, httpTimeouts, redisPrefix };
 }
 
 /**

@@ -77,6 +77,8 @@ export interface AiRouteOptions {
   fileLimits: FileLimits;
   rateLimit: { max: number; windowMs: number };
   redis?: Redis;
+  /** The deployment's Redis namespace (config.redisPrefix). */
+  redisPrefix?: string;
 }
 
 /** Everything aiRoutes needs, built from the app's services (LLM or built-in analyst by config). */
@@ -109,6 +111,7 @@ export function aiRouteOptions(services: AppServices, log?: FastifyBaseLogger): 
     fileLimits,
     rateLimit: { max: config.AI_RATE_LIMIT_PER_MINUTE, windowMs: 60_000 },
     redis: services.redis,
+    redisPrefix: config.redisPrefix,
   };
 }
 
@@ -205,7 +208,7 @@ export async function aiRoutes(app: FastifyInstance, options: AiRouteOptions): P
   const { db, ai, fileLimits } = options;
   const routes = app.withTypeProvider<ZodTypeProvider>();
 
-  await app.register(rateLimit, { global: false, redis: options.redis, nameSpace: 'watos-ai-', skipOnError: false });
+  await app.register(rateLimit, { global: false, redis: options.redis, nameSpace: `${options.redisPrefix ?? 'watos:'}ai-`, skipOnError: false });
   const perUser = app.createRateLimit({
     max: options.rateLimit.max,
     timeWindow: options.rateLimit.windowMs,

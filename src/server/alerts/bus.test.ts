@@ -76,4 +76,29 @@ describe('alert bus', () => {
     leaderRedis.disconnect();
     followerRedis.disconnect();
   });
+
+  it.runIf(process.env.TEST_REDIS_URL)('keeps deployments that share a Redis apart by their prefix', async () => {
+    const connections = [0, 1, 2].map(() => createRedis(process.env.TEST_REDIS_URL!));
+    const run = Math.random().toString(36).slice(2, 8);
+    const ours = createAlertBus(connections[0], undefined, `watos:ours-${run}:`);
+    const theirs = createAlertBus(connections[1], undefined, `watos:theirs-${run}:`);
+    await Promise.all([ours.ready, theirs.ready]);
+    const heardByUs: LiveAlert[] = [];
+    const heardByThem: LiveAlert[] = [];
+    ours.subscribe((item) => heardByUs.push(item));
+    theirs.subscribe((item) => heardByThem.push(item));
+    await theirs.publish([{ ...alert, id: 21, message: 'their alert' }]);
+    // A raw PUBLISH on the old un-namespaced channel, as another deployment would send it.
+    await connections[2].publish('watos:alerts', JSON.stringify([{ ...alert, id: 22, message: 'foreign alert' }]));
+    await ours.publish([{ ...alert, id: 23, message: 'our alert' }]);
+    await expect.poll(() => heardByUs.map((item) => item.message)).toEqual(['our alert']);
+    await expect.poll(() => heardByThem.map((item) => item.message)).toEqual(['their alert']);
+    // Give a stray delivery time to arrive before the final check.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(heardByUs.map((item) => item.message)).toEqual(['our alert']);
+    expect(heardByThem.map((item) => item.message)).toEqual(['their alert']);
+    await ours.close();
+    await theirs.close();
+    for (const connection of connections) connection.disconnect();
+  });
 });

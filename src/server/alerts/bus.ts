@@ -20,10 +20,16 @@ export interface AlertBus {
   close(): Promise<void>;
 }
 
-const CHANNEL = 'watos:alerts';
+/** Postgres NOTIFY channels belong to one database, so this one needs no namespace. */
 const PG_CHANNEL = 'watos_alerts';
 
-export function createAlertBus(redis?: Redis, databaseUrl?: string): AlertBus {
+/**
+ * `redisPrefix` is the deployment's Redis namespace (config.redisPrefix): Redis pub/sub
+ * channels are shared by every database number of a server, so without it another deployment
+ * on the same Redis would hear our alerts and could push its own into our browsers.
+ */
+export function createAlertBus(redis?: Redis, databaseUrl?: string, redisPrefix = 'watos:'): AlertBus {
+  const channel = `${redisPrefix}alerts`;
   const local = new EventEmitter();
   local.setMaxListeners(0);
   if (!redis && databaseUrl) return createPostgresBus(local, databaseUrl);
@@ -45,8 +51,9 @@ export function createAlertBus(redis?: Redis, databaseUrl?: string): AlertBus {
 
   // A subscribed Redis connection can do nothing else, so listening gets its own.
   const subscriber = redis.duplicate();
-  const ready = subscriber.subscribe(CHANNEL).then(() => undefined);
-  subscriber.on('message', (_channel: string, payload: string) => {
+  const ready = subscriber.subscribe(channel).then(() => undefined);
+  subscriber.on('message', (from: string, payload: string) => {
+    if (from !== channel) return;
     try {
       for (const alert of JSON.parse(payload) as LiveAlert[]) local.emit('alert', alert);
     } catch {
@@ -56,7 +63,7 @@ export function createAlertBus(redis?: Redis, databaseUrl?: string): AlertBus {
   return {
     ready,
     async publish(alerts) {
-      if (alerts.length > 0) await redis.publish(CHANNEL, JSON.stringify(alerts));
+      if (alerts.length > 0) await redis.publish(channel, JSON.stringify(alerts));
     },
     subscribe(listener) {
       local.on('alert', listener);

@@ -9,7 +9,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { CRYPTO_SYMBOLS } from '../../shared/constants.ts';
 import { candleSeries } from '../../signals/candles.ts';
 import { runAlertGenerators } from '../../signals/alertGenerators.ts';
-import type { DatabaseHandle } from '../db/client.ts';
+import type { DatabaseHandle, Leadership } from '../db/client.ts';
 import { candles } from '../db/schema.ts';
 import { boundedConcurrency } from '../market/coinbase.ts';
 import type { CandleRow, Granularity, MarketDataProvider, MarketSource } from '../market/types.ts';
@@ -20,6 +20,11 @@ import { saveAlerts, toAlertRecord } from './store.ts';
 export const ENGINE_LOCK_KEY = 0x5741544f;
 const MINUTE = 60_000;
 const DAY = 86_400_000;
+/**
+ * How often a standby tries to take the lock: a leader that stops or dies is replaced within
+ * about this long (the leader itself keeps its once-a-minute schedule).
+ */
+export const STANDBY_RETRY_MS = 3_000;
 
 export interface AlertEngineOptions {
   database: DatabaseHandle;
@@ -33,6 +38,7 @@ export interface AlertEngineOptions {
   backfillMinuteDays?: number;
   /** Bars of history the generators see before the new ones (their warm-up). */
   warmupBars?: number;
+  standbyRetryMs?: number;
 }
 
 export function tickerOf(productId: string): string {
@@ -46,8 +52,9 @@ export function createAlertEngine(options: AlertEngineOptions) {
   const now = options.now ?? Date.now;
   const warmupBars = options.warmupBars ?? 400;
   const limit = boundedConcurrency(4);
+  const standbyRetryMs = options.standbyRetryMs ?? STANDBY_RETRY_MS;
   let timer: NodeJS.Timeout | null = null;
-  let release: (() => Promise<void>) | null = null;
+  let leadership: Leadership | null = null;
   let running: Promise<unknown> | null = null;
   let stopped = false;
 
@@ -115,25 +122,51 @@ export function createAlertEngine(options: AlertEngineOptions) {
   function schedule(delayMs: number) {
     if (stopped) return;
     timer = setTimeout(() => {
-      running = (release ? tick() : tryLead())
-        // A database outage must not end the process: log it and try again next minute.
+      timer = null;
+      running = (leadership ? leadTick(leadership) : tryLead())
+        // A database outage must not end the process: log it and try again.
         .catch((error: unknown) => log.error({ err: error }, 'alert engine pass failed'))
         .finally(() => {
           running = null;
-          // Run two seconds after each minute closes, so the provider has the bar.
-          schedule(MINUTE - (now() % MINUTE) + 2000);
+          // The leader runs two seconds after each minute closes, so the provider has the bar;
+          // a standby tries for the lock again within seconds.
+          schedule(leadership ? MINUTE - (now() % MINUTE) + 2000 : standbyRetryMs);
         });
     }, delayMs);
     timer.unref?.();
   }
 
+  /** Called when the lock is gone: stop leading at once and compete for it again soon. */
+  function stepDown(lost: Leadership) {
+    if (leadership !== lost) return;
+    leadership = null;
+    log.warn({}, 'alert engine: lost the leadership lock');
+    if (!running && timer && !stopped) {
+      clearTimeout(timer);
+      schedule(standbyRetryMs);
+    }
+  }
+
+  async function leadTick(current: Leadership): Promise<void> {
+    // A lock connection that died without a word must not leave two instances ticking.
+    if (!(await current.held())) {
+      stepDown(current);
+      return;
+    }
+    await tick();
+  }
+
   async function tryLead(): Promise<void> {
-    release = await database.tryLeadership(ENGINE_LOCK_KEY, () => {
-      // The lock went with its connection: stand by and compete for it again next minute.
-      log.warn({}, 'alert engine: lost the leadership lock');
-      release = null;
+    let taken: Leadership | null = null;
+    taken = await database.tryLeadership(ENGINE_LOCK_KEY, () => {
+      if (taken) stepDown(taken);
     });
-    if (!release) return;
+    if (!taken) return;
+    if (stopped) {
+      await taken();
+      return;
+    }
+    leadership = taken;
     log.info({ source: options.source }, 'alert engine: this instance leads');
     const created = await tick();
     log.info({ created }, 'alert engine: backfill done');
@@ -141,16 +174,22 @@ export function createAlertEngine(options: AlertEngineOptions) {
 
   return {
     tick,
+    /** Whether this instance currently holds the lock and runs the engine. */
+    isLeading(): boolean {
+      return leadership !== null;
+    },
     start() {
       stopped = false;
       schedule(0);
     },
+    /** Stops the schedule and releases the lock, so a standby takes over within seconds. */
     async stop() {
       stopped = true;
       if (timer) clearTimeout(timer);
       await running?.catch(() => undefined);
-      await release?.();
-      release = null;
+      const held = leadership;
+      leadership = null;
+      await held?.();
     },
   };
 }

@@ -1,12 +1,17 @@
 // GET /api/alerts/stream: new alerts as server-sent events, filtered per connection by the
 // same alert_type / symbol as the alert log. A reconnecting browser sends Last-Event-ID and
-// first receives what it missed (at most 100 alerts).
+// first receives what it missed (at most 100 alerts). A stream lives only as long as the
+// access it was opened with (session and subscription), and a user holds at most ten.
 import { and, asc, eq, gt, type SQL } from 'drizzle-orm';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ALERT_TYPES } from '../../shared/constants.ts';
+import type { Auth } from '../auth/auth.ts';
+import { currentSubscription, sessionCookieOf, type AccessCache } from '../auth/guards.ts';
 import type { Database } from '../db/client.ts';
+import { boundedConcurrency } from '../market/coinbase.ts';
+import { subscriptionState } from '../../shared/subscription.ts';
 import { alerts } from '../db/schema.ts';
 import type { AlertBus, LiveAlert } from './bus.ts';
 import { saveAlerts, toAlertRecord } from './store.ts';
@@ -23,17 +28,149 @@ const streamQuery = z.object({
 });
 
 const HEARTBEAT_MS = 25_000;
+/** Streams one user may hold at once; opening one more closes that user's oldest. */
+export const MAX_STREAMS_PER_USER = 10;
+/**
+ * How often every open stream's session and subscription are checked again. A sign-out or
+ * revocation in this process bites at once (the access cache tells us); one made on another
+ * instance or with the admin CLI bites within this interval.
+ */
+export const STREAM_RECHECK_MS = 30_000;
+/** setTimeout's largest delay; a later period end is re-checked when this one fires. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
-export async function alertStreamRoutes(app: FastifyInstance, options: { db: Database; bus: AlertBus }): Promise<void> {
+type EndReason = 'signed-out' | 'subscription-ended' | 'too-many-streams' | 'server-closing' | 'disconnected';
+
+interface OpenStream {
+  userId: string;
+  /** The Better Auth session cookie the stream was opened with. */
+  sessionCookie: string;
+  end(reason: EndReason): void;
+}
+
+export interface AlertStreamOptions {
+  db: Database;
+  bus: AlertBus;
+  auth: Auth;
+  /** The dashboard gate's cache: its clears (auth changes in this process) trigger a re-check. */
+  accessCache?: AccessCache;
+  maxStreamsPerUser?: number;
+  recheckMs?: number;
+}
+
+/**
+ * The open streams, per user in opening order, and the checks that end them: a session that
+ * is gone (sign-out, revocation, password change), a subscription that is no longer active
+ * (at its period end, or revoked), and the per-user cap.
+ */
+function createStreamRegistry(options: { auth: Auth; db: Database; maxPerUser: number; log: FastifyBaseLogger }) {
+  const { auth, db, maxPerUser, log } = options;
+  const byUser = new Map<string, OpenStream[]>();
+  const expiries = new Map<string, NodeJS.Timeout>();
+  const limit = boundedConcurrency(4);
+  let sweeping: Promise<void> | null = null;
+  let sweepAgain = false;
+
+  function forget(userId: string) {
+    byUser.delete(userId);
+    clearTimeout(expiries.get(userId));
+    expiries.delete(userId);
+  }
+
+  /** Ends the user's streams that `drop` selects (ending removes them from the registry). */
+  function endWhere(userId: string, reason: EndReason, drop: (stream: OpenStream) => boolean) {
+    for (const stream of [...(byUser.get(userId) ?? [])]) if (drop(stream)) stream.end(reason);
+  }
+
+  function expireAt(userId: string, periodEnd: number) {
+    clearTimeout(expiries.get(userId));
+    // Just past the end: subscriptionState counts the end instant itself as expired.
+    const timer = setTimeout(() => void checkUser(userId), Math.min(Math.max(periodEnd - Date.now() + 50, 0), MAX_TIMER_MS));
+    timer.unref();
+    expiries.set(userId, timer);
+  }
+
+  async function checkUser(userId: string): Promise<void> {
+    try {
+      const cookies = new Set((byUser.get(userId) ?? []).map((stream) => stream.sessionCookie));
+      for (const cookie of cookies) {
+        // Straight from the database: a cached session could outlive its revocation.
+        const session = await auth.api.getSession({ headers: new Headers({ cookie }), query: { disableCookieCache: true, disableRefresh: true } });
+        if (!session || session.user.id !== userId) endWhere(userId, 'signed-out', (stream) => stream.sessionCookie === cookie);
+      }
+      if (!byUser.has(userId)) return;
+      const subscription = await currentSubscription(db, userId);
+      if (!subscription || !subscriptionState(subscription).hasActiveSubscription) {
+        endWhere(userId, 'subscription-ended', () => true);
+        return;
+      }
+      if (byUser.has(userId)) expireAt(userId, Date.parse(subscription.current_period_end!));
+    } catch (error) {
+      // A database hiccup must not cut every trader off; the next check tries again.
+      log.warn({ err: error }, 'alert stream: could not re-check a session');
+    }
+  }
+
+  /** Re-checks every user with open streams; calls during a sweep run one more after it. */
+  function sweep(): Promise<void> {
+    if (sweeping) {
+      sweepAgain = true;
+      return sweeping;
+    }
+    sweeping = (async () => {
+      do {
+        sweepAgain = false;
+        await Promise.all([...byUser.keys()].map((userId) => limit(() => checkUser(userId))));
+      } while (sweepAgain);
+    })().finally(() => {
+      sweeping = null;
+    });
+    return sweeping;
+  }
+
+  return {
+    add(stream: OpenStream) {
+      const streams = byUser.get(stream.userId) ?? [];
+      while (streams.length >= maxPerUser) streams[0].end('too-many-streams');
+      // Set after the loop: ending the last one forgot the user's list.
+      byUser.set(stream.userId, streams);
+      streams.push(stream);
+      // Checked once registered, so a sign-out racing the opening cannot slip between the
+      // gate's (possibly cached) grant and the registration; this also arms the expiry timer.
+      void checkUser(stream.userId);
+    },
+    remove(stream: OpenStream) {
+      const streams = byUser.get(stream.userId);
+      if (!streams) return;
+      const index = streams.indexOf(stream);
+      if (index >= 0) streams.splice(index, 1);
+      if (streams.length === 0) forget(stream.userId);
+    },
+    sweep,
+    endAll(reason: EndReason) {
+      for (const userId of [...byUser.keys()]) endWhere(userId, reason, () => true);
+    },
+  };
+}
+
+export async function alertStreamRoutes(app: FastifyInstance, options: AlertStreamOptions): Promise<void> {
   const routes = app.withTypeProvider<ZodTypeProvider>();
-  const open = new Set<() => void>();
+  const registry = createStreamRegistry({ auth: options.auth, db: options.db, maxPerUser: options.maxStreamsPerUser ?? MAX_STREAMS_PER_USER, log: app.log });
+  const stopListening = options.accessCache?.onClear(() => void registry.sweep());
+  const recheck = setInterval(() => void registry.sweep(), options.recheckMs ?? STREAM_RECHECK_MS);
+  recheck.unref();
   // Streams never end by themselves: end them before the server waits for connections.
   app.addHook('preClose', async () => {
-    for (const end of open) end();
+    clearInterval(recheck);
+    stopListening?.();
+    registry.endAll('server-closing');
   });
   routes.get('/api/alerts/stream', { schema: { querystring: streamQuery } }, async (request, reply) => {
     const { alert_type: alertType, symbol } = request.query;
     const matches = (alert: LiveAlert) => (!alertType || alert.alert_type === alertType) && (!symbol || alert.ticker === symbol);
+    // The dashboard gate ran, so both are present.
+    const userId = request.user!.id;
+    const sessionCookie = sessionCookieOf(request)!;
 
     reply.hijack();
     const raw = reply.raw;
@@ -46,27 +183,52 @@ export async function alertStreamRoutes(app: FastifyInstance, options: { db: Dat
     const send = (alert: LiveAlert) => raw.write(`id: ${alert.id}\nevent: alert\ndata: ${JSON.stringify(alert)}\n\n`);
     raw.write('retry: 3000\n\n');
 
+    let ended = false;
+    let unsubscribe: () => void = () => undefined;
+    const heartbeat = setInterval(() => raw.write(': keep-alive\n\n'), HEARTBEAT_MS);
+    const stream: OpenStream = {
+      userId,
+      sessionCookie,
+      end(reason) {
+        if (ended) return;
+        ended = true;
+        clearInterval(heartbeat);
+        unsubscribe();
+        registry.remove(stream);
+        if (!raw.destroyed) {
+          // Tells the page why; a stream displaced by the cap also asks the browser to wait a
+          // minute before reconnecting, so eleven tabs do not keep displacing each other.
+          raw.write(`${reason === 'too-many-streams' ? 'retry: 60000\n' : ''}event: end\ndata: ${JSON.stringify({ reason })}\n\n`);
+        }
+        raw.end();
+      },
+    };
+    raw.on('close', () => stream.end('disconnected'));
+    registry.add(stream);
+
     const lastId = Number(request.headers['last-event-id']);
     if (Number.isInteger(lastId) && lastId > 0) {
       const conditions: SQL[] = [gt(alerts.id, lastId)];
       if (alertType) conditions.push(eq(alerts.alertType, alertType));
       if (symbol) conditions.push(eq(alerts.ticker, symbol));
-      const missed = await options.db.select().from(alerts).where(and(...conditions)).orderBy(asc(alerts.id)).limit(100);
+      let missed;
+      try {
+        missed = await options.db.select().from(alerts).where(and(...conditions)).orderBy(asc(alerts.id)).limit(100);
+      } catch (error) {
+        // The answer has begun, so no error status is possible: end the stream, and the
+        // browser reconnects with the same Last-Event-ID.
+        request.log.warn({ err: error }, 'alert stream: could not replay missed alerts');
+        stream.end('server-closing');
+        return;
+      }
+      if (ended) return;
       for (const row of missed) send({ id: row.id, source: row.source, ...toAlertRecord(row) });
     }
 
-    const unsubscribe = options.bus.subscribe((alert) => {
+    if (ended) return;
+    unsubscribe = options.bus.subscribe((alert) => {
       if (matches(alert)) send(alert);
     });
-    const heartbeat = setInterval(() => raw.write(': keep-alive\n\n'), HEARTBEAT_MS);
-    const end = () => {
-      clearInterval(heartbeat);
-      unsubscribe();
-      open.delete(end);
-      raw.end();
-    };
-    open.add(end);
-    raw.on('close', end);
   });
 }
 

@@ -37,6 +37,20 @@ describe('createAccessCache', () => {
     expect(cache.get('second')).toEqual(trader);
     expect(cache.get('third')).toEqual(trader);
   });
+
+  it('tells its listeners after every clear, even when one of them throws, until they unsubscribe', () => {
+    const cache = createAccessCache();
+    const heard: string[] = [];
+    cache.onClear(() => {
+      throw new Error('a broken listener');
+    });
+    const stop = cache.onClear(() => heard.push('cleared'));
+    cache.clear();
+    cache.clear();
+    stop();
+    cache.clear();
+    expect(heard).toEqual(['cleared', 'cleared']);
+  });
 });
 
 describe('the dashboard gate with its cache', () => {

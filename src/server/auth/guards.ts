@@ -75,6 +75,12 @@ export interface AccessCache {
   get(sessionCookie: string): SessionUser | undefined;
   grant(sessionCookie: string, user: SessionUser, until: number): void;
   clear(): void;
+  /**
+   * Told after every clear, i.e. after every successful sign-out, session revocation or
+   * password change in this process: holders of longer-lived access (the live alert streams)
+   * re-check theirs. Returns the unsubscribe function.
+   */
+  onClear(listener: () => void): () => void;
 }
 
 /** How long a grant is reused; also how long an out-of-band revocation may take to bite. */
@@ -82,6 +88,7 @@ export const ACCESS_CACHE_TTL_MS = 5_000;
 
 export function createAccessCache(ttlMs = ACCESS_CACHE_TTL_MS, maxEntries = 50_000, now: () => number = Date.now): AccessCache {
   const entries = new Map<string, { user: SessionUser; until: number }>();
+  const listeners = new Set<() => void>();
   return {
     get(sessionCookie) {
       const entry = entries.get(sessionCookie);
@@ -97,12 +104,23 @@ export function createAccessCache(ttlMs = ACCESS_CACHE_TTL_MS, maxEntries = 50_0
     },
     clear() {
       entries.clear();
+      for (const listener of listeners) {
+        try {
+          listener();
+        } catch {
+          // A listener's failure must not fail the auth answer that cleared the cache.
+        }
+      }
+    },
+    onClear(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
     },
   };
 }
 
 /** The Better Auth session cookie (with its signature), or null. */
-function sessionCookieOf(request: FastifyRequest): string | null {
+export function sessionCookieOf(request: FastifyRequest): string | null {
   const header = request.headers.cookie;
   if (!header) return null;
   const match = /(?:^|;\s*)((?:__Secure-)?better-auth\.session_token)=([^;]+)/.exec(header);
