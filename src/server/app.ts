@@ -181,6 +181,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     mailer,
     publicUrl: config.publicUrl,
     redis,
+    keyPrefix: config.redisPrefix,
     rateLimits: options.authRateLimits,
     exposeOutbox: config.TEST_HOOKS,
     accessCache,

@@ -48,7 +48,7 @@ describe.runIf(process.env.TEST_REDIS_URL)('Redis namespace of a deployment', ()
       headers: { origin: test.config.publicUrl, cookie: browser.cookieHeader, 'content-type': request.headers.get('content-type')! },
     });
     expect(response.statusCode).toBe(200);
-    const keys = await redis.keys(`${prefix}ai-*`);
+    const keys = await redis.keys(`${prefix}ai:*`);
     expect(keys.length).toBeGreaterThan(0);
   });
 });

@@ -6,10 +6,9 @@
 // - GET /api/watos/{symbol}: the WATOS grid card's data from the signals engine.
 // - POST /external-api/prompt (SPEC.md: multipart prompt + optional file): {response}.
 // Chat and prompt calls share one per-user rate limit (Redis-backed when configured).
-import rateLimit from '@fastify/rate-limit';
 import type { MultipartFile } from '@fastify/multipart';
 import type { UIMessageChunk } from 'ai';
-import type { FastifyBaseLogger, FastifyInstance, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
@@ -28,6 +27,7 @@ import type { Config } from '../config.ts';
 import type { Database } from '../db/client.ts';
 import { StoredObjectMissingError } from '../files/storage.ts';
 import { HttpError } from '../http/errors.ts';
+import { counterStore, perUserRateLimit } from '../http/rateLimit.ts';
 import type { MarketDataProvider, MarketSource } from '../market/types.ts';
 import { collectAnswer, type Assistant } from './assistant.ts';
 import { createBuiltinAnalyst } from './builtinAnalyst.ts';
@@ -78,7 +78,7 @@ export interface AiRouteOptions {
   rateLimit: { max: number; windowMs: number };
   redis?: Redis;
   /** The deployment's Redis namespace (config.redisPrefix). */
-  redisPrefix?: string;
+  redisPrefix: string;
 }
 
 /** Everything aiRoutes needs, built from the app's services (LLM or built-in analyst by config). */
@@ -113,17 +113,6 @@ export function aiRouteOptions(services: AppServices, log?: FastifyBaseLogger): 
     redis: services.redis,
     redisPrefix: config.redisPrefix,
   };
-}
-
-interface LimitResult {
-  isAllowed: boolean;
-  isExceeded?: boolean;
-  ttl?: number;
-}
-
-function waitText(ms: number): string {
-  const seconds = Math.max(1, Math.ceil(ms / 1000));
-  return seconds >= 90 ? `${Math.ceil(seconds / 60)} minutes` : `${seconds} second${seconds === 1 ? '' : 's'}`;
 }
 
 interface MultipartInput {
@@ -208,20 +197,13 @@ export async function aiRoutes(app: FastifyInstance, options: AiRouteOptions): P
   const { db, ai, fileLimits } = options;
   const routes = app.withTypeProvider<ZodTypeProvider>();
 
-  await app.register(rateLimit, { global: false, redis: options.redis, nameSpace: `${options.redisPrefix ?? 'watos:'}ai-`, skipOnError: false });
-  const perUser = app.createRateLimit({
+  const limitPerUser = perUserRateLimit({
+    keyPrefix: `${options.redisPrefix}ai:`,
     max: options.rateLimit.max,
-    timeWindow: options.rateLimit.windowMs,
-    keyGenerator: (request) => `user:${request.user?.id ?? request.ip}`,
-  }) as (request: FastifyRequest) => Promise<LimitResult>;
-  const limitPerUser: preHandlerAsyncHookHandler = async (request, reply) => {
-    const result = await perUser(request);
-    if (!result.isAllowed && result.isExceeded) {
-      const ttl = result.ttl ?? options.rateLimit.windowMs;
-      reply.header('retry-after', Math.ceil(ttl / 1000));
-      throw new HttpError(429, `Too many requests. Please wait ${waitText(ttl)} and try again.`);
-    }
-  };
+    windowMs: options.rateLimit.windowMs,
+    store: counterStore(options.redis),
+    message: (wait) => `Too many requests. Please wait ${wait} and try again.`,
+  });
 
   const idParams = z.object({ id: conversationIdField });
 

@@ -81,7 +81,7 @@ describe.runIf(redisUrl)('auth rate-limit keys in Redis', () => {
     await redis.del(...(await redis.keys(`${prefix}*`)));
   });
 
-  it("uses 'watos:' as the default prefix, and the app writes its keys there", async () => {
+  it("uses 'watos:' as the limiter's default prefix, and the app writes its keys under the deployment's namespace", async () => {
     const ip = `198.18.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}`;
     await authRateLimiter(policy, redis).attempt(attemptFrom(ip, ''), reply, 'ip');
     expect(await redis.get(`watos:auth:ip:${ip}`)).toBe('1');
@@ -97,7 +97,9 @@ describe.runIf(redisUrl)('auth rate-limit keys in Redis', () => {
         payload: JSON.stringify({ email, password: 'wrong-password' }),
       });
       expect(answer.statusCode).toBe(401);
-      expect(await redis.get(`watos:auth:sign-in:${emailHash(email)}`)).toBe('1');
+      expect(test.config.redisPrefix).toMatch(/^watos:.+:$/);
+      expect(await redis.get(`${test.config.redisPrefix}auth:sign-in:${emailHash(email)}`)).toBe('1');
+      expect(await redis.get(`watos:auth:sign-in:${emailHash(email)}`)).toBeNull();
     } finally {
       await test.close();
     }

@@ -19,6 +19,7 @@ import { isIPv6 } from 'node:net';
 import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import type { Redis } from 'ioredis';
 import { HttpError } from '../http/errors.ts';
+import { counterStore, waitText } from '../http/rateLimit.ts';
 
 export interface AuthRateLimitPolicy {
   perIp: { max: number; windowMs: number };
@@ -34,66 +35,6 @@ export const DEFAULT_KEY_PREFIX = 'watos:';
 
 /** What an endpoint is limited on besides the client IP. */
 export type LimitKind = 'ip' | 'sign-in' | 'email';
-
-/** A fixed-window counter: `hit` counts one and answers the count and the window's time left. */
-export interface CounterStore {
-  hit(key: string, windowMs: number): Promise<{ count: number; ttlMs: number }>;
-  reset(key: string): Promise<void>;
-}
-
-// INCR, and start the window on the first hit (or when a key somehow lost its expiry, so
-// no counter can live for ever).
-const HIT_SCRIPT = `
-local count = redis.call('INCR', KEYS[1])
-local ttl = redis.call('PTTL', KEYS[1])
-if count == 1 or ttl < 0 then
-  redis.call('PEXPIRE', KEYS[1], ARGV[1])
-  ttl = tonumber(ARGV[1])
-end
-return {count, ttl}
-`;
-
-export function redisCounterStore(redis: Redis): CounterStore {
-  return {
-    async hit(key, windowMs) {
-      const [count, ttlMs] = (await redis.eval(HIT_SCRIPT, 1, key, String(windowMs))) as [number, number];
-      return { count, ttlMs };
-    },
-    async reset(key) {
-      await redis.del(key);
-    },
-  };
-}
-
-export function memoryCounterStore(now: () => number = Date.now): CounterStore {
-  const counters = new Map<string, { count: number; expiresAt: number }>();
-  let nextSweep = 0;
-  return {
-    async hit(key, windowMs) {
-      const time = now();
-      // Drop expired windows now and then, so rotating keys cannot grow the map for ever.
-      if (time >= nextSweep) {
-        for (const [name, counter] of counters) if (counter.expiresAt <= time) counters.delete(name);
-        nextSweep = time + 60_000;
-      }
-      let counter = counters.get(key);
-      if (!counter || counter.expiresAt <= time) {
-        counter = { count: 0, expiresAt: time + windowMs };
-        counters.set(key, counter);
-      }
-      counter.count += 1;
-      return { count: counter.count, ttlMs: counter.expiresAt - time };
-    },
-    async reset(key) {
-      counters.delete(key);
-    },
-  };
-}
-
-function waitText(ms: number): string {
-  const seconds = Math.max(1, Math.ceil(ms / 1000));
-  return seconds >= 90 ? `${Math.ceil(seconds / 60)} minutes` : `${seconds} seconds`;
-}
 
 function emailOf(request: FastifyRequest): string | undefined {
   const email = (request.body as { email?: unknown } | undefined)?.email;
@@ -131,7 +72,7 @@ export interface AuthRateLimiter {
 }
 
 export function authRateLimiter(policy: AuthRateLimitPolicy, redis: Redis | undefined, keyPrefix = DEFAULT_KEY_PREFIX): AuthRateLimiter {
-  const store = redis ? redisCounterStore(redis) : memoryCounterStore();
+  const store = counterStore(redis);
   const key = (counter: string, id: string) => `${keyPrefix}auth:${counter}:${id}`;
 
   async function count(reply: FastifyReply, name: string, limit: { max: number; windowMs: number }) {

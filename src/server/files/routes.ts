@@ -12,7 +12,7 @@ import type { AppServices } from '../app.ts';
 import type { Database } from '../db/client.ts';
 import { linkedSheets } from '../db/schema.ts';
 import { HttpError } from '../http/errors.ts';
-import { perUserRateLimit } from '../http/perUserRateLimit.ts';
+import { counterStore, perUserRateLimit } from '../http/rateLimit.ts';
 import { fileIdParams, parseGoogleSheetUrl, sanitizeDisplayName, sheetMetadataBody, type FileListing, type FilePreview } from '../../shared/schemas/files.ts';
 import { bytesQuotaError, findVisibleFile, listVisibleFiles, quotaRefusal, quotaUsage, recordStoredFile, removeFile, toFileEntry, type FileQuota } from './fileRecords.ts';
 import type { SheetNameReader } from './sheets.ts';
@@ -77,6 +77,8 @@ export interface FileRoutesOptions {
   uploadRateLimit: { max: number; windowMs: number };
   /** Shares the upload rate limit between instances when REDIS_URL is set. */
   redis?: Redis;
+  /** The deployment's Redis namespace (config.redisPrefix). */
+  redisPrefix: string;
 }
 
 /** The file routes' options from the app's services and configuration. */
@@ -89,17 +91,18 @@ export function fileRouteOptions(services: AppServices): FileRoutesOptions {
     quota: { maxFiles: config.FILES_MAX_PER_USER, maxBytes: Math.floor(config.FILES_MAX_TOTAL_MB * 1024 * 1024) },
     uploadRateLimit: { max: config.UPLOAD_RATE_LIMIT_PER_MINUTE, windowMs: 60_000 },
     redis: services.redis,
+    redisPrefix: config.redisPrefix,
   };
 }
 
 export async function fileRoutes(app: FastifyInstance, options: FileRoutesOptions): Promise<void> {
   const { db, storage, maxUploadBytes, quota } = options;
   const routes = app.withTypeProvider<ZodTypeProvider>();
-  const limitUploads = await perUserRateLimit(app, {
-    nameSpace: 'watos-upload-',
+  const limitUploads = perUserRateLimit({
+    keyPrefix: `${options.redisPrefix}upload:`,
     max: options.uploadRateLimit.max,
     windowMs: options.uploadRateLimit.windowMs,
-    redis: options.redis,
+    store: counterStore(options.redis),
     message: (wait) => `You are uploading too fast (at most ${options.uploadRateLimit.max} files a minute). Please wait ${wait} and try again.`,
     onRefused: dropRestOfBody,
   });
