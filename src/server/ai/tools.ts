@@ -145,6 +145,8 @@ export type StoredFileReader = (file: { id: string; storageKey: string }) => Pro
 export interface FileLimits {
   maxBytes: number;
   maxRows: number;
+  /** SHEET_READ_TIMEOUT_MS: the time budget of reading the file (default 10 s). */
+  readTimeoutMs?: number;
 }
 
 export interface MarketToolsOptions {
@@ -468,7 +470,7 @@ export async function analyseUpload(name: string, data: Buffer, limits: FileLimi
     throw new ToolError(`'${name}' is larger than ${formatMegabytes(limits.maxBytes)}, the largest file the assistant analyses.`);
   }
   try {
-    const tables = await readTables(data, kind, { maxRows: limits.maxRows });
+    const tables = await readTables(data, kind, { maxRows: limits.maxRows, timeoutMs: limits.readTimeoutMs });
     const longest = tables.reduce((most, table) => Math.max(most, table.totalRows), 0);
     if (longest > limits.maxRows) {
       throw new ToolError(

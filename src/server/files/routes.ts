@@ -14,7 +14,7 @@ import { fileIdParams, parseGoogleSheetUrl, sheetMetadataBody, type FileListing,
 import { findVisibleFile, listVisibleFiles, recordStoredFile, removeFile, toFileEntry } from './fileRecords.ts';
 import type { SheetNameReader } from './sheets.ts';
 import { StoredObjectMissingError, type FileStorage } from './storage.ts';
-import { readTables, spreadsheetKindOf, TableReadError } from './tableReader.ts';
+import { DEFAULT_SHEET_READ_TIMEOUT_MS, readTables, SheetReaderBusyError, SheetReadTimeoutError, spreadsheetKindOf, TableReadError } from './tableReader.ts';
 import { storeSpreadsheet, tooLargeError, type StoredSpreadsheet } from './uploads.ts';
 import { UnsafeArchiveError } from './zipGuard.ts';
 
@@ -68,10 +68,13 @@ export interface FileRoutesOptions {
   storage: FileStorage;
   /** UPLOAD_MAX_MB in bytes. */
   maxUploadBytes: number;
+  /** SHEET_READ_TIMEOUT_MS: a preview taking longer is stopped and answers 422. */
+  sheetReadTimeoutMs?: number;
 }
 
 export async function fileRoutes(app: FastifyInstance, options: FileRoutesOptions): Promise<void> {
   const { db, storage, maxUploadBytes } = options;
+  const sheetReadTimeoutMs = options.sheetReadTimeoutMs ?? DEFAULT_SHEET_READ_TIMEOUT_MS;
   const routes = app.withTypeProvider<ZodTypeProvider>();
 
   async function openStored(storageKey: string): Promise<Readable> {
@@ -180,7 +183,14 @@ export async function fileRoutes(app: FastifyInstance, options: FileRoutesOption
     if (!kind) throw new HttpError(422, 'This file cannot be previewed.');
     const data = await readAll(await openStored(row.storageKey), Math.max(maxUploadBytes, row.fileSize));
     try {
-      const tables = await readTables(data, kind, { maxRows: PREVIEW_LIMITS.rows });
+      // Read in a worker, only as far as the preview shows, within the time budget.
+      const tables = await readTables(data, kind, {
+        maxRows: PREVIEW_LIMITS.rows,
+        maxColumns: PREVIEW_LIMITS.columns,
+        maxTables: PREVIEW_LIMITS.tables,
+        timeoutMs: sheetReadTimeoutMs,
+        handOver: true,
+      });
       return {
         tables: tables.slice(0, PREVIEW_LIMITS.tables).map((table) => ({
           ...table,
@@ -189,6 +199,10 @@ export async function fileRoutes(app: FastifyInstance, options: FileRoutesOption
         })),
       };
     } catch (error) {
+      if (error instanceof SheetReadTimeoutError) {
+        throw new HttpError(422, `This spreadsheet is too large or complex to preview here (it took longer than ${error.seconds} s). Download it or split it into smaller files.`);
+      }
+      if (error instanceof SheetReaderBusyError) throw new HttpError(503, 'Previews are busy right now; try again in a moment.');
       if (error instanceof TableReadError || error instanceof UnsafeArchiveError) throw new HttpError(422, error.message);
       throw error;
     }
