@@ -496,7 +496,7 @@ async function readSheet(stream: Readable, context: CellContext, maxRows: number
   try {
     for await (const chunk of stream as AsyncIterable<Buffer>) if (!scanner.feed(chunk)) break;
   } catch (error) {
-    if (error instanceof TableReadError) throw error;
+    if (error instanceof TableReadError || error instanceof UnsafeArchiveError) throw error;
     throw new TableReadError(DAMAGED);
   } finally {
     stream.destroy();
