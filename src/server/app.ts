@@ -194,7 +194,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
       [alertRoutes, { db: database.db }],
       [alertStreamRoutes, { db: database.db, bus: alertBus }],
       [aiRoutes, aiRouteOptions(services, app.log)],
-      [fileRoutes, { db: database.db, storage: fileStorage, maxUploadBytes: config.UPLOAD_MAX_MB * 1024 * 1024, sheetReadTimeoutMs: config.SHEET_READ_TIMEOUT_MS }],
+      [fileRoutes, { db: database.db, storage: fileStorage, maxUploadBytes: config.UPLOAD_MAX_MB * 1024 * 1024, sheetReadTimeoutMs: config.SHEET_READ_TIMEOUT_MS, warmSheetReader: config.NODE_ENV === 'production' }],
       [sheetRoutes, { db: database.db, reader: createSheetNameReader({ apiKey: config.GOOGLE_API_KEY, location: options.googleSheets, log: app.log }) }],
       ...(config.TEST_HOOKS ? [[alertTestHookRoutes, { db: database.db, bus: alertBus }] as [typeof alertTestHookRoutes, object]] : []),
     ],

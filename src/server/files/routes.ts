@@ -14,7 +14,15 @@ import { fileIdParams, parseGoogleSheetUrl, sheetMetadataBody, type FileListing,
 import { findVisibleFile, listVisibleFiles, recordStoredFile, removeFile, toFileEntry } from './fileRecords.ts';
 import type { SheetNameReader } from './sheets.ts';
 import { StoredObjectMissingError, type FileStorage } from './storage.ts';
-import { DEFAULT_SHEET_READ_TIMEOUT_MS, readTables, SheetReaderBusyError, SheetReadTimeoutError, spreadsheetKindOf, TableReadError } from './tableReader.ts';
+import {
+  DEFAULT_SHEET_READ_TIMEOUT_MS,
+  readTables,
+  SheetReaderBusyError,
+  SheetReadTimeoutError,
+  spreadsheetKindOf,
+  TableReadError,
+  warmSpreadsheetReader,
+} from './tableReader.ts';
 import { storeSpreadsheet, tooLargeError, type StoredSpreadsheet } from './uploads.ts';
 import { UnsafeArchiveError } from './zipGuard.ts';
 
@@ -70,11 +78,14 @@ export interface FileRoutesOptions {
   maxUploadBytes: number;
   /** SHEET_READ_TIMEOUT_MS: a preview taking longer is stopped and answers 422. */
   sheetReadTimeoutMs?: number;
+  /** Start a spreadsheet reader worker at once (production), not at the first preview. */
+  warmSheetReader?: boolean;
 }
 
 export async function fileRoutes(app: FastifyInstance, options: FileRoutesOptions): Promise<void> {
   const { db, storage, maxUploadBytes } = options;
   const sheetReadTimeoutMs = options.sheetReadTimeoutMs ?? DEFAULT_SHEET_READ_TIMEOUT_MS;
+  if (options.warmSheetReader) warmSpreadsheetReader();
   const routes = app.withTypeProvider<ZodTypeProvider>();
 
   async function openStored(storageKey: string): Promise<Readable> {

@@ -62,3 +62,8 @@ export async function readXlsxSheetNames(data: Buffer, options: { zipLimits?: Zi
     options.handOver,
   );
 }
+
+/** Starts a reader worker now, so the first preview does not wait for one to load. */
+export function warmSpreadsheetReader(): void {
+  sheetPool.warm();
+}
