@@ -269,9 +269,12 @@ interface CellContext {
   maxColumns: number;
 }
 
-/** Parses one <row> element's XML into its kept cells; null when it shows nothing. */
-function parseRow(xml: Buffer, context: CellContext): Cell[] | null {
-  const cells: Cell[] = [];
+/**
+ * Parses <row> elements, one at a time, into their kept cells. One saxes parser in fragment
+ * mode serves a whole sheet (a parser per row cost more than the parsing itself).
+ */
+function rowParser(context: CellContext): (xml: Buffer) => Cell[] | null {
+  let cells: Cell[] = [];
   let next = 0;
   let column = -1;
   let type = 'n';
@@ -280,22 +283,30 @@ function parseRow(xml: Buffer, context: CellContext): Cell[] | null {
   let capture = false;
   let inValue = false;
   let phonetic = 0;
-  const parser = new SaxesParser(XML_OPTIONS);
+  const parser = new SaxesParser({ ...XML_OPTIONS, fragment: true });
   parser.on('opentag', (tag) => {
     const name = localName(tag.name);
     if (name === 'c') {
-      const reference = attribute(tag, 'r');
+      // A cell's attributes are never prefixed: read them directly (this runs for every cell).
+      const { r: reference, t, s } = tag.attributes;
       column = reference ? columnIndex(reference) : next;
       next = column + 1;
-      type = attribute(tag, 't') ?? 'n';
-      style = Number(attribute(tag, 's') ?? 0);
+      type = t ?? 'n';
+      style = s ? Number(s) : 0;
       text = '';
       capture = column >= 0 && column < context.maxColumns;
+    } else if (name === 'row') {
+      cells = [];
+      next = 0;
+      phonetic = 0;
+      inValue = false;
+      capture = false;
     } else if (name === 'rPh') phonetic += 1;
     else if (capture && phonetic === 0 && (name === 'v' || name === 't')) inValue = true;
   });
   const onText = (value: string) => {
-    if (inValue && text.length < MAX_CELL_CHARS) text = (text + value).slice(0, MAX_CELL_CHARS);
+    if (!inValue || text.length >= MAX_CELL_CHARS) return;
+    text = text === '' && value.length <= MAX_CELL_CHARS ? value : (text + value).slice(0, MAX_CELL_CHARS);
   };
   parser.on('text', onText);
   parser.on('cdata', onText);
@@ -312,12 +323,14 @@ function parseRow(xml: Buffer, context: CellContext): Cell[] | null {
       capture = false;
     }
   });
-  try {
-    parser.write(xml.toString('utf8')).close();
-  } catch {
-    throw new TableReadError(DAMAGED);
-  }
-  return cells.length > 0 ? cells : null;
+  return (xml) => {
+    try {
+      parser.write(xml.toString('utf8'));
+    } catch {
+      throw new TableReadError(DAMAGED);
+    }
+    return cells.length > 0 ? cells : null;
+  };
 }
 
 function cellValue(type: string, style: number, text: string, context: CellContext): Cell {
@@ -486,8 +499,9 @@ interface SheetRows {
 async function readSheet(stream: Readable, context: CellContext, maxRows: number): Promise<SheetRows> {
   let header: Cell[] | null = null;
   const rows: Cell[][] = [];
+  const parseRow = rowParser(context);
   const scanner = new RowScanner((xml) => {
-    const cells = parseRow(xml, context);
+    const cells = parseRow(xml);
     if (!cells) return true;
     if (!header) header = cells;
     else rows.push(cells);

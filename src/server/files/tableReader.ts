@@ -7,6 +7,7 @@
 import type { SpreadsheetKind } from '../../shared/schemas/files.ts';
 import { type ParseLimits, type Table, TableReadError } from './sheetParsing.ts';
 import { sheetPool } from './sheetPool.ts';
+import type { AnalysisResult } from './sheetWorker.ts';
 import { DEFAULT_ZIP_LIMITS, type ZipGuardLimits } from './zipGuard.ts';
 
 export { TableReadError, type Table } from './sheetParsing.ts';
@@ -40,18 +41,35 @@ export interface ReadOptions {
   handOver?: boolean;
 }
 
-/** Every table of a spreadsheet file (one for CSV, one a non-empty worksheet for Excel). */
-export async function readTables(data: Buffer, kind: SpreadsheetKind, options: ReadOptions): Promise<Table[]> {
+function readableKind(kind: SpreadsheetKind): 'csv' | 'xlsx' {
   if (kind === 'xls') {
     throw new TableReadError('Legacy .xls files are stored but cannot be read here; save the sheet as .xlsx or .csv to preview or analyse it.');
   }
-  const limits: ParseLimits = {
+  return kind;
+}
+
+function parseLimits(options: ReadOptions): ParseLimits {
+  return {
     maxRows: options.maxRows,
     maxColumns: options.maxColumns ?? DEFAULT_MAX_COLUMNS,
     maxTables: options.maxTables ?? Number.MAX_SAFE_INTEGER,
     zipLimits: options.zipLimits ?? DEFAULT_ZIP_LIMITS,
   };
-  return sheetPool.run<Table[]>({ op: 'tables', kind, data, limits }, options.timeoutMs ?? DEFAULT_SHEET_READ_TIMEOUT_MS, options.handOver);
+}
+
+/** Every table of a spreadsheet file (one for CSV, one a non-empty worksheet for Excel). */
+export async function readTables(data: Buffer, kind: SpreadsheetKind, options: ReadOptions): Promise<Table[]> {
+  const task = { op: 'tables', kind: readableKind(kind), data, limits: parseLimits(options) } as const;
+  return sheetPool.run<Table[]>(task, options.timeoutMs ?? DEFAULT_SHEET_READ_TIMEOUT_MS, options.handOver);
+}
+
+/**
+ * The assistant's analysis of a file (ai/fileAnalysis.ts), read and computed in a worker;
+ * `analysis` is null when a sheet has more than `maxRows` rows (`longest` says how many).
+ */
+export async function readAndAnalyse(name: string, data: Buffer, kind: SpreadsheetKind, options: ReadOptions): Promise<AnalysisResult> {
+  const task = { op: 'analyse', name, kind: readableKind(kind), data, limits: parseLimits(options) } as const;
+  return sheetPool.run<AnalysisResult>(task, options.timeoutMs ?? DEFAULT_SHEET_READ_TIMEOUT_MS, options.handOver);
 }
 
 /** The worksheet names of an xlsx workbook (xl/workbook.xml only; no cell is read). */
