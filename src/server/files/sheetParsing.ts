@@ -48,7 +48,8 @@ const MAX_SHEET_HEAD_BYTES = 8 * 1024 * 1024;
 const DAMAGED = 'The Excel file could not be read; it may be damaged or password-protected.';
 
 function normaliseWidth(header: string[], rows: string[][]): { columns: string[]; rows: string[][] } {
-  const width = Math.max(header.length, ...rows.map((row) => row.length));
+  // reduce, not Math.max(...rows): tens of thousands of rows exceed a call's argument limit.
+  const width = rows.reduce((most, row) => Math.max(most, row.length), header.length);
   const columns = Array.from({ length: width }, (_, index) => header[index]?.trim() || `Column ${index + 1}`);
   return { columns, rows: rows.map((row) => Array.from({ length: width }, (_, index) => row[index] ?? '')) };
 }
@@ -210,7 +211,9 @@ async function readDateStyles(zip: ZipReader): Promise<Set<number>> {
 async function readSharedStrings(zip: ZipReader, wanted: Set<number>): Promise<Map<number, string>> {
   const found = new Map<number, string>();
   if (wanted.size === 0 || !zip.has('xl/sharedStrings.xml')) return found;
-  const last = Math.max(...wanted);
+  // A loop, not Math.max(...wanted): the set can hold more indexes than a call takes arguments.
+  let last = -1;
+  for (const index of wanted) if (index > last) last = index;
   let index = -1;
   let keep = false;
   let text = '';

@@ -114,6 +114,22 @@ describe('readTables on a large workbook (streamed in a worker)', () => {
     await expect(readTables(await zipBomb(50 * 1024 * 1024, { lieAboutSize: true }), 'xlsx', { maxRows: 20 })).rejects.toBeInstanceOf(UnsafeArchiveError);
   });
 
+  it('resolves every shared string of 150,000 kept rows, each a different one', async () => {
+    const rows = 150_000;
+    const cells = Array.from({ length: rows }, (_, index) => `<row r="${index + 2}"><c r="A${index + 2}" t="s"><v>${index + 1}</v></c></row>`);
+    const strings = Array.from({ length: rows + 1 }, (_, index) => `<si><t>${index === 0 ? 'Note' : `note ${index}`}</t></si>`);
+    const data = await zipArchive([
+      { name: 'xl/workbook.xml', content: Buffer.from('<workbook><sheets><sheet name="Notes" sheetId="1"/></sheets></workbook>') },
+      { name: 'xl/sharedStrings.xml', content: Buffer.from(`<sst>${strings.join('')}</sst>`) },
+      { name: 'xl/worksheets/sheet1.xml', content: Buffer.from(`<worksheet><sheetData><row r="1"><c r="A1" t="s"><v>0</v></c></row>${cells.join('')}</sheetData></worksheet>`) },
+    ]);
+    const [table] = await readTables(data, 'xlsx', { maxRows: rows });
+    expect(table.columns).toEqual(['Note']);
+    expect(table.totalRows).toBe(rows);
+    expect(table.rows[0]).toEqual(['note 1']);
+    expect(table.rows[rows - 1]).toEqual([`note ${rows}`]);
+  });
+
   it('reads a CSV only as far as the kept columns, and counts the rows', async () => {
     const lines = Array.from({ length: 5000 }, (_, index) => `${index},BTC-USD,${97_000 + index},x,y,z`);
     const [table] = await readTables(Buffer.from(`n,symbol,price,a,b,c\n${lines.join('\n')}\n`), 'csv', { maxRows: 3, maxColumns: 3 });
