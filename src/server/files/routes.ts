@@ -57,18 +57,25 @@ function dropRestOfBody(request: FastifyRequest, reply: FastifyReply): void {
   raw.once('close', () => clearTimeout(timer));
 }
 
-async function readAll(stream: Readable, maxBytes: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
+/**
+ * A stored file's bytes, copied chunk by chunk into one buffer of its recorded size: one
+ * Buffer.concat of 30 MB at the end held the event loop for ~20 ms, a chunk's copy does not.
+ * The buffer then spans its whole memory, so it moves to the reader worker without a copy.
+ */
+async function readAll(stream: Readable, maxBytes: number, expectedBytes: number): Promise<Buffer> {
+  let buffer = Buffer.allocUnsafe(Math.min(expectedBytes, maxBytes));
   let total = 0;
   for await (const chunk of stream as AsyncIterable<Buffer>) {
-    total += chunk.length;
-    if (total > maxBytes) {
+    if (total + chunk.length > maxBytes) {
       stream.destroy();
       throw new HttpError(422, 'The file is too large to preview.');
     }
-    chunks.push(chunk);
+    // Larger than recorded (should not happen): grow, at the cost of one copy.
+    if (total + chunk.length > buffer.length) buffer = Buffer.concat([buffer.subarray(0, total)], Math.min(maxBytes, (total + chunk.length) * 2));
+    chunk.copy(buffer, total);
+    total += chunk.length;
   }
-  return Buffer.concat(chunks);
+  return total === buffer.length ? buffer : buffer.subarray(0, total);
 }
 
 export interface FileRoutesOptions {
@@ -192,7 +199,7 @@ export async function fileRoutes(app: FastifyInstance, options: FileRoutesOption
     if (!row) throw notFound();
     const kind = spreadsheetKindOf(row.storageKey);
     if (!kind) throw new HttpError(422, 'This file cannot be previewed.');
-    const data = await readAll(await openStored(row.storageKey), Math.max(maxUploadBytes, row.fileSize));
+    const data = await readAll(await openStored(row.storageKey), Math.max(maxUploadBytes, row.fileSize), row.fileSize);
     try {
       // Read in a worker, only as far as the preview shows, within the time budget.
       const tables = await readTables(data, kind, {
