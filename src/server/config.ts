@@ -94,6 +94,8 @@ const envSchema = z.object({
   AI_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(10_000).default(20),
   AI_FILE_MAX_MB: z.coerce.number().positive().max(1024).default(10),
   AI_FILE_MAX_ROWS: z.coerce.number().int().min(10).max(10_000_000).default(50_000),
+  /** Time budget of reading one spreadsheet (My Stuff preview, the assistant's file analysis, sheet names); past it the read is stopped and refused. */
+  SHEET_READ_TIMEOUT_MS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(600_000).default(10_000)),
 
   S3_ENDPOINT: z.preprocess(emptyToUndefined, optionalUrl),
   S3_BUCKET: z.preprocess(emptyToUndefined, z.string().optional()),

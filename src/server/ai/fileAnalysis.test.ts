@@ -2,11 +2,14 @@
 // values worked out by hand for the fixture chain (src/server/ai/fixtures/option-chain.csv).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import ExcelJS from 'exceljs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { readTables } from '../files/tableReader.ts';
+import { bigWorkbook } from '../testing/bigWorkbook.ts';
 import { analyseFile, maxPain, parseNumber, profileColumn } from './fileAnalysis.ts';
+import { analyseUpload, ToolError } from './tools.ts';
 
 const fixture = readFileSync(join(import.meta.dirname, 'fixtures', 'option-chain.csv'));
 
@@ -124,4 +127,44 @@ describe('option chain analytics', () => {
     expect(table.optionChain).toBeNull();
     expect(table.chainProblem).toMatch(/strike column \('Strike'\) but no call\/put open interest or volume/);
   });
+});
+
+describe('analyseUpload of a large attachment', () => {
+  it('reads and analyses ~45,000 rows without holding the event loop', async () => {
+    const book = await bigWorkbook({ sheetBytes: 11 * 1024 * 1024, level: 1 });
+    const delay = monitorEventLoopDelay({ resolution: 5 });
+    delay.enable();
+    const analysis = await analyseUpload('trades.xlsx', book.data, { maxBytes: 20 * 1024 * 1024, maxRows: 50_000 });
+    delay.disable();
+    expect(analysis.tables[0]).toMatchObject({ sheet: 'Trades', rows: book.dataRows });
+    expect(analysis.tables[0].columns.map((column) => column.type)).toEqual(['date', 'text', 'text', 'number', 'number', 'number', 'text']);
+    // The old reader parsed the whole workbook and computed the statistics on the event loop (seconds).
+    expect(delay.max / 1e6).toBeLessThan(300);
+  }, 60_000);
+
+  it('refuses an attachment of ~150,000 rows (40 MB unpacked) by its row count without holding the event loop', async () => {
+    const book = await bigWorkbook({ sheetBytes: 40 * 1024 * 1024, level: 1 });
+    const delay = monitorEventLoopDelay({ resolution: 5 });
+    const baseline = process.memoryUsage.rss();
+    let peak = baseline;
+    const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 10);
+    delay.enable();
+    const started = performance.now();
+    const refused = analyseUpload('trades.xlsx', book.data, { maxBytes: 20 * 1024 * 1024, maxRows: 50_000 });
+    await expect(refused).rejects.toThrow(new ToolError(`'trades.xlsx' has ${book.dataRows.toLocaleString('en-US')} rows; the assistant analyses files of up to 50,000 rows a sheet. Trim or split the file and attach it again.`));
+    const seconds = (performance.now() - started) / 1000;
+    delay.disable();
+    clearInterval(sampler);
+    // The old reader loaded the whole workbook (17 s and ~1 GB here) before counting its rows.
+    expect(seconds).toBeLessThan(10);
+    expect((peak - baseline) / 1024 / 1024).toBeLessThan(400);
+    expect(delay.max / 1e6).toBeLessThan(300);
+  }, 120_000);
+
+  it('refuses a file past the time budget with what to do', async () => {
+    const book = await bigWorkbook({ sheetBytes: 11 * 1024 * 1024, level: 1 });
+    const refused = analyseUpload('trades.xlsx', book.data, { maxBytes: 20 * 1024 * 1024, maxRows: 50_000, readTimeoutMs: 1 });
+    await expect(refused).rejects.toBeInstanceOf(ToolError);
+    await expect(refused).rejects.toThrow(/too large or complex to read here \(it took longer than 0\.001 s\)\. Split it into smaller files/);
+  }, 60_000);
 });

@@ -68,7 +68,7 @@ export function createAiServices(options: {
 }
 
 export function fileLimitsOf(config: Config): FileLimits {
-  return { maxBytes: config.AI_FILE_MAX_MB * 1024 * 1024, maxRows: config.AI_FILE_MAX_ROWS };
+  return { maxBytes: config.AI_FILE_MAX_MB * 1024 * 1024, maxRows: config.AI_FILE_MAX_ROWS, readTimeoutMs: config.SHEET_READ_TIMEOUT_MS };
 }
 
 export interface AiRouteOptions {

@@ -14,12 +14,12 @@ import { watosOdds } from '../../signals/watosOdds.ts';
 import { queryAlerts } from '../alerts/store.ts';
 import type { Database } from '../db/client.ts';
 import { alerts, files } from '../db/schema.ts';
-import { readTables, spreadsheetKindOf, TableReadError } from '../files/tableReader.ts';
+import { readAndAnalyse, spreadsheetKindOf, TableReadError } from '../files/tableReader.ts';
 import { UnsafeArchiveError } from '../files/zipGuard.ts';
 import { appendToBucket } from '../market/demoFeed.ts';
 import type { CandleRow, Granularity, MarketDataProvider, MarketSource, Quote } from '../market/types.ts';
 import { loadWatchlist } from '../watchlists/routes.ts';
-import { analyseFile, type FileAnalysis } from './fileAnalysis.ts';
+import type { FileAnalysis } from './fileAnalysis.ts';
 import { plainTicker, resolveProduct } from './symbols.ts';
 
 export class ToolError extends Error {}
@@ -145,6 +145,8 @@ export type StoredFileReader = (file: { id: string; storageKey: string }) => Pro
 export interface FileLimits {
   maxBytes: number;
   maxRows: number;
+  /** SHEET_READ_TIMEOUT_MS: the time budget of reading the file (default 10 s). */
+  readTimeoutMs?: number;
 }
 
 export interface MarketToolsOptions {
@@ -468,14 +470,14 @@ export async function analyseUpload(name: string, data: Buffer, limits: FileLimi
     throw new ToolError(`'${name}' is larger than ${formatMegabytes(limits.maxBytes)}, the largest file the assistant analyses.`);
   }
   try {
-    const tables = await readTables(data, kind, { maxRows: limits.maxRows });
-    const longest = tables.reduce((most, table) => Math.max(most, table.totalRows), 0);
-    if (longest > limits.maxRows) {
+    // Read and analysed in a worker: neither the parsing nor the statistics hold the event loop.
+    const { longest, analysis } = await readAndAnalyse(name, data, kind, { maxRows: limits.maxRows, timeoutMs: limits.readTimeoutMs });
+    if (!analysis || longest > limits.maxRows) {
       throw new ToolError(
         `'${name}' has ${longest.toLocaleString('en-US')} rows; the assistant analyses files of up to ${limits.maxRows.toLocaleString('en-US')} rows a sheet. Trim or split the file and attach it again.`,
       );
     }
-    return analyseFile(name, tables);
+    return analysis;
   } catch (error) {
     if (error instanceof TableReadError || error instanceof UnsafeArchiveError) throw new ToolError(error.message);
     throw error;

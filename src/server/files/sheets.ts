@@ -3,12 +3,13 @@
 // that is not public is read through the Sheets API when GOOGLE_API_KEY is set. No SSRF:
 // only the spreadsheet id is taken from the user's link and every URL is built here; the
 // export follows at most 3 redirects, each only to docs.google.com or *.googleusercontent.com
-// over https; the whole call has one 10 s deadline and the download a size cap.
-import ExcelJS from 'exceljs';
+// over https; the whole call has one 10 s deadline and the download a size cap. Of the
+// export only xl/workbook.xml is read, in a worker of the spreadsheet reader pool.
 import { z } from 'zod';
 import { HttpError } from '../http/errors.ts';
 import { FILE_TEXTS, type GoogleSheetRef } from '../../shared/schemas/files.ts';
-import { assertSafeZip, UnsafeArchiveError } from './zipGuard.ts';
+import { readXlsxSheetNames, SheetReaderBusyError, SheetReadTimeoutError } from './tableReader.ts';
+import { UnsafeArchiveError } from './zipGuard.ts';
 
 /** Where Google lives. Production always uses the defaults; tests point both at a local fake. */
 export interface GoogleSheetsLocation {
@@ -104,20 +105,14 @@ export function createSheetNameReader(options: { apiKey?: string; location?: Goo
     }
     const data = await readBody(response);
     try {
-      await assertSafeZip(data);
+      // Only xl/workbook.xml is read (in a worker, within the time budget): no cell is parsed.
+      return await readXlsxSheetNames(data, { timeoutMs: location.timeoutMs, handOver: true });
     } catch (error) {
       if (error instanceof UnsafeArchiveError) throw new HttpError(422, `Google's export of this spreadsheet was refused: ${error.message}`);
-      throw error;
-    }
-    const workbook = new ExcelJS.Workbook();
-    try {
-      // exceljs declares its own Buffer type; the bytes are the same.
-      await workbook.xlsx.load(data as unknown as ExcelJS.Buffer);
-    } catch {
+      if (error instanceof SheetReadTimeoutError) throw new HttpError(422, `This spreadsheet is too large or complex to read its sheet names (it took longer than ${error.seconds} s).`);
+      if (error instanceof SheetReaderBusyError) throw new HttpError(503, error.message);
       throw upstreamFailure();
     }
-    // `worksheets` lists the tabs in the order the workbook shows them.
-    return workbook.worksheets.map((sheet) => sheet.name);
   }
 
   const apiAnswer = z.object({ sheets: z.array(z.object({ properties: z.object({ title: z.string() }) })).default([]) });

@@ -1,6 +1,8 @@
 import ExcelJS from 'exceljs';
-import { describe, expect, it } from 'vitest';
-import { readTables, spreadsheetKindOf, TableReadError } from './tableReader.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { bigWorkbook, bigWorkbookRow, type BigWorkbook } from '../testing/bigWorkbook.ts';
+import { zipArchive, zipBomb } from '../testing/spreadsheets.ts';
+import { readTables, readXlsxSheetNames, SheetReadTimeoutError, spreadsheetKindOf, TableReadError } from './tableReader.ts';
 import { assertSafeZip, UnsafeArchiveError } from './zipGuard.ts';
 
 async function workbookBuffer(): Promise<Buffer> {
@@ -69,5 +71,74 @@ describe('assertSafeZip', () => {
     await expect(assertSafeZip(data)).resolves.toBeUndefined();
     await expect(assertSafeZip(data, { maxUnpackedBytes: 2_000, maxEntries: 100 })).rejects.toThrow(/unpacks to more than/);
     await expect(assertSafeZip(data, { maxUnpackedBytes: 10_000_000, maxEntries: 3 })).rejects.toThrow(/more than 3 entries/);
+  });
+});
+
+describe('readTables on a large workbook (streamed in a worker)', () => {
+  let big: BigWorkbook;
+
+  beforeAll(async () => {
+    // ~30 MB of worksheet XML and a sharedStrings.xml of ~10 MB the first rows barely use.
+    big = await bigWorkbook({ sheetBytes: 30 * 1024 * 1024, extraSharedStrings: 250_000, level: 1 });
+  }, 60_000);
+
+  it('keeps only the first rows and columns asked for, and counts every row', async () => {
+    const [table] = await readTables(big.data, 'xlsx', { maxRows: 20, maxColumns: 5 });
+    expect(table.sheet).toBe('Trades');
+    expect(table.columns).toEqual(['Date', 'Symbol', 'Side', 'Quantity', 'Price']);
+    expect(table.rows).toEqual(Array.from({ length: 20 }, (_, index) => bigWorkbookRow(index).slice(0, 5)));
+    expect(table.totalRows).toBe(big.dataRows);
+    expect(table.truncated).toBe(true);
+  });
+
+  it('stops a read that overruns its time budget, and the next read works', async () => {
+    const slow = readTables(big.data, 'xlsx', { maxRows: 20, timeoutMs: 1 });
+    await expect(slow).rejects.toBeInstanceOf(SheetReadTimeoutError);
+    await expect(slow).rejects.toThrow(/too large or complex to read here \(it took longer than 0\.001 s\)/);
+    const [table] = await readTables(Buffer.from('symbol,price\nBTC,97000\n'), 'csv', { maxRows: 10 });
+    expect(table.rows).toEqual([['BTC', '97000']]);
+  });
+
+  it('reads the sheet names from xl/workbook.xml without touching a cell', async () => {
+    expect(await readXlsxSheetNames(big.data)).toEqual(['Trades']);
+    // The worksheets are not even XML: a reader that parsed cells would fail.
+    const namesOnly = await zipArchive([
+      { name: 'xl/workbook.xml', content: Buffer.from('<workbook><sheets><sheet name="Calls" sheetId="1"/><sheet name="Puts &amp; more" sheetId="2"/></sheets></workbook>') },
+      { name: 'xl/worksheets/sheet1.xml', content: Buffer.from('<<< not xml') },
+    ]);
+    expect(await readXlsxSheetNames(namesOnly)).toEqual(['Calls', 'Puts & more']);
+  });
+
+  it('refuses zip bombs while reading: by the declared size, and the moment an entry inflates past it', async () => {
+    await expect(readTables(await zipBomb(250 * 1024 * 1024), 'xlsx', { maxRows: 20 })).rejects.toThrow(/unpacks to more than 200 MB/);
+    await expect(readTables(await zipBomb(50 * 1024 * 1024, { lieAboutSize: true }), 'xlsx', { maxRows: 20 })).rejects.toBeInstanceOf(UnsafeArchiveError);
+  });
+
+  it('resolves every shared string of 150,000 kept rows, each a different one', async () => {
+    const rows = 150_000;
+    const cells = Array.from({ length: rows }, (_, index) => `<row r="${index + 2}"><c r="A${index + 2}" t="s"><v>${index + 1}</v></c></row>`);
+    const strings = Array.from({ length: rows + 1 }, (_, index) => `<si><t>${index === 0 ? 'Note' : `note ${index}`}</t></si>`);
+    const data = await zipArchive([
+      { name: 'xl/workbook.xml', content: Buffer.from('<workbook><sheets><sheet name="Notes" sheetId="1"/></sheets></workbook>') },
+      { name: 'xl/sharedStrings.xml', content: Buffer.from(`<sst>${strings.join('')}</sst>`) },
+      { name: 'xl/worksheets/sheet1.xml', content: Buffer.from(`<worksheet><sheetData><row r="1"><c r="A1" t="s"><v>0</v></c></row>${cells.join('')}</sheetData></worksheet>`) },
+    ]);
+    const [table] = await readTables(data, 'xlsx', { maxRows: rows });
+    expect(table.columns).toEqual(['Note']);
+    expect(table.totalRows).toBe(rows);
+    expect(table.rows[0]).toEqual(['note 1']);
+    expect(table.rows[rows - 1]).toEqual([`note ${rows}`]);
+  });
+
+  it('reads a CSV only as far as the kept columns, and counts the rows', async () => {
+    const lines = Array.from({ length: 5000 }, (_, index) => `${index},BTC-USD,${97_000 + index},x,y,z`);
+    const [table] = await readTables(Buffer.from(`n,symbol,price,a,b,c\n${lines.join('\n')}\n`), 'csv', { maxRows: 3, maxColumns: 3 });
+    expect(table.columns).toEqual(['n', 'symbol', 'price']);
+    expect(table.rows).toEqual([
+      ['0', 'BTC-USD', '97000'],
+      ['1', 'BTC-USD', '97001'],
+      ['2', 'BTC-USD', '97002'],
+    ]);
+    expect(table.totalRows).toBe(5000);
   });
 });
