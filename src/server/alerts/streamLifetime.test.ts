@@ -102,8 +102,12 @@ async function signIn(email: string, password = 'secret-password'): Promise<Brow
   return browser;
 }
 
+// How soon "at once" must be: far below the 30 s periodic re-check (so only the immediate
+// re-check or the period-end timer can pass), with room for a busy 2-core CI machine.
+const PROMPTLY_MS = 3000;
+
 describe('live alert streams end with the access they were opened with', () => {
-  it('ends within a second of sign-out, leaving other users streaming', async () => {
+  it('ends at once at sign-out, leaving other users streaming', async () => {
     const { browser } = await subscribedUser(test, 'stream-signout@example.com');
     const { browser: bystander } = await subscribedUser(test, 'stream-bystander@example.com');
     const mine = await watch(browser.cookieHeader);
@@ -112,8 +116,8 @@ describe('live alert streams end with the access they were opened with', () => {
 
     const signedOutAt = Date.now();
     expect((await browser.post('/api/auth/sign-out', {})).statusCode).toBe(200);
-    await expect.poll(() => mine.endedAt, { timeout: 1000, interval: 20 }).not.toBeNull();
-    expect(mine.endedAt! - signedOutAt).toBeLessThan(1000);
+    await expect.poll(() => mine.endedAt, { timeout: PROMPTLY_MS, interval: 20 }).not.toBeNull();
+    expect(mine.endedAt! - signedOutAt).toBeLessThan(PROMPTLY_MS);
     expect(mine.endReason).toBe('signed-out');
 
     await publish('after the sign-out');
@@ -131,7 +135,7 @@ describe('live alert streams end with the access they were opened with', () => {
     expect([onLaptop.status, onPhone.status]).toEqual([200, 200]);
 
     expect((await laptop.post('/api/auth/revoke-other-sessions', {})).statusCode).toBe(200);
-    await expect.poll(() => onPhone.endedAt, { timeout: 1000, interval: 20 }).not.toBeNull();
+    await expect.poll(() => onPhone.endedAt, { timeout: PROMPTLY_MS, interval: 20 }).not.toBeNull();
     expect(onPhone.endReason).toBe('signed-out');
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(onLaptop.endedAt).toBeNull();
@@ -141,7 +145,7 @@ describe('live alert streams end with the access they were opened with', () => {
     expect(onAgain.status).toBe(200);
     const changed = await laptop.post('/api/auth/change-password', { currentPassword: 'secret-password', newPassword: 'another-secret-1', revokeOtherSessions: true });
     expect(changed.statusCode).toBe(200);
-    await expect.poll(() => onAgain.endedAt, { timeout: 1000, interval: 20 }).not.toBeNull();
+    await expect.poll(() => onAgain.endedAt, { timeout: PROMPTLY_MS, interval: 20 }).not.toBeNull();
 
     // The tablet's session was revoked before it streamed: it cannot open one either.
     expect((await watch(tablet.cookieHeader)).status).toBe(401);
@@ -158,9 +162,9 @@ describe('live alert streams end with the access they were opened with', () => {
     await test.database.db.update(subscriptions).set({ currentPeriodEnd: new Date(periodEnd) }).where(eq(subscriptions.userId, userId));
     const stream = await watch(browser.cookieHeader);
     expect(stream.status).toBe(200);
-    await expect.poll(() => stream.endedAt, { timeout: 3000, interval: 20 }).not.toBeNull();
+    await expect.poll(() => stream.endedAt, { timeout: 1500 + PROMPTLY_MS, interval: 20 }).not.toBeNull();
     expect(stream.endedAt!).toBeGreaterThanOrEqual(periodEnd);
-    expect(stream.endedAt! - periodEnd).toBeLessThan(1000);
+    expect(stream.endedAt! - periodEnd).toBeLessThan(PROMPTLY_MS);
     expect(stream.endReason).toBe('subscription-ended');
   });
 
@@ -174,7 +178,7 @@ describe('live alert streams end with the access they were opened with', () => {
 
     const eleventh = await watch(browser.cookieHeader);
     expect(eleventh.status).toBe(200);
-    await expect.poll(() => streams[0].endedAt, { timeout: 1000, interval: 20 }).not.toBeNull();
+    await expect.poll(() => streams[0].endedAt, { timeout: PROMPTLY_MS, interval: 20 }).not.toBeNull();
     expect(streams[0].endReason).toBe('too-many-streams');
 
     await publish('to the newest ten');
