@@ -5,6 +5,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { ALERT_TYPES } from '../../../shared/constants.ts';
 import { toAlertDisplayItem, type AlertDisplayType, type AlertRecord } from '../../../shared/alertDisplay.ts';
+import { ME_QUERY_KEY } from '../../auth/AuthProvider.tsx';
 import { alertQueryString, EMPTY_FILTERS, fetchAlerts, type AlertFilters } from './alertApi.ts';
 
 export const TYPE_STYLES: Record<AlertDisplayType, { dot: string; text: string; label: string }> = {
@@ -62,6 +63,15 @@ export function AlertLog() {
       queryClient.setQueryData<AlertRecord[]>(['alert-log', applied.query], (current = []) =>
         [alert, ...current.filter((existing) => !(existing.ticker === alert.ticker && existing.alert_type === alert.alert_type && existing.timestamp === alert.timestamp))].slice(0, Math.max(current.length, 1)),
       );
+    });
+    // The server ends a stream whose access ended (sign-out elsewhere, a revoked session, the
+    // plan's period end): stop reconnecting and re-read the auth state, whose guard then shows
+    // the login or the plans. Other reasons (too many tabs, a restart) reconnect by themselves.
+    source.addEventListener('end', (event) => {
+      const { reason } = JSON.parse((event as MessageEvent<string>).data) as { reason?: string };
+      if (reason !== 'signed-out' && reason !== 'subscription-ended') return;
+      source.close();
+      void queryClient.invalidateQueries({ queryKey: ME_QUERY_KEY });
     });
     return () => source.close();
   }, [applied, queryClient]);
