@@ -105,6 +105,31 @@ describe('signed-in password change (/api/account/reset-password without a token
   });
 });
 
+describe('guessing the current password with a session (a stolen cookie)', () => {
+  it('gets 10 wrong guesses in 15 minutes over both change paths, then 429 even for the right one', async () => {
+    const { browser } = await signedInUser(test, 'guess@example.com', 'first-password');
+    for (let guess = 0; guess < 5; guess += 1) {
+      const ours = await browser.post('/api/account/reset-password', { newPassword: 'second-password', currentPassword: `guess-${guess}-password` });
+      expect(ours.statusCode).toBe(403);
+      const theirs = await browser.post('/api/auth/change-password', { newPassword: 'second-password', currentPassword: `other-${guess}-password` });
+      expect(theirs.statusCode).toBeGreaterThanOrEqual(400);
+      expect(theirs.statusCode).toBeLessThan(429);
+    }
+    const right = await browser.post('/api/auth/change-password', { newPassword: 'second-password', currentPassword: 'first-password' });
+    expect(right.statusCode).toBe(429);
+    expect(right.json().message).toMatch(/^Too many attempts\. Please wait \d+ minutes and try again\.$/);
+    const ours = await browser.post('/api/account/reset-password', { newPassword: 'second-password', currentPassword: 'first-password' });
+    expect(ours.statusCode).toBe(429);
+    expect(await signInStatus('guess@example.com', 'second-password')).toBe(401);
+
+    // The owner, signing in afresh on another device, is not locked out by the stolen cookie.
+    const owner = await secondDevice('guess@example.com', 'first-password');
+    const change = await owner.post('/api/account/reset-password', { newPassword: 'second-password', currentPassword: 'first-password' });
+    expect(change.statusCode).toBe(200);
+    expect(await signedInEmail(browser)).toBeNull();
+  });
+});
+
 describe('reset with an e-mailed token', () => {
   it('ends every other outstanding reset link of the account (an older link no longer works)', async () => {
     const { userId } = await signedInUser(test, 'two@example.com', 'first-password');

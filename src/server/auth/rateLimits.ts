@@ -20,6 +20,7 @@ import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'f
 import type { Redis } from 'ioredis';
 import { HttpError } from '../http/errors.ts';
 import { counterStore, waitText } from '../http/rateLimit.ts';
+import { sessionCookieOf } from './guards.ts';
 
 export interface AuthRateLimitPolicy {
   perIp: { max: number; windowMs: number };
@@ -33,8 +34,12 @@ export const DEFAULT_AUTH_RATE_LIMITS: AuthRateLimitPolicy = {
 
 export const DEFAULT_KEY_PREFIX = 'watos:';
 
-/** What an endpoint is limited on besides the client IP. */
-export type LimitKind = 'ip' | 'sign-in' | 'email';
+/**
+ * What an endpoint is limited on besides the client IP: `sign-in` failures per e-mail,
+ * `email` (mail-sending) requests per e-mail, `password` failures per session (a check of
+ * the current password by someone holding a session, which may be a stolen one).
+ */
+export type LimitKind = 'ip' | 'sign-in' | 'email' | 'password';
 
 function emailOf(request: FastifyRequest): string | undefined {
   const email = (request.body as { email?: unknown } | undefined)?.email;
@@ -85,15 +90,27 @@ export function authRateLimiter(policy: AuthRateLimitPolicy, redis: Redis | unde
 
   async function attempt(request: FastifyRequest, reply: FastifyReply, kind: LimitKind) {
     await count(reply, key('ip', clientKey(request.ip)), policy.perIp);
+    if (kind === 'password') {
+      // One account's session cannot make more sessions without the password, so counting per
+      // session bounds the guesses of whoever holds it (from any number of addresses).
+      const session = sessionCookieOf(request);
+      return session ? countFailures(reply, key('password', hashed(session))) : async () => undefined;
+    }
     const email = kind === 'ip' ? undefined : emailOf(request);
     if (!email) return async () => undefined;
     if (kind === 'email') {
       await count(reply, key('email', hashed(email)), policy.perEmail);
       return async () => undefined;
     }
-    // Sign-in: the attempt is counted before it runs (so a burst of parallel guesses cannot
-    // all slip under the limit), and a success clears the count: only failures remain.
-    const failures = key('sign-in', hashed(email));
+    return countFailures(reply, key('sign-in', hashed(email)));
+  }
+
+  /**
+   * A password check (sign-in, a change with the current password): the attempt is counted
+   * before it runs (so a burst of parallel guesses cannot all slip under the limit), and a
+   * success clears the count: only failures remain.
+   */
+  async function countFailures(reply: FastifyReply, failures: string) {
     await count(reply, failures, policy.perEmail);
     return async (status: number) => {
       if (status >= 200 && status < 300) await store.reset(failures);

@@ -38,7 +38,8 @@ export interface AuthRoutesOptions {
 /**
  * Better Auth endpoints that take credentials or send e-mail, and what each is limited on
  * besides the client IP (rateLimits.ts): sign-in counts failures per e-mail, the mail-sending
- * ones count every request per e-mail, the rest (a session is needed) count per IP only.
+ * ones count every request per e-mail, those that check the current password count failures
+ * per session, the rest count per IP only.
  */
 export const LIMITED_AUTH_ENDPOINTS: Record<string, LimitKind> = {
   '/sign-in/email': 'sign-in',
@@ -46,10 +47,10 @@ export const LIMITED_AUTH_ENDPOINTS: Record<string, LimitKind> = {
   '/request-password-reset': 'email',
   '/send-verification-email': 'email',
   '/reset-password': 'ip',
-  '/change-password': 'ip',
+  '/change-password': 'password',
   '/change-email': 'ip',
-  '/verify-password': 'ip',
-  '/delete-user': 'ip',
+  '/verify-password': 'password',
+  '/delete-user': 'password',
 };
 
 /** Bodies of account calls are small: a few short fields. */
@@ -217,9 +218,11 @@ export async function authRoutes(app: FastifyInstance, options: AuthRoutesOption
 
   routes.post(
     '/api/account/reset-password',
-    { preHandler: limiter.preHandler('ip'), schema: { body: resetPasswordRequest } },
+    { schema: { body: resetPasswordRequest } },
     async (request, reply) => {
       const { newPassword, currentPassword, token } = request.body;
+      // A signed-in change checks the current password: its failures count per session.
+      const settle = await limiter.attempt(request, reply, token ? 'ip' : 'password');
       if (token) {
         const row = await findResetToken(db, token);
         if (!row) throw new HttpError(400, 'This reset link is invalid or has expired. Please request a new one.');
@@ -244,6 +247,7 @@ export async function authRoutes(app: FastifyInstance, options: AuthRoutesOption
       if (!current) throw new HttpError(401, 'Your reset link is missing or has expired. Please request a new one.');
       // Current password required; other sessions and reset links end (auth/passwords.ts).
       const cookies = await changeSignedInPassword(auth, fromNodeHeaders(request.headers), currentPassword, newPassword);
+      await settle(200);
       if (cookies.length > 0) reply.header('set-cookie', cookies);
       return { success: true };
     },
