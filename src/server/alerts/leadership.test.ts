@@ -180,7 +180,7 @@ describe.runIf(adminUrl)('alert engine leadership on PostgreSQL', () => {
     // session after its idle timeout, and only then can the standby take the lock.
     const stepDown = await watchUntil([first, second], () => !first.state.leading, 10_000);
     const takeover = stepDown + (await watchUntil([first, second], () => second.state.leading, 20_000));
-    expect(stepDown).toBeLessThan(8_000);
-    expect(takeover).toBeLessThan(15_000);
+    expect(stepDown).toBeLessThan(5_000);
+    expect(takeover).toBeLessThan(10_000);
   }, 40_000);
 });

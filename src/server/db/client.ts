@@ -48,9 +48,9 @@ export interface Leadership {
  * and steps down, before PostgreSQL ends the silent session after LOCK_IDLE_TIMEOUT_S and hands
  * the lock to a standby: so two instances never both believe they lead.
  */
-export const LOCK_PING_MS = 2_000;
-const LOCK_QUERY_TIMEOUT_MS = 4_000;
-const LOCK_IDLE_TIMEOUT_S = 10;
+export const LOCK_PING_MS = 1_000;
+const LOCK_QUERY_TIMEOUT_MS = 2_500;
+const LOCK_IDLE_TIMEOUT_S = 6;
 
 export interface DatabaseOptions {
   /** postgres:// URL; when absent PGlite is used. */
