@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { startServerProcess, type ServerProcess } from '../src/server/testing/serverProcess.ts';
 import { percentile, report } from './report.ts';
+import { withAdminClient } from '../src/server/db/testing.ts';
 
 const adminUrl = process.env.TEST_DATABASE_URL;
 const ROUNDS = Number(process.env.FAILOVER_ROUNDS ?? 5);
@@ -32,15 +33,6 @@ async function waitFor(what: string, probe: () => boolean, timeoutMs: number, ev
   }
 }
 
-async function admin<T>(run: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: adminUrl });
-  await client.connect();
-  try {
-    return await run(client);
-  } finally {
-    await client.end();
-  }
-}
 
 /** Milliseconds from SIGKILL of a process holding a bare advisory lock until a 25 ms poll takes it. */
 async function bareLockFailover(databaseUrl: string): Promise<number> {
@@ -83,7 +75,7 @@ async function main() {
     return;
   }
   const name = `watos_bench_failover_${randomBytes(4).toString('hex')}`;
-  await admin((client) => client.query(`create database "${name}"`));
+  await withAdminClient((client) => client.query(`create database "${name}"`));
   const databaseUrl = new URL(adminUrl);
   databaseUrl.pathname = `/${name}`;
   const dirs: string[] = [];
@@ -158,7 +150,7 @@ async function main() {
     });
   } finally {
     for (const server of servers) await server.stop().catch(() => undefined);
-    await admin((client) => client.query(`drop database if exists "${name}" with (force)`)).catch(() => undefined);
+    await withAdminClient((client) => client.query(`drop database if exists "${name}" with (force)`)).catch(() => undefined);
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   }
 }

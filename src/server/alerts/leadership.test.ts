@@ -4,12 +4,12 @@
 // connection silently stops answering.
 import { randomBytes } from 'node:crypto';
 import { connect, createServer, type Server, type Socket } from 'node:net';
-import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type DatabaseHandle } from '../db/client.ts';
 import type { MarketDataProvider } from '../market/types.ts';
 import { createAlertBus } from './bus.ts';
 import { createAlertEngine, ENGINE_LOCK_KEY } from './engine.ts';
+import { withAdminClient } from '../db/testing.ts';
 
 const adminUrl = process.env.TEST_DATABASE_URL;
 
@@ -93,15 +93,6 @@ describe.runIf(adminUrl)('alert engine leadership on PostgreSQL', () => {
   const open: Array<{ close(): Promise<void> }> = [];
   const engines: Engine[] = [];
 
-  async function admin<T>(run: (client: pg.Client) => Promise<T>): Promise<T> {
-    const client = new pg.Client({ connectionString: adminUrl });
-    await client.connect();
-    try {
-      return await run(client);
-    } finally {
-      await client.end();
-    }
-  }
 
   async function database(databaseUrl = url.toString()): Promise<DatabaseHandle> {
     const handle = await openDatabase({ databaseUrl, maxConnections: 1, onConnectionError: () => undefined });
@@ -117,7 +108,7 @@ describe.runIf(adminUrl)('alert engine leadership on PostgreSQL', () => {
   }
 
   beforeAll(async () => {
-    await admin((client) => client.query(`create database "${name}"`));
+    await withAdminClient((client) => client.query(`create database "${name}"`));
     url = new URL(adminUrl!);
     url.pathname = `/${name}`;
   });
@@ -126,7 +117,7 @@ describe.runIf(adminUrl)('alert engine leadership on PostgreSQL', () => {
     for (const handle of open.splice(0)) await handle.close().catch(() => undefined);
   });
   afterAll(async () => {
-    await admin((client) => client.query(`drop database if exists "${name}" with (force)`));
+    await withAdminClient((client) => client.query(`drop database if exists "${name}" with (force)`));
   });
 
   it('lets one of two engines lead, and the other take over within 10 s of a clean stop', async () => {
@@ -153,7 +144,7 @@ describe.runIf(adminUrl)('alert engine leadership on PostgreSQL', () => {
     expect(second.state.leading).toBe(false);
 
     // What PostgreSQL does to a leader whose process was killed or that an operator cut off.
-    await admin((client) =>
+    await withAdminClient((client) =>
       client.query(`select pg_terminate_backend(pid) from pg_locks where locktype = 'advisory' and objid = $1 and database = (select oid from pg_database where datname = $2)`, [
         ENGINE_LOCK_KEY,
         name,

@@ -17,6 +17,19 @@ function withDatabase(url: string, database: string): string {
   return parsed.toString();
 }
 
+/** Runs `run` on a connection of its own to the TEST_DATABASE_URL server (create, drop, terminate). */
+export async function withAdminClient<T>(run: (client: pg.Client) => Promise<T>): Promise<T> {
+  const adminUrl = process.env.TEST_DATABASE_URL;
+  if (!adminUrl) throw new Error('TEST_DATABASE_URL is not set');
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    return await run(client);
+  } finally {
+    await client.end();
+  }
+}
+
 export async function openTestDatabase(driver: 'pglite' | 'postgres' = process.env.TEST_DATABASE_URL ? 'postgres' : 'pglite'): Promise<TestDatabase> {
   let handle: DatabaseHandle;
   let dropDatabase: (() => Promise<void>) | undefined;
@@ -26,10 +39,7 @@ export async function openTestDatabase(driver: 'pglite' | 'postgres' = process.e
     const adminUrl = process.env.TEST_DATABASE_URL;
     if (!adminUrl) throw new Error('TEST_DATABASE_URL is not set');
     const name = `watos_test_${Date.now()}_${randomBytes(4).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: adminUrl });
-    await admin.connect();
-    await admin.query(`create database "${name}"`);
-    await admin.end();
+    await withAdminClient((admin) => admin.query(`create database "${name}"`));
     handle = await openDatabase({
       databaseUrl: withDatabase(adminUrl, name),
       maxConnections: 4,
@@ -40,10 +50,7 @@ export async function openTestDatabase(driver: 'pglite' | 'postgres' = process.e
     });
     dropDatabase = async () => {
       dropping = true;
-      const dropper = new pg.Client({ connectionString: adminUrl });
-      await dropper.connect();
-      await dropper.query(`drop database if exists "${name}" with (force)`);
-      await dropper.end();
+      await withAdminClient((admin) => admin.query(`drop database if exists "${name}" with (force)`));
     };
   } else {
     handle = await openDatabase({});
