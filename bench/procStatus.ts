@@ -26,3 +26,22 @@ export function resetPeakRss(pid: number): boolean {
     return false;
   }
 }
+
+/**
+ * Starts tracking a process's peak RSS from now: the kernel's peak after a reset, or, where
+ * the kernel refuses the reset, RSS sampled every 10 ms (coarser: a peak can fall between
+ * samples). `stop()` answers the growth in bytes over the RSS at the start.
+ */
+export function trackPeakRss(pid: number): { stop(): number } {
+  const baseline = readRss(pid) ?? NaN;
+  const peakReset = resetPeakRss(pid);
+  let sampledPeak = baseline;
+  const sampler = peakReset ? null : setInterval(() => (sampledPeak = Math.max(sampledPeak, readRss(pid) ?? 0)), 10);
+  return {
+    stop() {
+      if (sampler) clearInterval(sampler);
+      const peak = peakReset ? (readPeakRss(pid) ?? NaN) : sampledPeak;
+      return peak - baseline;
+    },
+  };
+}

@@ -16,7 +16,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bigWorkbook, bigWorkbookRow } from '../src/server/testing/bigWorkbook.ts';
 import { startServerProcess, subscribeOverHttp, type ServerProcess } from '../src/server/testing/serverProcess.ts';
-import { readPeakRss, readRss, resetPeakRss } from './procStatus.ts';
+import { trackPeakRss } from './procStatus.ts';
 import { percentile, report } from './report.ts';
 
 const MB = 1024 * 1024;
@@ -83,10 +83,7 @@ async function loopDelay(server: ServerProcess): Promise<LoopDelay> {
 async function measure(server: ServerProcess, work: () => Promise<void>): Promise<Measured> {
   const pid = server.child.pid!;
   await sleep(1_000);
-  const baseline = readRss(pid) ?? NaN;
-  const peakReset = resetPeakRss(pid);
-  let sampledPeak = baseline;
-  const sampler = peakReset ? null : setInterval(() => (sampledPeak = Math.max(sampledPeak, readRss(pid) ?? 0)), 10);
+  const rss = trackPeakRss(pid);
   await loopDelay(server);
   const probing = probe(server.origin);
   const started = performance.now();
@@ -94,9 +91,8 @@ async function measure(server: ServerProcess, work: () => Promise<void>): Promis
   const seconds = (performance.now() - started) / 1000;
   const latencies = await probing.stop();
   const loop = await loopDelay(server);
-  if (sampler) clearInterval(sampler);
-  const peak = peakReset ? (readPeakRss(pid) ?? NaN) : sampledPeak;
-  return { seconds, peakGrowth: peak - baseline, probe: latencies, loop };
+  const peakGrowth = rss.stop();
+  return { seconds, peakGrowth, probe: latencies, loop };
 }
 
 const dataDir = mkdtempSync(join(tmpdir(), 'watos-sheet-bench-'));

@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { multipartHead } from '../src/server/testing/spreadsheets.ts';
 import { startServerProcess, subscribeOverHttp, type ServerProcess } from '../src/server/testing/serverProcess.ts';
-import { readPeakRss, readRss, resetPeakRss } from './procStatus.ts';
+import { trackPeakRss } from './procStatus.ts';
 import { percentile, report } from './report.ts';
 
 const FILE_BYTES = 50 * 1024 * 1024;
@@ -50,11 +50,7 @@ function* csvChunks(bytes: number): Generator<Buffer> {
 async function upload(server: ServerProcess, headers: Record<string, string>, fields: Record<string, string>): Promise<UploadRun> {
   const pid = server.child.pid!;
   await sleep(1_000);
-  const baseline = readRss(pid) ?? NaN;
-  const peakReset = resetPeakRss(pid);
-  // Without the kernel's peak reset, sample RSS instead (coarser: a peak can fall between samples).
-  let sampledPeak = baseline;
-  const sampler = peakReset ? null : setInterval(() => (sampledPeak = Math.max(sampledPeak, readRss(pid) ?? 0)), 10);
+  const rss = trackPeakRss(pid);
 
   const { head, tail, contentType } = multipartHead(fields, { filename: 'trades-50mb.csv', contentType: 'text/csv' });
   const hash = createHash('sha256');
@@ -79,9 +75,8 @@ async function upload(server: ServerProcess, headers: Record<string, string>, fi
   request.end(tail);
   const { status, body } = await answered;
   const seconds = (performance.now() - started) / 1000;
-  if (sampler) clearInterval(sampler);
-  const peak = peakReset ? (readPeakRss(pid) ?? NaN) : sampledPeak;
-  return { seconds, peakGrowth: peak - baseline, status, body, sha256: hash.digest('hex') };
+  const peakGrowth = rss.stop();
+  return { seconds, peakGrowth, status, body, sha256: hash.digest('hex') };
 }
 
 async function downloadSha256(url: string, cookie: string): Promise<{ bytes: number; sha256: string }> {

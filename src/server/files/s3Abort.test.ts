@@ -13,11 +13,8 @@ import { Writable } from 'node:stream';
 import { CreateMultipartUploadCommand, S3Client } from '@aws-sdk/client-s3';
 import { count } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../app.ts';
-import { loadConfig } from '../config.ts';
 import { files } from '../db/schema.ts';
-import { openTestDatabase } from '../db/testing.ts';
-import type { TestApp } from '../testing/app.ts';
+import { createTestApp, type TestApp } from '../testing/app.ts';
 import { startFakeS3, type FakeS3 } from '../testing/fakeS3.ts';
 import { multipartHead } from '../testing/spreadsheets.ts';
 import { subscribedUser } from '../testing/users.ts';
@@ -46,25 +43,13 @@ describe('S3 uploads when the service refuses to abort a multipart upload', () =
   beforeAll(async () => {
     s3 = await startFakeS3();
     dataDir = mkdtempSync(join(tmpdir(), 'watos-s3-abort-'));
-    const database = await openTestDatabase('pglite');
-    const config = loadConfig({ NODE_ENV: 'test', DATA_DIR: dataDir, LOG_LEVEL: 'warn', MARKET_DATA: 'demo', UPLOAD_MAX_MB: '25', ...s3.env() });
     const logStream = new Writable({
       write(chunk: Buffer, _encoding, done) {
         for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) logLines.push(JSON.parse(line));
         done();
       },
     });
-    const app = await buildApp({ config, database, webRoot: null, logStream });
-    await app.ready();
-    test = {
-      app,
-      database,
-      config,
-      async close() {
-        await app.close();
-        await database.close();
-      },
-    };
+    test = await createTestApp({ DATA_DIR: dataDir, LOG_LEVEL: 'warn', UPLOAD_MAX_MB: '25', ...s3.env() }, { logStream });
   });
 
   async function listen(): Promise<number> {
