@@ -21,12 +21,17 @@ function precompress(): Plugin {
     async writeBundle(options, bundle) {
       const files = Object.entries(bundle)
         .filter(([fileName]) => /\.(js|css|html|svg)$/.test(fileName))
-        .map(([fileName, output]) => ({ path: join(options.dir ?? 'dist/web', fileName), source: output.type === 'chunk' ? output.code : output.source }))
+        .map(([fileName, output]) => ({
+          path: join(options.dir ?? 'dist/web', fileName),
+          source: output.type === 'chunk' ? output.code : output.source,
+        }))
         .filter(({ source }) => source.length >= 1024);
       // Off the main thread (zlib's pool), all files at once.
       await Promise.all(
         files.flatMap(({ path, source }) => [
-          promisify(brotliCompress)(source, { params: { [constants.BROTLI_PARAM_QUALITY]: 10 } }).then((data) => writeFile(`${path}.br`, data)),
+          promisify(brotliCompress)(source, { params: { [constants.BROTLI_PARAM_QUALITY]: 10 } }).then((data) =>
+            writeFile(`${path}.br`, data),
+          ),
           promisify(gzip)(source, { level: 9 }).then((data) => writeFile(`${path}.gz`, data)),
         ]),
       );

@@ -33,7 +33,6 @@ const watchdog = setTimeout(() => {
 }, WATCHDOG_MS);
 watchdog.unref();
 
-
 /** Alerts spread over the last 50 minutes, so the alert log's default one-hour window has rows. */
 async function seedAlerts(database: DatabaseHandle): Promise<void> {
   const now = Date.now();
@@ -44,7 +43,8 @@ async function seedAlerts(database: DatabaseHandle): Promise<void> {
     timestamp: new Date(now - (index * 50 * 60_000) / ALERTS),
     source: 'demo',
   }));
-  for (let start = 0; start < batch.length; start += 200) await saveAlerts(database.db, batch.slice(start, start + 200));
+  for (let start = 0; start < batch.length; start += 200)
+    await saveAlerts(database.db, batch.slice(start, start + 200));
 }
 
 function portOf(server: FastifyInstance): number {
@@ -80,8 +80,12 @@ const alertPath = '/external-api/alert?max_count=50';
 const sample = (await (await fetch(`${appUrl}${alertPath}`, { headers: { cookie } })).json()) as { alerts?: unknown[] };
 if (!sample.alerts || sample.alerts.length === 0) throw new Error('The alert log returned no rows to benchmark');
 
-console.log(`autocannon: ${CONNECTIONS} connections, ${DURATION_S} s a route (after ${WARMUP_S} s of warm-up), load from a worker thread, 127.0.0.1.`);
-console.log(`Subscriber signed in through the real flows; ${ALERTS} alerts stored, the alert route returns ${sample.alerts.length} rows a request.\n`);
+console.log(
+  `autocannon: ${CONNECTIONS} connections, ${DURATION_S} s a route (after ${WARMUP_S} s of warm-up), load from a worker thread, 127.0.0.1.`,
+);
+console.log(
+  `Subscriber signed in through the real flows; ${ALERTS} alerts stored, the alert route returns ${sample.alerts.length} rows a request.\n`,
+);
 
 const peer = await load('hello-world (bare Fastify)', helloUrl);
 const prices = await load('GET /external-api/coinbase-prices', `${appUrl}/external-api/coinbase-prices`, { cookie });
@@ -96,10 +100,15 @@ for (const result of [peer, prices, alertLog]) {
 
 const clean = (result: Result) => result.non2xx === 0 && result.errors === 0 && result.timeouts === 0;
 const pricesRatio = prices.requests.average / peer.requests.average;
-console.log(`\ntarget: prices route >= ${PRICES_TARGET * 100}% of hello-world: ${pricesRatio >= PRICES_TARGET ? 'met' : 'NOT met'} (${(pricesRatio * 100).toFixed(0)}%)`);
-console.log(`target: zero non-2xx and errors on every route: ${[peer, prices, alertLog].every(clean) ? 'met' : 'NOT met'}`);
+console.log(
+  `\ntarget: prices route >= ${PRICES_TARGET * 100}% of hello-world: ${pricesRatio >= PRICES_TARGET ? 'met' : 'NOT met'} (${(pricesRatio * 100).toFixed(0)}%)`,
+);
+console.log(
+  `target: zero non-2xx and errors on every route: ${[peer, prices, alertLog].every(clean) ? 'met' : 'NOT met'}`,
+);
 
-const measured = (result: Result) => `${result.requests.average.toFixed(0)} req/s (p50 ${result.latency.p50.toFixed(1)} ms, p99 ${result.latency.p99.toFixed(1)} ms, ${result.non2xx} non-2xx)`;
+const measured = (result: Result) =>
+  `${result.requests.average.toFixed(0)} req/s (p50 ${result.latency.p50.toFixed(1)} ms, p99 ${result.latency.p99.toFixed(1)} ms, ${result.non2xx} non-2xx)`;
 const peerText = `hello-world ${peer.requests.average.toFixed(0)} req/s`;
 report({
   figure: 'GET /external-api/coinbase-prices req/s',

@@ -32,7 +32,10 @@ for (const productId of assets) {
   const split = Math.floor(series.length * 0.7);
   const base = conditionalRise(series.close, null, 0, HORIZON, split).probability ?? 0.5;
   for (const [id, states] of Object.entries(history.states) as Array<[WatosId, Int8Array]>) {
-    const trained = { 1: conditionalRise(series.close, states, 1, HORIZON, split), [-1]: conditionalRise(series.close, states, -1, HORIZON, split) };
+    const trained = {
+      1: conditionalRise(series.close, states, 1, HORIZON, split),
+      [-1]: conditionalRise(series.close, states, -1, HORIZON, split),
+    };
     for (let index = split; index < series.length - HORIZON; index += 1) {
       const state = states[index];
       if (state === 0) continue;
@@ -45,16 +48,21 @@ for (const productId of assets) {
   }
 }
 
-const brier = (items: Forecast[], pick: (item: Forecast) => number) => items.reduce((sum, item) => sum + (pick(item) - item.outcome) ** 2, 0) / items.length;
+const brier = (items: Forecast[], pick: (item: Forecast) => number) =>
+  items.reduce((sum, item) => sum + (pick(item) - item.outcome) ** 2, 0) / items.length;
 
 console.log(`WATOS odds calibration, walk-forward (train on the first 70%, score the last 30%).`);
-console.log(`Synthetic demo history: ${assets.length} assets x ${DAYS} days of hourly bars, horizon ${HORIZON} bars.\n`);
+console.log(
+  `Synthetic demo history: ${assets.length} assets x ${DAYS} days of hourly bars, horizon ${HORIZON} bars.\n`,
+);
 console.log(`Scored forecasts: ${forecasts.length}`);
 const oddsBrier = brier(forecasts, (item) => item.predicted);
 const baseBrier = brier(forecasts, (item) => item.base);
 console.log(`Brier score of the odds:      ${oddsBrier.toFixed(4)}`);
 console.log(`Brier score of the base rate: ${baseBrier.toFixed(4)}`);
-console.log(`Skill vs base rate: ${(((baseBrier - oddsBrier) / baseBrier) * 100).toFixed(2)}% (positive means the odds beat the base rate)\n`);
+console.log(
+  `Skill vs base rate: ${(((baseBrier - oddsBrier) / baseBrier) * 100).toFixed(2)}% (positive means the odds beat the base rate)\n`,
+);
 // No target: on synthetic history the honest outcome is "about as good as the base rate".
 report({
   figure: 'WATOS odds Brier, held-out (synthetic)',
@@ -67,7 +75,13 @@ report({
 
 console.log('Per signal            forecasts  Brier(odds)  Brier(base)');
 for (const [id, items] of perSignal) {
-  console.log(`${id.padEnd(20)} ${String(items.length).padStart(10)} ${brier(items, (item) => item.predicted).toFixed(4).padStart(12)} ${brier(items, (item) => item.base).toFixed(4).padStart(12)}`);
+  console.log(
+    `${id.padEnd(20)} ${String(items.length).padStart(10)} ${brier(items, (item) => item.predicted)
+      .toFixed(4)
+      .padStart(12)} ${brier(items, (item) => item.base)
+      .toFixed(4)
+      .padStart(12)}`,
+  );
 }
 
 console.log('\nReliability by decile of predicted probability');
@@ -77,5 +91,7 @@ for (let decile = 0; decile < 10; decile += 1) {
   if (items.length === 0) continue;
   const predicted = items.reduce((sum, item) => sum + item.predicted, 0) / items.length;
   const observed = items.reduce((sum, item) => sum + item.outcome, 0) / items.length;
-  console.log(`${(decile / 10).toFixed(1)}-${((decile + 1) / 10).toFixed(1)}  ${String(items.length).padStart(13)} ${predicted.toFixed(3).padStart(15)} ${observed.toFixed(3).padStart(19)}`);
+  console.log(
+    `${(decile / 10).toFixed(1)}-${((decile + 1) / 10).toFixed(1)}  ${String(items.length).padStart(13)} ${predicted.toFixed(3).padStart(15)} ${observed.toFixed(3).padStart(19)}`,
+  );
 }

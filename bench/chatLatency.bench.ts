@@ -25,9 +25,14 @@ import { subscriberCookie } from './subscriber.ts';
 const REQUESTS = 200;
 const WARMUP = 20;
 const TARGET_MS = 100;
-const QUESTIONS = ['What are the odds for ETH?', 'How is BTC doing?', 'Compare BTC and ETH', "Summarize today's alerts", 'What are the odds for AAPL?'];
+const QUESTIONS = [
+  'What are the odds for ETH?',
+  'How is BTC doing?',
+  'Compare BTC and ETH',
+  "Summarize today's alerts",
+  'What are the odds for AAPL?',
+];
 const WATCHDOG_MS = 240_000;
-
 
 function portOf(server: FastifyInstance): number {
   const address = server.server.address();
@@ -47,7 +52,8 @@ async function timeChat(url: string, cookie: string, question: string): Promise<
   form.append('messages', JSON.stringify([{ role: 'user', content: question }]));
   const started = performance.now();
   const response = await fetch(url, { method: 'POST', body: form, headers: { cookie } });
-  if (response.status !== 200 || !response.body) throw new Error(`POST ${url} answered ${response.status}: ${await response.text()}`);
+  if (response.status !== 200 || !response.body)
+    throw new Error(`POST ${url} answered ${response.status}: ${await response.text()}`);
   const reader = response.body.getReader();
   const decoder = new TextDecoder();
   let text = '';
@@ -59,7 +65,8 @@ async function timeChat(url: string, cookie: string, question: string): Promise<
     if (done) break;
   }
   if (Number.isNaN(firstToken)) throw new Error(`No text-delta in the answer to "${question}"`);
-  if (!text.includes('"type":"finish"')) throw new Error(`The answer to "${question}" did not finish: ${text.slice(-300)}`);
+  if (!text.includes('"type":"finish"'))
+    throw new Error(`The answer to "${question}" did not finish: ${text.slice(-300)}`);
   return { firstToken, complete: performance.now() - started, deltas: text.split('"type":"text-delta"').length - 1 };
 }
 
@@ -123,15 +130,20 @@ async function main(): Promise<void> {
   const peerUrl = `http://127.0.0.1:${portOf(peer)}/chat`;
 
   const cookie = await subscriberCookie(app, config.publicUrl, database, 'chat-bench@example.com');
-  console.log(`Built-in analyst, demo feed, PGlite in memory; ${REQUESTS} sequential requests after ${WARMUP} warm-up ones, questions in rotation:`);
+  console.log(
+    `Built-in analyst, demo feed, PGlite in memory; ${REQUESTS} sequential requests after ${WARMUP} warm-up ones, questions in rotation:`,
+  );
   for (const question of QUESTIONS) console.log(`  - ${question}`);
 
   // The worker runs this same TypeScript file: a one-line bootstrap imports it once the tsx
   // loader is registered in the worker (a .ts file cannot be a worker's entry point directly).
-  const client = new Worker(`import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(import.meta.url)}); })`, {
-    eval: true,
-    workerData: { chatUrl, peerUrl, cookie } satisfies ClientJob,
-  });
+  const client = new Worker(
+    `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(import.meta.url)}); })`,
+    {
+      eval: true,
+      workerData: { chatUrl, peerUrl, cookie } satisfies ClientJob,
+    },
+  );
   const { firstRequest, cold, ours, peers } = await new Promise<ClientResult>((resolve, reject) => {
     client.once('message', resolve);
     client.once('error', reject);
@@ -139,23 +151,61 @@ async function main(): Promise<void> {
   await client.terminate();
 
   const ms = (value: number) => `${value.toFixed(2)} ms`;
-  const row = (name: string, values: number[]) => `${name.padEnd(44)} ${percentile(values, 0.5).toFixed(2).padStart(8)} ${percentile(values, 0.95).toFixed(2).padStart(8)} ${percentile(values, 0.99).toFixed(2).padStart(8)}`;
+  const row = (name: string, values: number[]) =>
+    `${name.padEnd(44)} ${percentile(values, 0.5).toFixed(2).padStart(8)} ${percentile(values, 0.95).toFixed(2).padStart(8)} ${percentile(values, 0.99).toFixed(2).padStart(8)}`;
   console.log('\n                                               p50 ms   p95 ms   p99 ms');
-  console.log(row('built-in analyst: first token', ours.map((timing) => timing.firstToken)));
-  console.log(row('built-in analyst: complete answer', ours.map((timing) => timing.complete)));
-  console.log(row('peer: bare Fastify SSE route, first token', peers.map((timing) => timing.firstToken)));
-  console.log(`\nstream pieces an answer: median ${percentile(ours.map((timing) => timing.deltas), 0.5)}`);
-  console.log(`first request of the process (SOL): first token ${ms(firstRequest.firstToken)}, complete ${ms(firstRequest.complete)}`);
-  console.log(`first question about XRP after warm-up (history replayed): first token ${ms(cold.firstToken)}, complete ${ms(cold.complete)}`);
-  const firstP95 = percentile(ours.map((timing) => timing.firstToken), 0.95);
-  const peerP95 = percentile(peers.map((timing) => timing.firstToken), 0.95);
-  console.log(`ratio ours/peer at p95: ${(firstP95 / peerP95).toFixed(1)}x (${(firstP95 * 1e6).toExponential(3)} ns vs ${(peerP95 * 1e6).toExponential(3)} ns)`);
+  console.log(
+    row(
+      'built-in analyst: first token',
+      ours.map((timing) => timing.firstToken),
+    ),
+  );
+  console.log(
+    row(
+      'built-in analyst: complete answer',
+      ours.map((timing) => timing.complete),
+    ),
+  );
+  console.log(
+    row(
+      'peer: bare Fastify SSE route, first token',
+      peers.map((timing) => timing.firstToken),
+    ),
+  );
+  console.log(
+    `\nstream pieces an answer: median ${percentile(
+      ours.map((timing) => timing.deltas),
+      0.5,
+    )}`,
+  );
+  console.log(
+    `first request of the process (SOL): first token ${ms(firstRequest.firstToken)}, complete ${ms(firstRequest.complete)}`,
+  );
+  console.log(
+    `first question about XRP after warm-up (history replayed): first token ${ms(cold.firstToken)}, complete ${ms(cold.complete)}`,
+  );
+  const firstP95 = percentile(
+    ours.map((timing) => timing.firstToken),
+    0.95,
+  );
+  const peerP95 = percentile(
+    peers.map((timing) => timing.firstToken),
+    0.95,
+  );
+  console.log(
+    `ratio ours/peer at p95: ${(firstP95 / peerP95).toFixed(1)}x (${(firstP95 * 1e6).toExponential(3)} ns vs ${(peerP95 * 1e6).toExponential(3)} ns)`,
+  );
   console.log(`target first token p95 < ${TARGET_MS} ms: ${firstP95 < TARGET_MS ? 'met' : 'NOT met'}`);
 
   report({
     figure: 'chat first token p95 (built-in analyst)',
     target: `< ${TARGET_MS} ms`,
-    measured: `${ms(firstP95)} (p50 ${ms(percentile(ours.map((timing) => timing.firstToken), 0.5))})`,
+    measured: `${ms(firstP95)} (p50 ${ms(
+      percentile(
+        ours.map((timing) => timing.firstToken),
+        0.5,
+      ),
+    )})`,
     peer: `bare Fastify SSE ${ms(peerP95)}`,
     ratio: firstP95 / peerP95,
     pass: firstP95 < TARGET_MS,
@@ -163,9 +213,27 @@ async function main(): Promise<void> {
   report({
     figure: 'chat complete answer p95 (built-in analyst)',
     target: '-',
-    measured: ms(percentile(ours.map((timing) => timing.complete), 0.95)),
-    peer: `bare Fastify SSE ${ms(percentile(peers.map((timing) => timing.complete), 0.95))}`,
-    ratio: percentile(ours.map((timing) => timing.complete), 0.95) / percentile(peers.map((timing) => timing.complete), 0.95),
+    measured: ms(
+      percentile(
+        ours.map((timing) => timing.complete),
+        0.95,
+      ),
+    ),
+    peer: `bare Fastify SSE ${ms(
+      percentile(
+        peers.map((timing) => timing.complete),
+        0.95,
+      ),
+    )}`,
+    ratio:
+      percentile(
+        ours.map((timing) => timing.complete),
+        0.95,
+      ) /
+      percentile(
+        peers.map((timing) => timing.complete),
+        0.95,
+      ),
     pass: null,
   });
 

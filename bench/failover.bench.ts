@@ -33,7 +33,6 @@ async function waitFor(what: string, probe: () => boolean, timeoutMs: number, ev
   }
 }
 
-
 /** Milliseconds from SIGKILL of a process holding a bare advisory lock until a 25 ms poll takes it. */
 async function bareLockFailover(databaseUrl: string): Promise<number> {
   const holder = spawn(
@@ -59,7 +58,9 @@ async function bareLockFailover(databaseUrl: string): Promise<number> {
     const killedAt = Date.now();
     holder.kill('SIGKILL');
     for (;;) {
-      const { rows } = await client.query<{ taken: boolean }>('select pg_try_advisory_lock($1) as taken', [PEER_LOCK_KEY]);
+      const { rows } = await client.query<{ taken: boolean }>('select pg_try_advisory_lock($1) as taken', [
+        PEER_LOCK_KEY,
+      ]);
       if (rows[0].taken) return Date.now() - killedAt;
       if (Date.now() - killedAt > 120_000) throw new Error('the bare lock was never freed');
       await sleep(25);
@@ -71,7 +72,9 @@ async function bareLockFailover(databaseUrl: string): Promise<number> {
 
 async function main() {
   if (!adminUrl) {
-    console.log('failover bench skipped: set TEST_DATABASE_URL (a PostgreSQL server it may create a database on) to measure leader failover.');
+    console.log(
+      'failover bench skipped: set TEST_DATABASE_URL (a PostgreSQL server it may create a database on) to measure leader failover.',
+    );
     return;
   }
   const name = `watos_bench_failover_${randomBytes(4).toString('hex')}`;
@@ -85,7 +88,11 @@ async function main() {
     dirs.push(dataDir);
     const server = await startServerProcess({
       dataDir,
-      env: { DATABASE_URL: databaseUrl.toString(), LOG_LEVEL: 'info', AUTH_SECRET: 'failover-bench-secret-0123456789abcdef' },
+      env: {
+        DATABASE_URL: databaseUrl.toString(),
+        LOG_LEVEL: 'info',
+        AUTH_SECRET: 'failover-bench-secret-0123456789abcdef',
+      },
       startTimeoutMs: 120_000,
     });
     servers.push(server);
@@ -150,7 +157,9 @@ async function main() {
     });
   } finally {
     for (const server of servers) await server.stop().catch(() => undefined);
-    await withAdminClient((client) => client.query(`drop database if exists "${name}" with (force)`)).catch(() => undefined);
+    await withAdminClient((client) => client.query(`drop database if exists "${name}" with (force)`)).catch(
+      () => undefined,
+    );
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   }
 }

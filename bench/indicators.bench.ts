@@ -4,7 +4,14 @@
 // indicator, and within 2x of the plain loop. Slow peers run on a 100,000-bar slice.
 import { IndicatorsSync } from '@ixjb94/indicators';
 import * as technical from 'technicalindicators';
-import { ATR as TsAtr, BollingerBands as TsBollinger, EMA as TsEma, ROC as TsRoc, RSI as TsRsi, SMA as TsSma } from 'trading-signals';
+import {
+  ATR as TsAtr,
+  BollingerBands as TsBollinger,
+  EMA as TsEma,
+  ROC as TsRoc,
+  RSI as TsRsi,
+  SMA as TsSma,
+} from 'trading-signals';
 import { atr, bollinger, ema, roc, rsi, sma, swingPoints, volumeZScore } from '../src/signals/indicators.ts';
 import { report } from './report.ts';
 
@@ -13,7 +20,7 @@ const SLOW_BARS = 100_000;
 
 function series(length: number) {
   let state = 42;
-  const random = () => ((state = (state * 1103515245 + 12345) % 2147483648) / 2147483648);
+  const random = () => (state = (state * 1103515245 + 12345) % 2147483648) / 2147483648;
   const close = new Float64Array(length);
   const high = new Float64Array(length);
   const low = new Float64Array(length);
@@ -43,7 +50,11 @@ function measure(bars: number, run: () => unknown, repeats = 5): number {
 
 const data = series(BARS);
 const arrays = { close: Array.from(data.close), high: Array.from(data.high), low: Array.from(data.low) };
-const slow = { close: arrays.close.slice(0, SLOW_BARS), high: arrays.high.slice(0, SLOW_BARS), low: arrays.low.slice(0, SLOW_BARS) };
+const slow = {
+  close: arrays.close.slice(0, SLOW_BARS),
+  high: arrays.high.slice(0, SLOW_BARS),
+  low: arrays.low.slice(0, SLOW_BARS),
+};
 const ixjb = new IndicatorsSync();
 const out = new Float64Array(BARS);
 const bands = { middle: new Float64Array(BARS), upper: new Float64Array(BARS), lower: new Float64Array(BARS) };
@@ -94,14 +105,20 @@ const rows = [
     ours: () => measure(BARS, () => atr(data.high, data.low, data.close, 14, out)),
     ixjb: () => measure(BARS, () => ixjb.atr(arrays.high, arrays.low, arrays.close, 14)),
     tradingSignals: () => measure(SLOW_BARS, () => streaming(() => new TsAtr(14), candles), 2),
-    technical: () => measure(SLOW_BARS, () => technical.ATR.calculate({ period: 14, high: slow.high, low: slow.low, close: slow.close }), 2),
+    technical: () =>
+      measure(
+        SLOW_BARS,
+        () => technical.ATR.calculate({ period: 14, high: slow.high, low: slow.low, close: slow.close }),
+        2,
+      ),
   },
   {
     name: 'Bollinger(20,2)',
     ours: () => measure(BARS, () => bollinger(data.close, 20, 2, bands).upper),
     ixjb: () => measure(BARS, () => ixjb.bbands(arrays.close, 20, 2)),
     tradingSignals: () => measure(SLOW_BARS, () => streaming(() => new TsBollinger(20, 2), slow.close), 2),
-    technical: () => measure(SLOW_BARS, () => technical.BollingerBands.calculate({ period: 20, stdDev: 2, values: slow.close }), 2),
+    technical: () =>
+      measure(SLOW_BARS, () => technical.BollingerBands.calculate({ period: 20, stdDev: 2, values: slow.close }), 2),
   },
   {
     name: 'ROC(10)',
@@ -123,16 +140,26 @@ function besideLoop(run: () => number): { ours: number; loop: number } {
 }
 timeLoop(); // compiles the loop before any reading counts
 const loopAtStart = timeLoop();
-console.log(`Indicators over ${BARS.toLocaleString('en-US')} bars (slow peers: ${SLOW_BARS.toLocaleString('en-US')}), best of several runs, ns/bar.`);
-console.log(`Plain single-pass Float64Array loop: ${loopAtStart.toFixed(2)} ns/bar at the start; measured again beside each indicator (column "loop").\n`);
-console.log('indicator         ours  @ixjb94  trading-signals  technicalindicators  ours/@ixjb94  loop  ours/loop  target');
+console.log(
+  `Indicators over ${BARS.toLocaleString('en-US')} bars (slow peers: ${SLOW_BARS.toLocaleString('en-US')}), best of several runs, ns/bar.`,
+);
+console.log(
+  `Plain single-pass Float64Array loop: ${loopAtStart.toFixed(2)} ns/bar at the start; measured again beside each indicator (column "loop").\n`,
+);
+console.log(
+  'indicator         ours  @ixjb94  trading-signals  technicalindicators  ours/@ixjb94  loop  ours/loop  target',
+);
 let met = 0;
 for (const row of rows) {
   const { ours, loop } = besideLoop(row.ours);
   const fastest = row.ixjb();
   const tradingSignals = row.tradingSignals();
   const technicalTime = row.technical();
-  const peers: Array<[string, number]> = [['@ixjb94/indicators', fastest], ['trading-signals', tradingSignals], ['technicalindicators', technicalTime]];
+  const peers: Array<[string, number]> = [
+    ['@ixjb94/indicators', fastest],
+    ['trading-signals', tradingSignals],
+    ['technicalindicators', technicalTime],
+  ];
   const [peerName, fastestPeer] = peers.reduce((best, peer) => (peer[1] < best[1] ? peer : best));
   const ok = ours < fastestPeer && ours <= loop * 2;
   if (ok) met += 1;
@@ -159,7 +186,9 @@ for (const row of ownOnly) {
   const { ours, loop } = besideLoop(row.ours);
   const ok = ours <= loop * 2;
   if (ok) met += 1;
-  console.log(`${row.name.padEnd(16)} ${ours.toFixed(1).padStart(5)} ${'(no peer)'.padStart(8)} ${'(no peer)'.padStart(16)} ${'(no peer)'.padStart(20)} ${'-'.padStart(13)} ${loop.toFixed(1).padStart(5)} ${(ours / loop).toFixed(2).padStart(10)}  ${ok ? 'met' : 'NOT met'}`);
+  console.log(
+    `${row.name.padEnd(16)} ${ours.toFixed(1).padStart(5)} ${'(no peer)'.padStart(8)} ${'(no peer)'.padStart(16)} ${'(no peer)'.padStart(20)} ${'-'.padStart(13)} ${loop.toFixed(1).padStart(5)} ${(ours / loop).toFixed(2).padStart(10)}  ${ok ? 'met' : 'NOT met'}`,
+  );
   report({
     figure: `${row.name} ns/bar`,
     target: '<= 2x loop (no library peer)',

@@ -22,7 +22,13 @@ const TARGET = 95;
 const START_TIMEOUT_MS = 90_000;
 /** Runs a page and form factor; the median score is the figure (Lighthouse's advice for variance). */
 const RUNS = 3;
-const METRICS = ['first-contentful-paint', 'largest-contentful-paint', 'total-blocking-time', 'cumulative-layout-shift', 'speed-index'];
+const METRICS = [
+  'first-contentful-paint',
+  'largest-contentful-paint',
+  'total-blocking-time',
+  'cumulative-layout-shift',
+  'speed-index',
+];
 /** Lighthouse sometimes fails to record a trace (NO_NAVSTART) and asks to be run again. */
 const ATTEMPTS = 3;
 /** The whole bench must end well within this, or it stops with an error. */
@@ -58,7 +64,8 @@ function nodesOf(details: unknown, limit = 3): string[] {
     const record = value as Record<string, unknown>;
     if (record.type === 'node' && typeof record.snippet === 'string') {
       const label = typeof record.nodeLabel === 'string' ? ` "${record.nodeLabel.slice(0, 60)}"` : '';
-      const explanation = typeof record.explanation === 'string' ? ` - ${record.explanation.split('\n').slice(0, 2).join(' ')}` : '';
+      const explanation =
+        typeof record.explanation === 'string' ? ` - ${record.explanation.split('\n').slice(0, 2).join(' ')}` : '';
       found.push(`${record.snippet.slice(0, 140)}${label}${explanation}`);
       return;
     }
@@ -74,7 +81,15 @@ function failingAudits(result: Result, category: string): string[] {
   return refs
     .filter((ref) => ref.weight > 0 || ref.group === 'diagnostics' || ref.group === 'load-opportunities')
     .map((ref) => ({ ref, audit: result.audits[ref.id] }))
-    .filter(({ audit }) => audit && audit.score !== null && audit.score < 0.9 && audit.scoreDisplayMode !== 'informative' && audit.scoreDisplayMode !== 'notApplicable' && audit.scoreDisplayMode !== 'manual')
+    .filter(
+      ({ audit }) =>
+        audit &&
+        audit.score !== null &&
+        audit.score < 0.9 &&
+        audit.scoreDisplayMode !== 'informative' &&
+        audit.scoreDisplayMode !== 'notApplicable' &&
+        audit.scoreDisplayMode !== 'manual',
+    )
     .sort((a, b) => b.ref.weight - a.ref.weight || (a.audit.score ?? 0) - (b.audit.score ?? 0))
     .flatMap(({ ref, audit }) => [
       `${audit.id} (score ${audit.score}${ref.weight > 0 ? `, weight ${ref.weight}` : ''}${audit.displayValue ? `, ${audit.displayValue}` : ''}): ${audit.title}`,
@@ -91,10 +106,16 @@ function scoreOf(result: Result, category: string): number | null {
 async function audit(url: string, port: number, config: Config | undefined): Promise<Result> {
   let lastError = '';
   for (let attempt = 1; attempt <= ATTEMPTS; attempt += 1) {
-    const run = await lighthouse(url, { port, onlyCategories: [...CATEGORIES], output: 'json', logLevel: 'error' }, config);
+    const run = await lighthouse(
+      url,
+      { port, onlyCategories: [...CATEGORIES], output: 'json', logLevel: 'error' },
+      config,
+    );
     if (run && !run.lhr.runtimeError) return run.lhr;
     lastError = run?.lhr.runtimeError ? `${run.lhr.runtimeError.code}: ${run.lhr.runtimeError.message}` : 'no result';
-    console.log(`  Lighthouse run ${attempt} of ${ATTEMPTS} on ${url} failed (${lastError})${attempt < ATTEMPTS ? ', running it again' : ''}.`);
+    console.log(
+      `  Lighthouse run ${attempt} of ${ATTEMPTS} on ${url} failed (${lastError})${attempt < ATTEMPTS ? ', running it again' : ''}.`,
+    );
   }
   throw new Error(`Lighthouse could not audit ${url}: ${lastError}`);
 }
@@ -107,26 +128,44 @@ if (!existsSync(join(webRoot, 'index.html'))) {
 }
 
 try {
-  server = await startServerProcess({ dataDir, env: { NODE_ENV: 'production', TEST_HOOKS: 'false' }, startTimeoutMs: START_TIMEOUT_MS });
+  server = await startServerProcess({
+    dataDir,
+    env: { NODE_ENV: 'production', TEST_HOOKS: 'false' },
+    startTimeoutMs: START_TIMEOUT_MS,
+  });
   const { origin } = server;
   chrome = await launch({ chromePath: CHROMIUM_PATH, chromeFlags: CHROMIUM_FLAGS, logLevel: 'error' });
-  console.log(`Server: src/server/main.ts on ${origin} (demo data, fresh DATA_DIR). Browser: ${CHROMIUM_PATH}, headless.`);
-  console.log(`Lighthouse ${CATEGORIES.join(' + ')}, mobile (default, simulated throttling) and desktop form factors, ${RUNS} runs each.\n`);
+  console.log(
+    `Server: src/server/main.ts on ${origin} (demo data, fresh DATA_DIR). Browser: ${CHROMIUM_PATH}, headless.`,
+  );
+  console.log(
+    `Lighthouse ${CATEGORIES.join(' + ')}, mobile (default, simulated throttling) and desktop form factors, ${RUNS} runs each.\n`,
+  );
 
   const scores = new Map<string, number | null>();
   for (const page of PAGES) {
     for (const formFactor of FORM_FACTORS) {
       const runs: Result[] = [];
-      for (let run = 0; run < RUNS; run += 1) runs.push(await audit(`${origin}${page}`, chrome.port, formFactor.config));
-      for (const warning of new Set(runs.flatMap((result) => result.runWarnings))) console.log(`  warning (${page}, ${formFactor.name}): ${warning}`);
+      for (let run = 0; run < RUNS; run += 1)
+        runs.push(await audit(`${origin}${page}`, chrome.port, formFactor.config));
+      for (const warning of new Set(runs.flatMap((result) => result.runWarnings)))
+        console.log(`  warning (${page}, ${formFactor.name}): ${warning}`);
       for (const category of CATEGORIES) {
-        const scored = runs.map((result) => ({ result, score: scoreOf(result, category) })).sort((a, b) => (a.score ?? -1) - (b.score ?? -1));
+        const scored = runs
+          .map((result) => ({ result, score: scoreOf(result, category) }))
+          .sort((a, b) => (a.score ?? -1) - (b.score ?? -1));
         const median = scored[Math.floor(scored.length / 2)];
         scores.set(`${page} ${category} ${formFactor.name}`, median.score);
         const all = runs.map((result) => scoreOf(result, category) ?? 'n/a').join(', ');
-        console.log(`${page.padEnd(26)} ${formFactor.name.padEnd(8)} ${category.padEnd(14)} ${String(median.score ?? 'n/a').padStart(4)}  (runs: ${all})`);
-        if (median.score === null || median.score < 100) for (const line of failingAudits(median.result, category)) console.log(`    - ${line}`);
-        if (category === 'performance') console.log(`    metrics of the median run: ${METRICS.map((id) => `${id.replace(/-/g, ' ')} ${median.result.audits[id]?.displayValue ?? 'n/a'}`).join(', ')}`);
+        console.log(
+          `${page.padEnd(26)} ${formFactor.name.padEnd(8)} ${category.padEnd(14)} ${String(median.score ?? 'n/a').padStart(4)}  (runs: ${all})`,
+        );
+        if (median.score === null || median.score < 100)
+          for (const line of failingAudits(median.result, category)) console.log(`    - ${line}`);
+        if (category === 'performance')
+          console.log(
+            `    metrics of the median run: ${METRICS.map((id) => `${id.replace(/-/g, ' ')} ${median.result.audits[id]?.displayValue ?? 'n/a'}`).join(', ')}`,
+          );
       }
     }
   }

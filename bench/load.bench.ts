@@ -135,7 +135,9 @@ interface KindStats {
 }
 
 class Recorder {
-  readonly byKind = new Map<Kind, KindStats>(KINDS.map((kind) => [kind, { latencies: [], statuses: new Map(), failures: 0 }]));
+  readonly byKind = new Map<Kind, KindStats>(
+    KINDS.map((kind) => [kind, { latencies: [], statuses: new Map(), failures: 0 }]),
+  );
   /** Server-sent answers that ended without finishing (an error chunk or no finish). */
   brokenStreams = 0;
   firstTokens: number[] = [];
@@ -145,12 +147,14 @@ class Recorder {
     const stats = this.byKind.get(kind)!;
     stats.statuses.set(status, (stats.statuses.get(status) ?? 0) + 1);
     stats.latencies.push(latency);
-    if ((status < 200 || status >= 300) && this.examples.length < 20) this.examples.push(`${kind} ${status}: ${detail.slice(0, 300)}`);
+    if ((status < 200 || status >= 300) && this.examples.length < 20)
+      this.examples.push(`${kind} ${status}: ${detail.slice(0, 300)}`);
   }
 
   failure(kind: Kind, error: unknown): void {
     this.byKind.get(kind)!.failures += 1;
-    if (this.examples.length < 20) this.examples.push(`${kind} failed: ${error instanceof Error ? error.message : String(error)}`);
+    if (this.examples.length < 20)
+      this.examples.push(`${kind} failed: ${error instanceof Error ? error.message : String(error)}`);
   }
 
   count(kind: Kind, test: (status: number) => boolean): number {
@@ -196,13 +200,19 @@ class Subscriber {
       const cut = pair.indexOf('=');
       const name = pair.slice(0, cut).trim();
       const value = pair.slice(cut + 1);
-      if (value === '' || attributes.some((attribute) => /max-age=0/i.test(attribute.trim()))) this.cookies.delete(name);
+      if (value === '' || attributes.some((attribute) => /max-age=0/i.test(attribute.trim())))
+        this.cookies.delete(name);
       else this.cookies.set(name, value);
     }
   }
 
   /** Opens a request; resolves with the response once its headers arrive. */
-  open(method: string, path: string, headers: Record<string, string | number> = {}, body?: Buffer): Promise<{ response: IncomingMessage; started: number }> {
+  open(
+    method: string,
+    path: string,
+    headers: Record<string, string | number> = {},
+    body?: Buffer,
+  ): Promise<{ response: IncomingMessage; started: number }> {
     const url = new URL(path, this.origin);
     const started = performance.now();
     return new Promise((resolve, reject) => {
@@ -225,17 +235,29 @@ class Subscriber {
           resolve({ response, started });
         },
       );
-      outgoing.setTimeout(REQUEST_TIMEOUT_MS, () => outgoing.destroy(new Error(`${method} ${path}: no answer within ${REQUEST_TIMEOUT_MS / 1000} s`)));
+      outgoing.setTimeout(REQUEST_TIMEOUT_MS, () =>
+        outgoing.destroy(new Error(`${method} ${path}: no answer within ${REQUEST_TIMEOUT_MS / 1000} s`)),
+      );
       outgoing.once('error', reject);
       outgoing.end(body);
     });
   }
 
-  async send(method: string, path: string, headers: Record<string, string | number> = {}, body?: Buffer): Promise<Reply> {
+  async send(
+    method: string,
+    path: string,
+    headers: Record<string, string | number> = {},
+    body?: Buffer,
+  ): Promise<Reply> {
     const { response, started } = await this.open(method, path, headers, body);
     const chunks: Buffer[] = [];
     for await (const chunk of response) chunks.push(chunk as Buffer);
-    return { status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks), ms: performance.now() - started };
+    return {
+      status: response.statusCode ?? 0,
+      headers: response.headers,
+      body: Buffer.concat(chunks),
+      ms: performance.now() - started,
+    };
   }
 
   json(method: string, path: string, value: unknown): Promise<Reply> {
@@ -256,7 +278,9 @@ function tradeCsv(user: Subscriber, sequence: number): Buffer {
   for (let row = 0; row < rows; row += 1) {
     const day = String(1 + (row % 28)).padStart(2, '0');
     const price = (100 + ((user.index * 31 + row * 17 + sequence) % 900) + row / 100).toFixed(2);
-    lines.push(`2026-01-${day},${symbols[row % symbols.length]},${row % 2 ? 'sell' : 'buy'},${1 + (row % 5)},${price},u${user.index}-s${sequence}-r${row}-${randomBytes(4).toString('hex')}`);
+    lines.push(
+      `2026-01-${day},${symbols[row % symbols.length]},${row % 2 ? 'sell' : 'buy'},${1 + (row % 5)},${price},u${user.index}-s${sequence}-r${row}-${randomBytes(4).toString('hex')}`,
+    );
   }
   return Buffer.from(`${lines.join('\n')}\n`);
 }
@@ -270,7 +294,10 @@ function pageAssets(webRoot: string): { landing: string[]; dashboard: string[] }
   const manifestPath = join(webRoot, '.vite', 'manifest.json');
   const closure = (entry: string): string[] => {
     if (!existsSync(manifestPath)) return [];
-    const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as Record<string, { file: string; imports?: string[]; css?: string[] }>;
+    const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as Record<
+      string,
+      { file: string; imports?: string[]; css?: string[] }
+    >;
     const seen = new Set<string>();
     const files: string[] = [];
     const visit = (key: string) => {
@@ -293,12 +320,16 @@ function pageAssets(webRoot: string): { landing: string[]; dashboard: string[] }
 
 async function expectOk(what: string, reply: Promise<Reply>, wanted: number[] = [200]): Promise<Reply> {
   const answer = await reply;
-  if (!wanted.includes(answer.status)) throw new Error(`${what} answered ${answer.status}: ${answer.body.toString().slice(0, 300)}`);
+  if (!wanted.includes(answer.status))
+    throw new Error(`${what} answered ${answer.status}: ${answer.body.toString().slice(0, 300)}`);
   return answer;
 }
 
 async function subscribe(user: Subscriber): Promise<void> {
-  await expectOk('register', user.json('POST', '/api/auth/register', { email: user.email, password: PASSWORD, username: `trader${user.index}` }));
+  await expectOk(
+    'register',
+    user.json('POST', '/api/auth/register', { email: user.email, password: PASSWORD, username: `trader${user.index}` }),
+  );
   let link: string | undefined;
   for (let attempt = 0; attempt < 20 && !link; attempt += 1) {
     const outbox = await expectOk('outbox', user.send('GET', `/api/test/outbox?to=${encodeURIComponent(user.email)}`));
@@ -309,13 +340,31 @@ async function subscribe(user: Subscriber): Promise<void> {
   if (!link) throw new Error(`No verification e-mail for ${user.email}`);
   const verify = new URL(link);
   await expectOk('verification link', user.send('GET', `${verify.pathname}${verify.search}`), [200, 302, 303, 307]);
-  const me = JSON.parse((await expectOk('/api/me', user.send('GET', '/api/me'))).body.toString()) as { user: { id: string } | null };
+  const me = JSON.parse((await expectOk('/api/me', user.send('GET', '/api/me'))).body.toString()) as {
+    user: { id: string } | null;
+  };
   if (!me.user) throw new Error(`${user.email} is not signed in after the verification link`);
   user.id = me.user.id;
-  const checkout = await expectOk('create-checkout', user.json('POST', '/api/subscriptions/create-checkout', { priceId: 'three-day', userId: user.id, email: user.email }));
+  const checkout = await expectOk(
+    'create-checkout',
+    user.json('POST', '/api/subscriptions/create-checkout', {
+      priceId: 'three-day',
+      userId: user.id,
+      email: user.email,
+    }),
+  );
   const { sessionId } = JSON.parse(checkout.body.toString()) as { sessionId: string };
   const form = new URLSearchParams({ card: '4242 4242 4242 4242', expiry: '12/39', cvc: '123' }).toString();
-  await expectOk('test checkout', user.send('POST', `/checkout/test/${sessionId}`, { 'content-type': 'application/x-www-form-urlencoded' }, Buffer.from(form)), [303]);
+  await expectOk(
+    'test checkout',
+    user.send(
+      'POST',
+      `/checkout/test/${sessionId}`,
+      { 'content-type': 'application/x-www-form-urlencoded' },
+      Buffer.from(form),
+    ),
+    [303],
+  );
 }
 
 async function inBatches<T>(items: T[], concurrency: number, work: (item: T) => Promise<void>): Promise<void> {
@@ -344,7 +393,9 @@ async function timed(recorder: Recorder | null, kind: Kind, run: () => Promise<R
 async function loadPage(user: Subscriber, recorder: Recorder | null, path: string, assets: string[]): Promise<void> {
   const accept = { accept: 'text/html,*/*', 'accept-encoding': 'br, gzip' };
   await timed(recorder, 'page', () => user.send('GET', path, accept));
-  await Promise.all(assets.map((asset) => timed(recorder, 'asset', () => user.send('GET', asset, { 'accept-encoding': 'br, gzip' }))));
+  await Promise.all(
+    assets.map((asset) => timed(recorder, 'asset', () => user.send('GET', asset, { 'accept-encoding': 'br, gzip' }))),
+  );
 }
 
 async function chat(user: Subscriber, recorder: Recorder | null, sequence: number): Promise<void> {
@@ -353,7 +404,13 @@ async function chat(user: Subscriber, recorder: Recorder | null, sequence: numbe
   const parts: MultipartPart[] = [{ name: 'messages', value: JSON.stringify(messages) }];
   if (user.conversationId) parts.push({ name: 'conversation_id', value: user.conversationId });
   // One message in four carries the subscriber's trade log, as 'Analyze with AI' does.
-  if (sequence % 4 === 3) parts.push({ name: 'file', filename: `trades-${user.index}.csv`, contentType: 'text/csv', data: tradeCsv(user, 1000 + sequence) });
+  if (sequence % 4 === 3)
+    parts.push({
+      name: 'file',
+      filename: `trades-${user.index}.csv`,
+      contentType: 'text/csv',
+      data: tradeCsv(user, 1000 + sequence),
+    });
   const { body, contentType: type } = multipartBody(parts);
   try {
     const { response, started } = await user.open('POST', '/api/chat', { 'content-type': type }, body);
@@ -372,7 +429,9 @@ async function chat(user: Subscriber, recorder: Recorder | null, sequence: numbe
       recorder.brokenStreams += 1;
       if (recorder.examples.length < 20) recorder.examples.push(`chat stream did not finish: ${text.slice(-300)}`);
     }
-    const answer = [...text.matchAll(/"type":"text-delta"[^\n]*?"delta":("(?:[^"\\]|\\.)*")/g)].map((match) => JSON.parse(match[1]) as string).join('');
+    const answer = [...text.matchAll(/"type":"text-delta"[^\n]*?"delta":("(?:[^"\\]|\\.)*")/g)]
+      .map((match) => JSON.parse(match[1]) as string)
+      .join('');
     const conversation = response.headers['x-conversation-id'];
     if (typeof conversation === 'string') user.conversationId = conversation;
     user.history.push({ role: 'user', content: question }, { role: 'assistant', content: answer.slice(0, 2000) });
@@ -437,7 +496,12 @@ async function openStream(user: Subscriber, recorder: Recorder | null, pushMarke
 }
 
 /** Repeats `action` every `everyMs` (+-10%) from `phase` until `until`, as a refetch interval does. */
-async function every(phase: number, everyMs: number, until: number, action: (sequence: number) => Promise<void>): Promise<void> {
+async function every(
+  phase: number,
+  everyMs: number,
+  until: number,
+  action: (sequence: number) => Promise<void>,
+): Promise<void> {
   let next = performance.now() + phase;
   for (let sequence = 0; next < until; sequence += 1) {
     await sleep(next - performance.now());
@@ -492,7 +556,16 @@ try {
   const origin = `http://127.0.0.1:${port}`;
   const probe = join(dirname(fileURLToPath(import.meta.url)), 'serverMemoryProbe.ts');
   server = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', '--import', probe, 'src/server/main.ts'], {
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, MARKET_DATA: 'demo', LOG_LEVEL: 'warn', NODE_ENV: 'production', TEST_HOOKS: 'true' },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      MARKET_DATA: 'demo',
+      LOG_LEVEL: 'warn',
+      NODE_ENV: 'production',
+      TEST_HOOKS: 'true',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const child = server;
@@ -520,13 +593,20 @@ try {
 
   const bootStarted = performance.now();
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`The server exited with ${child.exitCode} before it was ready:\n${serverLog.join('\n')}`);
-    if (performance.now() - bootStarted > START_TIMEOUT_MS) throw new Error(`The server did not answer /healthz within ${START_TIMEOUT_MS / 1000} s`);
-    const healthy = await fetch(`${origin}/healthz`).then((response) => response.ok, () => false);
+    if (child.exitCode !== null)
+      throw new Error(`The server exited with ${child.exitCode} before it was ready:\n${serverLog.join('\n')}`);
+    if (performance.now() - bootStarted > START_TIMEOUT_MS)
+      throw new Error(`The server did not answer /healthz within ${START_TIMEOUT_MS / 1000} s`);
+    const healthy = await fetch(`${origin}/healthz`).then(
+      (response) => response.ok,
+      () => false,
+    );
     if (healthy) break;
     await sleep(250);
   }
-  console.log(`Server: src/server/main.ts (pid ${pid}) on ${origin}, fresh DATA_DIR, PGlite, demo data, alert engine on; ready in ${((performance.now() - bootStarted) / 1000).toFixed(1)} s.`);
+  console.log(
+    `Server: src/server/main.ts (pid ${pid}) on ${origin}, fresh DATA_DIR, PGlite, demo data, alert engine on; ready in ${((performance.now() - bootStarted) / 1000).toFixed(1)} s.`,
+  );
 
   const samples: RssSample[] = [];
   const sampler = setInterval(() => {
@@ -540,7 +620,9 @@ try {
   for (let index = 0; index < USERS; index += 1) users.push(new Subscriber(index, origin, runId));
   const setupStarted = performance.now();
   await inBatches(users, SETUP_CONCURRENCY, subscribe);
-  console.log(`${USERS} subscribers registered, verified and paid in ${((performance.now() - setupStarted) / 1000).toFixed(1)} s (${SETUP_CONCURRENCY} at a time, one address each).`);
+  console.log(
+    `${USERS} subscribers registered, verified and paid in ${((performance.now() - setupStarted) / 1000).toFixed(1)} s (${SETUP_CONCURRENCY} at a time, one address each).`,
+  );
 
   // 2. Warm-up: every route once, so first-use caches are not counted as growth.
   const assets = pageAssets(webRoot);
@@ -570,7 +652,9 @@ try {
     }
     previous = ticks;
   }
-  console.log(`Server ${settled ? 'idle' : `still busy after ${SETTLE_TIMEOUT_MS / 1000} s (alert engine backfill): starting anyway`} ${((performance.now() - settleStarted) / 1000).toFixed(0)} s after the warm-up.`);
+  console.log(
+    `Server ${settled ? 'idle' : `still busy after ${SETTLE_TIMEOUT_MS / 1000} s (alert engine backfill): starting anyway`} ${((performance.now() - settleStarted) / 1000).toFixed(0)} s after the warm-up.`,
+  );
 
   // 4. The peer: the prices route with nothing else going on.
   const unloaded: number[] = [];
@@ -579,7 +663,9 @@ try {
     unloaded.push(reply.ms);
   }
   const unloadedP95 = percentile(unloaded, 0.95);
-  console.log(`Unloaded GET /external-api/coinbase-prices, ${PEER_REQUESTS} requests one at a time: p50 ${ms(percentile(unloaded, 0.5))}, p95 ${ms(unloadedP95)}.`);
+  console.log(
+    `Unloaded GET /external-api/coinbase-prices, ${PEER_REQUESTS} requests one at a time: p50 ${ms(percentile(unloaded, 0.5))}, p95 ${ms(unloadedP95)}.`,
+  );
 
   // 5. The load.
   const recorder = new Recorder();
@@ -593,7 +679,13 @@ try {
     for (const [index, at] of PUSH_AT_MS.entries()) {
       await sleep(loadStarted + at - performance.now());
       const message = `${pushMarker} push ${index + 1}`;
-      const reply = await timed(recorder, 'push', () => users[index].json('POST', '/api/test/alerts', { ticker: 'BTC', alert_type: ALERT_TYPES[index % ALERT_TYPES.length], message }));
+      const reply = await timed(recorder, 'push', () =>
+        users[index].json('POST', '/api/test/alerts', {
+          ticker: 'BTC',
+          alert_type: ALERT_TYPES[index % ALERT_TYPES.length],
+          message,
+        }),
+      );
       if (reply && reply.status === 200) pushed.push(message);
     }
   })();
@@ -621,11 +713,16 @@ try {
     ]);
   });
   await pusher;
-  const drained = await Promise.race([Promise.all(sessions).then(() => true), sleep(until - performance.now() + DRAIN_MS).then(() => false)]);
+  const drained = await Promise.race([
+    Promise.all(sessions).then(() => true),
+    sleep(until - performance.now() + DRAIN_MS).then(() => false),
+  ]);
   const loadEnded = performance.now();
   await sleep(1000);
   for (const user of users) user.stream?.close();
-  console.log(`Load window closed after ${((loadEnded - loadStarted) / 1000).toFixed(1)} s${drained ? '' : ` (requests still in flight ${DRAIN_MS / 1000} s after the window: counted as not answered)`}.`);
+  console.log(
+    `Load window closed after ${((loadEnded - loadStarted) / 1000).toFixed(1)} s${drained ? '' : ` (requests still in flight ${DRAIN_MS / 1000} s after the window: counted as not answered)`}.`,
+  );
 
   // 6. Idle, then the memory at rest.
   await sleep(IDLE_MS);
@@ -642,13 +739,21 @@ try {
   const lostExamples: string[] = [];
   await inBatches(users, SETUP_CONCURRENCY, async (user) => {
     const listing = await user.send('GET', '/files');
-    const files = listing.status === 200 ? (JSON.parse(listing.body.toString()) as { files: Array<{ id: string; file_size: number; original_filename: string }> }).files : [];
+    const files =
+      listing.status === 200
+        ? (
+            JSON.parse(listing.body.toString()) as {
+              files: Array<{ id: string; file_size: number; original_filename: string }>;
+            }
+          ).files
+        : [];
     for (const sent of user.uploads) {
       uploadsChecked += 1;
       const listed = files.find((file) => file.id === sent.id);
       let problem = '';
       if (!listed) problem = 'not listed by GET /files';
-      else if (listed.file_size !== sent.bytes.length) problem = `listed with ${listed.file_size} bytes, sent ${sent.bytes.length}`;
+      else if (listed.file_size !== sent.bytes.length)
+        problem = `listed with ${listed.file_size} bytes, sent ${sent.bytes.length}`;
       else if (listed.original_filename !== sent.name) problem = `listed as ${listed.original_filename}`;
       else {
         const download = await user.send('GET', `/files/${sent.id}/download`);
@@ -667,12 +772,18 @@ try {
   const streamsOpened = users.filter((user) => user.stream).length;
   const streamsClosedEarly = users.filter((user) => user.stream?.closedEarly).length;
   const complete = users.filter((user) => user.stream && pushed.every((message) => user.received.has(message))).length;
-  const deliveries = users.reduce((sum, user) => sum + pushed.filter((message) => user.received.has(message)).length, 0);
+  const deliveries = users.reduce(
+    (sum, user) => sum + pushed.filter((message) => user.received.has(message)).length,
+    0,
+  );
 
   // Report.
   console.log('');
   summarise(recorder);
-  const requests = KINDS.reduce((sum, kind) => sum + recorder.byKind.get(kind)!.latencies.length + recorder.byKind.get(kind)!.failures, 0);
+  const requests = KINDS.reduce(
+    (sum, kind) => sum + recorder.byKind.get(kind)!.latencies.length + recorder.byKind.get(kind)!.failures,
+    0,
+  );
   const fiveXx = recorder.total((status) => status >= 500);
   const tooMany = recorder.total((status) => status === 429);
   const otherNon2xx = recorder.total((status) => (status < 200 || status >= 300) && status < 500 && status !== 429);
@@ -681,18 +792,31 @@ try {
   const loadedP95 = percentile(pricesLoaded, 0.95);
   const growth = rssEnd - rssAtStart;
   const allowedGrowth = Math.max(MEMORY_FLAT_BYTES, rssAtStart * MEMORY_FLAT_SHARE);
-  console.log(`\n${requests} requests in ${(LOAD_MS / 1000).toFixed(0)} s (${(requests / (LOAD_MS / 1000)).toFixed(1)} req/s); 5xx ${fiveXx}, 429 ${tooMany}, other non-2xx ${otherNon2xx}, no answer ${failures}.`);
-  console.log(`Chat: first token p50 ${ms(percentile(recorder.firstTokens, 0.5))}, p95 ${ms(percentile(recorder.firstTokens, 0.95))}; answers that did not finish: ${recorder.brokenStreams}.`);
+  console.log(
+    `\n${requests} requests in ${(LOAD_MS / 1000).toFixed(0)} s (${(requests / (LOAD_MS / 1000)).toFixed(1)} req/s); 5xx ${fiveXx}, 429 ${tooMany}, other non-2xx ${otherNon2xx}, no answer ${failures}.`,
+  );
+  console.log(
+    `Chat: first token p50 ${ms(percentile(recorder.firstTokens, 0.5))}, p95 ${ms(percentile(recorder.firstTokens, 0.95))}; answers that did not finish: ${recorder.brokenStreams}.`,
+  );
   console.log(`Uploads: ${uploadsChecked} answered 2xx, ${lost} lost (not listed, wrong size or wrong bytes).`);
-  console.log(`Alert streams: ${streamsOpened} opened, ${streamsClosedEarly} closed by the server early; ${pushed.length} alerts pushed; ${complete}/${streamsOpened} streams got every one (${deliveries}/${streamsOpened * pushed.length} deliveries).`);
+  console.log(
+    `Alert streams: ${streamsOpened} opened, ${streamsClosedEarly} closed by the server early; ${pushed.length} alerts pushed; ${complete}/${streamsOpened} streams got every one (${deliveries}/${streamsOpened * pushed.length} deliveries).`,
+  );
   console.log(
     `Server RSS: start of load ${mb(rssAtStart)} (after a full GC), peak ${mb(rssPeak)}, after ${IDLE_MS / 1000} s idle ${mb(rssIdle)}, after a full GC ${mb(rssEnd)}: growth ${mb(growth)}; flat means at most ${mb(allowedGrowth)} = max(${mb(MEMORY_FLAT_BYTES)}, ${MEMORY_FLAT_SHARE * 100}% of the start).`,
   );
-  console.log(`  after a full GC, start -> end: JS heap used ${mb(memoryAtStart.heapUsed)} -> ${mb(memoryAtEnd.heapUsed)}, external (PGlite's WASM memory, buffers) ${mb(memoryAtStart.external)} -> ${mb(memoryAtEnd.external)}.`);
-  console.log(`Prices route p95: ${ms(loadedP95)} under load vs ${ms(unloadedP95)} unloaded (${(loadedP95 / unloadedP95).toFixed(1)}x).`);
+  console.log(
+    `  after a full GC, start -> end: JS heap used ${mb(memoryAtStart.heapUsed)} -> ${mb(memoryAtEnd.heapUsed)}, external (PGlite's WASM memory, buffers) ${mb(memoryAtStart.external)} -> ${mb(memoryAtEnd.external)}.`,
+  );
+  console.log(
+    `Prices route p95: ${ms(loadedP95)} under load vs ${ms(unloadedP95)} unloaded (${(loadedP95 / unloadedP95).toFixed(1)}x).`,
+  );
   if (recorder.examples.length > 0) console.log(`\nFirst problem answers:\n  ${recorder.examples.join('\n  ')}`);
   if (lostExamples.length > 0) console.log(`\nLost uploads:\n  ${lostExamples.join('\n  ')}`);
-  if (serverLog.length > 0) console.log(`\nServer log (warnings and errors, first ${serverLog.length}; ${serverErrors} at error level):\n  ${serverLog.join('\n  ')}`);
+  if (serverLog.length > 0)
+    console.log(
+      `\nServer log (warnings and errors, first ${serverLog.length}; ${serverErrors} at error level):\n  ${serverLog.join('\n  ')}`,
+    );
   console.log(`\nBench time so far ${((performance.now() - benchStarted) / 1000).toFixed(0)} s.\n`);
 
   const peerText = `same route unloaded: p95 ${ms(unloadedP95)}`;

@@ -57,15 +57,28 @@ for (const file of files) {
   const name = file.replace(/\.bench\.ts$/, '');
   const own = results.filter((result) => result.bench === name);
   for (const result of own) {
-    rows.push([name, result.figure, result.target, result.measured, result.peer, formatRatio(result.ratio), formatPass(result.pass)]);
+    rows.push([
+      name,
+      result.figure,
+      result.target,
+      result.measured,
+      result.peer,
+      formatRatio(result.ratio),
+      formatPass(result.pass),
+    ]);
   }
   const crash = crashed.get(name);
   if (crash) rows.push([name, '(bench process)', 'runs to the end', crash, '-', '-', 'CRASH']);
-  else if (own.length === 0) rows.push([name, '(no figures reported through bench/report.ts)', '-', '-', '-', '-', 'info']);
+  else if (own.length === 0)
+    rows.push([name, '(no figures reported through bench/report.ts)', '-', '-', '-', '-', 'info']);
 }
 
 const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column].length)));
-const line = (cells: string[]) => cells.map((cell, column) => cell.padEnd(widths[column])).join(' | ').trimEnd();
+const line = (cells: string[]) =>
+  cells
+    .map((cell, column) => cell.padEnd(widths[column]))
+    .join(' | ')
+    .trimEnd();
 console.log('\n=== Summary (ratio = measured / peer) ===');
 console.log(line(header));
 console.log(widths.map((width) => '-'.repeat(width)).join('-|-'));

@@ -105,21 +105,34 @@ try {
       `${book.dataRows.toLocaleString('en-US')} data rows (generated in ${((performance.now() - started) / 1000).toFixed(1)} s).`,
   );
 
-  server = await startServerProcess({ dataDir, env: { UPLOAD_MAX_MB: '64', NODE_ENV: 'production', NODE_OPTIONS: `--import=${EVENT_LOOP_PROBE}` }, startTimeoutMs: 120_000 });
+  server = await startServerProcess({
+    dataDir,
+    env: { UPLOAD_MAX_MB: '64', NODE_ENV: 'production', NODE_OPTIONS: `--import=${EVENT_LOOP_PROBE}` },
+    startTimeoutMs: 120_000,
+  });
   const { session, userId } = await subscribeOverHttp(server.origin, 'sheet-bench@example.com');
-  console.log(`Server: src/server/main.ts (pid ${server.child.pid}) on ${server.origin}, fresh DATA_DIR, PGlite, disk storage.`);
+  console.log(
+    `Server: src/server/main.ts (pid ${server.child.pid}) on ${server.origin}, fresh DATA_DIR, PGlite, disk storage.`,
+  );
 
   const form = new FormData();
   form.append('user_id', userId);
   form.append('file', new Blob([new Uint8Array(book.data)], { type: XLSX }), 'trades-197mb.xlsx');
   started = performance.now();
-  const uploaded = await fetch(`${server.origin}/upload`, { method: 'POST', body: form, headers: { cookie: session.cookieHeader, origin: server.origin } });
-  if (uploaded.status !== 201) throw new Error(`upload answered ${uploaded.status}: ${(await uploaded.text()).slice(0, 300)}`);
+  const uploaded = await fetch(`${server.origin}/upload`, {
+    method: 'POST',
+    body: form,
+    headers: { cookie: session.cookieHeader, origin: server.origin },
+  });
+  if (uploaded.status !== 201)
+    throw new Error(`upload answered ${uploaded.status}: ${(await uploaded.text()).slice(0, 300)}`);
   const file = ((await uploaded.json()) as { file: { id: string; url: string } }).file;
   console.log(`Uploaded in ${((performance.now() - started) / 1000).toFixed(1)} s.\n`);
 
   const preview = async () => {
-    const response = await fetch(`${server!.origin}/files/${file.id}/preview`, { headers: { cookie: session.cookieHeader } });
+    const response = await fetch(`${server!.origin}/files/${file.id}/preview`, {
+      headers: { cookie: session.cookieHeader },
+    });
     const body = (await response.json()) as { tables?: Array<{ rows: string[][]; totalRows: number }>; error?: string };
     if (response.status !== 200) throw new Error(`preview answered ${response.status}: ${body.error}`);
     const [table] = body.tables!;
@@ -130,7 +143,8 @@ try {
   const download = async () => {
     const response = await fetch(`${server!.origin}${file.url}`, { headers: { cookie: session.cookieHeader } });
     const bytes = (await response.arrayBuffer()).byteLength;
-    if (response.status !== 200 || bytes !== book.data.length) throw new Error(`download answered ${response.status} with ${bytes} bytes`);
+    if (response.status !== 200 || bytes !== book.data.length)
+      throw new Error(`download answered ${response.status} with ${bytes} bytes`);
   };
   const line = (label: string, run: Measured) =>
     console.log(
@@ -160,8 +174,14 @@ try {
   });
   line('two previews at once', both);
 
-  const previewSeconds = percentile(previews.map((run) => run.seconds), 0.5);
-  const downloadSeconds = percentile(downloads.map((run) => run.seconds), 0.5);
+  const previewSeconds = percentile(
+    previews.map((run) => run.seconds),
+    0.5,
+  );
+  const downloadSeconds = percentile(
+    downloads.map((run) => run.seconds),
+    0.5,
+  );
   report({
     figure: `preview of a ${(book.unpackedBytes / MB).toFixed(0)} MB-unpacked xlsx (median of ${RUNS})`,
     target: `< ${TIME_TARGET_S} s`,
@@ -187,7 +207,10 @@ try {
     ratio: loopDuring / idle.loop.p99,
     pass: loopDuring < PROBE_TARGET_MS,
   });
-  const probeDuring = percentile(previews.flatMap((run) => run.probe), 0.99);
+  const probeDuring = percentile(
+    previews.flatMap((run) => run.probe),
+    0.99,
+  );
   const probeIdle = percentile(idle.probe, 0.99);
   report({
     figure: 'GET /healthz p99 while previews run',

@@ -6,12 +6,21 @@ import { latestOutboxMessages } from '../src/server/mail/mailer.ts';
 import { Browser } from '../src/server/testing/http.ts';
 
 /** Registers, verifies and subscribes a user through the app's own routes; returns the cookie. */
-export async function subscriberCookie(app: App, origin: string, database: DatabaseHandle, email: string): Promise<string> {
+export async function subscriberCookie(
+  app: App,
+  origin: string,
+  database: DatabaseHandle,
+  email: string,
+): Promise<string> {
   const browser = new Browser(app, origin);
   const expectStatus = (what: string, status: number, wanted: number) => {
     if (status !== wanted) throw new Error(`${what} answered ${status}, expected ${wanted}`);
   };
-  expectStatus('register', (await browser.post('/api/auth/register', { email, password: 'secret-password', username: 'bench' })).statusCode, 200);
+  expectStatus(
+    'register',
+    (await browser.post('/api/auth/register', { email, password: 'secret-password', username: 'bench' })).statusCode,
+    200,
+  );
   const [mail] = await latestOutboxMessages(database.db, email);
   const link = mail?.text.match(/https?:\/\/\S+/)?.[0];
   if (!link) throw new Error('No verification e-mail in the outbox');
@@ -19,10 +28,18 @@ export async function subscriberCookie(app: App, origin: string, database: Datab
   await browser.get(`${verify.pathname}${verify.search}`);
   const me = (await browser.get('/api/me')).json() as { user?: { id: string; email: string } };
   if (me.user?.email !== email) throw new Error('The verified user is not signed in');
-  const checkout = await browser.post('/api/subscriptions/create-checkout', { priceId: 'three-day', userId: me.user.id, email });
+  const checkout = await browser.post('/api/subscriptions/create-checkout', {
+    priceId: 'three-day',
+    userId: me.user.id,
+    email,
+  });
   expectStatus('create-checkout', checkout.statusCode, 200);
   const sessionId = (checkout.json() as { sessionId: string }).sessionId;
-  const paid = await browser.submitForm(`/checkout/test/${sessionId}`, { card: '4242 4242 4242 4242', expiry: '12/39', cvc: '123' });
+  const paid = await browser.submitForm(`/checkout/test/${sessionId}`, {
+    card: '4242 4242 4242 4242',
+    expiry: '12/39',
+    cvc: '123',
+  });
   expectStatus('test checkout', paid.statusCode, 303);
   return browser.cookieHeader;
 }

@@ -47,7 +47,11 @@ function* csvChunks(bytes: number): Generator<Buffer> {
   }
 }
 
-async function upload(server: ServerProcess, headers: Record<string, string>, fields: Record<string, string>): Promise<UploadRun> {
+async function upload(
+  server: ServerProcess,
+  headers: Record<string, string>,
+  fields: Record<string, string>,
+): Promise<UploadRun> {
   const pid = server.child.pid!;
   await sleep(1_000);
   const rss = trackPeakRss(pid);
@@ -95,14 +99,24 @@ const dataDir = mkdtempSync(join(tmpdir(), 'watos-upload-bench-'));
 const peerDir = mkdtempSync(join(tmpdir(), 'watos-upload-peer-'));
 const servers: ServerProcess[] = [];
 try {
-  const server = await startServerProcess({ dataDir, env: { UPLOAD_MAX_MB: '64', NODE_ENV: 'production' }, startTimeoutMs: 120_000 });
+  const server = await startServerProcess({
+    dataDir,
+    env: { UPLOAD_MAX_MB: '64', NODE_ENV: 'production' },
+    startTimeoutMs: 120_000,
+  });
   servers.push(server);
   const peer = await startServerProcess({ dataDir: peerDir, script: 'bench/uploadPeer.ts' });
   servers.push(peer);
   const { session, userId } = await subscribeOverHttp(server.origin, 'upload-bench@example.com');
-  console.log(`Server: src/server/main.ts (pid ${server.child.pid}) on ${server.origin}, fresh DATA_DIR, PGlite, disk storage.`);
-  console.log(`Peer: bench/uploadPeer.ts (pid ${peer.child.pid}) on ${peer.origin}, bare Fastify + @fastify/multipart to disk.`);
-  console.log(`${FILE_BYTES / MB} MB CSV, ${Math.round(CHUNK.length / 1024)} KiB writes, chunked multipart, ${RUNS} runs each after one warm-up; alternating.\n`);
+  console.log(
+    `Server: src/server/main.ts (pid ${server.child.pid}) on ${server.origin}, fresh DATA_DIR, PGlite, disk storage.`,
+  );
+  console.log(
+    `Peer: bench/uploadPeer.ts (pid ${peer.child.pid}) on ${peer.origin}, bare Fastify + @fastify/multipart to disk.`,
+  );
+  console.log(
+    `${FILE_BYTES / MB} MB CSV, ${Math.round(CHUNK.length / 1024)} KiB writes, chunked multipart, ${RUNS} runs each after one warm-up; alternating.\n`,
+  );
 
   const ours: UploadRun[] = [];
   const peers: UploadRun[] = [];
@@ -112,7 +126,8 @@ try {
     const file = (JSON.parse(mine.body) as { file: { id: string; file_size: number; url: string } }).file;
     if (file.file_size !== FILE_BYTES) throw new Error(`stored ${file.file_size} bytes, sent ${FILE_BYTES}`);
     const back = await downloadSha256(`${server.origin}${file.url}`, session.cookieHeader);
-    if (back.bytes !== FILE_BYTES || back.sha256 !== mine.sha256) throw new Error('the downloaded file differs from the uploaded one');
+    if (back.bytes !== FILE_BYTES || back.sha256 !== mine.sha256)
+      throw new Error('the downloaded file differs from the uploaded one');
     const theirs = await upload(peer, {}, {});
     if (theirs.status !== 201) throw new Error(`peer answered ${theirs.status}`);
     const label = run === 0 ? 'warm-up' : `run ${run}`;
@@ -125,11 +140,24 @@ try {
     peers.push(theirs);
   }
   const listing = (await (await session.fetch('/files')).json()) as { files: Array<{ file_size: number }> };
-  if (listing.files.length !== RUNS + 1 || listing.files.some((file) => file.file_size !== FILE_BYTES)) throw new Error('GET /files does not list every upload with its size');
+  if (listing.files.length !== RUNS + 1 || listing.files.some((file) => file.file_size !== FILE_BYTES))
+    throw new Error('GET /files does not list every upload with its size');
   console.log(`\nEvery upload: 201, listed with ${FILE_BYTES} bytes, downloaded with the same SHA-256.`);
 
-  const throughput = FILE_BYTES / MB / percentile(ours.map((run) => run.seconds), 0.5);
-  const peerThroughput = FILE_BYTES / MB / percentile(peers.map((run) => run.seconds), 0.5);
+  const throughput =
+    FILE_BYTES /
+    MB /
+    percentile(
+      ours.map((run) => run.seconds),
+      0.5,
+    );
+  const peerThroughput =
+    FILE_BYTES /
+    MB /
+    percentile(
+      peers.map((run) => run.seconds),
+      0.5,
+    );
   report({
     figure: '50 MB CSV upload throughput (median of 3)',
     target: '-',

@@ -49,10 +49,15 @@ test('a visitor clicking a plan is asked to log in first', async ({ page }) => {
   await expect(page.getByTestId('plan-monthly')).toContainText('POPULAR');
 });
 
-test('forgot password: e-mailed link, short and mismatched passwords refused, then updated and redirected', async ({ page }) => {
+test('forgot password: e-mailed link, short and mismatched passwords refused, then updated and redirected', async ({
+  page,
+}) => {
   const email = uniqueEmail('reset');
   const origin = new URL(test.info().project.use.baseURL!).origin;
-  await page.request.post('/api/auth/register', { data: { email, password: 'first-password', username: 'bob' }, headers: { origin } });
+  await page.request.post('/api/auth/register', {
+    data: { email, password: 'first-password', username: 'bob' },
+    headers: { origin },
+  });
   await page.goto(await linkFromOutbox(page.request, email, 'Confirm your e-mail address'));
   await page.getByRole('button', { name: 'Sign Out' }).click();
 
@@ -60,7 +65,9 @@ test('forgot password: e-mailed link, short and mismatched passwords refused, th
   await expect(page).toHaveURL(/\/forgot-password$/);
   await page.getByLabel('Email').fill(email);
   await page.getByRole('button', { name: 'Send reset link' }).click();
-  await expect(page.getByText('Password reset email sent! Check your inbox and follow the instructions.')).toBeVisible();
+  await expect(
+    page.getByText('Password reset email sent! Check your inbox and follow the instructions.'),
+  ).toBeVisible();
   await expect(page.getByLabel('Email')).toHaveCount(0);
 
   await page.goto(await linkFromOutbox(page.request, email, 'Reset your password'));

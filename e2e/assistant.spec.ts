@@ -21,9 +21,15 @@ async function slowDown(page: Page, url: string, ms = 1500) {
   });
 }
 
-test('a message streams in after the typing dots, with the WATOS grid for ETH, and is restored on reload', async ({ subscribedPage: page }) => {
+test('a message streams in after the typing dots, with the WATOS grid for ETH, and is restored on reload', async ({
+  subscribedPage: page,
+}) => {
   const chat = chatPanel(page);
-  await expect(chat.getByText('Hello! How can I help you today? I can provide WATOS (What Are The Odds?) for any symbol. Just ask about BTC, ETH, AAPL, or any other ticker')).toBeVisible();
+  await expect(
+    chat.getByText(
+      'Hello! How can I help you today? I can provide WATOS (What Are The Odds?) for any symbol. Just ask about BTC, ETH, AAPL, or any other ticker',
+    ),
+  ).toBeVisible();
   await expect(chat.getByText('WATOS Grid Trading Signals')).toBeVisible();
   await expect(chat.getByTestId('assistant-avatar').first()).toBeVisible();
 
@@ -42,7 +48,9 @@ test('a message streams in after the typing dots, with the WATOS grid for ETH, a
   await expect(input).toHaveValue('What are the odds for ETH?');
 
   const answer = chat.getByTestId('assistant-message').last();
-  await expect(answer.getByRole('heading', { name: 'ETH-USD: What Are The Odds? (WATOS, 1h)' })).toBeVisible({ timeout: ANSWER_TIMEOUT });
+  await expect(answer.getByRole('heading', { name: 'ETH-USD: What Are The Odds? (WATOS, 1h)' })).toBeVisible({
+    timeout: ANSWER_TIMEOUT,
+  });
   await expect(chat.getByTestId('typing-dots')).toHaveCount(0);
   await expect(answer).toContainText('Demo data:');
   await expect(answer).toContainText('Nothing here is financial advice.');
@@ -55,12 +63,16 @@ test('a message streams in after the typing dots, with the WATOS grid for ETH, a
   await expect(grid.getByText('What Are The Odds?', { exact: true })).toBeVisible();
   await expect(grid.getByTestId('watos-tile')).toHaveCount(6);
   await expect(grid.getByText(/^Last updated: \d/)).toBeVisible();
-  const card = (await (await page.request.get('/api/watos/ETH')).json()) as { signals: Array<{ name: string; strength: string }> };
+  const card = (await (await page.request.get('/api/watos/ETH')).json()) as {
+    signals: Array<{ name: string; strength: string }>;
+  };
   const tiles = grid.getByTestId('watos-tile');
   for (const [index, signal] of card.signals.entries()) {
     await expect(tiles.nth(index)).toContainText(signal.name);
     await expect(tiles.nth(index)).toHaveAttribute('data-strength', signal.strength);
-    await expect(tiles.nth(index)).toHaveClass(new RegExp({ low: 'border-yellow', medium: 'border-blue', high: 'border-green' }[signal.strength]!));
+    await expect(tiles.nth(index)).toHaveClass(
+      new RegExp({ low: 'border-yellow', medium: 'border-blue', high: 'border-green' }[signal.strength]!),
+    );
   }
 
   await page.reload();
@@ -73,10 +85,15 @@ test('a message streams in after the typing dots, with the WATOS grid for ETH, a
   await expect(chatPanel(page).getByText('WATOS Grid Trading Signals')).toBeVisible();
 });
 
-test('an attached option chain goes with the message, its name in brackets, and a failed send keeps both', async ({ subscribedPage: page }) => {
+test('an attached option chain goes with the message, its name in brackets, and a failed send keeps both', async ({
+  subscribedPage: page,
+}) => {
   const chat = chatPanel(page);
   const input = page.getByPlaceholder(PLACEHOLDER);
-  await expect(page.getByRole('button', { name: 'Attach option chain file' })).toHaveAttribute('title', 'Attach option chain file');
+  await expect(page.getByRole('button', { name: 'Attach option chain file' })).toHaveAttribute(
+    'title',
+    'Attach option chain file',
+  );
   await expect(page.getByTestId('chat-file-input')).toHaveAttribute('accept', '.csv,.xlsx,.xls');
 
   await page.getByTestId('chat-file-input').setInputFiles(CHAIN);
@@ -92,7 +109,12 @@ test('an attached option chain goes with the message, its name in brackets, and 
   page.on('console', (message) => {
     if (message.type() === 'error') logged.push(message.text());
   });
-  await page.route('**/api/chat', (route) => route.fulfill({ status: 500, contentType: 'application/json', body: '{"error":"Internal server error"}' }), { times: 1 });
+  await page.route(
+    '**/api/chat',
+    (route) =>
+      route.fulfill({ status: 500, contentType: 'application/json', body: '{"error":"Internal server error"}' }),
+    { times: 1 },
+  );
   await input.fill('What is the max pain of this chain?');
   await page.getByRole('button', { name: 'Send message' }).click();
   await expect(chat.getByTestId('chat-error')).toContainText('Your message was not sent: Internal server error');
@@ -104,7 +126,9 @@ test('an attached option chain goes with the message, its name in brackets, and 
   await page.getByRole('button', { name: 'Send message' }).click();
   await expect(chat.getByTestId('user-message')).toHaveText(['What is the max pain of this chain? [option-chain.csv]']);
   const answer = chat.getByTestId('assistant-message').last();
-  await expect(answer.getByRole('heading', { name: 'File analysis: option-chain.csv' })).toBeVisible({ timeout: ANSWER_TIMEOUT });
+  await expect(answer.getByRole('heading', { name: 'File analysis: option-chain.csv' })).toBeVisible({
+    timeout: ANSWER_TIMEOUT,
+  });
   await expect(answer).toContainText('Put/call ratio by open interest: 0.85 (1,100 puts / 1,300 calls)');
   await expect(answer).toContainText('Max pain: strike 100');
   await expect(chat.getByTestId('chat-error')).toHaveCount(0);
@@ -112,7 +136,9 @@ test('an attached option chain goes with the message, its name in brackets, and 
   await expect(input).toHaveValue('');
 });
 
-test('the Prompt Catalog builds a prompt, appends its messages to the chat and resets', async ({ subscribedPage: page }) => {
+test('the Prompt Catalog builds a prompt, appends its messages to the chat and resets', async ({
+  subscribedPage: page,
+}) => {
   const form = catalog(page);
   const category = form.getByLabel('Category', { exact: true });
   const prompt = form.getByLabel('Prompt', { exact: true });
@@ -124,12 +150,29 @@ test('the Prompt Catalog builds a prompt, appends its messages to the chat and r
 
   await category.selectOption('Probability & Odds');
   await expect(prompt).toBeEnabled();
-  await expect(form.getByLabel('Timeframe', { exact: true }).locator('option')).toHaveText(['1m', '5m', '15m', '1h', '4h', '8h', '12h', 'D', '3D', 'W', 'M', '12M']);
+  await expect(form.getByLabel('Timeframe', { exact: true }).locator('option')).toHaveText([
+    '1m',
+    '5m',
+    '15m',
+    '1h',
+    '4h',
+    '8h',
+    '12h',
+    'D',
+    '3D',
+    'W',
+    'M',
+    '12M',
+  ]);
   await expect(form.getByLabel('Symbol', { exact: true }).locator('option')).toHaveCount(28);
-  await prompt.selectOption({ label: 'What are the odds for {symbol}? Give the WATOS grid on the {timeframe} timeframe with sample sizes and confidence intervals.' });
+  await prompt.selectOption({
+    label:
+      'What are the odds for {symbol}? Give the WATOS grid on the {timeframe} timeframe with sample sizes and confidence intervals.',
+  });
   await form.getByLabel('Timeframe', { exact: true }).selectOption('4h');
   await form.getByLabel('Symbol', { exact: true }).selectOption('SOL-USD');
-  const text = 'What are the odds for SOL-USD? Give the WATOS grid on the 4h timeframe with sample sizes and confidence intervals.';
+  const text =
+    'What are the odds for SOL-USD? Give the WATOS grid on the 4h timeframe with sample sizes and confidence intervals.';
   await expect(form.getByTestId('prompt-preview')).toHaveText(text);
 
   await slowDown(page, '**/external-api/prompt');
@@ -155,7 +198,9 @@ test('the Prompt Catalog builds a prompt, appends its messages to the chat and r
   await prompt.selectOption({ index: 1 });
   const optionsPrompt = (await prompt.locator('option:checked').textContent())!;
   await generate.click();
-  await expect(chat.getByTestId('user-message').last()).toHaveText(`${optionsPrompt} [option-chain.csv]`, { timeout: ANSWER_TIMEOUT });
+  await expect(chat.getByTestId('user-message').last()).toHaveText(`${optionsPrompt} [option-chain.csv]`, {
+    timeout: ANSWER_TIMEOUT,
+  });
   await expect(chat.getByTestId('assistant-message').last()).toContainText('Max pain: strike 100');
   await expect(page.getByTestId('attachment-chip')).toHaveCount(0);
 
@@ -165,7 +210,9 @@ test('the Prompt Catalog builds a prompt, appends its messages to the chat and r
     if (message.type() === 'error') logged.push(message.text());
   });
   const before = await chat.getByTestId('user-message').count();
-  await page.route('**/external-api/prompt', (route) => route.fulfill({ status: 503, contentType: 'application/json', body: '{"error":"down"}' }));
+  await page.route('**/external-api/prompt', (route) =>
+    route.fulfill({ status: 503, contentType: 'application/json', body: '{"error":"down"}' }),
+  );
   await category.selectOption('Market Overview');
   await prompt.selectOption({ index: 1 });
   await generate.click();

@@ -18,7 +18,9 @@ async function embeddedConfig(page: Page) {
   return JSON.parse(text ?? '{}') as Record<string, unknown>;
 }
 
-test('the TradingView chart is built from the watchlist and reloads on every change', async ({ subscribedPage: page }) => {
+test('the TradingView chart is built from the watchlist and reloads on every change', async ({
+  subscribedPage: page,
+}) => {
   const requested = await interceptThirdParties(page);
   await page.reload();
   await expect.poll(() => requested.filter((url) => url.includes('embed-widget-advanced-chart.js')).length).toBe(1);
@@ -49,7 +51,9 @@ test('the TradingView chart is built from the watchlist and reloads on every cha
   await expect(page.getByTestId('tradingview-container').locator('script')).toHaveCount(1);
 });
 
-test('watchlist rules, and the list follows the trader across a reload and another browser', async ({ subscribedPage: page }) => {
+test('watchlist rules, and the list follows the trader across a reload and another browser', async ({
+  subscribedPage: page,
+}) => {
   await interceptThirdParties(page);
   const input = page.getByLabel('Add symbol to the chart watchlist');
   const chips = page.getByRole('list', { name: 'Chart watchlist' }).getByRole('listitem');
@@ -57,7 +61,9 @@ test('watchlist rules, and the list follows the trader across a reload and anoth
 
   await input.fill('AAPL');
   await page.getByRole('button', { name: 'Add', exact: true }).click();
-  await expect(page.getByRole('alert').filter({ hasText: 'Please use format EXCHANGE:SYMBOL (e.g., NASDAQ:AAPL)' })).toBeVisible();
+  await expect(
+    page.getByRole('alert').filter({ hasText: 'Please use format EXCHANGE:SYMBOL (e.g., NASDAQ:AAPL)' }),
+  ).toBeVisible();
   await expect(chips).toHaveCount(6);
   await expect(input).toHaveValue('AAPL');
 
@@ -78,7 +84,10 @@ test('watchlist rules, and the list follows the trader across a reload and anoth
   await expect(chips.first()).toContainText('NASDAQ:TSLA');
   await expect(page.getByRole('list', { name: 'Chart watchlist' })).toContainText('AMEX:SPY');
 
-  const other = await page.context().browser()!.newContext({ storageState: await page.context().storageState() });
+  const other = await page
+    .context()
+    .browser()!
+    .newContext({ storageState: await page.context().storageState() });
   const otherPage = await other.newPage();
   await interceptThirdParties(otherPage);
   await otherPage.goto('/dashboard');
@@ -87,7 +96,9 @@ test('watchlist rules, and the list follows the trader across a reload and anoth
   await other.close();
 });
 
-test('switching among the five sources keeps each panel, and the Barchart widget loads once and unloads', async ({ subscribedPage: page }) => {
+test('switching among the five sources keeps each panel, and the Barchart widget loads once and unloads', async ({
+  subscribedPage: page,
+}) => {
   const requested = await interceptThirdParties(page);
   const tab = (name: string) => page.getByRole('tab', { name, exact: true });
 
@@ -126,9 +137,20 @@ test('switching among the five sources keeps each panel, and the Barchart widget
   await expect(form.getByLabel('API Key')).toHaveValue('my-key-123');
 });
 
-test('the guided tour runs its eight steps in order, skip ends it, and a restart begins at step 1', async ({ subscribedPage: page }) => {
+test('the guided tour runs its eight steps in order, skip ends it, and a restart begins at step 1', async ({
+  subscribedPage: page,
+}) => {
   await interceptThirdParties(page);
-  const titles = ['Chart Analysis Hub', 'Platform Switcher', 'Professional Charting', 'Watchlist Management', 'Watchlist Alerts', 'Market Alert Log', 'AI Assistant', 'Prompt Catalog & File Management'];
+  const titles = [
+    'Chart Analysis Hub',
+    'Platform Switcher',
+    'Professional Charting',
+    'Watchlist Management',
+    'Watchlist Alerts',
+    'Market Alert Log',
+    'AI Assistant',
+    'Prompt Catalog & File Management',
+  ];
   const tooltip = page.getByRole('alertdialog');
   await page.getByRole('button', { name: 'Take Tour' }).click();
   for (const [index, title] of titles.entries()) {

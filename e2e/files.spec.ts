@@ -25,13 +25,17 @@ async function chooseFile(page: Page, name: string, mimeType: string, buffer: Bu
   await myStuff(page).getByLabel('Choose a CSV or Excel file to upload').setInputFiles({ name, mimeType, buffer });
 }
 
-test('upload a CSV and an xlsx, see them with sizes, preview, delete one; a .txt is refused', async ({ subscribedPage: page }) => {
+test('upload a CSV and an xlsx, see them with sizes, preview, delete one; a .txt is refused', async ({
+  subscribedPage: page,
+}) => {
   const panel = myStuff(page);
   const yours = panel.getByRole('region', { name: 'Your Files' });
   const publicFiles = panel.getByRole('region', { name: 'Public Files' });
   await expect(yours.getByText('No files uploaded yet')).toBeVisible();
   await expect(publicFiles.getByText('No public files available')).toBeVisible();
-  await expect(panel.getByRole('region', { name: 'Wisesheet Files' }).getByText('No Wisesheet files loaded yet')).toBeVisible();
+  await expect(
+    panel.getByRole('region', { name: 'Wisesheet Files' }).getByText('No Wisesheet files loaded yet'),
+  ).toBeVisible();
   await expect(yours.getByRole('button', { name: 'Upload' })).toBeVisible();
 
   await chooseFile(page, 'trades.csv', 'text/csv', Buffer.from(TRADES_CSV));
@@ -40,7 +44,12 @@ test('upload a CSV and an xlsx, see them with sizes, preview, delete one; a .txt
   await expect(csvRow.getByTestId('file-size')).toHaveText(`${Buffer.byteLength(TRADES_CSV)} Bytes`);
 
   const workbook = await positionsWorkbook();
-  await chooseFile(page, 'positions.xlsx', 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', workbook);
+  await chooseFile(
+    page,
+    'positions.xlsx',
+    'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+    workbook,
+  );
   const xlsxRow = yours.getByTestId('file-row').filter({ hasText: 'positions.xlsx' });
   await expect(xlsxRow.getByTestId('file-size')).toHaveText(`${parseFloat((workbook.length / 1024).toFixed(2))} KB`);
   await expect(yours.getByTestId('file-row')).toHaveCount(2);
@@ -75,19 +84,30 @@ test('upload a CSV and an xlsx, see them with sizes, preview, delete one; a .txt
   expect(uploadsSent).toBe(0);
 
   // The server checks the content too, and its error text is shown.
-  await chooseFile(page, 'disguised.xlsx', 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', Buffer.from(TRADES_CSV));
-  await expect(yours.getByRole('alert')).toHaveText("The file's content is not an Excel (.xlsx) workbook, so it was refused.");
+  await chooseFile(
+    page,
+    'disguised.xlsx',
+    'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+    Buffer.from(TRADES_CSV),
+  );
+  await expect(yours.getByRole('alert')).toHaveText(
+    "The file's content is not an Excel (.xlsx) workbook, so it was refused.",
+  );
   expect(uploadsSent).toBe(1);
   await expect(yours.getByTestId('file-row')).toHaveCount(1);
 });
 
-test('a failed list shows the SPEC.md error in place of the lists, and a failed delete says so', async ({ subscribedPage: page }) => {
+test('a failed list shows the SPEC.md error in place of the lists, and a failed delete says so', async ({
+  subscribedPage: page,
+}) => {
   const panel = myStuff(page);
   await chooseFile(page, 'keep.csv', 'text/csv', Buffer.from(TRADES_CSV));
   const row = panel.getByTestId('file-row').filter({ hasText: 'keep.csv' });
   await expect(row).toBeVisible();
 
-  await page.route('**/files/*', (route) => (route.request().method() === 'DELETE' ? route.fulfill({ status: 500, body: '{"error":"boom"}' }) : route.fallback()));
+  await page.route('**/files/*', (route) =>
+    route.request().method() === 'DELETE' ? route.fulfill({ status: 500, body: '{"error":"boom"}' }) : route.fallback(),
+  );
   await row.getByRole('button', { name: 'Delete keep.csv' }).click();
   await row.getByRole('button', { name: 'Delete', exact: true }).click();
   await expect(panel.getByRole('alert')).toHaveText('Failed to delete file');
@@ -102,18 +122,27 @@ test('a failed list shows the SPEC.md error in place of the lists, and a failed 
 });
 
 test("'Analyze with AI' attaches the file to the chat input", async ({ subscribedPage: page }) => {
-  await chooseFile(page, 'positions.xlsx', 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', await positionsWorkbook());
+  await chooseFile(
+    page,
+    'positions.xlsx',
+    'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+    await positionsWorkbook(),
+  );
   const row = myStuff(page).getByTestId('file-row').filter({ hasText: 'positions.xlsx' });
   await row.getByRole('button', { name: 'Analyze positions.xlsx with AI' }).click();
   await expect(page.getByTestId('attachment-chip')).toContainText('positions.xlsx');
 });
 
-test('the linked spreadsheet column refuses other links and lists the sheet names', async ({ subscribedPage: page }) => {
+test('the linked spreadsheet column refuses other links and lists the sheet names', async ({
+  subscribedPage: page,
+}) => {
   const column = myStuff(page).getByRole('region', { name: 'Wisesheet Files' });
   const link = column.getByLabel('Google Sheets link');
   await link.fill('https://example.com/spreadsheets/d/not-google');
   await column.getByRole('button', { name: 'Load' }).click();
-  await expect(column.getByRole('alert')).toHaveText('Paste a Google Sheets link (https://docs.google.com/spreadsheets/d/...).');
+  await expect(column.getByRole('alert')).toHaveText(
+    'Paste a Google Sheets link (https://docs.google.com/spreadsheets/d/...).',
+  );
 
   // Google is out of reach here: the browser-side flow is checked against a stand-in answer
   // (the server side runs against a local fake of Google in src/server/files/sheets.test.ts).

@@ -12,7 +12,8 @@ export function uniqueEmail(prefix = 'trader'): string {
 }
 
 function originOf(page: Page): string {
-  return new URL(page.url() === 'about:blank' ? (process.env.E2E_BASE_URL ?? 'http://127.0.0.1:4173') : page.url()).origin;
+  return new URL(page.url() === 'about:blank' ? (process.env.E2E_BASE_URL ?? 'http://127.0.0.1:4173') : page.url())
+    .origin;
 }
 
 /** The first link of the newest outbox e-mail to `to` with this subject. */
@@ -30,10 +31,18 @@ export async function linkFromOutbox(request: APIRequestContext, to: string, sub
 }
 
 /** Registers and verifies a user through the API and the e-mailed link; the page ends signed in. */
-export async function createVerifiedUser(page: Page, email = uniqueEmail(), password = 'trader-password', username = 'trader') {
+export async function createVerifiedUser(
+  page: Page,
+  email = uniqueEmail(),
+  password = 'trader-password',
+  username = 'trader',
+) {
   await page.goto('/ai-trading-intelligence');
   const origin = originOf(page);
-  const registered = await page.request.post('/api/auth/register', { data: { email, password, username }, headers: { origin } });
+  const registered = await page.request.post('/api/auth/register', {
+    data: { email, password, username },
+    headers: { origin },
+  });
   expect(registered.ok()).toBe(true);
   await page.goto(await linkFromOutbox(page.request, email, 'Confirm your e-mail address'));
   return { email, password, username };

@@ -3,8 +3,16 @@ import { expect, test } from '@playwright/test';
 
 const marketingPages = [
   { path: '/ai-trading-intelligence', heading: 'Know the odds before you place the trade', cta: 'Get started' },
-  { path: '/crypto-analytics-ai', heading: 'Crypto markets never sleep. Neither do your alerts.', cta: 'Start with crypto' },
-  { path: '/futures-micro-futures-ai', heading: 'Sharper decisions for futures and micro-futures traders', cta: 'Trade futures with AI' },
+  {
+    path: '/crypto-analytics-ai',
+    heading: 'Crypto markets never sleep. Neither do your alerts.',
+    cta: 'Start with crypto',
+  },
+  {
+    path: '/futures-micro-futures-ai',
+    heading: 'Sharper decisions for futures and micro-futures traders',
+    cta: 'Trade futures with AI',
+  },
 ];
 
 for (const page of marketingPages) {

@@ -44,7 +44,11 @@ test('garbage and 5xx from upstream show as failures, then real prices return', 
   await page.getByRole('tab', { name: 'Exchange Data' }).click();
 
   const view = page.getByTestId('exchange-view');
-  const summary = (label: string) => view.locator('dl > div').filter({ has: page.locator('dt', { hasText: new RegExp(`^${label}$`) }) }).locator('dd');
+  const summary = (label: string) =>
+    view
+      .locator('dl > div')
+      .filter({ has: page.locator('dt', { hasText: new RegExp(`^${label}$`) }) })
+      .locator('dd');
   const card = (symbol: string) => view.getByTestId('price-card').filter({ hasText: symbol });
   await expect(view.getByRole('heading', { name: 'Coinbase Market Data' })).toBeVisible();
   const btc = card('BTC');

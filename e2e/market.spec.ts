@@ -26,7 +26,9 @@ test('exchange view shows 28 labelled demo cards with summary and spreads', asyn
 
 test('a failed price call shows the error and Retry Connection recovers', async ({ subscribedPage: page }) => {
   await openExchangeView(page);
-  await page.route('**/external-api/coinbase-prices', (route) => route.fulfill({ status: 503, body: '{"error":"down"}' }));
+  await page.route('**/external-api/coinbase-prices', (route) =>
+    route.fulfill({ status: 503, body: '{"error":"down"}' }),
+  );
   await page.getByRole('button', { name: 'Refresh Data' }).click();
   const failure = page.getByRole('alert').filter({ hasText: 'API Connection Failed' });
   await expect(failure).toBeVisible();
@@ -41,10 +43,13 @@ test('the alert log loads, filters by symbol, and receives a new alert live', as
   const log = page.getByRole('region', { name: 'All-Market Alert Log' });
   // The engine backfills on start; reload the log until it has alerts.
   await expect
-    .poll(async () => {
-      await log.getByRole('button', { name: 'Apply Filters' }).click();
-      return log.getByTestId('alert-item').count();
-    }, { timeout: 60_000 })
+    .poll(
+      async () => {
+        await log.getByRole('button', { name: 'Apply Filters' }).click();
+        return log.getByTestId('alert-item').count();
+      },
+      { timeout: 60_000 },
+    )
     .toBeGreaterThan(0);
 
   const symbol = (await log.getByTestId('alert-item').first().locator('span.font-bold').textContent())!;
@@ -68,7 +73,11 @@ test('the alert log loads, filters by symbol, and receives a new alert live', as
   const origin = new URL(page.url()).origin;
   const pushed = await page.request.post('/api/test/alerts', {
     headers: { origin },
-    data: { ticker: 'SOL', alert_type: 'TrendChangeAlertGenerator', message: 'SOL bearish trend change: live journey check' },
+    data: {
+      ticker: 'SOL',
+      alert_type: 'TrendChangeAlertGenerator',
+      message: 'SOL bearish trend change: live journey check',
+    },
   });
   expect(pushed.ok()).toBe(true);
   const first = log.getByTestId('alert-item').first();

@@ -6,7 +6,9 @@ import { buyPlan, createVerifiedUser, expect, test } from './fixtures.ts';
 test('a session revoked from another device leaves the dashboard at once', async ({ page, browser, baseURL }) => {
   const { email, password } = await createVerifiedUser(page);
   await buyPlan(page, 'three-day');
-  const streamOpened = page.waitForResponse((response) => response.url().includes('/api/alerts/stream') && response.status() === 200);
+  const streamOpened = page.waitForResponse(
+    (response) => response.url().includes('/api/alerts/stream') && response.status() === 200,
+  );
   await page.goto('/dashboard');
   await expect(page.getByTestId('subscription-status')).toContainText('Active');
   await streamOpened;

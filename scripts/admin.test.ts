@@ -33,7 +33,16 @@ afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 describe('npm run admin', () => {
   it('creates a verified user, grants and revokes a plan', { timeout: 120_000 }, () => {
-    const created = admin('create-user', '--email', 'Ops@Example.com', '--password', 'secret-pass', '--username', 'ops', '--verified');
+    const created = admin(
+      'create-user',
+      '--email',
+      'Ops@Example.com',
+      '--password',
+      'secret-pass',
+      '--username',
+      'ops',
+      '--verified',
+    );
     expect(created.err).toBe('');
     expect(created.out).toMatch(/^Created user ops@example\.com \(.+\), e-mail verified\.$/);
 
@@ -70,51 +79,69 @@ describe('npm run admin', () => {
 });
 
 describe('npm run admin: the outgoing mail queue', () => {
-  it('lists queued mail with its attempts and last error; mail-retry makes it due now', { timeout: 300_000 }, async () => {
-    // Nothing listens on this port: SMTP is down.
-    const env = { SMTP_URL: `smtp://127.0.0.1:${await freePort()}`, MAIL_RETRY_BASE_SECONDS: '600' };
-    const created = adminWith(env, 'create-user', '--email', 'queued@example.com', '--password', 'secret-pass', '--username', 'queued');
-    expect(created.status).toBe(0);
-    expect(created.out).toMatch(/^Created user queued@example\.com/);
-    const queued = adminWith(env, 'mail-queue');
-    expect(queued.out).toMatch(/^[0-9a-f-]{36} {2}pending +attempts +0 +queued \d{4}-/);
-    expect(queued.out).toContain('to queued@example.com: Confirm your e-mail address');
+  it(
+    'lists queued mail with its attempts and last error; mail-retry makes it due now',
+    { timeout: 300_000 },
+    async () => {
+      // Nothing listens on this port: SMTP is down.
+      const env = { SMTP_URL: `smtp://127.0.0.1:${await freePort()}`, MAIL_RETRY_BASE_SECONDS: '600' };
+      const created = adminWith(
+        env,
+        'create-user',
+        '--email',
+        'queued@example.com',
+        '--password',
+        'secret-pass',
+        '--username',
+        'queued',
+      );
+      expect(created.status).toBe(0);
+      expect(created.out).toMatch(/^Created user queued@example\.com/);
+      const queued = adminWith(env, 'mail-queue');
+      expect(queued.out).toMatch(/^[0-9a-f-]{36} {2}pending +attempts +0 +queued \d{4}-/);
+      expect(queued.out).toContain('to queued@example.com: Confirm your e-mail address');
 
-    // The server's worker makes one attempt while SMTP is down (the CLI itself only queues).
-    const database = await openDatabase({ pgliteDir: join(dataDir, 'db') });
-    try {
-      const config = loadConfig({ NODE_ENV: 'test', DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...env });
-      const mailer = await createMailer(config, database, { info: () => undefined, warn: () => undefined }, { deliver: true });
+      // The server's worker makes one attempt while SMTP is down (the CLI itself only queues).
+      const database = await openDatabase({ pgliteDir: join(dataDir, 'db') });
       try {
-        await waitFor(async () => (await mailer.queue!.list())[0]?.lastError, 'a failed attempt', 20_000);
+        const config = loadConfig({ NODE_ENV: 'test', DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...env });
+        const mailer = await createMailer(
+          config,
+          database,
+          { info: () => undefined, warn: () => undefined },
+          { deliver: true },
+        );
+        try {
+          await waitFor(async () => (await mailer.queue!.list())[0]?.lastError, 'a failed attempt', 20_000);
+        } finally {
+          await mailer.close();
+        }
       } finally {
-        await mailer.close();
+        await database.close();
       }
-    } finally {
-      await database.close();
-    }
 
-    const listed = adminWith(env, 'mail-queue', '--state', 'pending');
-    expect(listed.status).toBe(0);
-    expect(listed.out).toMatch(/pending +attempts +1 /);
-    expect(listed.out).toContain('last error: ESOCKET: connect ECONNREFUSED');
-    const [, id, next] = /^([0-9a-f-]{36}) .* next (\S+)/.exec(listed.out) ?? [];
-    // The next attempt waits the base delay (600 s)...
-    expect(Date.parse(next) - Date.now()).toBeGreaterThan(300_000);
+      const listed = adminWith(env, 'mail-queue', '--state', 'pending');
+      expect(listed.status).toBe(0);
+      expect(listed.out).toMatch(/pending +attempts +1 /);
+      expect(listed.out).toContain('last error: ESOCKET: connect ECONNREFUSED');
+      const [, id, next] = /^([0-9a-f-]{36}) .* next (\S+)/.exec(listed.out) ?? [];
+      // The next attempt waits the base delay (600 s)...
+      expect(Date.parse(next) - Date.now()).toBeGreaterThan(300_000);
 
-    const retried = adminWith(env, 'mail-retry', '--id', id);
-    expect(retried.out).toBe(`E-mail ${id} will be sent again by the server now (retry window renewed: 24 h).`);
-    // ...until mail-retry makes it due now.
-    const [, nextNow] = / next (\S+)/.exec(adminWith(env, 'mail-queue').out) ?? [];
-    expect(Date.parse(nextNow)).toBeLessThanOrEqual(Date.now());
+      const retried = adminWith(env, 'mail-retry', '--id', id);
+      expect(retried.out).toBe(`E-mail ${id} will be sent again by the server now (retry window renewed: 24 h).`);
+      // ...until mail-retry makes it due now.
+      const [, nextNow] = / next (\S+)/.exec(adminWith(env, 'mail-queue').out) ?? [];
+      expect(Date.parse(nextNow)).toBeLessThanOrEqual(Date.now());
 
-    // The message is now pending, not failed or sent: --state filters.
-    expect(adminWith(env, 'mail-queue', '--state', 'failed').out).toBe('No e-mail in the queue with state failed.');
-    const unknown = adminWith(env, 'mail-retry', '--id', '00000000-0000-0000-0000-000000000000');
-    expect(unknown.status).toBe(2);
-    expect(unknown.err).toContain('No pending or failed e-mail with id 00000000-0000-0000-0000-000000000000');
-    const badState = adminWith(env, 'mail-queue', '--state', 'lost');
-    expect(badState.status).toBe(2);
-    expect(badState.err).toContain('--state must be one of pending, sending, sent, failed, cancelled');
-  });
+      // The message is now pending, not failed or sent: --state filters.
+      expect(adminWith(env, 'mail-queue', '--state', 'failed').out).toBe('No e-mail in the queue with state failed.');
+      const unknown = adminWith(env, 'mail-retry', '--id', '00000000-0000-0000-0000-000000000000');
+      expect(unknown.status).toBe(2);
+      expect(unknown.err).toContain('No pending or failed e-mail with id 00000000-0000-0000-0000-000000000000');
+      const badState = adminWith(env, 'mail-queue', '--state', 'lost');
+      expect(badState.status).toBe(2);
+      expect(badState.err).toContain('--state must be one of pending, sending, sent, failed, cancelled');
+    },
+  );
 });

@@ -73,9 +73,11 @@ interface MailArguments {
 function mailArguments(command: string, values: Record<string, unknown>): MailArguments {
   if (command === 'mail-retry') return { id: required(values, 'id'), limit: 1 };
   const state = typeof values.state === 'string' ? values.state : undefined;
-  if (state !== undefined && !DELIVERY_STATES.includes(state as DeliveryState)) throw new UsageError(`--state must be one of ${DELIVERY_STATES.join(', ')}`);
+  if (state !== undefined && !DELIVERY_STATES.includes(state as DeliveryState))
+    throw new UsageError(`--state must be one of ${DELIVERY_STATES.join(', ')}`);
   const limit = typeof values.limit === 'string' ? Number(values.limit) : 50;
-  if (!Number.isInteger(limit) || limit < 1 || limit > 10_000) throw new UsageError('--limit must be a whole number from 1 to 10000');
+  if (!Number.isInteger(limit) || limit < 1 || limit > 10_000)
+    throw new UsageError('--limit must be a whole number from 1 to 10000');
   return { state: state as DeliveryState | undefined, limit };
 }
 
@@ -89,10 +91,17 @@ async function mailCommand(args: MailArguments, config: Config, database: Databa
       return `E-mail ${id} will be sent again by the server now (retry window renewed: ${config.MAIL_RETRY_HOURS} h).`;
     }
     const entries = await queue.list({ state, limit });
-    const note = config.SMTP_URL ? '' : '\n(SMTP_URL is not set: new mail goes to the embedded outbox, not this queue.)';
+    const note = config.SMTP_URL
+      ? ''
+      : '\n(SMTP_URL is not set: new mail goes to the embedded outbox, not this queue.)';
     if (entries.length === 0) return `No e-mail in the queue${state ? ` with state ${state}` : ''}.${note}`;
     const lines = entries.map((entry) => {
-      const when = entry.state === 'pending' ? `next ${entry.nextAttemptAt?.toISOString()}` : entry.finishedAt ? `${entry.state} ${entry.finishedAt.toISOString()}` : '';
+      const when =
+        entry.state === 'pending'
+          ? `next ${entry.nextAttemptAt?.toISOString()}`
+          : entry.finishedAt
+            ? `${entry.state} ${entry.finishedAt.toISOString()}`
+            : '';
       const error = entry.lastError ? `\n    last error: ${entry.lastError.slice(0, 300)}` : '';
       return `${entry.id}  ${entry.state.padEnd(9)}  attempts ${String(entry.attempts).padStart(3)}  queued ${entry.createdAt.toISOString()}  ${when}\n    to ${entry.to}: ${entry.subject}${error}`;
     });
@@ -103,11 +112,26 @@ async function mailCommand(args: MailArguments, config: Config, database: Databa
 }
 
 /** My Stuff's public files (uploaded_by_user_id null): stored and validated exactly like uploads. */
-async function fileCommand(command: string, values: Record<string, unknown>, positionals: string[], config: Config, database: DatabaseHandle): Promise<string> {
+async function fileCommand(
+  command: string,
+  values: Record<string, unknown>,
+  positionals: string[],
+  config: Config,
+  database: DatabaseHandle,
+): Promise<string> {
   if (command === 'list-public-files') {
-    const rows = await database.db.select().from(files).where(isNull(files.uploadedByUserId)).orderBy(desc(files.uploadDate));
+    const rows = await database.db
+      .select()
+      .from(files)
+      .where(isNull(files.uploadedByUserId))
+      .orderBy(desc(files.uploadDate));
     if (rows.length === 0) return 'No public files.';
-    return rows.map((row) => `${row.id}  ${formatFileSize(row.fileSize).padStart(10)}  ${row.uploadDate.toISOString()}  ${row.originalFilename}`).join('\n');
+    return rows
+      .map(
+        (row) =>
+          `${row.id}  ${formatFileSize(row.fileSize).padStart(10)}  ${row.uploadDate.toISOString()}  ${row.originalFilename}`,
+      )
+      .join('\n');
   }
   const storage = createFileStorage(config);
   try {
@@ -128,7 +152,11 @@ async function fileCommand(command: string, values: Record<string, unknown>, pos
     // A file on disk has no declared type: the one its extension names, the content still checked.
     const mimeType = kind ? SPREADSHEET_MIME_TYPES[kind] : 'application/octet-stream';
     try {
-      const stored = await storeSpreadsheet(storage, { source: createReadStream(path), filename: name, mimeType }, { maxBytes: config.UPLOAD_MAX_MB * 1024 * 1024 });
+      const stored = await storeSpreadsheet(
+        storage,
+        { source: createReadStream(path), filename: name, mimeType },
+        { maxBytes: config.UPLOAD_MAX_MB * 1024 * 1024 },
+      );
       const row = await recordStoredFile(database.db, storage, stored, null);
       return `Published ${row.originalFilename} (${formatFileSize(row.fileSize)}) as public file ${row.id}.`;
     } catch (error) {
@@ -158,8 +186,10 @@ async function run(argv: string[]): Promise<string> {
     strict: true,
     allowPositionals: true,
   });
-  if (!command || !['create-user', 'grant', 'revoke', ...FILE_COMMANDS, ...MAIL_COMMANDS].includes(command)) throw new UsageError(`Unknown command "${command ?? ''}"`);
-  if (positionals.length > 0 && command !== 'publish-file') throw new UsageError(`Unexpected argument "${positionals[0]}"`);
+  if (!command || !['create-user', 'grant', 'revoke', ...FILE_COMMANDS, ...MAIL_COMMANDS].includes(command))
+    throw new UsageError(`Unknown command "${command ?? ''}"`);
+  if (positionals.length > 0 && command !== 'publish-file')
+    throw new UsageError(`Unexpected argument "${positionals[0]}"`);
 
   const mailArgs = MAIL_COMMANDS.includes(command) ? mailArguments(command, values) : null;
 
@@ -183,7 +213,9 @@ async function run(argv: string[]): Promise<string> {
         ? { kind: 'outbox', send: async () => undefined, close: async () => undefined }
         : await createMailer(config, database, { info: () => undefined, warn: toStderr }, { deliver: false });
       const auth = createAuth({ config, db: database.db, mailer, secret: resolveAuthSecret(config), log });
-      const result = await auth.api.signUpEmail({ body: { email, password, name: username, username } }).finally(() => mailer.close());
+      const result = await auth.api
+        .signUpEmail({ body: { email, password, name: username, username } })
+        .finally(() => mailer.close());
       const [created] = await database.db.select().from(user).where(eq(user.id, result.user.id));
       if (!created) throw new UsageError(`A user with e-mail ${email} already exists`);
       if (values.verified) await database.db.update(user).set({ emailVerified: true }).where(eq(user.id, created.id));
@@ -224,7 +256,11 @@ async function run(argv: string[]): Promise<string> {
 run(process.argv.slice(2)).then(
   (message) => console.log(message),
   (error: unknown) => {
-    if (error instanceof UsageError || error instanceof ConfigError || (error instanceof Error && error.name === 'TypeError' && /parseArgs|option/i.test(error.message))) {
+    if (
+      error instanceof UsageError ||
+      error instanceof ConfigError ||
+      (error instanceof Error && error.name === 'TypeError' && /parseArgs|option/i.test(error.message))
+    ) {
       console.error(`${error.message}\n\n${USAGE}`);
       process.exit(2);
     }

@@ -15,7 +15,14 @@ const inputs = mkdtempSync(join(tmpdir(), 'watos-admin-inputs-'));
 function admin(...args: string[]) {
   const run = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', ...args], {
     cwd: root,
-    env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', S3_BUCKET: '', S3_ACCESS_KEY_ID: '', S3_SECRET_ACCESS_KEY: '' },
+    env: {
+      ...process.env,
+      DATA_DIR: dataDir,
+      DATABASE_URL: '',
+      S3_BUCKET: '',
+      S3_ACCESS_KEY_ID: '',
+      S3_SECRET_ACCESS_KEY: '',
+    },
     encoding: 'utf8',
   });
   return { status: run.status, out: run.stdout.trim(), err: run.stderr.trim() };
@@ -42,13 +49,17 @@ describe('npm run admin -- publish-file / list-public-files / unpublish-file', (
     const database = await openDatabase({ pgliteDir: join(dataDir, 'db') });
     try {
       const rows = await database.db.select().from(files);
-      expect(rows.map((row) => [row.id, row.originalFilename, row.uploadedByUserId, row.fileSize])).toEqual([[id, 'Economic Calendar.csv', null, 27]]);
+      expect(rows.map((row) => [row.id, row.originalFilename, row.uploadedByUserId, row.fileSize])).toEqual([
+        [id, 'Economic Calendar.csv', null, 27],
+      ]);
     } finally {
       await database.close();
     }
 
     const listed = admin('list-public-files');
-    expect(listed.out).toMatch(new RegExp(`^${id}\\s+27 Bytes\\s+\\d{4}-\\d{2}-\\d{2}T\\S+\\s+Economic Calendar\\.csv$`));
+    expect(listed.out).toMatch(
+      new RegExp(`^${id}\\s+27 Bytes\\s+\\d{4}-\\d{2}-\\d{2}T\\S+\\s+Economic Calendar\\.csv$`),
+    );
 
     const removed = admin('unpublish-file', '--id', id!);
     expect(removed.out).toBe(`Removed public file Economic Calendar.csv (${id}).`);
@@ -69,7 +80,9 @@ describe('npm run admin -- publish-file / list-public-files / unpublish-file', (
     expect(badContent.status).toBe(2);
     expect(badContent.err).toContain("The file's content is not an Excel (.xlsx) workbook");
 
-    expect(admin('publish-file', join(inputs, 'missing.csv')).err).toContain(`No file at ${join(inputs, 'missing.csv')}`);
+    expect(admin('publish-file', join(inputs, 'missing.csv')).err).toContain(
+      `No file at ${join(inputs, 'missing.csv')}`,
+    );
     expect(admin('unpublish-file', '--id', 'nope').err).toContain('No public file with id nope');
     expect(readdirSync(join(dataDir, 'uploads'))).toEqual([]);
   });

@@ -21,16 +21,37 @@ describe('npm run admin -- publish-file --name with invisible characters', () =>
   it('publishes under the sanitised name, its extension read after sanitising', { timeout: 180_000 }, async () => {
     const csv = join(inputs, 'calendar.csv');
     writeFileSync(csv, 'date,event\n2026-03-18,FOMC\n');
-    const run = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', 'publish-file', csv, '--name', '\u202AEconomic\u200B Calendar.cs\u200Bv\u202C'], {
-      cwd: root,
-      env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', S3_BUCKET: '', S3_ACCESS_KEY_ID: '', S3_SECRET_ACCESS_KEY: '' },
-      encoding: 'utf8',
-    });
+    const run = spawnSync(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        'scripts/admin.ts',
+        'publish-file',
+        csv,
+        '--name',
+        '\u202AEconomic\u200B Calendar.cs\u200Bv\u202C',
+      ],
+      {
+        cwd: root,
+        env: {
+          ...process.env,
+          DATA_DIR: dataDir,
+          DATABASE_URL: '',
+          S3_BUCKET: '',
+          S3_ACCESS_KEY_ID: '',
+          S3_SECRET_ACCESS_KEY: '',
+        },
+        encoding: 'utf8',
+      },
+    );
     expect(run.stderr.trim()).toBe('');
     expect(run.stdout.trim()).toMatch(/^Published Economic Calendar\.csv \(27 Bytes\) as public file [0-9a-f-]{36}\.$/);
     const database = await openDatabase({ pgliteDir: join(dataDir, 'db') });
     try {
-      expect((await database.db.select().from(files)).map((row) => row.originalFilename)).toEqual(['Economic Calendar.csv']);
+      expect((await database.db.select().from(files)).map((row) => row.originalFilename)).toEqual([
+        'Economic Calendar.csv',
+      ]);
     } finally {
       await database.close();
     }

@@ -44,14 +44,18 @@ function readIndexHtml(webRoot) {
     .map(([tag]) => tag)
     .filter((tag) => (attribute(tag, 'rel') ?? '').toLowerCase() === 'modulepreload' && attribute(tag, 'href'))
     .map((tag) => attribute(tag, 'href'));
-  if (scripts.length !== 1) throw new BundleBudgetError(`Expected one module script in ${join(webRoot, 'index.html')}, found ${scripts.length}.`);
+  if (scripts.length !== 1)
+    throw new BundleBudgetError(
+      `Expected one module script in ${join(webRoot, 'index.html')}, found ${scripts.length}.`,
+    );
   const toFile = (url) => url.replace(/^\//, '');
   return { entry: toFile(scripts[0]), preloads: preloads.map(toFile) };
 }
 
 function readManifest(webRoot) {
   const path = join(webRoot, '.vite', 'manifest.json');
-  if (!existsSync(path)) throw new BundleBudgetError(`No Vite manifest at ${path}: vite.config.ts must set build.manifest.`);
+  if (!existsSync(path))
+    throw new BundleBudgetError(`No Vite manifest at ${path}: vite.config.ts must set build.manifest.`);
   return JSON.parse(readFileSync(path, 'utf8'));
 }
 
@@ -79,7 +83,8 @@ export function routeBundle(webRoot, page) {
   const html = readIndexHtml(webRoot);
   const manifest = readManifest(webRoot);
   const entryKey = Object.keys(manifest).find((key) => manifest[key].isEntry && manifest[key].file === html.entry);
-  if (!entryKey) throw new BundleBudgetError(`index.html loads ${html.entry}, which the Vite manifest does not list as an entry.`);
+  if (!entryKey)
+    throw new BundleBudgetError(`index.html loads ${html.entry}, which the Vite manifest does not list as an entry.`);
   const keys = staticClosure(manifest, page, staticClosure(manifest, entryKey));
   const files = new Set([...keys].map((key) => manifest[key].file));
   for (const preload of html.preloads) files.add(preload);
@@ -104,7 +109,8 @@ export function routeBundle(webRoot, page) {
 
 /** The landing route against the budget, and the dashboard route as the peer. */
 export function measureBundles(webRoot = DEFAULT_WEB_ROOT) {
-  if (!existsSync(join(webRoot, 'index.html'))) throw new BundleBudgetError(`No build in ${webRoot}: run \`npx vite build\` first.`);
+  if (!existsSync(join(webRoot, 'index.html')))
+    throw new BundleBudgetError(`No build in ${webRoot}: run \`npx vite build\` first.`);
   const landing = routeBundle(webRoot, LANDING_PAGE);
   const dashboard = routeBundle(webRoot, DASHBOARD_PAGE);
   return { budget: LANDING_JS_BUDGET_BYTES, landing, dashboard, withinBudget: landing.gzip <= LANDING_JS_BUDGET_BYTES };
@@ -112,7 +118,8 @@ export function measureBundles(webRoot = DEFAULT_WEB_ROOT) {
 
 function printRoute(title, route) {
   console.log(`${title} (${route.page}): ${kB(route.gzip)} gzipped, ${kB(route.bytes)} raw`);
-  for (const file of route.files) console.log(`  ${file.file.padEnd(44)} ${kB(file.gzip).padStart(10)} gz ${kB(file.bytes).padStart(10)} raw`);
+  for (const file of route.files)
+    console.log(`  ${file.file.padEnd(44)} ${kB(file.gzip).padStart(10)} gz ${kB(file.bytes).padStart(10)} raw`);
   if (route.later.length > 0) console.log(`  not counted, loaded on demand: ${route.later.join(', ')}`);
 }
 
@@ -132,7 +139,9 @@ if (isMain) {
     const result = measureBundles(process.argv[2] ? resolve(process.argv[2]) : DEFAULT_WEB_ROOT);
     printBundles(result);
     if (!result.withinBudget) {
-      console.error(`The landing route loads ${kB(result.landing.gzip - result.budget)} more gzipped JS than the budget allows (scripts/bundleBudget.mjs).`);
+      console.error(
+        `The landing route loads ${kB(result.landing.gzip - result.budget)} more gzipped JS than the budget allows (scripts/bundleBudget.mjs).`,
+      );
       process.exit(1);
     }
   } catch (error) {

@@ -10,7 +10,12 @@ import { freePort } from '../src/server/testing/ports.ts';
 
 const root = join(import.meta.dirname, '..');
 
-async function waitForHealth(url: string, child: ChildProcess, timeoutMs: number, output: () => string): Promise<unknown> {
+async function waitForHealth(
+  url: string,
+  child: ChildProcess,
+  timeoutMs: number,
+  output: () => string,
+): Promise<unknown> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`npm start exited early with ${child.exitCode}:\n${output()}`);
@@ -30,7 +35,14 @@ function startClone(dir: string, port: number, dataDir: string): { child: ChildP
   const child = spawn('npm', ['start'], {
     cwd: dir,
     detached: true,
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, MARKET_DATA: 'demo', LOG_LEVEL: 'warn' },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      MARKET_DATA: 'demo',
+      LOG_LEVEL: 'warn',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout?.on('data', (chunk) => (output += chunk));
@@ -50,40 +62,49 @@ describe('npm start on a fresh clone', () => {
   const workdir = mkdtempSync(join(tmpdir(), 'watos-clone-'));
   afterAll(() => rmSync(workdir, { recursive: true, force: true }));
 
-  it('installs, builds, migrates, serves /healthz, and restarts cleanly after Ctrl-C', { timeout: 600_000 }, async () => {
-    const files = execFileSync('git', ['ls-files', '-co', '--exclude-standard', '-z'], { cwd: root, encoding: 'utf8' })
-      .split('\0')
-      .filter((file) => file && existsSync(join(root, file)));
-    for (const file of files) {
-      mkdirSync(dirname(join(workdir, file)), { recursive: true });
-      cpSync(join(root, file), join(workdir, file));
-    }
-    expect(existsSync(join(workdir, 'node_modules'))).toBe(false);
-    expect(existsSync(join(workdir, 'dist'))).toBe(false);
+  it(
+    'installs, builds, migrates, serves /healthz, and restarts cleanly after Ctrl-C',
+    { timeout: 600_000 },
+    async () => {
+      const files = execFileSync('git', ['ls-files', '-co', '--exclude-standard', '-z'], {
+        cwd: root,
+        encoding: 'utf8',
+      })
+        .split('\0')
+        .filter((file) => file && existsSync(join(root, file)));
+      for (const file of files) {
+        mkdirSync(dirname(join(workdir, file)), { recursive: true });
+        cpSync(join(root, file), join(workdir, file));
+      }
+      expect(existsSync(join(workdir, 'node_modules'))).toBe(false);
+      expect(existsSync(join(workdir, 'dist'))).toBe(false);
 
-    const port = await freePort();
-    const dataDir = join(workdir, 'data');
-    const first = startClone(workdir, port, dataDir);
-    const health = await waitForHealth(`http://127.0.0.1:${port}/healthz`, first.child, 540_000, first.output);
-    expect(health).toEqual({ status: 'ok' });
-    expect(first.output()).toContain(`http://127.0.0.1:${port}`);
-    expect(first.output()).toContain('Embedded defaults in use');
+      const port = await freePort();
+      const dataDir = join(workdir, 'data');
+      const first = startClone(workdir, port, dataDir);
+      const health = await waitForHealth(`http://127.0.0.1:${port}/healthz`, first.child, 540_000, first.output);
+      expect(health).toEqual({ status: 'ok' });
+      expect(first.output()).toContain(`http://127.0.0.1:${port}`);
+      expect(first.output()).toContain('Embedded defaults in use');
 
-    const page = await fetch(`http://127.0.0.1:${port}/futures-micro-futures-ai`);
-    expect(page.status).toBe(200);
-    expect(await page.text()).toContain('<div id="root"></div>');
-    expect(existsSync(join(workdir, 'dist', 'web', 'index.html'))).toBe(true);
+      const page = await fetch(`http://127.0.0.1:${port}/futures-micro-futures-ai`);
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain('<div id="root"></div>');
+      expect(existsSync(join(workdir, 'dist', 'web', 'index.html'))).toBe(true);
 
-    // npm itself dies of the SIGINT like any terminal program; the server must stop cleanly.
-    const firstExit = await pressCtrlC(first.child);
-    expect(firstExit.code === 0 || firstExit.signal === 'SIGINT').toBe(true);
-    expect(first.output()).toContain('Stopped cleanly.');
+      // npm itself dies of the SIGINT like any terminal program; the server must stop cleanly.
+      const firstExit = await pressCtrlC(first.child);
+      expect(firstExit.code === 0 || firstExit.signal === 'SIGINT').toBe(true);
+      expect(first.output()).toContain('Stopped cleanly.');
 
-    const second = startClone(workdir, port, dataDir);
-    expect(await waitForHealth(`http://127.0.0.1:${port}/healthz`, second.child, 120_000, second.output)).toEqual({ status: 'ok' });
-    expect(second.output()).not.toContain('Installing dependencies');
-    expect(second.output()).not.toContain('Building the web app');
-    await pressCtrlC(second.child);
-    expect(second.output()).toContain('Stopped cleanly.');
-  });
+      const second = startClone(workdir, port, dataDir);
+      expect(await waitForHealth(`http://127.0.0.1:${port}/healthz`, second.child, 120_000, second.output)).toEqual({
+        status: 'ok',
+      });
+      expect(second.output()).not.toContain('Installing dependencies');
+      expect(second.output()).not.toContain('Building the web app');
+      await pressCtrlC(second.child);
+      expect(second.output()).toContain('Stopped cleanly.');
+    },
+  );
 });

@@ -1,5 +1,5 @@
 // `npm test`: install dependencies if missing, make sure Debian's Chromium is there, then
-// type-check, lint, unit and server tests, build, the landing route's JS budget
+// check formatting (Prettier), type-check, lint, unit and server tests, build, the landing route's JS budget
 // (scripts/bundleBudget.mjs), and the Playwright journeys in a real browser. Stops at the
 // first failing step with a non-zero exit code.
 import { existsSync } from 'node:fs';
@@ -20,13 +20,17 @@ function ensureChromium() {
   }
   console.log('Installing Chromium (apt-get install chromium)...');
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  if (run('apt-get', ['update', '-qq'], { env }) !== 0 || run('apt-get', ['install', '-y', '-qq', 'chromium'], { env }) !== 0) {
+  if (
+    run('apt-get', ['update', '-qq'], { env }) !== 0 ||
+    run('apt-get', ['install', '-y', '-qq', 'chromium'], { env }) !== 0
+  ) {
     console.error('Installing Chromium failed; see the output above.');
     process.exit(1);
   }
 }
 
 const steps = [
+  ['Format check (prettier --check)', 'npx', ['prettier', '--check', '.', '--log-level', 'warn']],
   ['Type-check (tsc --noEmit)', 'npx', ['tsc', '--noEmit']],
   ['Lint (eslint)', 'npx', ['eslint', '.', '--max-warnings=0']],
   ['Unit and server tests (vitest)', 'npx', ['vitest', 'run']],
@@ -37,7 +41,8 @@ const steps = [
 
 ensureDependencies();
 ensureChromium();
-if (process.env.TEST_DATABASE_URL) console.log(`Database tests also run on PostgreSQL (${process.env.TEST_DATABASE_URL}).`);
+if (process.env.TEST_DATABASE_URL)
+  console.log(`Database tests also run on PostgreSQL (${process.env.TEST_DATABASE_URL}).`);
 if (process.env.TEST_REDIS_URL) console.log(`Redis paths are tested against ${process.env.TEST_REDIS_URL}.`);
 
 for (const [title, command, args] of steps) {

@@ -95,7 +95,9 @@ declare module 'fastify' {
 export type App = FastifyInstance;
 
 function expectedMigrationCount(): number {
-  const journal = JSON.parse(readFileSync(join(migrationsFolder, 'meta', '_journal.json'), 'utf8')) as { entries: unknown[] };
+  const journal = JSON.parse(readFileSync(join(migrationsFolder, 'meta', '_journal.json'), 'utf8')) as {
+    entries: unknown[];
+  };
   return journal.entries.length;
 }
 
@@ -103,7 +105,9 @@ function expectedMigrationCount(): number {
  * Fastify's trustProxy for TRUST_PROXY. A hop count becomes "trust the nearest N addresses"
  * (Fastify itself takes a bare number as trusting nothing).
  */
-export function trustProxyOption(trust: Config['TRUST_PROXY']): boolean | string[] | ((address: string, hop: number) => boolean) {
+export function trustProxyOption(
+  trust: Config['TRUST_PROXY'],
+): boolean | string[] | ((address: string, hop: number) => boolean) {
   if (typeof trust !== 'number') return trust;
   return (_address, hop) => hop < trust;
 }
@@ -111,7 +115,10 @@ export function trustProxyOption(trust: Config['TRUST_PROXY']): boolean | string
 export async function buildApp(options: AppOptions): Promise<App> {
   const { config, database } = options;
   const app = Fastify({
-    logger: options.logger === false ? false : { ...loggerOptions(config), ...(options.logStream ? { stream: options.logStream } : {}) },
+    logger:
+      options.logger === false
+        ? false
+        : { ...loggerOptions(config), ...(options.logStream ? { stream: options.logStream } : {}) },
     // X-Forwarded-For is the client's to write: believe it only from the proxies TRUST_PROXY
     // names (by hop count or address), never by default.
     trustProxy: trustProxyOption(config.TRUST_PROXY),
@@ -142,13 +149,27 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const stripePayments = config.STRIPE_SECRET_KEY ? createStripeProvider(database.db, config, options.stripeApi) : null;
   const payments: PaymentProvider = stripePayments ?? createTestCheckoutProvider(database.db, config.publicUrl);
   const market = {
-    coinbase: createCoinbaseProvider({ priceApiBase: config.COINBASE_PRICE_API_URL, exchangeApiBase: config.COINBASE_EXCHANGE_API_URL }),
+    coinbase: createCoinbaseProvider({
+      priceApiBase: config.COINBASE_PRICE_API_URL,
+      exchangeApiBase: config.COINBASE_EXCHANGE_API_URL,
+    }),
     demo: createDemoFeed(),
   };
   const quotes = createQuoteService({ mode: config.MARKET_DATA, ...market });
   const alertBus = createAlertBus(redis, config.DATABASE_URL, config.redisPrefix);
   const fileStorage = createFileStorage(config, app.log);
-  const services: AppServices = { config, database, mailer, auth, payments, quotes, market, alertBus, fileStorage, redis };
+  const services: AppServices = {
+    config,
+    database,
+    mailer,
+    auth,
+    payments,
+    quotes,
+    market,
+    alertBus,
+    fileStorage,
+    redis,
+  };
   app.decorate('services', services);
   app.addHook('onClose', async () => {
     await mailer.close();
@@ -165,7 +186,9 @@ export async function buildApp(options: AppOptions): Promise<App> {
       );
       const applied = (result as unknown as { rows: Array<{ applied: number }> }).rows[0]?.applied ?? 0;
       if (applied < migrations) {
-        return reply.code(503).send({ status: 'starting', error: `Migrations pending: ${applied} of ${migrations} applied` });
+        return reply
+          .code(503)
+          .send({ status: 'starting', error: `Migrations pending: ${applied} of ${migrations} applied` });
       }
       return { status: 'ok' };
     } catch (error) {
@@ -213,8 +236,20 @@ export async function buildApp(options: AppOptions): Promise<App> {
       [alertStreamRoutes, { db: database.db, bus: alertBus, auth, accessCache }],
       [aiRoutes, aiRouteOptions(services, app.log)],
       [fileRoutes, fileRouteOptions(services)],
-      [sheetRoutes, { db: database.db, reader: createSheetNameReader({ apiKey: config.GOOGLE_API_KEY, location: options.googleSheets, log: app.log }) }],
-      ...(config.TEST_HOOKS ? [[alertTestHookRoutes, { db: database.db, bus: alertBus }] as [typeof alertTestHookRoutes, object]] : []),
+      [
+        sheetRoutes,
+        {
+          db: database.db,
+          reader: createSheetNameReader({
+            apiKey: config.GOOGLE_API_KEY,
+            location: options.googleSheets,
+            log: app.log,
+          }),
+        },
+      ],
+      ...(config.TEST_HOOKS
+        ? [[alertTestHookRoutes, { db: database.db, bus: alertBus }] as [typeof alertTestHookRoutes, object]]
+        : []),
     ],
   });
 

@@ -16,7 +16,13 @@ describe('loadConfig', () => {
 
   it('honours PORT, HOST, DATA_DIR and PUBLIC_URL', () => {
     // A public address needs a payment decision (see 'deployment guards' below): BILLING=test here.
-    const config = loadConfig({ PORT: '8080', HOST: '0.0.0.0', DATA_DIR: '/tmp/x', PUBLIC_URL: 'https://app.example.com/', BILLING: 'test' });
+    const config = loadConfig({
+      PORT: '8080',
+      HOST: '0.0.0.0',
+      DATA_DIR: '/tmp/x',
+      PUBLIC_URL: 'https://app.example.com/',
+      BILLING: 'test',
+    });
     expect(config.PORT).toBe(8080);
     expect(config.HOST).toBe('0.0.0.0');
     expect(config.dataDir).toBe('/tmp/x');
@@ -43,7 +49,9 @@ describe('loadConfig', () => {
   it('uses the built-in analyst unless an LLM endpoint is configured, with the AI limits', () => {
     const builtin = loadConfig({});
     expect(builtin.embedded).toContain('AI assistant: built-in analyst (no LLM)');
-    expect([builtin.AI_RATE_LIMIT_PER_MINUTE, builtin.AI_FILE_MAX_MB, builtin.AI_FILE_MAX_ROWS]).toEqual([20, 10, 50_000]);
+    expect([builtin.AI_RATE_LIMIT_PER_MINUTE, builtin.AI_FILE_MAX_MB, builtin.AI_FILE_MAX_ROWS]).toEqual([
+      20, 10, 50_000,
+    ]);
     const llm = loadConfig({ LLM_BASE_URL: 'http://127.0.0.1:11434/v1', LLM_MODEL: 'llama3.1', AI_FILE_MAX_MB: '2.5' });
     expect(llm.embedded).not.toContain('AI assistant: built-in analyst (no LLM)');
     expect(llm.AI_FILE_MAX_MB).toBe(2.5);
@@ -56,8 +64,14 @@ describe('loadConfig', () => {
   });
 
   it('namespaces Redis per deployment: REDIS_PREFIX, else derived from the database', () => {
-    const orders = loadConfig({ DATABASE_URL: 'postgres://app@db.internal:5432/orders', REDIS_URL: 'redis://127.0.0.1:6379/1' });
-    const billing = loadConfig({ DATABASE_URL: 'postgres://app@db.internal:5432/billing', REDIS_URL: 'redis://127.0.0.1:6379/2' });
+    const orders = loadConfig({
+      DATABASE_URL: 'postgres://app@db.internal:5432/orders',
+      REDIS_URL: 'redis://127.0.0.1:6379/1',
+    });
+    const billing = loadConfig({
+      DATABASE_URL: 'postgres://app@db.internal:5432/billing',
+      REDIS_URL: 'redis://127.0.0.1:6379/2',
+    });
     expect(orders.redisPrefix).toBe('watos:orders:');
     expect(billing.redisPrefix).not.toBe(orders.redisPrefix);
     // Instances of one deployment reach its database under any host name: same namespace.
@@ -66,8 +80,12 @@ describe('loadConfig', () => {
     const embeddedB = loadConfig({ DATA_DIR: '/srv/b' }).redisPrefix;
     expect(embeddedA).toMatch(/^watos:[0-9a-f]{12}:$/);
     expect(embeddedB).not.toBe(embeddedA);
-    expect(loadConfig({ DATABASE_URL: 'postgres://app@db/orders', REDIS_PREFIX: 'watos:eu-prod:' }).redisPrefix).toBe('watos:eu-prod:');
-    expect(loadConfig({ DATABASE_URL: 'postgres://app@db/orders', REDIS_PREFIX: '' }).redisPrefix).toBe('watos:orders:');
+    expect(loadConfig({ DATABASE_URL: 'postgres://app@db/orders', REDIS_PREFIX: 'watos:eu-prod:' }).redisPrefix).toBe(
+      'watos:eu-prod:',
+    );
+    expect(loadConfig({ DATABASE_URL: 'postgres://app@db/orders', REDIS_PREFIX: '' }).redisPrefix).toBe(
+      'watos:orders:',
+    );
     expect(() => loadConfig({ REDIS_PREFIX: 'has space' })).toThrow(/REDIS_PREFIX/);
   });
 });
@@ -86,17 +104,36 @@ function configError(env: Record<string, string>): string {
 }
 
 describe('isLoopbackHost', () => {
-  it.each(['localhost', 'LOCALHOST', '127.0.0.1', '127.10.20.30', '::1', '[::1]', '[::ffff:7f00:1]', 'localhost.'])('%s is loopback', (host) => {
-    expect(isLoopbackHost(host)).toBe(true);
-  });
-  it.each(['0.0.0.0', '::', '[::]', '10.0.0.5', '192.168.1.2', 'app.example.com', 'localhost.example.com', '128.0.0.1', '::2'])('%s is not', (host) => {
+  it.each(['localhost', 'LOCALHOST', '127.0.0.1', '127.10.20.30', '::1', '[::1]', '[::ffff:7f00:1]', 'localhost.'])(
+    '%s is loopback',
+    (host) => {
+      expect(isLoopbackHost(host)).toBe(true);
+    },
+  );
+  it.each([
+    '0.0.0.0',
+    '::',
+    '[::]',
+    '10.0.0.5',
+    '192.168.1.2',
+    'app.example.com',
+    'localhost.example.com',
+    '128.0.0.1',
+    '::2',
+  ])('%s is not', (host) => {
     expect(isLoopbackHost(host)).toBe(false);
   });
 });
 
 describe('deployment guards (issue 14, item 4): no TEST MODE checkout or test hooks on a public address by accident', () => {
   it('keeps the TEST MODE checkout as the default on every loopback address', () => {
-    for (const env of [{}, { PUBLIC_URL: 'http://localhost:5173' }, { HOST: '::1' }, { HOST: 'localhost', PUBLIC_URL: 'http://127.0.0.2:8080' }, { PUBLIC_URL: 'http://[::1]:3000' }]) {
+    for (const env of [
+      {},
+      { PUBLIC_URL: 'http://localhost:5173' },
+      { HOST: '::1' },
+      { HOST: 'localhost', PUBLIC_URL: 'http://127.0.0.2:8080' },
+      { PUBLIC_URL: 'http://[::1]:3000' },
+    ]) {
       const config = loadConfig(env);
       expect(config.publicDeployment, JSON.stringify(env)).toBe(false);
       expect(config.embedded).toContain('payments: built-in TEST MODE checkout');
@@ -132,7 +169,9 @@ describe('deployment guards (issue 14, item 4): no TEST MODE checkout or test ho
   });
 
   it('checks BILLING against the Stripe keys', () => {
-    expect(configError({ BILLING: 'stripe' })).toContain('STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET: required when BILLING=stripe');
+    expect(configError({ BILLING: 'stripe' })).toContain(
+      'STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET: required when BILLING=stripe',
+    );
     expect(configError({ BILLING: 'test', ...STRIPE })).toContain('BILLING: test contradicts STRIPE_SECRET_KEY');
     expect(configError({ BILLING: 'free' })).toContain('BILLING');
   });
@@ -141,16 +180,23 @@ describe('deployment guards (issue 14, item 4): no TEST MODE checkout or test ho
     const message = configError({ PUBLIC_URL: 'https://app.example.com', ...STRIPE, TEST_HOOKS: 'true' });
     expect(message).toContain('TEST_HOOKS');
     expect(message).toContain('NODE_ENV=production');
-    expect(configError({ HOST: '0.0.0.0', BILLING: 'test', NODE_ENV: 'production', TEST_HOOKS: 'true' })).toContain('TEST_HOOKS');
+    expect(configError({ HOST: '0.0.0.0', BILLING: 'test', NODE_ENV: 'production', TEST_HOOKS: 'true' })).toContain(
+      'TEST_HOOKS',
+    );
     // The journeys, benches and start test: loopback, production, hooks on.
     expect(loadConfig({ HOST: '127.0.0.1', NODE_ENV: 'production', TEST_HOOKS: 'true' }).TEST_HOOKS).toBe(true);
     // A public staging run in test mode may keep them (with a loud warning, below).
-    expect(loadConfig({ PUBLIC_URL: 'https://staging.example.com', BILLING: 'test', NODE_ENV: 'test', TEST_HOOKS: 'true' }).TEST_HOOKS).toBe(true);
+    expect(
+      loadConfig({ PUBLIC_URL: 'https://staging.example.com', BILLING: 'test', NODE_ENV: 'test', TEST_HOOKS: 'true' })
+        .TEST_HOOKS,
+    ).toBe(true);
   });
 
   it('warns loudly when a public deployment runs TEST MODE payments or test hooks on purpose', () => {
     expect(startupWarnings(loadConfig({}))).toEqual([]);
-    const [billing, hooks] = startupWarnings(loadConfig({ PUBLIC_URL: 'https://staging.example.com', BILLING: 'test', NODE_ENV: 'test', TEST_HOOKS: 'true' }));
+    const [billing, hooks] = startupWarnings(
+      loadConfig({ PUBLIC_URL: 'https://staging.example.com', BILLING: 'test', NODE_ENV: 'test', TEST_HOOKS: 'true' }),
+    );
     expect(billing).toMatch(/^TEST MODE PAYMENTS ON A PUBLIC ADDRESS \(https:\/\/staging\.example\.com/);
     expect(billing).toContain('subscribe without paying');
     expect(hooks).toMatch(/^TEST HOOKS ON A PUBLIC ADDRESS/);
@@ -167,7 +213,14 @@ describe('shared storage (issue 14, item 15c)', () => {
     expect(warning).toMatch(/^SHARED DATABASE, LOCAL FILES/);
     expect(warning).toContain('/srv/watos/uploads');
     expect(warning).toContain('404 on the other');
-    for (const name of ['S3_BUCKET', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'S3_ENDPOINT', 'REQUIRE_SHARED_STORAGE=true']) expect(warning).toContain(name);
+    for (const name of [
+      'S3_BUCKET',
+      'S3_ACCESS_KEY_ID',
+      'S3_SECRET_ACCESS_KEY',
+      'S3_ENDPOINT',
+      'REQUIRE_SHARED_STORAGE=true',
+    ])
+      expect(warning).toContain(name);
   });
 
   it('does not warn with S3 storage or with the embedded database', () => {
@@ -177,7 +230,8 @@ describe('shared storage (issue 14, item 15c)', () => {
 
   it('refuses to start without S3 when REQUIRE_SHARED_STORAGE=true', () => {
     const message = configError({ DATABASE_URL: 'postgres://app@db.internal/watos', REQUIRE_SHARED_STORAGE: 'true' });
-    for (const name of ['S3_BUCKET', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'REQUIRE_SHARED_STORAGE=true']) expect(message).toContain(name);
+    for (const name of ['S3_BUCKET', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'REQUIRE_SHARED_STORAGE=true'])
+      expect(message).toContain(name);
     expect(loadConfig({ REQUIRE_SHARED_STORAGE: 'true', ...S3 }).REQUIRE_SHARED_STORAGE).toBe(true);
     expect(loadConfig({ REQUIRE_SHARED_STORAGE: '' }).REQUIRE_SHARED_STORAGE).toBe(false);
     expect(configError({ REQUIRE_SHARED_STORAGE: 'yes' })).toContain('REQUIRE_SHARED_STORAGE');
@@ -186,13 +240,23 @@ describe('shared storage (issue 14, item 15c)', () => {
 
 describe('HTTP timeouts (issue 14, item 7)', () => {
   it('defaults: 20 s for headers, 30 s idle, 500 B/s bodies, and a request limit that fits UPLOAD_MAX_MB at 64 kbit/s', () => {
-    expect(loadConfig({}).httpTimeouts).toEqual({ headersMs: 20_000, idleMs: 30_000, requestMs: 3_200_000, minBodyBytesPerSecond: 500 });
+    expect(loadConfig({}).httpTimeouts).toEqual({
+      headersMs: 20_000,
+      idleMs: 30_000,
+      requestMs: 3_200_000,
+      minBodyBytesPerSecond: 500,
+    });
     expect(loadConfig({ UPLOAD_MAX_MB: '100' }).httpTimeouts.requestMs).toBe(12_800_000);
     expect(loadConfig({ UPLOAD_MAX_MB: '1' }).httpTimeouts.requestMs).toBe(300_000);
   });
 
   it('honours the variables, 0 turning the request limit and the body rate off', () => {
-    const config = loadConfig({ HTTP_HEADERS_TIMEOUT_S: '5', HTTP_IDLE_TIMEOUT_S: '2.5', HTTP_BODY_MIN_BYTES_PER_S: '0', HTTP_REQUEST_TIMEOUT_S: '0' });
+    const config = loadConfig({
+      HTTP_HEADERS_TIMEOUT_S: '5',
+      HTTP_IDLE_TIMEOUT_S: '2.5',
+      HTTP_BODY_MIN_BYTES_PER_S: '0',
+      HTTP_REQUEST_TIMEOUT_S: '0',
+    });
     expect(config.httpTimeouts).toEqual({ headersMs: 5000, idleMs: 2500, requestMs: 0, minBodyBytesPerSecond: 0 });
   });
 

@@ -19,7 +19,10 @@ function parseTrustProxy(value: string | undefined, context: z.RefinementCtx): f
     if (hops > 32) context.addIssue({ code: 'custom', message: 'a hop count must be at most 32' });
     return hops === 0 ? false : hops;
   }
-  const entries = text.split(',').map((entry) => entry.trim()).filter(Boolean);
+  const entries = text
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
   for (const entry of entries) {
     if (PROXY_NAMES.has(entry)) continue;
     const [address, bits, ...rest] = entry.split('/');
@@ -27,10 +30,14 @@ function parseTrustProxy(value: string | undefined, context: z.RefinementCtx): f
     const maxBits = family === 6 ? 128 : 32;
     const bitsValid = bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= maxBits);
     if (family === 0 || !bitsValid || rest.length > 0) {
-      context.addIssue({ code: 'custom', message: `"${entry}" is not an IP address, a CIDR range, loopback, linklocal or uniquelocal (or give a hop count)` });
+      context.addIssue({
+        code: 'custom',
+        message: `"${entry}" is not an IP address, a CIDR range, loopback, linklocal or uniquelocal (or give a hop count)`,
+      });
     }
   }
-  if (entries.length === 0) context.addIssue({ code: 'custom', message: 'must be a hop count or a list of proxy addresses' });
+  if (entries.length === 0)
+    context.addIssue({ code: 'custom', message: 'must be a hop count or a list of proxy addresses' });
   return entries;
 }
 const emptyToUndefined = (value: unknown) => (value === '' ? undefined : value);
@@ -48,13 +55,34 @@ const envSchema = z.object({
    * unset trusts none (the connection's address is the client); a number of hops, or a
    * comma-separated list of proxy addresses/CIDRs (or loopback, linklocal, uniquelocal).
    */
-  TRUST_PROXY: z.preprocess(emptyToUndefined, z.string().optional().transform((value, context) => parseTrustProxy(value, context))),
+  TRUST_PROXY: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .optional()
+      .transform((value, context) => parseTrustProxy(value, context)),
+  ),
 
   /** Test-only hooks (the outbox at GET /api/test/outbox, POST /api/test/alerts). Never in production. */
-  TEST_HOOKS: z.enum(['true', 'false']).default('false').transform((value) => value === 'true'),
+  TEST_HOOKS: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((value) => value === 'true'),
 
-  DATABASE_URL: z.preprocess(emptyToUndefined, z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional()),
-  REDIS_URL: z.preprocess(emptyToUndefined, z.string().regex(/^rediss?:\/\//, 'must be a redis:// URL').optional()),
+  DATABASE_URL: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
+      .optional(),
+  ),
+  REDIS_URL: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .regex(/^rediss?:\/\//, 'must be a redis:// URL')
+      .optional(),
+  ),
   /**
    * Namespace of every Redis key and channel of this deployment. Redis database numbers do not
    * separate pub/sub channels, so two deployments sharing a Redis need different prefixes.
@@ -68,7 +96,13 @@ const envSchema = z.object({
   ),
 
   AUTH_SECRET: z.preprocess(emptyToUndefined, z.string().min(32, 'must be at least 32 characters').optional()),
-  SMTP_URL: z.preprocess(emptyToUndefined, z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL').optional()),
+  SMTP_URL: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL')
+      .optional(),
+  ),
   MAIL_FROM: z.string().min(3).default('WATOS Dashboard <no-reply@localhost>'),
   /** SMTP mail queue: how long a message is retried, the first retry delay, the longest gap. */
   MAIL_RETRY_HOURS: z.preprocess(emptyToUndefined, z.coerce.number().positive().max(168).default(24)),
@@ -116,15 +150,31 @@ const envSchema = z.object({
   /** Payments: `stripe` (the Stripe keys are required), `test` (the built-in TEST MODE checkout, on purpose), unset: decided by the keys. */
   BILLING: z.preprocess(emptyToUndefined, z.enum(['stripe', 'test']).optional()),
   /** Refuse to start without S3 storage (several instances must see the same files). */
-  REQUIRE_SHARED_STORAGE: z.preprocess(emptyToUndefined, z.enum(['true', 'false']).default('false').transform((value) => value === 'true')),
+  REQUIRE_SHARED_STORAGE: z.preprocess(
+    emptyToUndefined,
+    z
+      .enum(['true', 'false'])
+      .default('false')
+      .transform((value) => value === 'true'),
+  ),
   /** Seconds a client has to send the request line and headers. */
   HTTP_HEADERS_TIMEOUT_S: z.preprocess(emptyToUndefined, z.coerce.number().positive().max(600).default(20)),
   /** Seconds without a byte from a client the server is waiting on (headers, body, or reading the answer); also the window of the body rate below. */
   HTTP_IDLE_TIMEOUT_S: z.preprocess(emptyToUndefined, z.coerce.number().positive().max(3600).default(30)),
   /** Slowest accepted request body, in bytes a second averaged over each idle window; 0 turns the check off. */
-  HTTP_BODY_MIN_BYTES_PER_S: z.preprocess(emptyToUndefined, z.coerce.number().int().min(0).max(100_000_000).default(500)),
+  HTTP_BODY_MIN_BYTES_PER_S: z.preprocess(
+    emptyToUndefined,
+    z.coerce.number().int().min(0).max(100_000_000).default(500),
+  ),
   /** Longest time to receive a whole request; unset: enough for UPLOAD_MAX_MB at 64 kbit/s (at least 300 s); 0: no limit. */
-  HTTP_REQUEST_TIMEOUT_S: z.preprocess(emptyToUndefined, z.coerce.number().min(0).max(7 * 24 * 3600).optional()),
+  HTTP_REQUEST_TIMEOUT_S: z.preprocess(
+    emptyToUndefined,
+    z.coerce
+      .number()
+      .min(0)
+      .max(7 * 24 * 3600)
+      .optional(),
+  ),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -163,7 +213,11 @@ loopback.addSubnet('::ffff:127.0.0.0', 104, 'ipv6');
  * brackets). 0.0.0.0 and :: listen on every interface, so they are not loopback.
  */
 export function isLoopbackHost(host: string): boolean {
-  const name = host.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '');
+  const name = host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1')
+    .replace(/\.$/, '');
   if (name === 'localhost') return true;
   const family = isIP(name);
   return family !== 0 && loopback.check(name, family === 6 ? 'ipv6' : 'ipv4');
@@ -210,13 +264,17 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const s3Set = pairs.filter(([, set]) => set).length;
   if (s3Set > 0 && s3Set < pairs.length) {
     const missing = pairs.filter(([, set]) => !set).map(([name]) => name);
-    throw new ConfigError(`Invalid configuration:\n  ${missing.join(', ')}: required when any S3_* storage variable is set`);
+    throw new ConfigError(
+      `Invalid configuration:\n  ${missing.join(', ')}: required when any S3_* storage variable is set`,
+    );
   }
   if (values.STRIPE_SECRET_KEY && !values.STRIPE_WEBHOOK_SECRET) {
     throw new ConfigError('Invalid configuration:\n  STRIPE_WEBHOOK_SECRET: required when STRIPE_SECRET_KEY is set');
   }
   if (values.LLM_BASE_URL && !values.LLM_MODEL) {
-    throw new ConfigError('Invalid configuration:\n  LLM_MODEL: required when LLM_BASE_URL is set (e.g. gpt-4o-mini, llama3.1)');
+    throw new ConfigError(
+      'Invalid configuration:\n  LLM_MODEL: required when LLM_BASE_URL is set (e.g. gpt-4o-mini, llama3.1)',
+    );
   }
 
   const host = values.HOST === '0.0.0.0' || values.HOST === '::' ? '127.0.0.1' : values.HOST;
@@ -230,7 +288,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (!values.SMTP_URL) embedded.push('e-mail: outbox (links printed to this log)');
   if (!values.STRIPE_SECRET_KEY) embedded.push('payments: built-in TEST MODE checkout');
   if (!values.LLM_BASE_URL) embedded.push('AI assistant: built-in analyst (no LLM)');
-  if (values.MARKET_DATA !== 'coinbase') embedded.push(`market data: ${values.MARKET_DATA === 'demo' ? 'demo feed' : 'Coinbase, demo feed when unreachable'}`);
+  if (values.MARKET_DATA !== 'coinbase')
+    embedded.push(
+      `market data: ${values.MARKET_DATA === 'demo' ? 'demo feed' : 'Coinbase, demo feed when unreachable'}`,
+    );
   if (!values.REDIS_URL) embedded.push('rate limits and live fan-out: in-process');
   if (!values.S3_BUCKET) embedded.push('file storage: DATA_DIR/uploads');
 
@@ -248,13 +309,17 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 function checkDeployment(values: Env, publicUrl: string): boolean {
   const publicUrlHost = new URL(publicUrl).hostname;
   const publicDeployment = !isLoopbackHost(values.HOST) || !isLoopbackHost(publicUrlHost);
-  const where = !isLoopbackHost(publicUrlHost) ? `PUBLIC_URL ${publicUrl} is not a loopback address` : `HOST ${values.HOST} is not a loopback address`;
+  const where = !isLoopbackHost(publicUrlHost)
+    ? `PUBLIC_URL ${publicUrl} is not a loopback address`
+    : `HOST ${values.HOST} is not a loopback address`;
   const fail = (message: string) => {
     throw new ConfigError(`Invalid configuration:\n  ${message}`);
   };
 
-  if (values.BILLING === 'stripe' && !values.STRIPE_SECRET_KEY) fail('STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET: required when BILLING=stripe');
-  if (values.BILLING === 'test' && values.STRIPE_SECRET_KEY) fail('BILLING: test contradicts STRIPE_SECRET_KEY; unset one of them');
+  if (values.BILLING === 'stripe' && !values.STRIPE_SECRET_KEY)
+    fail('STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET: required when BILLING=stripe');
+  if (values.BILLING === 'test' && values.STRIPE_SECRET_KEY)
+    fail('BILLING: test contradicts STRIPE_SECRET_KEY; unset one of them');
   if (publicDeployment && !values.STRIPE_SECRET_KEY && values.BILLING !== 'test') {
     fail(
       `STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET: required on a public deployment (${where}); ` +
@@ -263,7 +328,9 @@ function checkDeployment(values: Env, publicUrl: string): boolean {
     );
   }
   if (publicDeployment && values.TEST_HOOKS && values.NODE_ENV === 'production') {
-    fail(`TEST_HOOKS: never with NODE_ENV=production on a public deployment (${where}); the hooks expose the e-mail outbox and push alerts. Unset TEST_HOOKS.`);
+    fail(
+      `TEST_HOOKS: never with NODE_ENV=production on a public deployment (${where}); the hooks expose the e-mail outbox and push alerts. Unset TEST_HOOKS.`,
+    );
   }
   if (values.REQUIRE_SHARED_STORAGE && !values.S3_BUCKET) {
     fail(
@@ -277,9 +344,12 @@ function checkDeployment(values: Env, publicUrl: string): boolean {
 function httpTimeoutsOf(values: Env): HttpTimeouts {
   // Unset: the time UPLOAD_MAX_MB takes at 64 kbit/s (8 KiB/s), so a slow but steady upload
   // of the largest accepted file is never cut; 25 MB: 3200 s.
-  const requestSeconds = values.HTTP_REQUEST_TIMEOUT_S ?? Math.max(300, Math.ceil((values.UPLOAD_MAX_MB * 1024 * 1024) / 8192));
+  const requestSeconds =
+    values.HTTP_REQUEST_TIMEOUT_S ?? Math.max(300, Math.ceil((values.UPLOAD_MAX_MB * 1024 * 1024) / 8192));
   if (requestSeconds > 0 && requestSeconds < values.HTTP_HEADERS_TIMEOUT_S) {
-    throw new ConfigError('Invalid configuration:\n  HTTP_REQUEST_TIMEOUT_S: must be 0 (no limit) or at least HTTP_HEADERS_TIMEOUT_S');
+    throw new ConfigError(
+      'Invalid configuration:\n  HTTP_REQUEST_TIMEOUT_S: must be 0 (no limit) or at least HTTP_HEADERS_TIMEOUT_S',
+    );
   }
   return {
     headersMs: Math.round(values.HTTP_HEADERS_TIMEOUT_S * 1000),

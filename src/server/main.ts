@@ -75,7 +75,9 @@ async function main(): Promise<void> {
   const port = typeof address === 'object' && address ? address.port : config.PORT;
   const shownHost = config.HOST === '0.0.0.0' || config.HOST === '::' ? '127.0.0.1' : config.HOST;
   console.log(`\nWATOS Dashboard is running at http://${shownHost}:${port}`);
-  console.log(`Database: ${database.driver === 'pglite' ? `PGlite in ${join(config.dataDir, 'db')}` : 'PostgreSQL (DATABASE_URL)'}`);
+  console.log(
+    `Database: ${database.driver === 'pglite' ? `PGlite in ${join(config.dataDir, 'db')}` : 'PostgreSQL (DATABASE_URL)'}`,
+  );
   if (config.embedded.length > 0) {
     console.log('Embedded defaults in use:');
     for (const line of config.embedded) console.log(`  - ${line}`);
@@ -93,7 +95,9 @@ async function main(): Promise<void> {
   if (closingSince !== 0) return;
   engine = createAlertEngine({ database, provider: market[source], source, bus: alertBus, log: app.log });
   engine.start();
-  console.log(`Market data: ${source === 'coinbase' ? 'Coinbase' : 'demo feed (labelled "Demo data")'}; the alert engine is backfilling in the background.`);
+  console.log(
+    `Market data: ${source === 'coinbase' ? 'Coinbase' : 'demo feed (labelled "Demo data")'}; the alert engine is backfilling in the background.`,
+  );
 }
 
 main().catch((error: unknown) => {

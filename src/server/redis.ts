@@ -5,5 +5,10 @@ import { Redis } from 'ioredis';
 export function createRedis(url: string): Redis {
   // Fail fast instead of queueing commands forever when Redis is down: rate limiting then
   // answers from the error path rather than hanging a login.
-  return new Redis(url, { connectTimeout: 2000, maxRetriesPerRequest: 1, enableOfflineQueue: true, lazyConnect: false });
+  return new Redis(url, {
+    connectTimeout: 2000,
+    maxRetriesPerRequest: 1,
+    enableOfflineQueue: true,
+    lazyConnect: false,
+  });
 }

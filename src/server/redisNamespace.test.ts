@@ -7,7 +7,14 @@ import type { LiveAlert } from './alerts/bus.ts';
 import { createTestApp, type TestApp } from './testing/app.ts';
 import { subscribedUser } from './testing/users.ts';
 
-const alert: LiveAlert = { id: 5, source: 'demo', ticker: 'BTC', alert_type: 'BreakoutAlertGenerator', message: 'BTC breakout', timestamp: '2026-01-01 00:00:00' };
+const alert: LiveAlert = {
+  id: 5,
+  source: 'demo',
+  ticker: 'BTC',
+  alert_type: 'BreakoutAlertGenerator',
+  message: 'BTC breakout',
+  timestamp: '2026-01-01 00:00:00',
+};
 
 describe.runIf(process.env.TEST_REDIS_URL)('Redis namespace of a deployment', () => {
   const prefix = `watos:ns-test-${Math.random().toString(36).slice(2, 8)}:`;
@@ -45,7 +52,11 @@ describe.runIf(process.env.TEST_REDIS_URL)('Redis namespace of a deployment', ()
       method: 'POST',
       url: '/external-api/prompt',
       payload: Buffer.from(await request.arrayBuffer()),
-      headers: { origin: test.config.publicUrl, cookie: browser.cookieHeader, 'content-type': request.headers.get('content-type')! },
+      headers: {
+        origin: test.config.publicUrl,
+        cookie: browser.cookieHeader,
+        'content-type': request.headers.get('content-type')!,
+      },
     });
     expect(response.statusCode).toBe(200);
     const keys = await redis.keys(`${prefix}ai:*`);

@@ -22,8 +22,19 @@ describe('alertDisplayType (SPEC.md section 4)', () => {
   });
 
   it('builds the display item with market crypto and UTC parsing', () => {
-    const item = toAlertDisplayItem({ ticker: 'ETH', alert_type: 'BreakoutAlertGenerator', message: 'Breakout', timestamp: '2026-03-04 05:06:07' });
-    expect(item).toMatchObject({ symbol: 'ETH', market: 'crypto', type: 'bullish', content: 'Breakout', alertType: 'BreakoutAlertGenerator' });
+    const item = toAlertDisplayItem({
+      ticker: 'ETH',
+      alert_type: 'BreakoutAlertGenerator',
+      message: 'Breakout',
+      timestamp: '2026-03-04 05:06:07',
+    });
+    expect(item).toMatchObject({
+      symbol: 'ETH',
+      market: 'crypto',
+      type: 'bullish',
+      content: 'Breakout',
+      alertType: 'BreakoutAlertGenerator',
+    });
     expect(parseAlertTimestamp('2026-03-04 05:06:07').toISOString()).toBe('2026-03-04T05:06:07.000Z');
   });
 });

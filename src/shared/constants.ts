@@ -82,17 +82,46 @@ export const WATOS_SIGNALS: readonly WatosSignalDefinition[] = [
   { id: 'watos3', name: 'MA Crossover', defaultStrength: 'high', description: '50/200 moving-average cross' },
   { id: 'watos4', name: 'RSI Divergence', defaultStrength: 'low', description: 'Price and RSI moving apart' },
   { id: 'watos5', name: 'Support Test', defaultStrength: 'medium', description: 'Price testing a support level' },
-  { id: 'watos6', name: 'Volatility Expansion', defaultStrength: 'high', description: 'Range widening against its average' },
+  {
+    id: 'watos6',
+    name: 'Volatility Expansion',
+    defaultStrength: 'high',
+    description: 'Range widening against its average',
+  },
 ];
 
 export const TIMEFRAMES = ['1m', '5m', '15m', '1h', '4h', '8h', '12h', 'D', '3D', 'W', 'M', '12M'] as const;
 export type Timeframe = (typeof TIMEFRAMES)[number];
 
 export const CRYPTO_SYMBOLS = [
-  'AAVE-USD', 'ADA-USD', 'APT-USD', 'AVAX-USD', 'BCH-USD', 'BTC-USD', 'CRO-USD', 'DAI-USD',
-  'DOGE-USD', 'DOT-USD', 'ETC-USD', 'ETH-USD', 'HBAR-USD', 'ICP-USD', 'LINK-USD', 'LTC-USD',
-  'NEAR-USD', 'ONDO-USD', 'PEPE-USD', 'SHIB-USD', 'SOL-USD', 'SUI-USD', 'TAO-USD', 'TRUMP-USD',
-  'UNI-USD', 'USDT-USD', 'XLM-USD', 'XRP-USD',
+  'AAVE-USD',
+  'ADA-USD',
+  'APT-USD',
+  'AVAX-USD',
+  'BCH-USD',
+  'BTC-USD',
+  'CRO-USD',
+  'DAI-USD',
+  'DOGE-USD',
+  'DOT-USD',
+  'ETC-USD',
+  'ETH-USD',
+  'HBAR-USD',
+  'ICP-USD',
+  'LINK-USD',
+  'LTC-USD',
+  'NEAR-USD',
+  'ONDO-USD',
+  'PEPE-USD',
+  'SHIB-USD',
+  'SOL-USD',
+  'SUI-USD',
+  'TAO-USD',
+  'TRUMP-USD',
+  'UNI-USD',
+  'USDT-USD',
+  'XLM-USD',
+  'XRP-USD',
 ] as const;
 export type CryptoSymbol = (typeof CRYPTO_SYMBOLS)[number];
 

@@ -16,12 +16,16 @@ export interface SubscriptionState {
   isSubscriptionExpired: boolean;
 }
 
-export function subscriptionState(subscription: SubscriptionLike | null | undefined, now: Date = new Date()): SubscriptionState {
+export function subscriptionState(
+  subscription: SubscriptionLike | null | undefined,
+  now: Date = new Date(),
+): SubscriptionState {
   if (!subscription) return { hasActiveSubscription: false, isSubscriptionExpired: false };
   const end = subscription.current_period_end === null ? null : new Date(subscription.current_period_end);
   const endValid = end !== null && !Number.isNaN(end.getTime());
   const periodPassed = endValid && end.getTime() <= now.getTime();
-  const lapsedStatus = subscription.status === 'canceled' || subscription.status === 'past_due' || subscription.status === 'unpaid';
+  const lapsedStatus =
+    subscription.status === 'canceled' || subscription.status === 'past_due' || subscription.status === 'unpaid';
   return {
     hasActiveSubscription: subscription.status === 'active' && endValid && !periodPassed,
     isSubscriptionExpired: lapsedStatus || periodPassed,

@@ -10,7 +10,14 @@ const MINUTE = 60_000;
 
 /** Bars from closes; each bar's range is `range` around its close unless given. */
 function bars(closes: number[], range = 0.2, volume = 100): CandleInput[] {
-  return closes.map((close, index) => ({ time: index * MINUTE, open: index === 0 ? close : closes[index - 1], high: Math.max(close, index === 0 ? close : closes[index - 1]) + range / 2, low: Math.min(close, index === 0 ? close : closes[index - 1]) - range / 2, close, volume }));
+  return closes.map((close, index) => ({
+    time: index * MINUTE,
+    open: index === 0 ? close : closes[index - 1],
+    high: Math.max(close, index === 0 ? close : closes[index - 1]) + range / 2,
+    low: Math.min(close, index === 0 ? close : closes[index - 1]) - range / 2,
+    close,
+    volume,
+  }));
 }
 
 function collect(generator: ReturnType<typeof volatilitySpike>, rows: CandleInput[]) {
@@ -29,7 +36,9 @@ describe('VolatilitySpikeAlertGenerator', () => {
     rows[110] = { ...rows[110], high: rows[110].close + 2.5, low: rows[110].close - 2.5 };
     const fired = collect(volatilitySpike(), rows);
     expect(fired.map((alert) => alert.index)).toEqual([100, 110]);
-    expect(fired[0].message).toMatch(/^TEST volatility spike: the bar's range of \d+\.\d{2}% is \d+\.\dx its 60-bar average true range$/);
+    expect(fired[0].message).toMatch(
+      /^TEST volatility spike: the bar's range of \d+\.\d{2}% is \d+\.\dx its 60-bar average true range$/,
+    );
     expect(alertDisplayType('VolatilitySpikeAlertGenerator', fired[0].message)).toBe('caution');
   });
 });
@@ -64,7 +73,10 @@ describe('MomentumShiftAlertGenerator', () => {
     const rally = Array.from({ length: 25 }, (_, index) => 100 + index * 0.6);
     const stall = Array.from({ length: 40 }, () => 115);
     const fired = collect(momentumShift(), bars([...flat, ...rally, ...stall]));
-    expect(fired.map((alert) => alert.message.split(':')[0])).toEqual(['TEST momentum building', 'TEST momentum slowdown']);
+    expect(fired.map((alert) => alert.message.split(':')[0])).toEqual([
+      'TEST momentum building',
+      'TEST momentum slowdown',
+    ]);
     expect(alertDisplayType('MomentumShiftAlertGenerator', fired[0].message)).toBe('bullish');
     expect(alertDisplayType('MomentumShiftAlertGenerator', fired[1].message)).toBe('caution');
   });
@@ -83,7 +95,14 @@ describe('runAlertGenerators', () => {
     const series = candleSeries(rows);
     const alerts = runAlertGenerators(series, 'ETH', MINUTE);
     const types = new Set(alerts.map((alert) => alert.alert_type));
-    expect(types).toEqual(new Set(['VolatilitySpikeAlertGenerator', 'MomentumShiftAlertGenerator', 'BreakoutAlertGenerator', 'TrendChangeAlertGenerator']));
+    expect(types).toEqual(
+      new Set([
+        'VolatilitySpikeAlertGenerator',
+        'MomentumShiftAlertGenerator',
+        'BreakoutAlertGenerator',
+        'TrendChangeAlertGenerator',
+      ]),
+    );
     expect(alerts.every((alert) => alert.time === series.time[alert.index] + MINUTE)).toBe(true);
     const late = runAlertGenerators(series, 'ETH', MINUTE, 1000);
     expect(late).toEqual(alerts.filter((alert) => alert.index >= 1000));

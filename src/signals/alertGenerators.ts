@@ -51,12 +51,19 @@ export function volatilitySpike({ atrPeriod = 60, factor = 3, resetFactor = 1.5 
       for (let index = atrPeriod; index < series.length; index += 1) {
         const before = average[index - 1];
         const previousClose = series.close[index - 1];
-        const range = Math.max(series.high[index] - series.low[index], Math.abs(series.high[index] - previousClose), Math.abs(series.low[index] - previousClose));
+        const range = Math.max(
+          series.high[index] - series.low[index],
+          Math.abs(series.high[index] - previousClose),
+          Math.abs(series.low[index] - previousClose),
+        );
         if (!(before > 0)) continue;
         const ratio = range / before;
         if (armed && ratio >= factor) {
           armed = false;
-          emit(index, `${ticker} volatility spike: the bar's range of ${((range / previousClose) * 100).toFixed(2)}% is ${ratio.toFixed(1)}x its ${atrPeriod}-bar average true range`);
+          emit(
+            index,
+            `${ticker} volatility spike: the bar's range of ${((range / previousClose) * 100).toFixed(2)}% is ${ratio.toFixed(1)}x its ${atrPeriod}-bar average true range`,
+          );
         } else if (!armed && ratio < resetFactor) {
           armed = true;
         }
@@ -82,11 +89,20 @@ export function momentumShift({ rocPeriod = 20, atrPeriod = 60, thresholdAtr = 6
         else if (Math.abs(value) < threshold / 2) next = 'flat';
         if (state !== null && next !== state) {
           if (next === 'up') {
-            emit(index, `${ticker} momentum building: ${rocPeriod}-bar rate of change ${percent(value)} is above its ${percent(threshold)} threshold`);
+            emit(
+              index,
+              `${ticker} momentum building: ${rocPeriod}-bar rate of change ${percent(value)} is above its ${percent(threshold)} threshold`,
+            );
           } else if (state === 'up') {
-            emit(index, `${ticker} momentum slowdown: ${rocPeriod}-bar rate of change eased to ${percent(value)} after an up-move`);
+            emit(
+              index,
+              `${ticker} momentum slowdown: ${rocPeriod}-bar rate of change eased to ${percent(value)} after an up-move`,
+            );
           } else if (next === 'down') {
-            emit(index, `${ticker} momentum slowdown: selling pressure took the ${rocPeriod}-bar rate of change to ${percent(value)}`);
+            emit(
+              index,
+              `${ticker} momentum slowdown: selling pressure took the ${rocPeriod}-bar rate of change to ${percent(value)}`,
+            );
           }
         }
         state = next;
@@ -108,13 +124,17 @@ export function breakout({ lookback = 60, atrPeriod = 60, cooldownBars = 30 } = 
       for (let index = 0; index < series.length; index += 1) {
         if (index >= lookback && window.length > 0) {
           const level = series.high[window[0]];
-          if (!armed && (series.close[index] < brokenLevel - average[index] || index - firedAt >= cooldownBars)) armed = true;
+          if (!armed && (series.close[index] < brokenLevel - average[index] || index - firedAt >= cooldownBars))
+            armed = true;
           if (armed && series.close[index] > level && Number.isFinite(average[index])) {
             armed = false;
             brokenLevel = level;
             firedAt = index;
             const clearance = ((series.close[index] - level) / level) * 100;
-            emit(index, `${ticker} breakout: closed at ${price(series.close[index])}, ${clearance.toFixed(2)}% above its ${lookback}-bar high of ${price(level)} (resistance)`);
+            emit(
+              index,
+              `${ticker} breakout: closed at ${price(series.close[index])}, ${clearance.toFixed(2)}% above its ${lookback}-bar high of ${price(level)} (resistance)`,
+            );
           }
         }
         while (window.length > 0 && series.high[window[window.length - 1]] <= series.high[index]) window.pop();
@@ -152,7 +172,12 @@ export function trendChange({ fast = 20, slow = 50, atrPeriod = 60, deadBandAtr 
   };
 }
 
-export const ALERT_GENERATORS: readonly AlertGenerator[] = [volatilitySpike(), momentumShift(), breakout(), trendChange()];
+export const ALERT_GENERATORS: readonly AlertGenerator[] = [
+  volatilitySpike(),
+  momentumShift(),
+  breakout(),
+  trendChange(),
+];
 
 /**
  * Runs the generators over a series and returns the alerts of bars at or after `fromIndex`
@@ -169,7 +194,8 @@ export function runAlertGenerators(
   const alerts: GeneratedAlert[] = [];
   for (const generator of generators) {
     generator.scan(series, ticker, (index, message) => {
-      if (index >= fromIndex) alerts.push({ ticker, alert_type: generator.type, message, time: series.time[index] + barMs, index });
+      if (index >= fromIndex)
+        alerts.push({ ticker, alert_type: generator.type, message, time: series.time[index] + barMs, index });
     });
   }
   return alerts.sort((a, b) => a.index - b.index);

@@ -11,7 +11,7 @@ const f = (values: number[]) => Float64Array.from(values);
 /** A deterministic, realistic-looking series: random walk with changing volatility. */
 function walk(length: number, seed = 7) {
   let state = seed;
-  const random = () => ((state = (state * 1103515245 + 12345) % 2147483648) / 2147483648);
+  const random = () => (state = (state * 1103515245 + 12345) % 2147483648) / 2147483648;
   const close = new Float64Array(length);
   const high = new Float64Array(length);
   const low = new Float64Array(length);
@@ -38,7 +38,7 @@ describe('hand-checked small cases', () => {
     expect(values.slice(2)).toEqual([2, 3, 4]);
   });
 
-  it("RSI (Wilder): all gains read 100, all flat reads 50, and a textbook case", () => {
+  it('RSI (Wilder): all gains read 100, all flat reads 50, and a textbook case', () => {
     expect(rsi(f([1, 2, 3, 4]), 3)[3]).toBe(100);
     expect(rsi(f([5, 5, 5, 5]), 3)[3]).toBe(50);
     // gains 1,0 ; losses 0,1 over 2 bars -> RS 1 -> 50; then +2: gain (0.5*1+2)/2=1.25, loss 0.25 -> RS 5
@@ -104,7 +104,14 @@ describe('edge cases: no throw, no NaN after warm-up', () => {
 
   it('stays finite on flat prices', () => {
     const flat = new Float64Array(100).fill(42);
-    for (const values of [sma(flat, 20), ema(flat, 20), rsi(flat, 14), atr(flat, flat, flat, 14), bollinger(flat, 20).upper, roc(flat, 10)]) {
+    for (const values of [
+      sma(flat, 20),
+      ema(flat, 20),
+      rsi(flat, 14),
+      atr(flat, flat, flat, 14),
+      bollinger(flat, 20).upper,
+      roc(flat, 10),
+    ]) {
       expect(values.slice(25).every(Number.isFinite)).toBe(true);
     }
     expect(bollinger(flat, 20).upper[50]).toBe(42);
@@ -129,7 +136,7 @@ describe('swing points: the branch-free loops match the definition', () => {
 
   it('on every strength from 0 to 5, odd and even lengths, with ties, with and without NaN', () => {
     let state = 11;
-    const random = () => ((state = (state * 1103515245 + 12345) % 2147483648) / 2147483648);
+    const random = () => (state = (state * 1103515245 + 12345) % 2147483648) / 2147483648;
     for (const nanShare of [0, 0.02]) {
       for (const length of [0, 1, 6, 7, 8, 9, 10, 501, 502]) {
         // Few distinct values, so equal neighbours (which are not swings) are common.
@@ -170,7 +177,9 @@ describe('oracle: technicalindicators and trading-signals on the same series', (
 
   it('EMA equals technicalindicators (both seed with the SMA); trading-signals seeds with the first price and converges', () => {
     const ours = ema(close, 20);
-    technical.EMA.calculate({ period: 20, values: closes }).forEach((value, offset) => expectClose(ours[offset + 19], value, 1e-9));
+    technical.EMA.calculate({ period: 20, values: closes }).forEach((value, offset) =>
+      expectClose(ours[offset + 19], value, 1e-9),
+    );
     const streaming = new TsEma(20);
     const theirs = closes.map((value) => Number(streaming.update(value, false)));
     expect(Math.abs(theirs[19] - ours[19])).toBeGreaterThan(1e-6);
@@ -193,7 +202,9 @@ describe('oracle: technicalindicators and trading-signals on the same series', (
     const offset = closes.length - peer.length;
     for (let index = 300; index < closes.length; index += 1) expectClose(ours[index], peer[index - offset], 1e-6);
     const streaming = new TsAtr(14);
-    const theirs = closes.map((value, index) => streaming.update({ high: high[index], low: low[index], close: value }, false));
+    const theirs = closes.map((value, index) =>
+      streaming.update({ high: high[index], low: low[index], close: value }, false),
+    );
     for (let index = 300; index < closes.length; index += 1) expectClose(ours[index], Number(theirs[index]), 1e-6);
   });
 

@@ -72,13 +72,23 @@ export function rsi(close: Float64Array, period = 14, out: Float64Array = output
 }
 
 /** Wilder's average true range; the first true range is the first bar's high - low. */
-export function atr(high: Float64Array, low: Float64Array, close: Float64Array, period = 14, out: Float64Array = output(close.length)): Float64Array {
+export function atr(
+  high: Float64Array,
+  low: Float64Array,
+  close: Float64Array,
+  period = 14,
+  out: Float64Array = output(close.length),
+): Float64Array {
   const length = close.length;
   if (length < period) return out;
   let average = high[0] - low[0];
   for (let index = 1; index < period; index += 1) {
     const previousClose = close[index - 1];
-    average += Math.max(high[index] - low[index], Math.abs(high[index] - previousClose), Math.abs(low[index] - previousClose));
+    average += Math.max(
+      high[index] - low[index],
+      Math.abs(high[index] - previousClose),
+      Math.abs(low[index] - previousClose),
+    );
   }
   average /= period;
   out[period - 1] = average;
@@ -86,7 +96,11 @@ export function atr(high: Float64Array, low: Float64Array, close: Float64Array, 
   const weight = 1 / period;
   for (let index = period; index < length; index += 1) {
     const previousClose = close[index - 1];
-    const trueRange = Math.max(high[index] - low[index], Math.abs(high[index] - previousClose), Math.abs(low[index] - previousClose));
+    const trueRange = Math.max(
+      high[index] - low[index],
+      Math.abs(high[index] - previousClose),
+      Math.abs(low[index] - previousClose),
+    );
     average = average * keep + trueRange * weight;
     out[index] = average;
   }
@@ -135,7 +149,14 @@ export function bollinger(
 }
 
 /** One bar of the bands from the window's mean and mean square (both relative to `reference`). */
-function writeBands(out: BollingerBands, index: number, mean: number, meanSquare: number, width: number, reference: number): void {
+function writeBands(
+  out: BollingerBands,
+  index: number,
+  mean: number,
+  meanSquare: number,
+  width: number,
+  reference: number,
+): void {
   const variance = meanSquare - mean * mean;
   // Rounding can leave a flat window a hair below zero.
   const band = width * (variance < 0 ? 0 : Math.sqrt(variance));
@@ -149,7 +170,11 @@ function writeBands(out: BollingerBands, index: number, mean: number, meanSquare
  * How unusual each bar's volume is: (volume - mean) / standard deviation of the previous
  * `period` bars. A window with no variation (all equal, or all zero) gives 0.
  */
-export function volumeZScore(volume: Float64Array, period = 20, out: Float64Array = output(volume.length)): Float64Array {
+export function volumeZScore(
+  volume: Float64Array,
+  period = 20,
+  out: Float64Array = output(volume.length),
+): Float64Array {
   const length = volume.length;
   let sum = 0;
   let squares = 0;
@@ -193,7 +218,12 @@ export function roc(close: Float64Array, period = 10, out: Float64Array = output
  * written `!(neighbour >= bar)` rather than `bar > neighbour` so that, as before, a NaN
  * neighbour disqualifies nothing.
  */
-export function swingPoints(high: Float64Array, low: Float64Array, strength = 3, out: Int8Array = new Int8Array(high.length)): Int8Array {
+export function swingPoints(
+  high: Float64Array,
+  low: Float64Array,
+  strength = 3,
+  out: Int8Array = new Int8Array(high.length),
+): Int8Array {
   return strength === 3 ? swingPointsOfThree(high, low, out) : swingPointsOfAny(high, low, strength, out);
 }
 
@@ -239,36 +269,72 @@ function swingPointsOfThree(high: Float64Array, low: Float64Array, out: Int8Arra
     const barHigh = high[index];
     const barLow = low[index];
     const isHigh =
-      +!(high[index - 3] >= barHigh) & +!(high[index - 2] >= barHigh) & +!(high[index - 1] >= barHigh) &
-      +!(high[index + 1] >= barHigh) & +!(high[index + 2] >= barHigh) & +!(high[index + 3] >= barHigh);
+      +!(high[index - 3] >= barHigh) &
+      +!(high[index - 2] >= barHigh) &
+      +!(high[index - 1] >= barHigh) &
+      +!(high[index + 1] >= barHigh) &
+      +!(high[index + 2] >= barHigh) &
+      +!(high[index + 3] >= barHigh);
     const isLow =
-      +!(low[index - 3] <= barLow) & +!(low[index - 2] <= barLow) & +!(low[index - 1] <= barLow) &
-      +!(low[index + 1] <= barLow) & +!(low[index + 2] <= barLow) & +!(low[index + 3] <= barLow);
+      +!(low[index - 3] <= barLow) &
+      +!(low[index - 2] <= barLow) &
+      +!(low[index - 1] <= barLow) &
+      +!(low[index + 1] <= barLow) &
+      +!(low[index + 2] <= barLow) &
+      +!(low[index + 3] <= barLow);
     out[index] = swingCode(isHigh, isLow);
   }
   // Two pairs a step: their windows overlap, so most values are loaded once for both.
   for (; index < end; index += 4) {
-    const h0 = high[index - 2], h1 = high[index - 1], h2 = high[index], h3 = high[index + 1];
-    const h4 = high[index + 2], h5 = high[index + 3], h6 = high[index + 4], h7 = high[index + 5];
+    const h0 = high[index - 2],
+      h1 = high[index - 1],
+      h2 = high[index],
+      h3 = high[index + 1];
+    const h4 = high[index + 2],
+      h5 = high[index + 3],
+      h6 = high[index + 4],
+      h7 = high[index + 5];
     const firstPairHigh = +(h3 > h2);
     const firstTop = high[index + firstPairHigh];
     const firstIsHigh =
-      +!(h0 >= firstTop) & +!(h1 >= firstTop) & +!(h4 >= firstTop) & +!(h5 >= firstTop) & +!(high[index - 3 + 7 * firstPairHigh] >= firstTop);
+      +!(h0 >= firstTop) &
+      +!(h1 >= firstTop) &
+      +!(h4 >= firstTop) &
+      +!(h5 >= firstTop) &
+      +!(high[index - 3 + 7 * firstPairHigh] >= firstTop);
     const secondPairHigh = +(h5 > h4);
     const secondTop = high[index + 2 + secondPairHigh];
     const secondIsHigh =
-      +!(h2 >= secondTop) & +!(h3 >= secondTop) & +!(h6 >= secondTop) & +!(h7 >= secondTop) & +!(high[index - 1 + 7 * secondPairHigh] >= secondTop);
+      +!(h2 >= secondTop) &
+      +!(h3 >= secondTop) &
+      +!(h6 >= secondTop) &
+      +!(h7 >= secondTop) &
+      +!(high[index - 1 + 7 * secondPairHigh] >= secondTop);
 
-    const l0 = low[index - 2], l1 = low[index - 1], l2 = low[index], l3 = low[index + 1];
-    const l4 = low[index + 2], l5 = low[index + 3], l6 = low[index + 4], l7 = low[index + 5];
+    const l0 = low[index - 2],
+      l1 = low[index - 1],
+      l2 = low[index],
+      l3 = low[index + 1];
+    const l4 = low[index + 2],
+      l5 = low[index + 3],
+      l6 = low[index + 4],
+      l7 = low[index + 5];
     const firstPairLow = +(l3 < l2);
     const firstBottom = low[index + firstPairLow];
     const firstIsLow =
-      +!(l0 <= firstBottom) & +!(l1 <= firstBottom) & +!(l4 <= firstBottom) & +!(l5 <= firstBottom) & +!(low[index - 3 + 7 * firstPairLow] <= firstBottom);
+      +!(l0 <= firstBottom) &
+      +!(l1 <= firstBottom) &
+      +!(l4 <= firstBottom) &
+      +!(l5 <= firstBottom) &
+      +!(low[index - 3 + 7 * firstPairLow] <= firstBottom);
     const secondPairLow = +(l5 < l4);
     const secondBottom = low[index + 2 + secondPairLow];
     const secondIsLow =
-      +!(l2 <= secondBottom) & +!(l3 <= secondBottom) & +!(l6 <= secondBottom) & +!(l7 <= secondBottom) & +!(low[index - 1 + 7 * secondPairLow] <= secondBottom);
+      +!(l2 <= secondBottom) &
+      +!(l3 <= secondBottom) &
+      +!(l6 <= secondBottom) &
+      +!(l7 <= secondBottom) &
+      +!(low[index - 1 + 7 * secondPairLow] <= secondBottom);
 
     out[index] = swingCode(+(h2 > h3) & firstIsHigh, +(l2 < l3) & firstIsLow);
     out[index + 1] = swingCode(firstPairHigh & firstIsHigh, firstPairLow & firstIsLow);
@@ -308,7 +374,9 @@ export function supportResistance(
     if (swings[bar] === 0) continue;
     const level = swings[bar] === 1 ? high[bar] : low[bar];
     const kind = level < price ? 'support' : 'resistance';
-    const existing = levels.find((candidate) => candidate.kind === kind && Math.abs(candidate.price - level) <= tolerance);
+    const existing = levels.find(
+      (candidate) => candidate.kind === kind && Math.abs(candidate.price - level) <= tolerance,
+    );
     if (existing) {
       existing.price = (existing.price * existing.touches + level) / (existing.touches + 1);
       existing.touches += 1;

@@ -11,7 +11,14 @@ const HOUR = 3_600_000;
 function bars(closes: number[], volumes?: number[]): CandleInput[] {
   return closes.map((close, index) => {
     const open = index === 0 ? close : closes[index - 1];
-    return { time: index * HOUR, open, high: Math.max(open, close) * 1.002, low: Math.min(open, close) * 0.998, close, volume: volumes?.[index] ?? 100 + (index % 5) };
+    return {
+      time: index * HOUR,
+      open,
+      high: Math.max(open, close) * 1.002,
+      low: Math.min(open, close) * 0.998,
+      close,
+      volume: volumes?.[index] ?? 100 + (index % 5),
+    };
   });
 }
 
@@ -57,7 +64,10 @@ describe('WATOS signals on constructed series', () => {
   });
 
   it('sees a golden cross of the 50 and 200 bar averages', () => {
-    const closes = [...Array.from({ length: 230 }, (_, index) => 200 - index * 0.3), ...Array.from({ length: 120 }, (_, index) => 131 + index * 1.2)];
+    const closes = [
+      ...Array.from({ length: 230 }, (_, index) => 200 - index * 0.3),
+      ...Array.from({ length: 120 }, (_, index) => 131 + index * 1.2),
+    ];
     const history = watosHistory(candleSeries(bars(closes)));
     const crossAt = history.states.watos3.findIndex((state) => state === 1);
     expect(crossAt).toBeGreaterThan(230);

@@ -54,7 +54,14 @@ export function watosHistory(series: CandleSeries): WatosHistory {
   const make = () => new Int8Array(length);
   const values = () => new Float64Array(length).fill(NaN);
   const states = { watos1: make(), watos2: make(), watos3: make(), watos4: make(), watos5: make(), watos6: make() };
-  const measured = { watos1: values(), watos2: values(), watos3: values(), watos4: values(), watos5: values(), watos6: values() };
+  const measured = {
+    watos1: values(),
+    watos2: values(),
+    watos3: values(),
+    watos4: values(),
+    watos5: values(),
+    watos6: values(),
+  };
 
   const volumeZ = volumeZScore(volume, 20);
   const change10 = roc(close, 10);
@@ -62,7 +69,10 @@ export function watosHistory(series: CandleSeries): WatosHistory {
   const fast = sma(close, 50);
   const slow = sma(close, 200);
   const rsi14 = rsi(close, 14);
-  const rangeAverage = sma(range14.map((value) => (Number.isFinite(value) ? value : 0)), 50);
+  const rangeAverage = sma(
+    range14.map((value) => (Number.isFinite(value) ? value : 0)),
+    50,
+  );
   const swings = swingPoints(high, low, SWING_STRENGTH);
 
   let lastCross = -Infinity;
@@ -100,7 +110,8 @@ export function watosHistory(series: CandleSeries): WatosHistory {
 
     // watos4 RSI Divergence: swings become known SWING_STRENGTH bars after they form.
     const confirmed = index - SWING_STRENGTH;
-    if (confirmed >= 0 && swings[confirmed] !== 0 && Number.isFinite(rsi14[confirmed])) (swings[confirmed] === -1 ? lows : highs).push(confirmed);
+    if (confirmed >= 0 && swings[confirmed] !== 0 && Number.isFinite(rsi14[confirmed]))
+      (swings[confirmed] === -1 ? lows : highs).push(confirmed);
     if (lows.length >= 2) {
       const [previous, latest] = lows.slice(-2);
       if (index - latest <= 10 && low[latest] < low[previous] && rsi14[latest] > rsi14[previous]) {
@@ -121,7 +132,11 @@ export function watosHistory(series: CandleSeries): WatosHistory {
       const levels = supportResistance(high, low, close, swings, index - SWING_STRENGTH - 1, 100, typical * 0.5);
       const support = levels
         .filter((level) => level.price < close[index])
-        .reduce<(typeof levels)[number] | null>((nearest, level) => (!nearest || Math.abs(low[index] - level.price) < Math.abs(low[index] - nearest.price) ? level : nearest), null);
+        .reduce<(typeof levels)[number] | null>(
+          (nearest, level) =>
+            !nearest || Math.abs(low[index] - level.price) < Math.abs(low[index] - nearest.price) ? level : nearest,
+          null,
+        );
       if (support && Math.abs(low[index] - support.price) <= typical * 0.5) {
         states.watos5[index] = 1;
         measured.watos5[index] = support.touches;
@@ -138,34 +153,66 @@ export function watosHistory(series: CandleSeries): WatosHistory {
   return { states, values: measured };
 }
 
-function describe(id: WatosId, series: CandleSeries, history: WatosHistory, index: number): { strength: WatosStrength; description: string } {
+function describe(
+  id: WatosId,
+  series: CandleSeries,
+  history: WatosHistory,
+  index: number,
+): { strength: WatosStrength; description: string } {
   const value = history.values[id][index];
   const state = history.states[id][index];
   switch (id) {
     case 'watos1':
-      return { strength: strengthOf(value, 3, 4), description: `Volume ${fmt(value)}σ above its 20-bar average on a ${state > 0 ? 'rising' : 'falling'} bar` };
+      return {
+        strength: strengthOf(value, 3, 4),
+        description: `Volume ${fmt(value)}σ above its 20-bar average on a ${state > 0 ? 'rising' : 'falling'} bar`,
+      };
     case 'watos2': {
       const change = roc(series.close.subarray(index - 10, index + 1), 10)[10];
-      return { strength: strengthOf(Math.abs(value), 1.5, 2.5), description: `10-bar change ${change >= 0 ? '+' : ''}${fmt(change, 2)}%, ${fmt(Math.abs(value))}x its typical move` };
+      return {
+        strength: strengthOf(Math.abs(value), 1.5, 2.5),
+        description: `10-bar change ${change >= 0 ? '+' : ''}${fmt(change, 2)}%, ${fmt(Math.abs(value))}x its typical move`,
+      };
     }
     case 'watos3':
-      return { strength: strengthOf(value, 1, 2), description: `50-bar SMA ${state > 0 ? 'above' : 'below'} the 200-bar SMA after a recent ${state > 0 ? 'golden' : 'death'} cross (gap ${fmt(value)} ATR)` };
+      return {
+        strength: strengthOf(value, 1, 2),
+        description: `50-bar SMA ${state > 0 ? 'above' : 'below'} the 200-bar SMA after a recent ${state > 0 ? 'golden' : 'death'} cross (gap ${fmt(value)} ATR)`,
+      };
     case 'watos4':
-      return { strength: strengthOf(value, 5, 10), description: `${state > 0 ? 'Bullish' : 'Bearish'} divergence: price made a ${state > 0 ? 'lower low' : 'higher high'} while RSI moved ${fmt(value)} points the other way` };
+      return {
+        strength: strengthOf(value, 5, 10),
+        description: `${state > 0 ? 'Bullish' : 'Bearish'} divergence: price made a ${state > 0 ? 'lower low' : 'higher high'} while RSI moved ${fmt(value)} points the other way`,
+      };
     case 'watos5':
-      return { strength: strengthOf(value, 2, 3), description: `Low tested a support level with ${value} swing touch${value === 1 ? '' : 'es'} and the bar closed above it` };
+      return {
+        strength: strengthOf(value, 2, 3),
+        description: `Low tested a support level with ${value} swing touch${value === 1 ? '' : 'es'} and the bar closed above it`,
+      };
     case 'watos6':
-      return { strength: strengthOf(value, 1.6, 2), description: `Average true range ${fmt(value, 2)}x its 50-bar average` };
+      return {
+        strength: strengthOf(value, 1.6, 2),
+        description: `Average true range ${fmt(value, 2)}x its 50-bar average`,
+      };
   }
 }
 
 const INACTIVE_TEXT: Record<WatosId, (value: number) => string> = {
-  watos1: (value) => (Number.isFinite(value) ? `Volume ${fmt(value)}σ from its 20-bar average: no surge` : 'Not enough bars to measure volume'),
-  watos2: (value) => (Number.isFinite(value) ? `10-bar move ${fmt(Math.abs(value))}x its typical size: no momentum signal` : 'Not enough bars to measure momentum'),
+  watos1: (value) =>
+    Number.isFinite(value)
+      ? `Volume ${fmt(value)}σ from its 20-bar average: no surge`
+      : 'Not enough bars to measure volume',
+  watos2: (value) =>
+    Number.isFinite(value)
+      ? `10-bar move ${fmt(Math.abs(value))}x its typical size: no momentum signal`
+      : 'Not enough bars to measure momentum',
   watos3: () => 'No 50/200 moving-average cross in the last 20 bars',
   watos4: () => 'No RSI divergence at the latest swing points',
   watos5: () => 'Price is not testing a support level',
-  watos6: (value) => (Number.isFinite(value) ? `Average true range ${fmt(value, 2)}x its 50-bar average: no expansion` : 'Not enough bars to measure volatility'),
+  watos6: (value) =>
+    Number.isFinite(value)
+      ? `Average true range ${fmt(value, 2)}x its 50-bar average: no expansion`
+      : 'Not enough bars to measure volatility',
 };
 
 /** The six signals at the last bar of the series. */
@@ -175,9 +222,25 @@ export function watosSignals(series: CandleSeries, history: WatosHistory = watos
     const state = index >= 0 ? history.states[definition.id][index] : 0;
     const value = index >= 0 ? history.values[definition.id][index] : NaN;
     if (state === 0) {
-      return { id: definition.id, name: definition.name, active: false, direction: 'neutral', strength: 'low', value: Number.isFinite(value) ? value : null, description: INACTIVE_TEXT[definition.id](value) };
+      return {
+        id: definition.id,
+        name: definition.name,
+        active: false,
+        direction: 'neutral',
+        strength: 'low',
+        value: Number.isFinite(value) ? value : null,
+        description: INACTIVE_TEXT[definition.id](value),
+      };
     }
     const { strength, description } = describe(definition.id, series, history, index);
-    return { id: definition.id, name: definition.name, active: true, direction: state > 0 ? 'bullish' : 'bearish', strength, value, description };
+    return {
+      id: definition.id,
+      name: definition.name,
+      active: true,
+      direction: state > 0 ? 'bullish' : 'bearish',
+      strength,
+      value,
+      description,
+    };
   });
 }

@@ -43,7 +43,13 @@ function proportion(successes: number, trials: number): Proportion {
 }
 
 /** Share of bars (before `until`) in `state` whose close rose over the horizon. */
-export function conditionalRise(close: Float64Array, states: Int8Array | null, state: number, horizon: number, until = close.length): Proportion {
+export function conditionalRise(
+  close: Float64Array,
+  states: Int8Array | null,
+  state: number,
+  horizon: number,
+  until = close.length,
+): Proportion {
   let rises = 0;
   let trials = 0;
   const last = Math.min(until, close.length) - horizon;
@@ -55,7 +61,11 @@ export function conditionalRise(close: Float64Array, states: Int8Array | null, s
   return proportion(rises, trials);
 }
 
-export function watosOdds(series: CandleSeries, horizon = 24, history: WatosHistory = watosHistory(series)): WatosReport {
+export function watosOdds(
+  series: CandleSeries,
+  horizon = 24,
+  history: WatosHistory = watosHistory(series),
+): WatosReport {
   const signals = watosSignals(series, history).map((signal): WatosOdds => {
     if (!signal.active) return { ...signal, odds: null };
     const state = signal.direction === 'bullish' ? 1 : -1;

@@ -26,15 +26,27 @@ export const router = createBrowserRouter([
         path: '/ai-trading-intelligence',
         lazy: async () => ({ Component: (await import('./pages/marketing/pages.tsx')).AiTradingIntelligencePage }),
       },
-      { path: '/crypto-analytics-ai', lazy: async () => ({ Component: (await import('./pages/marketing/pages.tsx')).CryptoAnalyticsAiPage }) },
+      {
+        path: '/crypto-analytics-ai',
+        lazy: async () => ({ Component: (await import('./pages/marketing/pages.tsx')).CryptoAnalyticsAiPage }),
+      },
       {
         path: '/futures-micro-futures-ai',
         lazy: async () => ({ Component: (await import('./pages/marketing/pages.tsx')).FuturesMicroFuturesAiPage }),
       },
-      { path: '/dashboard', lazy: async () => ({ Component: (await import('./pages/DashboardPage.tsx')).DashboardPage }) },
+      {
+        path: '/dashboard',
+        lazy: async () => ({ Component: (await import('./pages/DashboardPage.tsx')).DashboardPage }),
+      },
       { path: '/success', lazy: async () => ({ Component: (await import('./pages/SuccessPage.tsx')).SuccessPage }) },
-      { path: '/forgot-password', lazy: async () => ({ Component: (await import('./pages/ForgotPasswordPage.tsx')).ForgotPasswordPage }) },
-      { path: '/reset-password', lazy: async () => ({ Component: (await import('./pages/ResetPasswordPage.tsx')).ResetPasswordPage }) },
+      {
+        path: '/forgot-password',
+        lazy: async () => ({ Component: (await import('./pages/ForgotPasswordPage.tsx')).ForgotPasswordPage }),
+      },
+      {
+        path: '/reset-password',
+        lazy: async () => ({ Component: (await import('./pages/ResetPasswordPage.tsx')).ResetPasswordPage }),
+      },
       { path: '*', Component: NotFoundPage },
     ],
   },

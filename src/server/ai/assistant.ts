@@ -24,7 +24,9 @@ export interface Assistant {
 }
 
 /** The answer's text and, when the stream reported one, its error. */
-export async function collectAnswer(stream: AsyncIterable<UIMessageChunk>): Promise<{ text: string; error: string | null }> {
+export async function collectAnswer(
+  stream: AsyncIterable<UIMessageChunk>,
+): Promise<{ text: string; error: string | null }> {
   let text = '';
   let error: string | null = null;
   for await (const chunk of stream) {
@@ -44,7 +46,8 @@ export function streamPieces(markdown: string, wordsPerPiece = 4): string[] {
       continue;
     }
     const words = line.split(/(?<= )/);
-    for (let index = 0; index < words.length; index += wordsPerPiece) pieces.push(words.slice(index, index + wordsPerPiece).join(''));
+    for (let index = 0; index < words.length; index += wordsPerPiece)
+      pieces.push(words.slice(index, index + wordsPerPiece).join(''));
   }
   return pieces.filter((piece) => piece !== '');
 }

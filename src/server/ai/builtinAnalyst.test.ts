@@ -41,10 +41,22 @@ afterAll(async () => {
   await database?.close();
 });
 
-async function ask(content: string, file: FileAnalysis | null = null, history: Array<{ role: 'user' | 'assistant'; content: string }> = []) {
+async function ask(
+  content: string,
+  file: FileAnalysis | null = null,
+  history: Array<{ role: 'user' | 'assistant'; content: string }> = [],
+) {
   const chunks: UIMessageChunk[] = [];
-  for await (const chunk of analyst.respond({ messages: [...history, { role: 'user', content }], file, userId: 'user-1', signal: new AbortController().signal })) chunks.push(chunk);
-  const deltas = chunks.filter((chunk): chunk is Extract<UIMessageChunk, { type: 'text-delta' }> => chunk.type === 'text-delta');
+  for await (const chunk of analyst.respond({
+    messages: [...history, { role: 'user', content }],
+    file,
+    userId: 'user-1',
+    signal: new AbortController().signal,
+  }))
+    chunks.push(chunk);
+  const deltas = chunks.filter(
+    (chunk): chunk is Extract<UIMessageChunk, { type: 'text-delta' }> => chunk.type === 'text-delta',
+  );
   return { chunks, deltas, text: deltas.map((chunk) => chunk.delta).join('') };
 }
 
@@ -62,13 +74,22 @@ describe('built-in analyst', () => {
     expect(text).toContain('**Demo data:**');
     expect(text).toContain(`Last close **$${formatPrice(series.close[series.length - 1])}**`);
     expect(text).toContain(`measured over **${series.length.toLocaleString('en-US')}** 1h bars`);
-    expect(text).toContain(`on **${pct(expected.baseRate.probability!)}** of ${expected.baseRate.samples.toLocaleString('en-US')} bars`);
+    expect(text).toContain(
+      `on **${pct(expected.baseRate.probability!)}** of ${expected.baseRate.samples.toLocaleString('en-US')} bars`,
+    );
     for (const signal of expected.signals) {
       const state = signal.active ? `**${signal.direction}**, ${signal.strength}` : 'inactive';
       expect(text).toContain(`| ${signal.name} | ${state} |`);
-      if (signal.active) expect(text).toContain(`- **${signal.name}** (${signal.direction}, ${signal.strength}): ${signal.description}.`);
-      if (signal.odds?.probability != null) expect(text).toContain(`${pct(signal.odds.probability)} of ${signal.odds.samples.toLocaleString('en-US')} bars`);
-      if (signal.odds && signal.odds.probability === null) expect(text).toContain(`not enough history (${signal.odds.samples} bars)`);
+      if (signal.active)
+        expect(text).toContain(
+          `- **${signal.name}** (${signal.direction}, ${signal.strength}): ${signal.description}.`,
+        );
+      if (signal.odds?.probability != null)
+        expect(text).toContain(
+          `${pct(signal.odds.probability)} of ${signal.odds.samples.toLocaleString('en-US')} bars`,
+        );
+      if (signal.odds && signal.odds.probability === null)
+        expect(text).toContain(`not enough history (${signal.odds.samples} bars)`);
     }
     expect(text).toContain('Nothing here is financial advice.');
     // The chat shows the WATOS grid for ETH under this answer (SPEC.md rule).
@@ -88,10 +109,12 @@ describe('built-in analyst', () => {
     expect(text).toContain('## File analysis: option-chain.csv');
     expect(text).toContain('- Put/call ratio by open interest: **0.85** (1,100 puts / 1,300 calls)');
     expect(text).toContain('- Put/call ratio by volume: **0.92** (240 puts / 260 calls)');
-    expect(text).toContain('- Max pain: **strike 100**, where holders would collect least at expiry (3,000 = intrinsic value × open interest');
+    expect(text).toContain(
+      '- Max pain: **strike 100**, where holders would collect least at expiry (3,000 = intrinsic value × open interest',
+    );
     expect(text).toContain('| 100 | 50.0 | 51.0 |');
     expect(text).toContain('**Expiry 2026-12-26**');
-    expect(text).toContain("call/put ‘Type’, open interest ‘Open Interest’");
+    expect(text).toContain('call/put ‘Type’, open interest ‘Open Interest’');
     // The chain's analytics come before the column statistics.
     expect(text.indexOf('Max pain')).toBeLessThan(text.indexOf('| Column | Type | Filled | Statistics |'));
     expect(text).toContain('| Strike | number | 10/10 | min 90 · max 110 · mean 100 · median 100 ·');
@@ -119,10 +142,34 @@ describe('built-in analyst', () => {
     const today = new Date(Math.floor(NOW / 86_400_000) * 86_400_000);
     const at = (minutes: number) => new Date(today.getTime() + minutes * 60_000);
     await saveAlerts(database.db, [
-      { ticker: 'BTC', alertType: 'BreakoutAlertGenerator', message: 'BTC broke above 95,000', timestamp: at(60), source: 'demo' },
-      { ticker: 'ETH', alertType: 'TrendChangeAlertGenerator', message: 'ETH bearish trend change', timestamp: at(90), source: 'demo' },
-      { ticker: 'BTC', alertType: 'VolatilitySpikeAlertGenerator', message: 'BTC volatility spike', timestamp: at(120), source: 'demo' },
-      { ticker: 'SOL', alertType: 'BreakoutAlertGenerator', message: 'SOL breakout yesterday', timestamp: new Date(today.getTime() - 3_600_000), source: 'demo' },
+      {
+        ticker: 'BTC',
+        alertType: 'BreakoutAlertGenerator',
+        message: 'BTC broke above 95,000',
+        timestamp: at(60),
+        source: 'demo',
+      },
+      {
+        ticker: 'ETH',
+        alertType: 'TrendChangeAlertGenerator',
+        message: 'ETH bearish trend change',
+        timestamp: at(90),
+        source: 'demo',
+      },
+      {
+        ticker: 'BTC',
+        alertType: 'VolatilitySpikeAlertGenerator',
+        message: 'BTC volatility spike',
+        timestamp: at(120),
+        source: 'demo',
+      },
+      {
+        ticker: 'SOL',
+        alertType: 'BreakoutAlertGenerator',
+        message: 'SOL breakout yesterday',
+        timestamp: new Date(today.getTime() - 3_600_000),
+        source: 'demo',
+      },
     ]);
     const { text } = await ask("Summarize today's alerts");
     expect(text).toContain('## Alerts: all symbols, today (since 00:00 UTC)');
@@ -137,7 +184,7 @@ describe('built-in analyst', () => {
     expect(btc.text).toContain('**1 alert** for BTC of type Breakout');
   });
 
-  it("lists the watchlist with prices for tracked symbols and says which have no data", async () => {
+  it('lists the watchlist with prices for tracked symbols and says which have no data', async () => {
     const { text } = await ask('Show my watchlist');
     expect(text).toContain('Alerts panel: AAPL, TSLA, BTC, ETH.');
     expect(text).toMatch(/\| BTC-USD \| \$[\d,]+\.\d{2} \|/);

@@ -25,7 +25,8 @@ import {
 } from './tools.ts';
 
 export const DISCLAIMER = '_Historical measurements on this data, not a forecast. Nothing here is financial advice._';
-const DEMO_NOTE = '> **Demo data:** these figures come from the built-in demo feed (a simulated market), not from a live exchange.';
+const DEMO_NOTE =
+  '> **Demo data:** these figures come from the built-in demo feed (a simulated market), not from a live exchange.';
 
 interface Section {
   heading: string;
@@ -39,7 +40,10 @@ const signed = (value: number, digits = 2) => `${value >= 0 ? '+' : ''}${value.t
 const percent = (share: number) => `${(share * 100).toFixed(1)}%`;
 const count = (value: number) => value.toLocaleString('en-US');
 const utc = (iso: string) => `${iso.slice(0, 16).replace('T', ' ')} UTC`;
-const number = (value: number) => (Math.abs(value) >= 1000 ? value.toLocaleString('en-US', { maximumFractionDigits: 2 }) : Number(value.toPrecision(6)).toString());
+const number = (value: number) =>
+  Math.abs(value) >= 1000
+    ? value.toLocaleString('en-US', { maximumFractionDigits: 2 })
+    : Number(value.toPrecision(6)).toString();
 const cell = (text: string) => text.replaceAll('|', '\\|').replaceAll('\n', ' ');
 
 function interval(range: [number, number] | null): string {
@@ -53,7 +57,12 @@ function failure(error: unknown): string {
 
 // ---- sections --------------------------------------------------------------------------------
 
-function oddsSection(tools: MarketTools, productId: CryptoSymbol, timeframe: AnalysisTimeframe, note: string | null): Section {
+function oddsSection(
+  tools: MarketTools,
+  productId: CryptoSymbol,
+  timeframe: AnalysisTimeframe,
+  note: string | null,
+): Section {
   return {
     heading: `## ${productId}: What Are The Odds? (WATOS, ${timeframe})\n\n`,
     body: async () => {
@@ -90,29 +99,43 @@ export function describeOdds(card: Extract<WatosCard, { available: true }>, note
       : signal.odds.probability === null
         ? `not enough history (${count(signal.odds.samples)} bars)`
         : `${percent(signal.odds.probability)} of ${count(signal.odds.samples)} bars (${interval(signal.odds.interval)})`;
-    lines.push(`| ${signal.name} | ${signal.active ? `**${signal.direction}**, ${signal.strength}` : 'inactive'} | ${odds} |`);
+    lines.push(
+      `| ${signal.name} | ${signal.active ? `**${signal.direction}**, ${signal.strength}` : 'inactive'} | ${odds} |`,
+    );
   }
   lines.push('');
   const active = card.signals.filter((signal) => signal.active);
   if (active.length === 0) {
-    lines.push(`**Reading:** no WATOS signal is active on the latest bar; the base rate is the only measured reference.`);
+    lines.push(
+      `**Reading:** no WATOS signal is active on the latest bar; the base rate is the only measured reference.`,
+    );
   } else {
     lines.push(`**Reading:** ${active.length} of 6 signals active.`);
     for (const signal of active) {
       const odds = signal.odds;
       lines.push(`- **${signal.name}** (${signal.direction}, ${signal.strength}): ${signal.description}.`);
       if (!odds || odds.probability === null) {
-        lines.push(`  Not enough history (${count(odds?.samples ?? 0)} past bars in this state, fewer than 30), so no number is given.`);
-      } else if (base.probability !== null && odds.interval && (odds.interval[0] > base.probability || odds.interval[1] < base.probability)) {
+        lines.push(
+          `  Not enough history (${count(odds?.samples ?? 0)} past bars in this state, fewer than 30), so no number is given.`,
+        );
+      } else if (
+        base.probability !== null &&
+        odds.interval &&
+        (odds.interval[0] > base.probability || odds.interval[1] < base.probability)
+      ) {
         const above = odds.interval[0] > base.probability;
         // A bullish signal is borne out by more higher closes than usual, a bearish one by fewer.
         const agrees = above === (signal.direction === 'bullish');
         lines.push(
           `  ${percent(odds.probability)} against a ${percent(base.probability)} base rate, ${above ? 'above' : 'below'} it beyond the 95% interval: ` +
-            (agrees ? 'a measurable edge in the signal’s direction on this history.' : 'on this history the signal was followed by the opposite of what it suggests.'),
+            (agrees
+              ? 'a measurable edge in the signal’s direction on this history.'
+              : 'on this history the signal was followed by the opposite of what it suggests.'),
         );
       } else {
-        lines.push(`  ${percent(odds.probability)}${base.probability !== null ? ` against a ${percent(base.probability)} base rate` : ''}, within the uncertainty: no measurable edge.`);
+        lines.push(
+          `  ${percent(odds.probability)}${base.probability !== null ? ` against a ${percent(base.probability)} base rate` : ''}, within the uncertainty: no measurable edge.`,
+        );
       }
     }
   }
@@ -135,24 +158,40 @@ function trendText(summary: CandleSummary): string {
   return `**${summary.trend}**: close ${against(sma50)} SMA 50 (${usd(sma50)}), SMA 50 ${sma50 > sma200 ? 'above' : 'below'} SMA 200 (${usd(sma200)})`;
 }
 
-export function describeSummary(summary: CandleSummary, quote: { spot: number; buy: number; sell: number; spreadPercent: number; at: string } | null, withRisk: boolean): string {
+export function describeSummary(
+  summary: CandleSummary,
+  quote: { spot: number; buy: number; sell: number; spreadPercent: number; at: string } | null,
+  withRisk: boolean,
+): string {
   const lines: string[] = [];
   if (summary.source === 'demo') lines.push(DEMO_NOTE, '');
   lines.push('| Measure | Value |', '|---|---|');
   if (quote) {
-    lines.push(`| Price | **${usd(quote.spot)}** spot · buy ${usd(quote.buy)} · sell ${usd(quote.sell)} · spread ${quote.spreadPercent.toFixed(4)}% (${utc(quote.at)}) |`);
+    lines.push(
+      `| Price | **${usd(quote.spot)}** spot · buy ${usd(quote.buy)} · sell ${usd(quote.sell)} · spread ${quote.spreadPercent.toFixed(4)}% (${utc(quote.at)}) |`,
+    );
   }
   lines.push(`| Last close | ${usd(summary.lastClose)} (${summary.timeframe} bar closing ${utc(summary.to)}) |`);
-  if (summary.changes.length) lines.push(`| Change | ${summary.changes.map((change) => `${change.period} ${signed(change.percent)}`).join(' · ')} |`);
+  if (summary.changes.length)
+    lines.push(
+      `| Change | ${summary.changes.map((change) => `${change.period} ${signed(change.percent)}`).join(' · ')} |`,
+    );
   if (summary.range24h) lines.push(`| 24h range | ${usd(summary.range24h.low)} – ${usd(summary.range24h.high)} |`);
-  lines.push(`| Range of the ${count(summary.bars)} bars loaded | ${usd(summary.rangeAll.low)} – ${usd(summary.rangeAll.high)} (since ${utc(summary.from)}) |`);
+  lines.push(
+    `| Range of the ${count(summary.bars)} bars loaded | ${usd(summary.rangeAll.low)} – ${usd(summary.rangeAll.high)} (since ${utc(summary.from)}) |`,
+  );
   lines.push(`| Trend | ${trendText(summary)} |`);
-  if (summary.rsi14 !== null) lines.push(`| Momentum | RSI(14) ${summary.rsi14.toFixed(1)}, ${rsiWord(summary.rsi14)} |`);
+  if (summary.rsi14 !== null)
+    lines.push(`| Momentum | RSI(14) ${summary.rsi14.toFixed(1)}, ${rsiWord(summary.rsi14)} |`);
   if (summary.atr14 !== null && summary.atrPercent !== null) {
-    const regime = summary.atrRatio === null ? '' : `, ${summary.atrRatio.toFixed(2)}x its 50-bar average (${summary.atrRatio >= 1.3 ? 'expanding' : summary.atrRatio <= 0.8 ? 'contracting' : 'normal'})`;
+    const regime =
+      summary.atrRatio === null
+        ? ''
+        : `, ${summary.atrRatio.toFixed(2)}x its 50-bar average (${summary.atrRatio >= 1.3 ? 'expanding' : summary.atrRatio <= 0.8 ? 'contracting' : 'normal'})`;
     lines.push(`| Volatility | ATR(14) ${usd(summary.atr14)} = ${summary.atrPercent.toFixed(2)}% of price${regime} |`);
   }
-  if (summary.volumeZ !== null) lines.push(`| Volume | last bar ${summary.volumeZ.toFixed(1)}σ from its 20-bar average |`);
+  if (summary.volumeZ !== null)
+    lines.push(`| Volume | last bar ${summary.volumeZ.toFixed(1)}σ from its 20-bar average |`);
   const level = (entry: { price: number; touches: number } | null, word: string) =>
     entry
       ? `| ${word} | ${usd(entry.price)} (${entry.touches} swing touch${entry.touches === 1 ? '' : 'es'}, ${signed((entry.price / summary.lastClose - 1) * 100)} from the close) |`
@@ -166,20 +205,36 @@ export function describeSummary(summary: CandleSummary, quote: { spot: number; b
         `Risking 2% of an account of size A on that stop means a position of 0.02 × A ÷ ${usd(stop)} units.`,
     );
     if (summary.resistance) {
-      lines.push(`Reward-to-risk to the nearest resistance: ${((summary.resistance.price - summary.lastClose) / stop).toFixed(2)} (distance to resistance ÷ stop distance).`);
+      lines.push(
+        `Reward-to-risk to the nearest resistance: ${((summary.resistance.price - summary.lastClose) / stop).toFixed(2)} (distance to resistance ÷ stop distance).`,
+      );
     }
     lines.push('');
   }
-  lines.push(`Ask “What are the odds for ${summary.productId.replace(/-USD$/, '')}?” for the measured signal odds.`, '', DISCLAIMER, '');
+  lines.push(
+    `Ask “What are the odds for ${summary.productId.replace(/-USD$/, '')}?” for the measured signal odds.`,
+    '',
+    DISCLAIMER,
+    '',
+  );
   return lines.join('\n');
 }
 
-function summarySection(tools: MarketTools, productId: CryptoSymbol, timeframe: AnalysisTimeframe, note: string | null, withRisk: boolean): Section {
+function summarySection(
+  tools: MarketTools,
+  productId: CryptoSymbol,
+  timeframe: AnalysisTimeframe,
+  note: string | null,
+  withRisk: boolean,
+): Section {
   return {
     heading: `## ${productId}: price and trend (${timeframe})\n\n`,
     body: async () => {
       try {
-        const [summary, quote] = await Promise.all([tools.candleSummary(productId, timeframe), tools.quote(productId).catch(() => null)]);
+        const [summary, quote] = await Promise.all([
+          tools.candleSummary(productId, timeframe),
+          tools.quote(productId).catch(() => null),
+        ]);
         return `${note ? `> ${note}\n\n` : ''}${describeSummary(summary, quote, withRisk)}`;
       } catch (error) {
         return failure(error);
@@ -209,13 +264,24 @@ async function summaries(tools: MarketTools, products: readonly CryptoSymbol[], 
   return results;
 }
 
-function compareSection(tools: MarketTools, products: readonly CryptoSymbol[], timeframe: AnalysisTimeframe, ranking: boolean, focus: readonly CryptoSymbol[] = []): Section {
+function compareSection(
+  tools: MarketTools,
+  products: readonly CryptoSymbol[],
+  timeframe: AnalysisTimeframe,
+  ranking: boolean,
+  focus: readonly CryptoSymbol[] = [],
+): Section {
   return {
-    heading: ranking ? `## Ranking of the ${products.length} tracked crypto products by 7-day change (${timeframe})\n\n` : `## Comparison: ${products.join(', ')} (${timeframe})\n\n`,
+    heading: ranking
+      ? `## Ranking of the ${products.length} tracked crypto products by 7-day change (${timeframe})\n\n`
+      : `## Comparison: ${products.join(', ')} (${timeframe})\n\n`,
     body: async () => {
       const results = await summaries(tools, products, timeframe);
-      const change = (summary: CandleSummary, period: string) => summary.changes.find((entry) => entry.period === period)?.percent ?? null;
-      const ok = results.filter((result): result is { productId: CryptoSymbol; summary: CandleSummary; error: null } => result.summary !== null);
+      const change = (summary: CandleSummary, period: string) =>
+        summary.changes.find((entry) => entry.period === period)?.percent ?? null;
+      const ok = results.filter(
+        (result): result is { productId: CryptoSymbol; summary: CandleSummary; error: null } => result.summary !== null,
+      );
       if (ranking) ok.sort((a, b) => (change(b.summary, '7d') ?? -Infinity) - (change(a.summary, '7d') ?? -Infinity));
       const lines: string[] = [];
       if (ok.some((result) => result.summary.source === 'demo')) lines.push(DEMO_NOTE, '');
@@ -228,10 +294,12 @@ function compareSection(tools: MarketTools, products: readonly CryptoSymbol[], t
         );
       }
       lines.push('');
-      for (const result of results.filter((entry) => entry.error)) lines.push(`> ${result.productId}: ${result.error}`, '');
+      for (const result of results.filter((entry) => entry.error))
+        lines.push(`> ${result.productId}: ${result.error}`, '');
       for (const productId of focus) {
         const place = ok.findIndex((result) => result.productId === productId);
-        if (ranking && place >= 0) lines.push(`**${productId}** ranks **#${place + 1} of ${ok.length}** by 7-day change.`, '');
+        if (ranking && place >= 0)
+          lines.push(`**${productId}** ranks **#${place + 1} of ${ok.length}** by 7-day change.`, '');
       }
       const byWeek = ok.filter((result) => change(result.summary, '7d') !== null);
       if (byWeek.length >= 2) {
@@ -260,18 +328,28 @@ export function alertWindow(text: string, now: number): AlertWindow {
   const midnight = Math.floor(now / 86_400_000) * 86_400_000;
   const hours = /\b(?:last|past)\s+(\d{1,3})\s+hours?\b/.exec(lower);
   const days = /\b(?:last|past)\s+(\d{1,2})\s+days?\b/.exec(lower);
-  if (hours) return { since: new Date(now - Math.min(720, Number(hours[1])) * 3_600_000), label: `the last ${hours[1]} hours` };
-  if (days) return { since: new Date(now - Math.min(30, Number(days[1])) * 86_400_000), label: `the last ${days[1]} days` };
+  if (hours)
+    return { since: new Date(now - Math.min(720, Number(hours[1])) * 3_600_000), label: `the last ${hours[1]} hours` };
+  if (days)
+    return { since: new Date(now - Math.min(30, Number(days[1])) * 86_400_000), label: `the last ${days[1]} days` };
   if (/\b(?:last|past|this)\s+hour\b/.test(lower)) return { since: new Date(now - 3_600_000), label: 'the last hour' };
-  if (/\b(?:this|last|past)\s+week\b/.test(lower)) return { since: new Date(now - 7 * 86_400_000), label: 'the last 7 days' };
-  if (/\byesterday\b/.test(lower)) return { since: new Date(midnight - 86_400_000), label: 'yesterday and today (UTC)' };
-  if (/\b(today|today's|todays|daily)\b/.test(lower)) return { since: new Date(midnight), label: 'today (since 00:00 UTC)' };
+  if (/\b(?:this|last|past)\s+week\b/.test(lower))
+    return { since: new Date(now - 7 * 86_400_000), label: 'the last 7 days' };
+  if (/\byesterday\b/.test(lower))
+    return { since: new Date(midnight - 86_400_000), label: 'yesterday and today (UTC)' };
+  if (/\b(today|today's|todays|daily)\b/.test(lower))
+    return { since: new Date(midnight), label: 'today (since 00:00 UTC)' };
   return { since: new Date(now - 86_400_000), label: 'the last 24 hours' };
 }
 
 export function describeAlerts(fact: AlertsFact, window: AlertWindow, focus: readonly string[]): string {
   const lines: string[] = [];
-  const scope = [fact.symbol ? `for ${fact.symbol}` : null, fact.alertType ? `of type ${fact.alertType.replace(/AlertGenerator$/, '')}` : null].filter(Boolean).join(' ');
+  const scope = [
+    fact.symbol ? `for ${fact.symbol}` : null,
+    fact.alertType ? `of type ${fact.alertType.replace(/AlertGenerator$/, '')}` : null,
+  ]
+    .filter(Boolean)
+    .join(' ');
   if (fact.total === 0) {
     lines.push(
       `No alerts ${scope ? `${scope} ` : ''}between ${utc(fact.from)} and ${utc(fact.to)}.`,
@@ -281,18 +359,38 @@ export function describeAlerts(fact: AlertsFact, window: AlertWindow, focus: rea
     );
     return lines.join('\n');
   }
-  if (fact.demo > 0) lines.push(`> **Demo data:** ${count(fact.demo)} of these alerts come from the demo feed (a simulated market).`, '');
-  lines.push(`**${count(fact.total)} alert${fact.total === 1 ? '' : 's'}**${scope ? ` ${scope}` : ''} from ${utc(fact.from)} to ${utc(fact.to)}${fact.capped ? ' (counts cover the newest ones only)' : ''}.`, '');
-  lines.push(`- By signal: bullish ${count(fact.byDisplay.bullish)} · bearish ${count(fact.byDisplay.bearish)} · caution ${count(fact.byDisplay.caution)}`);
-  lines.push(`- By generator: ${fact.byType.map((entry) => `${entry.alertType.replace(/AlertGenerator$/, '')} ${count(entry.count)}`).join(' · ')}`);
-  if (!fact.symbol) lines.push(`- Most active: ${fact.byTicker.slice(0, 6).map((entry) => `${entry.ticker} ${count(entry.count)}`).join(' · ')}`);
+  if (fact.demo > 0)
+    lines.push(
+      `> **Demo data:** ${count(fact.demo)} of these alerts come from the demo feed (a simulated market).`,
+      '',
+    );
+  lines.push(
+    `**${count(fact.total)} alert${fact.total === 1 ? '' : 's'}**${scope ? ` ${scope}` : ''} from ${utc(fact.from)} to ${utc(fact.to)}${fact.capped ? ' (counts cover the newest ones only)' : ''}.`,
+    '',
+  );
+  lines.push(
+    `- By signal: bullish ${count(fact.byDisplay.bullish)} · bearish ${count(fact.byDisplay.bearish)} · caution ${count(fact.byDisplay.caution)}`,
+  );
+  lines.push(
+    `- By generator: ${fact.byType.map((entry) => `${entry.alertType.replace(/AlertGenerator$/, '')} ${count(entry.count)}`).join(' · ')}`,
+  );
+  if (!fact.symbol)
+    lines.push(
+      `- Most active: ${fact.byTicker
+        .slice(0, 6)
+        .map((entry) => `${entry.ticker} ${count(entry.count)}`)
+        .join(' · ')}`,
+    );
   for (const ticker of focus) {
     if (fact.symbol) continue;
     const entry = fact.byTicker.find((item) => item.ticker === ticker);
     lines.push(`- ${ticker}: ${entry ? `${count(entry.count)} of these alerts` : 'none of these alerts'}`);
   }
   lines.push('', `Latest ${fact.latest.length}:`, '', '| Time (UTC) | Symbol | Type | Message |', '|---|---|---|---|');
-  for (const alert of fact.latest) lines.push(`| ${alert.timestamp} | ${alert.ticker} | ${alert.alert_type.replace(/AlertGenerator$/, '')} | ${cell(alert.message)} |`);
+  for (const alert of fact.latest)
+    lines.push(
+      `| ${alert.timestamp} | ${alert.ticker} | ${alert.alert_type.replace(/AlertGenerator$/, '')} | ${cell(alert.message)} |`,
+    );
   lines.push('', `Window: ${window.label}. Bullish/bearish/caution follow the alert log's colours.`, '');
   return lines.join('\n');
 }
@@ -321,19 +419,29 @@ function watchlistSection(tools: MarketTools, userId: string): Section {
         list.tracked.map((entry) => entry.productId),
         '1h',
       );
-      const lines = [`Alerts panel: ${list.alerts.join(', ') || '(empty)'}. Chart: ${list.chart.join(', ') || '(empty)'}.`, ''];
+      const lines = [
+        `Alerts panel: ${list.alerts.join(', ') || '(empty)'}. Chart: ${list.chart.join(', ') || '(empty)'}.`,
+        '',
+      ];
       const ok = results.filter((result) => result.summary !== null);
       if (ok.some((result) => result.summary!.source === 'demo')) lines.push(DEMO_NOTE, '');
       if (ok.length) {
         lines.push('| Symbol | Last close | 24h | Trend | RSI(14) |', '|---|---|---|---|---|');
         for (const { productId, summary } of ok) {
           const day = summary!.changes.find((entry) => entry.period === '24h');
-          lines.push(`| ${productId} | ${usd(summary!.lastClose)} | ${day ? signed(day.percent) : '–'} | ${summary!.trend ?? '–'} | ${summary!.rsi14?.toFixed(1) ?? '–'} |`);
+          lines.push(
+            `| ${productId} | ${usd(summary!.lastClose)} | ${day ? signed(day.percent) : '–'} | ${summary!.trend ?? '–'} | ${summary!.rsi14?.toFixed(1) ?? '–'} |`,
+          );
         }
         lines.push('');
       }
-      for (const result of results.filter((entry) => entry.error)) lines.push(`> ${result.productId}: ${result.error}`, '');
-      if (list.untracked.length) lines.push(`No market data for ${list.untracked.join(', ')}: only the 28 Coinbase crypto products are covered here.`, '');
+      for (const result of results.filter((entry) => entry.error))
+        lines.push(`> ${result.productId}: ${result.error}`, '');
+      if (list.untracked.length)
+        lines.push(
+          `No market data for ${list.untracked.join(', ')}: only the 28 Coinbase crypto products are covered here.`,
+          '',
+        );
       lines.push(DISCLAIMER, '');
       return lines.join('\n');
     },
@@ -346,7 +454,8 @@ function columnStats(column: ColumnProfile): string {
     return `min ${number(min)} · max ${number(max)} · mean ${number(mean)} · median ${number(median)} · std ${number(std)}`;
   }
   if (column.dates) return `${column.dates.earliest} → ${column.dates.latest}`;
-  if (column.text) return `${count(column.text.distinct)} distinct: ${column.text.top.map((entry) => `${cell(entry.value.slice(0, 30))} (${count(entry.count)})`).join(', ')}`;
+  if (column.text)
+    return `${count(column.text.distinct)} distinct: ${column.text.top.map((entry) => `${cell(entry.value.slice(0, 30))} (${count(entry.count)})`).join(', ')}`;
   return '–';
 }
 
@@ -354,7 +463,9 @@ function describeChain(chain: ChainAnalysis, underlying: number | null): string[
   const lines: string[] = [];
   if (chain.expiry) lines.push(`**Expiry ${chain.expiry}**`, '');
   const ratio = (value: number | null, puts: number, calls: number, what: string) =>
-    value === null ? `- Put/call ratio by ${what}: no call ${what} in the file` : `- Put/call ratio by ${what}: **${value.toFixed(2)}** (${count(puts)} puts / ${count(calls)} calls)`;
+    value === null
+      ? `- Put/call ratio by ${what}: no call ${what} in the file`
+      : `- Put/call ratio by ${what}: **${value.toFixed(2)}** (${count(puts)} puts / ${count(calls)} calls)`;
   lines.push(
     ratio(chain.putCallOpenInterest, chain.putOpenInterest, chain.callOpenInterest, 'open interest'),
     ratio(chain.putCallVolume, chain.putVolume, chain.callVolume, 'volume'),
@@ -373,11 +484,17 @@ function describeChain(chain: ChainAnalysis, underlying: number | null): string[
     if (points.length > limit) {
       // Around the money: the strikes nearest the underlying, or max pain without one.
       const centre = underlying ?? chain.maxPain?.strike ?? points[Math.floor(points.length / 2)].strike;
-      points = [...points].sort((a, b) => Math.abs(a.strike - centre) - Math.abs(b.strike - centre)).slice(0, limit).sort((a, b) => a.strike - b.strike);
+      points = [...points]
+        .sort((a, b) => Math.abs(a.strike - centre) - Math.abs(b.strike - centre))
+        .slice(0, limit)
+        .sort((a, b) => a.strike - b.strike);
       trimmed = ` (the ${limit} strikes nearest ${number(centre)} of ${count(chain.smile.length)})`;
     }
     lines.push(`IV by strike, in percent${trimmed}:`, '', '| Strike | Call IV | Put IV |', '|---|---|---|');
-    for (const point of points) lines.push(`| ${number(point.strike)} | ${point.callIv === null ? '–' : point.callIv.toFixed(1)} | ${point.putIv === null ? '–' : point.putIv.toFixed(1)} |`);
+    for (const point of points)
+      lines.push(
+        `| ${number(point.strike)} | ${point.callIv === null ? '–' : point.callIv.toFixed(1)} | ${point.putIv === null ? '–' : point.putIv.toFixed(1)} |`,
+      );
   } else {
     lines.push('- IV smile: the file has no implied-volatility column');
   }
@@ -413,13 +530,19 @@ function describeTable(table: TableAnalysis, many: boolean): string[] {
       .join(', ');
     lines.push('#### Option chain', '', `Read as an option chain (${chain.layout} layout; ${used}).`, '');
     for (const expiry of chain.expiries) lines.push(...describeChain(expiry, chain.underlying));
-    if (chain.expiries.length > 1) lines.push(`${chain.expiries.length} expiries: each is analysed on its own, since max pain and put/call belong to one expiry.`, '');
+    if (chain.expiries.length > 1)
+      lines.push(
+        `${chain.expiries.length} expiries: each is analysed on its own, since max pain and put/call belong to one expiry.`,
+        '',
+      );
   } else if (table.chainProblem) {
     lines.push(`> ${table.chainProblem}`, '');
   }
   lines.push('#### Columns', '', '| Column | Type | Filled | Statistics |', '|---|---|---|---|');
   for (const column of table.columns.slice(0, 40)) {
-    lines.push(`| ${cell(column.name)} | ${column.type} | ${count(column.count)}/${count(column.count + column.missing)} | ${columnStats(column)} |`);
+    lines.push(
+      `| ${cell(column.name)} | ${column.type} | ${count(column.count)}/${count(column.count + column.missing)} | ${columnStats(column)} |`,
+    );
   }
   if (table.columns.length > 40) lines.push(`| … | | | ${table.columns.length - 40} more columns |`);
   lines.push('');
@@ -430,7 +553,10 @@ export function describeFile(file: FileAnalysis): string {
   const lines: string[] = [];
   for (const table of file.tables) lines.push(...describeTable(table, file.tables.length > 1));
   if (!file.tables.some((table) => table.optionChain)) {
-    lines.push('No option chain found. For put/call ratios, max pain and the IV smile the file needs a strike column plus call/put open interest or volume (and IV for the smile).', '');
+    lines.push(
+      'No option chain found. For put/call ratios, max pain and the IV smile the file needs a strike column plus call/put open interest or volume (and IV for the smile).',
+      '',
+    );
   }
   lines.push('_Computed from the file’s own cells. Nothing here is financial advice._', '');
   return lines.join('\n');
@@ -454,7 +580,10 @@ function storedFileSection(tools: MarketTools, userId: string, name: string): Se
 }
 
 function unknownSymbolSection(symbol: string, asOdds: boolean): Section {
-  return { heading: asOdds ? `## ${symbol}: What Are The Odds? (WATOS)\n\n` : `## ${symbol}\n\n`, body: async () => `${noMarketData(symbol)}\n\n` };
+  return {
+    heading: asOdds ? `## ${symbol}: What Are The Odds? (WATOS)\n\n` : `## ${symbol}\n\n`,
+    body: async () => `${noMarketData(symbol)}\n\n`,
+  };
 }
 
 const HELP = [
@@ -475,13 +604,17 @@ const helpSection = (lead: string | null): Section => ({ heading: lead ? `${lead
 
 // ---- reading the request -----------------------------------------------------------------------
 
-const ODDS = /\bodds\b|watos|probabilit|likel(?:y|ihood)|\bchances?\b|\bsignals?\b|\bedge\b|forecast|how often|reliab|historically/i;
-const PRICE = /price|quote|trading at|worth|how much|trend|doing|momentum|volatil|condition|analy[sz]|overview|summar|support|resistance|levels?\b|\brsi\b|moving average|bollinger|\batr\b|regime|breakout|swing|briefing|setup|plan|entry|exit|stop|risk|position|invalidat|outlook|spread/i;
+const ODDS =
+  /\bodds\b|watos|probabilit|likel(?:y|ihood)|\bchances?\b|\bsignals?\b|\bedge\b|forecast|how often|reliab|historically/i;
+const PRICE =
+  /price|quote|trading at|worth|how much|trend|doing|momentum|volatil|condition|analy[sz]|overview|summar|support|resistance|levels?\b|\brsi\b|moving average|bollinger|\batr\b|regime|breakout|swing|briefing|setup|plan|entry|exit|stop|risk|position|invalidat|outlook|spread/i;
 const RISK = /stop|risk|position size|invalidat|\batr\b|reward/i;
-const COMPARE = /compar|\bvs\.?\b|versus|relative strength|\brank|outperform|stronger|weaker|against (?:the )?(?:rest|market)/i;
+const COMPARE =
+  /compar|\bvs\.?\b|versus|relative strength|\brank|outperform|stronger|weaker|against (?:the )?(?:rest|market)/i;
 const ALERTS = /\balerts?\b/i;
 const WATCHLIST = /watch\s?-?list/i;
-const FILE_WORDS = /\bfiles?\b|attach|option chain|options chain|put.?call|max pain|\bsmile\b|\biv\b|implied vol|open interest|spreadsheet|\bcsv\b|excel|\bstrikes?\b/i;
+const FILE_WORDS =
+  /\bfiles?\b|attach|option chain|options chain|put.?call|max pain|\bsmile\b|\biv\b|implied vol|open interest|spreadsheet|\bcsv\b|excel|\bstrikes?\b/i;
 const FILE_NAME = /[\w.-]+\.(?:csv|xlsx|xls)\b/i;
 
 function lastUserText(messages: AssistantRequest['messages']): string {
@@ -502,7 +635,11 @@ export interface AnalystPlan {
   sections: Section[];
 }
 
-export function planAnswer(request: Pick<AssistantRequest, 'messages' | 'file' | 'userId'>, tools: MarketTools, now: number): AnalystPlan {
+export function planAnswer(
+  request: Pick<AssistantRequest, 'messages' | 'file' | 'userId'>,
+  tools: MarketTools,
+  now: number,
+): AnalystPlan {
   // The bracketed file name the chat appends is not part of the question.
   const text = lastUserText(request.messages).replace(/\s*\[[^\]]*\.(?:csv|xlsx|xls)\]\s*$/i, '');
   const mentioned = mentionedSymbols(text);
@@ -531,7 +668,8 @@ export function planAnswer(request: Pick<AssistantRequest, 'messages' | 'file' |
   const wantsPrice = PRICE.test(text);
 
   if (request.file) sections.push(fileSection(request.file));
-  else if (wantsFile && FILE_NAME.test(text)) sections.push(storedFileSection(tools, request.userId, FILE_NAME.exec(text)![0]));
+  else if (wantsFile && FILE_NAME.test(text))
+    sections.push(storedFileSection(tools, request.userId, FILE_NAME.exec(text)![0]));
   else if (wantsFile && products.length === 0 && unknown.length === 0 && !wantsAlerts && !wantsWatchlist) {
     sections.push({
       heading: '## File analysis\n\n',
@@ -543,10 +681,21 @@ export function planAnswer(request: Pick<AssistantRequest, 'messages' | 'file' |
   if (wantsAlerts) sections.push(alertsSection(tools, text, products.length ? products : unknown, now));
 
   // A follow-up without a symbol ("and the odds?") continues with the thread's symbols.
-  if (products.length === 0 && unknown.length === 0 && !request.file && !wantsAlerts && !wantsWatchlist && (wantsOdds || wantsPrice || wantsCompare)) {
+  if (
+    products.length === 0 &&
+    unknown.length === 0 &&
+    !request.file &&
+    !wantsAlerts &&
+    !wantsWatchlist &&
+    (wantsOdds || wantsPrice || wantsCompare)
+  ) {
     products = threadProducts(request.messages);
   }
-  const ranking = !wantsAlerts && wantsCompare && products.length <= 1 && /\brank|crypto (?:assets|market)|all (?:the )?(?:crypto|assets|symbols)/i.test(text);
+  const ranking =
+    !wantsAlerts &&
+    wantsCompare &&
+    products.length <= 1 &&
+    /\brank|crypto (?:assets|market)|all (?:the )?(?:crypto|assets|symbols)/i.test(text);
   // Alert and watchlist questions get product sections only when they also ask about price or odds.
   const perProduct = (!wantsAlerts && !wantsWatchlist) || wantsOdds || wantsPrice;
   if (ranking) {
@@ -556,7 +705,8 @@ export function planAnswer(request: Pick<AssistantRequest, 'messages' | 'file' |
   } else if (perProduct) {
     for (const productId of products.slice(0, 3)) {
       if (wantsOdds) sections.push(oddsSection(tools, productId, timeframe, note));
-      if (wantsPrice || !wantsOdds) sections.push(summarySection(tools, productId, timeframe, wantsOdds ? null : note, RISK.test(text)));
+      if (wantsPrice || !wantsOdds)
+        sections.push(summarySection(tools, productId, timeframe, wantsOdds ? null : note, RISK.test(text)));
     }
   }
   if (!wantsWatchlist) for (const symbol of unknown.slice(0, 3)) sections.push(unknownSymbolSection(symbol, wantsOdds));
@@ -604,12 +754,16 @@ export function createBuiltinAnalyst(options: { tools: MarketTools; now?: () => 
         }
       } catch (error) {
         yield { type: 'text-end', id };
-        yield { type: 'error', errorText: `The built-in analyst failed: ${error instanceof Error ? error.message : String(error)}` };
+        yield {
+          type: 'error',
+          errorText: `The built-in analyst failed: ${error instanceof Error ? error.message : String(error)}`,
+        };
         return;
       }
       yield { type: 'text-end', id };
-      yield request.signal.aborted ? { type: 'abort', reason: 'client closed the request' } : { type: 'finish', finishReason: 'stop' };
+      yield request.signal.aborted
+        ? { type: 'abort', reason: 'client closed the request' }
+        : { type: 'finish', finishReason: 'stop' };
     },
   };
 }
-

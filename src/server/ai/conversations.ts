@@ -11,17 +11,30 @@ const TITLE_LENGTH = 60;
 
 /** A conversation's title: its first question, without the attached file's name, shortened. */
 export function titleOf(text: string): string {
-  const plain = text.replace(/\s*\[[^\]]*\]\s*$/, '').replace(/\s+/g, ' ').trim();
+  const plain = text
+    .replace(/\s*\[[^\]]*\]\s*$/, '')
+    .replace(/\s+/g, ' ')
+    .trim();
   if (plain === '') return 'New conversation';
   return plain.length > TITLE_LENGTH ? `${plain.slice(0, TITLE_LENGTH - 1).trimEnd()}…` : plain;
 }
 
 function summary(row: typeof conversations.$inferSelect): ConversationSummary {
-  return { id: row.id, title: row.title, created_at: row.createdAt.toISOString(), updated_at: row.updatedAt.toISOString() };
+  return {
+    id: row.id,
+    title: row.title,
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+  };
 }
 
 export async function listConversations(db: Database, userId: string, limit = 50): Promise<ConversationSummary[]> {
-  const rows = await db.select().from(conversations).where(eq(conversations.userId, userId)).orderBy(desc(conversations.updatedAt)).limit(limit);
+  const rows = await db
+    .select()
+    .from(conversations)
+    .where(eq(conversations.userId, userId))
+    .orderBy(desc(conversations.updatedAt))
+    .limit(limit);
   return rows.map(summary);
 }
 
@@ -36,7 +49,11 @@ export async function findConversation(db: Database, userId: string, id: string)
 export async function loadConversation(db: Database, userId: string, id: string): Promise<ConversationDetail | null> {
   const found = await findConversation(db, userId, id);
   if (!found) return null;
-  const rows = await db.select().from(chatMessages).where(eq(chatMessages.conversationId, id)).orderBy(asc(chatMessages.id));
+  const rows = await db
+    .select()
+    .from(chatMessages)
+    .where(eq(chatMessages.conversationId, id))
+    .orderBy(asc(chatMessages.id));
   const messages: SavedMessage[] = rows.map((row) => ({
     id: row.id,
     role: row.role as ChatRole,
@@ -47,7 +64,11 @@ export async function loadConversation(db: Database, userId: string, id: string)
   return { ...found, messages };
 }
 
-export async function createConversation(db: Database, userId: string, title = 'New conversation'): Promise<ConversationSummary> {
+export async function createConversation(
+  db: Database,
+  userId: string,
+  title = 'New conversation',
+): Promise<ConversationSummary> {
   const [row] = await db.insert(conversations).values({ id: randomUUID(), userId, title }).returning();
   return summary(row);
 }
@@ -60,10 +81,19 @@ export async function deleteConversation(db: Database, userId: string, id: strin
   return deleted.length > 0;
 }
 
-export async function appendMessage(db: Database, conversationId: string, message: { role: ChatRole; content: string; attachmentName?: string | null }): Promise<number> {
+export async function appendMessage(
+  db: Database,
+  conversationId: string,
+  message: { role: ChatRole; content: string; attachmentName?: string | null },
+): Promise<number> {
   const [row] = await db
     .insert(chatMessages)
-    .values({ conversationId, role: message.role, content: message.content, attachmentName: message.attachmentName ?? null })
+    .values({
+      conversationId,
+      role: message.role,
+      content: message.content,
+      attachmentName: message.attachmentName ?? null,
+    })
     .returning({ id: chatMessages.id });
   await db.update(conversations).set({ updatedAt: new Date() }).where(eq(conversations.id, conversationId));
   return row.id;

@@ -37,9 +37,21 @@ describe('profileColumn', () => {
   });
 
   it('types dates, booleans and text, with the most frequent values', () => {
-    expect(profileColumn('Day', ['2026-11-01', '2026-11-03', '2026-10-30'])).toMatchObject({ type: 'date', dates: { earliest: '2026-10-30', latest: '2026-11-03' } });
+    expect(profileColumn('Day', ['2026-11-01', '2026-11-03', '2026-10-30'])).toMatchObject({
+      type: 'date',
+      dates: { earliest: '2026-10-30', latest: '2026-11-03' },
+    });
     expect(profileColumn('Filled', ['yes', 'no', 'Yes'])).toMatchObject({ type: 'boolean', text: { distinct: 2 } });
-    expect(profileColumn('Side', ['buy', 'sell', 'buy', 'buy'])).toMatchObject({ type: 'text', text: { distinct: 2, top: [{ value: 'buy', count: 3 }, { value: 'sell', count: 1 }] } });
+    expect(profileColumn('Side', ['buy', 'sell', 'buy', 'buy'])).toMatchObject({
+      type: 'text',
+      text: {
+        distinct: 2,
+        top: [
+          { value: 'buy', count: 3 },
+          { value: 'sell', count: 1 },
+        ],
+      },
+    });
     expect(profileColumn('Nothing', ['', ' '])).toMatchObject({ type: 'empty', count: 0, missing: 2 });
   });
 });
@@ -51,10 +63,19 @@ describe('maxPain', () => {
         fc.uniqueArray(fc.integer({ min: 1, max: 400 }), { minLength: 1, maxLength: 12 }),
         fc.array(fc.tuple(fc.nat(1000), fc.nat(1000)), { minLength: 12, maxLength: 12 }),
         (strikes, interest) => {
-          const rows = strikes.map((strike, index) => ({ strike, callOi: interest[index][0], putOi: interest[index][1] }));
+          const rows = strikes.map((strike, index) => ({
+            strike,
+            callOi: interest[index][0],
+            putOi: interest[index][1],
+          }));
           const result = maxPain(rows);
           if (rows.every((row) => row.callOi === 0 && row.putOi === 0)) return result === null;
-          const payout = (settle: number) => rows.reduce((sum, row) => sum + row.callOi * Math.max(0, settle - row.strike) + row.putOi * Math.max(0, row.strike - settle), 0);
+          const payout = (settle: number) =>
+            rows.reduce(
+              (sum, row) =>
+                sum + row.callOi * Math.max(0, settle - row.strike) + row.putOi * Math.max(0, row.strike - settle),
+              0,
+            );
           const best = Math.min(...rows.map((row) => payout(row.strike)));
           return result !== null && result.payout === best && payout(result.strike) === best;
         },
@@ -79,7 +100,14 @@ describe('option chain analytics', () => {
     ]);
     const chain = table.optionChain!;
     expect(chain.layout).toBe('long');
-    expect(chain.columns).toMatchObject({ strike: 'Strike', type: 'Type', openInterest: 'Open Interest', volume: 'Volume', iv: 'IV', expiry: 'Expiry' });
+    expect(chain.columns).toMatchObject({
+      strike: 'Strike',
+      type: 'Type',
+      openInterest: 'Open Interest',
+      volume: 'Volume',
+      iv: 'IV',
+      expiry: 'Expiry',
+    });
     const [expiry] = chain.expiries;
     expect(expiry.expiry).toBe('2026-12-26');
     // Calls 100+200+500+300+200, puts 400+300+250+100+50.
@@ -96,7 +124,13 @@ describe('option chain analytics', () => {
       [105, 52, 53],
       [110, 58, 60],
     ];
-    expect(expiry.smile).toEqual(smile.map(([strike, callIv, putIv]) => ({ strike, callIv: expect.closeTo(callIv, 9), putIv: expect.closeTo(putIv, 9) })));
+    expect(expiry.smile).toEqual(
+      smile.map(([strike, callIv, putIv]) => ({
+        strike,
+        callIv: expect.closeTo(callIv, 9),
+        putIv: expect.closeTo(putIv, 9),
+      })),
+    );
     expect(expiry.smileShape).toMatch(/^smile: both wings above the minimum \(lowest 50\.5% at strike 100/);
   });
 
@@ -137,7 +171,15 @@ describe('analyseUpload of a large attachment', () => {
     const analysis = await analyseUpload('trades.xlsx', book.data, { maxBytes: 20 * 1024 * 1024, maxRows: 50_000 });
     delay.disable();
     expect(analysis.tables[0]).toMatchObject({ sheet: 'Trades', rows: book.dataRows });
-    expect(analysis.tables[0].columns.map((column) => column.type)).toEqual(['date', 'text', 'text', 'number', 'number', 'number', 'text']);
+    expect(analysis.tables[0].columns.map((column) => column.type)).toEqual([
+      'date',
+      'text',
+      'text',
+      'number',
+      'number',
+      'number',
+      'text',
+    ]);
     // The old reader parsed the whole workbook and computed the statistics on the event loop (seconds).
     expect(delay.max / 1e6).toBeLessThan(300);
   }, 60_000);
@@ -151,7 +193,11 @@ describe('analyseUpload of a large attachment', () => {
     delay.enable();
     const started = performance.now();
     const refused = analyseUpload('trades.xlsx', book.data, { maxBytes: 20 * 1024 * 1024, maxRows: 50_000 });
-    await expect(refused).rejects.toThrow(new ToolError(`'trades.xlsx' has ${book.dataRows.toLocaleString('en-US')} rows; the assistant analyses files of up to 50,000 rows a sheet. Trim or split the file and attach it again.`));
+    await expect(refused).rejects.toThrow(
+      new ToolError(
+        `'trades.xlsx' has ${book.dataRows.toLocaleString('en-US')} rows; the assistant analyses files of up to 50,000 rows a sheet. Trim or split the file and attach it again.`,
+      ),
+    );
     const seconds = (performance.now() - started) / 1000;
     delay.disable();
     clearInterval(sampler);
@@ -163,8 +209,14 @@ describe('analyseUpload of a large attachment', () => {
 
   it('refuses a file past the time budget with what to do', async () => {
     const book = await bigWorkbook({ sheetBytes: 11 * 1024 * 1024, level: 1 });
-    const refused = analyseUpload('trades.xlsx', book.data, { maxBytes: 20 * 1024 * 1024, maxRows: 50_000, readTimeoutMs: 1 });
+    const refused = analyseUpload('trades.xlsx', book.data, {
+      maxBytes: 20 * 1024 * 1024,
+      maxRows: 50_000,
+      readTimeoutMs: 1,
+    });
     await expect(refused).rejects.toBeInstanceOf(ToolError);
-    await expect(refused).rejects.toThrow(/too large or complex to read here \(it took longer than 0\.001 s\)\. Split it into smaller files/);
+    await expect(refused).rejects.toThrow(
+      /too large or complex to read here \(it took longer than 0\.001 s\)\. Split it into smaller files/,
+    );
   }, 60_000);
 });

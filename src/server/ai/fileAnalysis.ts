@@ -73,14 +73,18 @@ export function parseNumber(cell: string): number {
     negative = true;
     text = text.slice(1, -1).trim();
   }
-  text = text.replace(/^[$€£]\s*/, '').replace(/^-\s*[$€£]\s*/, '-').replace(/\s*%$/, '');
+  text = text
+    .replace(/^[$€£]\s*/, '')
+    .replace(/^-\s*[$€£]\s*/, '-')
+    .replace(/\s*%$/, '');
   if (/^-?\d{1,3}(,\d{3})+(\.\d+)?$/.test(text)) text = text.replaceAll(',', '');
   if (!/^[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i.test(text)) return NaN;
   const value = Number(text);
   return negative ? -value : value;
 }
 
-const DATE_LIKE = /^\d{4}-\d{2}-\d{2}([ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$|^\d{1,2}\/\d{1,2}\/\d{2,4}$/;
+const DATE_LIKE =
+  /^\d{4}-\d{2}-\d{2}([ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$|^\d{1,2}\/\d{1,2}\/\d{2,4}$/;
 
 function parseDate(cell: string): number {
   const text = cell.trim();
@@ -107,11 +111,19 @@ export function profileColumn(name: string, cells: string[]): ColumnProfile {
     const sorted = [...numbers].sort((a, b) => a - b);
     const sum = numbers.reduce((total, value) => total + value, 0);
     const mean = sum / numbers.length;
-    const variance = numbers.length > 1 ? numbers.reduce((total, value) => total + (value - mean) ** 2, 0) / (numbers.length - 1) : 0;
-    return { ...base, type: 'number', numeric: { min: sorted[0], max: sorted.at(-1)!, mean, median: median(sorted), std: Math.sqrt(variance), sum } };
+    const variance =
+      numbers.length > 1 ? numbers.reduce((total, value) => total + (value - mean) ** 2, 0) / (numbers.length - 1) : 0;
+    return {
+      ...base,
+      type: 'number',
+      numeric: { min: sorted[0], max: sorted.at(-1)!, mean, median: median(sorted), std: Math.sqrt(variance), sum },
+    };
   }
   if (share((cell) => Number.isFinite(parseDate(cell))) >= 0.9) {
-    const times = present.map(parseDate).filter(Number.isFinite).sort((a, b) => a - b);
+    const times = present
+      .map(parseDate)
+      .filter(Number.isFinite)
+      .sort((a, b) => a - b);
     const iso = (time: number) => new Date(time).toISOString().replace('T00:00:00.000Z', '').replace('.000Z', 'Z');
     return { ...base, type: 'date', dates: { earliest: iso(times[0]), latest: iso(times.at(-1)!) } };
   }
@@ -136,10 +148,36 @@ const normalise = (header: string) => header.toLowerCase().replace(/[^a-z0-9]/g,
 
 const NAMES = {
   strike: ['strike', 'strikes', 'strikeprice', 'k'],
-  type: ['type', 'optiontype', 'callput', 'putcall', 'cp', 'pc', 'right', 'side', 'kind', 'callorput', 'putorcall', 'contracttype', 'option'],
+  type: [
+    'type',
+    'optiontype',
+    'callput',
+    'putcall',
+    'cp',
+    'pc',
+    'right',
+    'side',
+    'kind',
+    'callorput',
+    'putorcall',
+    'contracttype',
+    'option',
+  ],
   openInterest: ['openinterest', 'oi', 'openint', 'opint', 'oiqty'],
   volume: ['volume', 'vol', 'tradevolume', 'contractvolume', 'volumetraded'],
-  iv: ['iv', 'impliedvolatility', 'impliedvol', 'impvol', 'implvol', 'ivol', 'ivpct', 'ivpercent', 'volatility', 'markiv', 'midiv'],
+  iv: [
+    'iv',
+    'impliedvolatility',
+    'impliedvol',
+    'impvol',
+    'implvol',
+    'ivol',
+    'ivpct',
+    'ivpercent',
+    'volatility',
+    'markiv',
+    'midiv',
+  ],
   expiry: ['expiry', 'expiration', 'expirationdate', 'expirydate', 'exp', 'expdate', 'maturity', 'expires'],
   underlying: ['underlying', 'underlyingprice', 'underlyinglast', 'spot', 'spotprice', 'indexprice', 'underlyingclose'],
 } as const;
@@ -156,7 +194,10 @@ function findColumn(columns: string[], field: Field): number {
 function findSideColumn(columns: string[], side: 'call' | 'put', field: WideField): number {
   return columns.findIndex((column) => {
     const name = normalise(column);
-    return NAMES[field].some((key) => name === `${side}${key}` || name === `${side}s${key}` || name === `${key}${side}` || name === `${key}${side}s`);
+    return NAMES[field].some(
+      (key) =>
+        name === `${side}${key}` || name === `${side}s${key}` || name === `${key}${side}` || name === `${key}${side}s`,
+    );
   });
 }
 
@@ -179,7 +220,9 @@ interface StrikeRow {
 const finiteOrZero = (value: number) => (Number.isFinite(value) ? value : 0);
 
 /** Max pain: the listed strike minimising what holders collect (intrinsic value x open interest). */
-export function maxPain(strikes: Array<{ strike: number; callOi: number; putOi: number }>): { strike: number; payout: number } | null {
+export function maxPain(
+  strikes: Array<{ strike: number; callOi: number; putOi: number }>,
+): { strike: number; payout: number } | null {
   if (!strikes.some((row) => row.callOi > 0 || row.putOi > 0)) return null;
   let best: { strike: number; payout: number } | null = null;
   for (const { strike: settle } of strikes) {
@@ -221,7 +264,8 @@ function analyseStrikes(expiry: string | null, byStrike: Map<number, StrikeRow>,
   const putOpenInterest = total((row) => row.putOi);
   const callVolume = total((row) => row.callVolume);
   const putVolume = total((row) => row.putVolume);
-  const average = (values: number[]) => (values.length ? (values.reduce((a, b) => a + b, 0) / values.length) * ivScale : null);
+  const average = (values: number[]) =>
+    values.length ? (values.reduce((a, b) => a + b, 0) / values.length) * ivScale : null;
   const smile = rows
     .map(([strike, row]) => ({ strike, callIv: average(row.callIv), putIv: average(row.putIv) }))
     .filter((point) => point.callIv !== null || point.putIv !== null);
@@ -255,7 +299,8 @@ export function detectOptionChain(table: Table): { chain: OptionChain | null; pr
     let group = groups.get(expiryKey);
     if (!group) groups.set(expiryKey, (group = new Map()));
     let row = group.get(strikeValue);
-    if (!row) group.set(strikeValue, (row = { callOi: 0, putOi: 0, callVolume: 0, putVolume: 0, callIv: [], putIv: [] }));
+    if (!row)
+      group.set(strikeValue, (row = { callOi: 0, putOi: 0, callVolume: 0, putVolume: 0, callIv: [], putIv: [] }));
     return row;
   };
   const allIv: number[] = [];
@@ -308,7 +353,10 @@ export function detectOptionChain(table: Table): { chain: OptionChain | null; pr
       row.putOi += finiteOrZero(cell(cells, wide.putOi));
       row.callVolume += finiteOrZero(cell(cells, wide.callVolume));
       row.putVolume += finiteOrZero(cell(cells, wide.putVolume));
-      for (const [side, index] of [['call', wide.callIv], ['put', wide.putIv]] as const) {
+      for (const [side, index] of [
+        ['call', wide.callIv],
+        ['put', wide.putIv],
+      ] as const) {
         const value = cell(cells, index);
         if (Number.isFinite(value) && value > 0) {
           (side === 'call' ? row.callIv : row.putIv).push(value);
@@ -325,21 +373,38 @@ export function detectOptionChain(table: Table): { chain: OptionChain | null; pr
     };
   }
   if (expiry >= 0) used.expiry = columns[expiry];
-  if (groups.size === 0) return { chain: null, problem: `No row of the chain has a numeric strike and a call/put side I recognise ('call'/'put' or 'C'/'P').` };
+  if (groups.size === 0)
+    return {
+      chain: null,
+      problem: `No row of the chain has a numeric strike and a call/put side I recognise ('call'/'put' or 'C'/'P').`,
+    };
 
   // IV as a fraction (0.45) or in percent (45): a median at or below 3 (300%) means fractions.
   const sortedIv = [...allIv].sort((a, b) => a - b);
   const ivScale = sortedIv.length && median(sortedIv) <= 3 ? 100 : 1;
-  const underlyingValues = underlyingColumn >= 0 ? rows.map((cells) => parseNumber(cells[underlyingColumn])).filter(Number.isFinite) : [];
+  const underlyingValues =
+    underlyingColumn >= 0 ? rows.map((cells) => parseNumber(cells[underlyingColumn])).filter(Number.isFinite) : [];
   if (underlyingColumn >= 0) used.underlying = columns[underlyingColumn];
   const expiries = [...groups]
-    .sort((a, b) => (Number.isFinite(parseDate(a[0])) && Number.isFinite(parseDate(b[0])) ? parseDate(a[0]) - parseDate(b[0]) : a[0].localeCompare(b[0])))
+    .sort((a, b) =>
+      Number.isFinite(parseDate(a[0])) && Number.isFinite(parseDate(b[0]))
+        ? parseDate(a[0]) - parseDate(b[0])
+        : a[0].localeCompare(b[0]),
+    )
     .map(([key, byStrike]) => analyseStrikes(groups.size > 1 || key !== '' ? key || null : null, byStrike, ivScale));
-  return { chain: { layout, columns: used, underlying: underlyingValues.length ? underlyingValues.at(-1)! : null, expiries }, problem: null };
+  return {
+    chain: { layout, columns: used, underlying: underlyingValues.length ? underlyingValues.at(-1)! : null, expiries },
+    problem: null,
+  };
 }
 
 export function analyseTable(table: Table): TableAnalysis {
-  const columns = table.columns.map((name, index) => profileColumn(name, table.rows.map((row) => row[index] ?? '')));
+  const columns = table.columns.map((name, index) =>
+    profileColumn(
+      name,
+      table.rows.map((row) => row[index] ?? ''),
+    ),
+  );
   const { chain, problem } = detectOptionChain(table);
   return { sheet: table.sheet, rows: table.totalRows, columns, optionChain: chain, chainProblem: problem };
 }

@@ -40,7 +40,13 @@ afterAll(async () => {
 async function run(baseURL: string, content: string, file: FileAnalysis | null = null) {
   const assistant = createLlmAssistant({ baseURL, apiKey: 'test-key', model: 'fake-analyst-1', tools, now: () => NOW });
   const chunks: UIMessageChunk[] = [];
-  for await (const chunk of assistant.respond({ messages: [{ role: 'user', content }], file, userId: 'user-1', signal: new AbortController().signal })) chunks.push(chunk);
+  for await (const chunk of assistant.respond({
+    messages: [{ role: 'user', content }],
+    file,
+    userId: 'user-1',
+    signal: new AbortController().signal,
+  }))
+    chunks.push(chunk);
   const text = chunks.map((chunk) => (chunk.type === 'text-delta' ? chunk.delta : '')).join('');
   return { chunks, text };
 }
@@ -54,9 +60,14 @@ describe('LLM provider (OpenAI-compatible, through the AI SDK)', () => {
   it('streams, calls a tool, and the tool result reaches the answer', async () => {
     fake.requests.length = 0;
     fake.reply((request) => {
-      const result = toolResult(request) as { productId: string; baseRate: { probability: number; samples: number } } | null;
+      const result = toolResult(request) as {
+        productId: string;
+        baseRate: { probability: number; samples: number };
+      } | null;
       if (!result) return { toolCalls: [{ name: 'getWatosOdds', arguments: { symbol: 'ETH' } }] };
-      return { text: `${result.productId}: the WATOS base rate is ${(result.baseRate.probability * 100).toFixed(1)}% over ${result.baseRate.samples} bars. Nothing here is financial advice.` };
+      return {
+        text: `${result.productId}: the WATOS base rate is ${(result.baseRate.probability * 100).toFixed(1)}% over ${result.baseRate.samples} bars. Nothing here is financial advice.`,
+      };
     });
     const { chunks, text } = await run(fake.baseURL, 'What are the odds for ETH?');
 
@@ -65,8 +76,12 @@ describe('LLM provider (OpenAI-compatible, through the AI SDK)', () => {
       `ETH-USD: the WATOS base rate is ${(expected.baseRate.probability! * 100).toFixed(1)}% over ${expected.baseRate.samples} bars. Nothing here is financial advice.`,
     );
     expect(chunks.filter((chunk) => chunk.type === 'text-delta').length).toBeGreaterThan(3);
-    expect(chunks).toContainEqual(expect.objectContaining({ type: 'tool-input-available', toolName: 'getWatosOdds', input: { symbol: 'ETH' } }));
-    const output = chunks.find((chunk) => chunk.type === 'tool-output-available') as { output: { signals: unknown[]; source: string } };
+    expect(chunks).toContainEqual(
+      expect.objectContaining({ type: 'tool-input-available', toolName: 'getWatosOdds', input: { symbol: 'ETH' } }),
+    );
+    const output = chunks.find((chunk) => chunk.type === 'tool-output-available') as {
+      output: { signals: unknown[]; source: string };
+    };
     expect(output.output.signals).toHaveLength(6);
     expect(output.output.source).toBe('demo');
     expect(chunks.at(-1)?.type).toBe('finish');
@@ -79,11 +94,23 @@ describe('LLM provider (OpenAI-compatible, through the AI SDK)', () => {
     expect(first.body.messages[0].role).toBe('system');
     expect(first.body.messages[0].content).toContain('Never invent or estimate a price');
     expect(first.body.messages[0].content).toContain('Nothing here is financial advice.');
-    expect(first.body.tools!.map((entry) => entry.function.name).sort()).toEqual(['getAlerts', 'getCandleSummary', 'getQuote', 'getWatchlist', 'getWatosOdds', 'listMyFiles', 'readStoredFile']);
+    expect(first.body.tools!.map((entry) => entry.function.name).sort()).toEqual([
+      'getAlerts',
+      'getCandleSummary',
+      'getQuote',
+      'getWatchlist',
+      'getWatosOdds',
+      'listMyFiles',
+      'readStoredFile',
+    ]);
     // The second call carries the assistant's tool call and our tool's real output.
     const call = second.body.messages.find((entry) => entry.role === 'assistant')!.tool_calls![0];
     expect(call.function.name).toBe('getWatosOdds');
-    expect(toolResult(second)).toMatchObject({ productId: 'ETH-USD', lastClose: expected.lastClose, bars: expected.bars });
+    expect(toolResult(second)).toMatchObject({
+      productId: 'ETH-USD',
+      lastClose: expected.lastClose,
+      bars: expected.bars,
+    });
   });
 
   it('hands a tool error (no market data) to the model instead of a number', async () => {
@@ -104,7 +131,9 @@ describe('LLM provider (OpenAI-compatible, through the AI SDK)', () => {
       const result = toolResult(request) as FileAnalysis | null;
       if (!result) return { toolCalls: [{ name: 'readAttachedFile', arguments: {} }] };
       const chain = result.tables[0].optionChain!.expiries[0];
-      return { text: `Max pain is ${chain.maxPain!.strike}; put/call by open interest ${chain.putCallOpenInterest!.toFixed(2)}.` };
+      return {
+        text: `Max pain is ${chain.maxPain!.strike}; put/call by open interest ${chain.putCallOpenInterest!.toFixed(2)}.`,
+      };
     });
     const { text } = await run(fake.baseURL, 'Max pain of this chain? [option-chain.csv]', file);
     expect(text).toBe('Max pain is 100; put/call by open interest 0.85.');
@@ -122,16 +151,25 @@ describe('LLM provider (OpenAI-compatible, through the AI SDK)', () => {
     });
     const { chunks, text } = await run(`http://127.0.0.1:${port}/v1`, 'What are the odds for ETH?');
     expect(text).toBe('');
-    expect(chunks).toContainEqual({ type: 'error', errorText: `The AI service at 127.0.0.1:${port} could not be reached. Please try again later; your message is kept.` });
+    expect(chunks).toContainEqual({
+      type: 'error',
+      errorText: `The AI service at 127.0.0.1:${port} could not be reached. Please try again later; your message is kept.`,
+    });
   });
 
   it('names a refused API key and an unknown model', async () => {
     fake.reply(() => ({ status: 401, error: 'Incorrect API key provided' }));
     const refused = await run(fake.baseURL, 'hello');
-    expect(refused.chunks).toContainEqual({ type: 'error', errorText: expect.stringContaining('refused the API key (LLM_API_KEY)') });
+    expect(refused.chunks).toContainEqual({
+      type: 'error',
+      errorText: expect.stringContaining('refused the API key (LLM_API_KEY)'),
+    });
     fake.reply(() => ({ status: 404, error: 'model not found' }));
     const unknown = await run(fake.baseURL, 'hello');
-    expect(unknown.chunks).toContainEqual({ type: 'error', errorText: expect.stringContaining("does not know the model 'fake-analyst-1' (LLM_MODEL)") });
+    expect(unknown.chunks).toContainEqual({
+      type: 'error',
+      errorText: expect.stringContaining("does not know the model 'fake-analyst-1' (LLM_MODEL)"),
+    });
   });
 
   it('reports a stream cut off mid-answer as an error', async () => {

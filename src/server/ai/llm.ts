@@ -39,7 +39,9 @@ export function systemPrompt(now: Date, file: FileAnalysis | null): string {
     `Current time: ${now.toISOString().slice(0, 16).replace('T', ' ')} UTC.`,
   ];
   if (file) {
-    lines.push(`The trader attached the file "${file.name}". Call readAttachedFile for its tables, column statistics and option-chain analytics (put/call ratios, max pain, IV smile).`);
+    lines.push(
+      `The trader attached the file "${file.name}". Call readAttachedFile for its tables, column statistics and option-chain analytics (put/call ratios, max pain, IV smile).`,
+    );
   }
   return lines.join('\n');
 }
@@ -55,10 +57,14 @@ export function describeLlmError(error: unknown, baseURL: string, model: string)
   })();
   const cause = RetryError.isInstance(error) ? error.lastError : error;
   if (APICallError.isInstance(cause)) {
-    if (cause.statusCode === 401 || cause.statusCode === 403) return `The AI service at ${host} refused the API key (LLM_API_KEY). Ask the operator to check it.`;
-    if (cause.statusCode === 404) return `The AI service at ${host} does not know the model '${model}' (LLM_MODEL). Ask the operator to check it.`;
-    if (cause.statusCode === 429) return `The AI service at ${host} is rate-limiting requests. Please wait a moment and try again.`;
-    if (cause.statusCode !== undefined) return `The AI service at ${host} answered with an error (HTTP ${cause.statusCode}). Please try again later.`;
+    if (cause.statusCode === 401 || cause.statusCode === 403)
+      return `The AI service at ${host} refused the API key (LLM_API_KEY). Ask the operator to check it.`;
+    if (cause.statusCode === 404)
+      return `The AI service at ${host} does not know the model '${model}' (LLM_MODEL). Ask the operator to check it.`;
+    if (cause.statusCode === 429)
+      return `The AI service at ${host} is rate-limiting requests. Please wait a moment and try again.`;
+    if (cause.statusCode !== undefined)
+      return `The AI service at ${host} answered with an error (HTTP ${cause.statusCode}). Please try again later.`;
     return `The AI service at ${host} could not be reached. Please try again later; your message is kept.`;
   }
   return `The AI service at ${host} failed to answer. Please try again later; your message is kept.`;
@@ -83,7 +89,9 @@ function compactFile(file: FileAnalysis): FileAnalysis {
       columns: table.columns.slice(0, 40),
       optionChain: table.optionChain && {
         ...table.optionChain,
-        expiries: table.optionChain.expiries.slice(0, 6).map((expiry) => ({ ...expiry, smile: expiry.smile.slice(0, 80) })),
+        expiries: table.optionChain.expiries
+          .slice(0, 6)
+          .map((expiry) => ({ ...expiry, smile: expiry.smile.slice(0, 80) })),
       },
     })),
   };
@@ -91,7 +99,9 @@ function compactFile(file: FileAnalysis): FileAnalysis {
 
 const symbolInput = z.string().min(1).max(30).describe('Ticker such as BTC, ETH or SOL-USD');
 const timeframeInput = z
-  .enum(Object.keys(ANALYSIS_TIMEFRAMES) as [keyof typeof ANALYSIS_TIMEFRAMES, ...Array<keyof typeof ANALYSIS_TIMEFRAMES>])
+  .enum(
+    Object.keys(ANALYSIS_TIMEFRAMES) as [keyof typeof ANALYSIS_TIMEFRAMES, ...Array<keyof typeof ANALYSIS_TIMEFRAMES>],
+  )
   .optional()
   .describe('Bar size; 1h when omitted');
 
@@ -103,7 +113,8 @@ export function assistantTools(tools: MarketTools, request: AssistantRequest, no
       execute: ({ symbol }) => safely(() => tools.quote(symbol)),
     }),
     getCandleSummary: tool({
-      description: 'Candle summary of one crypto product: last close, 24h/7d/30d change, ranges, SMA 20/50/200 and trend, RSI(14), ATR(14), volume z-score, nearest support and resistance.',
+      description:
+        'Candle summary of one crypto product: last close, 24h/7d/30d change, ranges, SMA 20/50/200 and trend, RSI(14), ATR(14), volume z-score, nearest support and resistance.',
       inputSchema: z.object({ symbol: symbolInput, timeframe: timeframeInput }),
       execute: ({ symbol, timeframe }) => safely(() => tools.candleSummary(symbol, timeframe)),
     }),
@@ -114,22 +125,32 @@ export function assistantTools(tools: MarketTools, request: AssistantRequest, no
       execute: ({ symbol, timeframe }) => safely(() => tools.watos(symbol, timeframe)),
     }),
     getAlerts: tool({
-      description: 'Market alerts from the alert log with counts by generator, symbol and bullish/bearish/caution, plus the latest ones.',
+      description:
+        'Market alerts from the alert log with counts by generator, symbol and bullish/bearish/caution, plus the latest ones.',
       inputSchema: z.object({
         symbol: z.string().max(30).optional().describe('Only this ticker, e.g. BTC'),
         alertType: z.enum(ALERT_TYPES).optional(),
         hours: z.number().min(1).max(720).optional().describe('Window length in hours back from now; 24 when omitted'),
         today: z.boolean().optional().describe('Since 00:00 UTC today instead of a number of hours'),
-        maxCount: z.number().int().min(1).max(ALERT_LOG_MAX_CAP).optional().describe('How many of the latest alerts to list (10 when omitted)'),
+        maxCount: z
+          .number()
+          .int()
+          .min(1)
+          .max(ALERT_LOG_MAX_CAP)
+          .optional()
+          .describe('How many of the latest alerts to list (10 when omitted)'),
       }),
       execute: ({ symbol, alertType, hours, today, maxCount }) =>
         safely(() => {
-          const since = today ? new Date(Math.floor(now() / 86_400_000) * 86_400_000) : new Date(now() - (hours ?? 24) * 3_600_000);
+          const since = today
+            ? new Date(Math.floor(now() / 86_400_000) * 86_400_000)
+            : new Date(now() - (hours ?? 24) * 3_600_000);
           return tools.alerts({ symbol, alertType, since, latest: maxCount ?? 10 });
         }),
     }),
     getWatchlist: tool({
-      description: "The trader's saved watchlists (alerts panel and chart), split into symbols with and without market data here.",
+      description:
+        "The trader's saved watchlists (alerts panel and chart), split into symbols with and without market data here.",
       inputSchema: z.object({}),
       execute: () => safely(() => tools.watchlist(request.userId)),
     }),
@@ -139,7 +160,8 @@ export function assistantTools(tools: MarketTools, request: AssistantRequest, no
       execute: () => safely(() => tools.storedFiles(request.userId)),
     }),
     readStoredFile: tool({
-      description: 'Reads one file from My Stuff by id or file name: tables, column types and statistics, option-chain analytics.',
+      description:
+        'Reads one file from My Stuff by id or file name: tables, column types and statistics, option-chain analytics.',
       inputSchema: z.object({ file: z.string().min(1).max(300).describe('File id or exact file name') }),
       execute: async ({ file }) => safely(async () => compactFile(await tools.storedFile(request.userId, file))),
     }),
@@ -147,7 +169,8 @@ export function assistantTools(tools: MarketTools, request: AssistantRequest, no
   if (request.file) {
     const file = request.file;
     set.readAttachedFile = tool({
-      description: 'The file attached to the current message: tables, column types and statistics, and option-chain analytics (put/call by open interest and volume, max pain, IV smile).',
+      description:
+        'The file attached to the current message: tables, column types and statistics, and option-chain analytics (put/call by open interest and volume, max pain, IV smile).',
       inputSchema: z.object({}),
       execute: async () => compactFile(file),
     });
@@ -156,7 +179,12 @@ export function assistantTools(tools: MarketTools, request: AssistantRequest, no
 }
 
 export function createLlmAssistant(options: LlmOptions): Assistant {
-  const provider = createOpenAICompatible({ name: 'llm', baseURL: options.baseURL, apiKey: options.apiKey, fetch: options.fetch });
+  const provider = createOpenAICompatible({
+    name: 'llm',
+    baseURL: options.baseURL,
+    apiKey: options.apiKey,
+    fetch: options.fetch,
+  });
   const now = options.now ?? Date.now;
   return {
     kind: 'llm',

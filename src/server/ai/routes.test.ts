@@ -25,7 +25,11 @@ async function multipart(parts: Part[]) {
     if (typeof part.value === 'string') form.append(part.name, part.value);
     else {
       const { data } = part.value;
-      form.append(part.name, new Blob([typeof data === 'string' ? data : new Uint8Array(data)], { type: part.value.type ?? 'text/csv' }), part.value.filename);
+      form.append(
+        part.name,
+        new Blob([typeof data === 'string' ? data : new Uint8Array(data)], { type: part.value.type ?? 'text/csv' }),
+        part.value.filename,
+      );
     }
   }
   const request = new Request('http://localhost/', { method: 'POST', body: form });
@@ -34,7 +38,12 @@ async function multipart(parts: Part[]) {
 
 async function post(test: TestApp, browser: Browser, url: string, parts: Part[]): Promise<LightMyRequestResponse> {
   const { payload, contentType } = await multipart(parts);
-  return test.app.inject({ method: 'POST', url, payload, headers: { origin: test.config.publicUrl, cookie: browser.cookieHeader, 'content-type': contentType } });
+  return test.app.inject({
+    method: 'POST',
+    url,
+    payload,
+    headers: { origin: test.config.publicUrl, cookie: browser.cookieHeader, 'content-type': contentType },
+  });
 }
 
 type Chunk = { type: string; delta?: string; errorText?: string };
@@ -52,7 +61,10 @@ const textOf = (response: LightMyRequestResponse) =>
     .map((event) => (event !== '[DONE]' && event.type === 'text-delta' ? event.delta : ''))
     .join('');
 
-const messagesField = (...contents: string[]) => ({ name: 'messages', value: JSON.stringify(contents.map((content, index) => ({ role: index % 2 === 0 ? 'user' : 'assistant', content }))) });
+const messagesField = (...contents: string[]) => ({
+  name: 'messages',
+  value: JSON.stringify(contents.map((content, index) => ({ role: index % 2 === 0 ? 'user' : 'assistant', content }))),
+});
 
 describe('assistant API with the built-in analyst', () => {
   let test: TestApp;
@@ -73,7 +85,9 @@ describe('assistant API with the built-in analyst', () => {
     const anonymous = new visitor(test.app, test.config.publicUrl);
     for (const url of ['/api/conversations', '/api/watos/ETH']) expect((await anonymous.get(url)).statusCode).toBe(401);
     expect((await post(test, anonymous, '/api/chat', [messagesField('hi')])).statusCode).toBe(401);
-    expect((await post(test, anonymous, '/external-api/prompt', [{ name: 'prompt', value: 'hi' }])).statusCode).toBe(401);
+    expect((await post(test, anonymous, '/external-api/prompt', [{ name: 'prompt', value: 'hi' }])).statusCode).toBe(
+      401,
+    );
   });
 
   it('streams the answer as UI message chunks and saves the exchange', async () => {
@@ -94,18 +108,32 @@ describe('assistant API with the built-in analyst', () => {
 
     // The grid card has the same signals the answer states.
     const card = (await trader.get('/api/watos/ETH')).json();
-    expect(card).toMatchObject({ available: true, symbol: 'ETH', productId: 'ETH-USD', source: 'demo', timeframe: '1h', horizonBars: 24 });
-    expect(card.signals.map((signal: { name: string }) => signal.name)).toEqual(WATOS_SIGNALS.map((signal) => signal.name));
-    for (const signal of card.signals as Array<{ name: string; description: string }>) expect(text).toContain(`| ${signal.name} |`);
-    expect(text).toContain(`${(card.baseRate.probability * 100).toFixed(1)}%** of ${card.baseRate.samples.toLocaleString('en-US')} bars`);
+    expect(card).toMatchObject({
+      available: true,
+      symbol: 'ETH',
+      productId: 'ETH-USD',
+      source: 'demo',
+      timeframe: '1h',
+      horizonBars: 24,
+    });
+    expect(card.signals.map((signal: { name: string }) => signal.name)).toEqual(
+      WATOS_SIGNALS.map((signal) => signal.name),
+    );
+    for (const signal of card.signals as Array<{ name: string; description: string }>)
+      expect(text).toContain(`| ${signal.name} |`);
+    expect(text).toContain(
+      `${(card.baseRate.probability * 100).toFixed(1)}%** of ${card.baseRate.samples.toLocaleString('en-US')} bars`,
+    );
 
     const list = (await trader.get('/api/conversations')).json().conversations;
     expect(list).toEqual([expect.objectContaining({ id: conversationId, title: 'What are the odds for ETH?' })]);
     const saved = (await trader.get(`/api/conversations/${conversationId}`)).json().conversation;
-    expect(saved.messages.map((message: { role: string; content: string }) => [message.role, message.content])).toEqual([
-      ['user', 'What are the odds for ETH?'],
-      ['assistant', text],
-    ]);
+    expect(saved.messages.map((message: { role: string; content: string }) => [message.role, message.content])).toEqual(
+      [
+        ['user', 'What are the odds for ETH?'],
+        ['assistant', text],
+      ],
+    );
 
     // A follow-up in the same conversation is appended to it.
     const followUp = await post(test, trader, '/api/chat', [
@@ -118,7 +146,10 @@ describe('assistant API with the built-in analyst', () => {
 
     // Nobody else can read or write it.
     expect((await other.get(`/api/conversations/${conversationId}`)).statusCode).toBe(404);
-    const intrusion = await post(test, other, '/api/chat', [messagesField('hello'), { name: 'conversation_id', value: conversationId }]);
+    const intrusion = await post(test, other, '/api/chat', [
+      messagesField('hello'),
+      { name: 'conversation_id', value: conversationId },
+    ]);
     expect(intrusion.statusCode).toBe(404);
     expect(intrusion.json()).toEqual({ error: 'Conversation not found' });
     expect((await other.get('/api/conversations')).json().conversations).toEqual([]);
@@ -133,11 +164,18 @@ describe('assistant API with the built-in analyst', () => {
   });
 
   it('analyses an attached option chain and keeps the file name with the message', async () => {
-    const response = await post(test, trader, '/api/chat', [messagesField('Max pain please [option-chain.csv]'), { name: 'file', value: { filename: 'option-chain.csv', data: chainCsv } }]);
+    const response = await post(test, trader, '/api/chat', [
+      messagesField('Max pain please [option-chain.csv]'),
+      { name: 'file', value: { filename: 'option-chain.csv', data: chainCsv } },
+    ]);
     expect(response.statusCode).toBe(200);
     expect(textOf(response)).toContain('- Max pain: **strike 100**');
     const saved = (await trader.get(`/api/conversations/${response.headers['x-conversation-id']}`)).json().conversation;
-    expect(saved.messages[0]).toMatchObject({ role: 'user', content: 'Max pain please [option-chain.csv]', attachment_name: 'option-chain.csv' });
+    expect(saved.messages[0]).toMatchObject({
+      role: 'user',
+      content: 'Max pain please [option-chain.csv]',
+      attachment_name: 'option-chain.csv',
+    });
   });
 
   it('refuses bad input with clear messages and saves nothing', async () => {
@@ -147,9 +185,21 @@ describe('assistant API with the built-in analyst', () => {
       [[messagesField('x'.repeat(8001))], 400, /at most 8,000 characters/],
       [[{ name: 'messages', value: 'not json' }], 400, /JSON list/],
       [[], 400, /messages is required/],
-      [[messagesField('hi'), { name: 'file', value: { filename: 'notes.txt', data: 'hello' } }], 400, /not a CSV or Excel file/],
-      [[messagesField('hi'), { name: 'file', value: { filename: 'big.csv', data: 'a,b\n'.repeat(20_000) } }], 413, /^The file is larger than 0\.05 MB, the largest the assistant analyses\.$/],
-      [[messagesField('hi'), { name: 'file', value: { filename: 'long.csv', data: `a,b\n${'1,2\n'.repeat(21)}` } }], 400, /has 21 rows; the assistant analyses files of up to 20 rows/],
+      [
+        [messagesField('hi'), { name: 'file', value: { filename: 'notes.txt', data: 'hello' } }],
+        400,
+        /not a CSV or Excel file/,
+      ],
+      [
+        [messagesField('hi'), { name: 'file', value: { filename: 'big.csv', data: 'a,b\n'.repeat(20_000) } }],
+        413,
+        /^The file is larger than 0\.05 MB, the largest the assistant analyses\.$/,
+      ],
+      [
+        [messagesField('hi'), { name: 'file', value: { filename: 'long.csv', data: `a,b\n${'1,2\n'.repeat(21)}` } }],
+        400,
+        /has 21 rows; the assistant analyses files of up to 20 rows/,
+      ],
       [[messagesField('hi'), { name: 'conversation_id', value: '../etc' }], 400, /not a valid conversation id/],
     ];
     for (const [parts, status, message] of cases) {
@@ -157,7 +207,12 @@ describe('assistant API with the built-in analyst', () => {
       expect(response.statusCode, JSON.stringify(parts).slice(0, 80)).toBe(status);
       expect(response.json().error).toMatch(message);
     }
-    const noBoundary = await test.app.inject({ method: 'POST', url: '/api/chat', payload: '', headers: { origin: test.config.publicUrl, cookie: trader.cookieHeader, 'content-type': 'multipart/form-data' } });
+    const noBoundary = await test.app.inject({
+      method: 'POST',
+      url: '/api/chat',
+      payload: '',
+      headers: { origin: test.config.publicUrl, cookie: trader.cookieHeader, 'content-type': 'multipart/form-data' },
+    });
     expect(noBoundary.statusCode).toBe(400);
     expect(noBoundary.json().error).toMatch(/^The form could not be read: send it as multipart\/form-data/);
     const json = await trader.post('/api/chat', { messages: [{ role: 'user', content: 'hi' }] });
@@ -167,28 +222,46 @@ describe('assistant API with the built-in analyst', () => {
   });
 
   it('answers POST /external-api/prompt with {response} and saves both messages', async () => {
-    const response = await post(test, trader, '/external-api/prompt', [{ name: 'prompt', value: 'What are the odds for SOL?' }]);
+    const response = await post(test, trader, '/external-api/prompt', [
+      { name: 'prompt', value: 'What are the odds for SOL?' },
+    ]);
     expect(response.statusCode).toBe(200);
     const body = response.json() as { response: string; conversation_id: string };
     expect(body.response.startsWith('## SOL-USD: What Are The Odds? (WATOS, 1h)')).toBe(true);
     const saved = (await trader.get(`/api/conversations/${body.conversation_id}`)).json().conversation;
-    expect(saved.messages.map((message: { content: string }) => message.content)).toEqual(['What are the odds for SOL?', body.response]);
+    expect(saved.messages.map((message: { content: string }) => message.content)).toEqual([
+      'What are the odds for SOL?',
+      body.response,
+    ]);
 
     const withFile = await post(test, trader, '/external-api/prompt', [
       { name: 'prompt', value: 'Calculate the put/call ratio by open interest and by volume for this option chain.' },
       { name: 'conversation_id', value: body.conversation_id },
       { name: 'file', value: { filename: 'option-chain.csv', data: chainCsv } },
     ]);
-    expect(withFile.json().response).toContain('- Put/call ratio by open interest: **0.85** (1,100 puts / 1,300 calls)');
+    expect(withFile.json().response).toContain(
+      '- Put/call ratio by open interest: **0.85** (1,100 puts / 1,300 calls)',
+    );
     const after = (await trader.get(`/api/conversations/${body.conversation_id}`)).json().conversation;
-    expect(after.messages[2]).toMatchObject({ content: 'Calculate the put/call ratio by open interest and by volume for this option chain. [option-chain.csv]', attachment_name: 'option-chain.csv' });
+    expect(after.messages[2]).toMatchObject({
+      content: 'Calculate the put/call ratio by open interest and by volume for this option chain. [option-chain.csv]',
+      attachment_name: 'option-chain.csv',
+    });
 
-    expect((await post(test, trader, '/external-api/prompt', [{ name: 'prompt', value: '' }])).json()).toEqual({ error: 'The prompt is empty' });
-    expect((await post(test, trader, '/external-api/prompt', [{ name: 'prompt', value: 'y'.repeat(8001) }])).statusCode).toBe(400);
+    expect((await post(test, trader, '/external-api/prompt', [{ name: 'prompt', value: '' }])).json()).toEqual({
+      error: 'The prompt is empty',
+    });
+    expect(
+      (await post(test, trader, '/external-api/prompt', [{ name: 'prompt', value: 'y'.repeat(8001) }])).statusCode,
+    ).toBe(400);
   });
 
   it('says plainly when a grid symbol has no market data', async () => {
-    expect((await trader.get('/api/watos/AAPL')).json()).toEqual({ available: false, symbol: 'AAPL', message: 'No market data for AAPL' });
+    expect((await trader.get('/api/watos/AAPL')).json()).toEqual({
+      available: false,
+      symbol: 'AAPL',
+      message: 'No market data for AAPL',
+    });
     expect((await trader.get('/api/watos/BINANCE:BTCUSDT')).json()).toMatchObject({ available: true, symbol: 'BTC' });
     expect((await trader.get('/api/watos/%3Cscript%3E')).statusCode).toBe(400);
   });
@@ -201,7 +274,12 @@ describe('assistant API with an LLM endpoint', () => {
 
   beforeAll(async () => {
     fake = await startFakeOpenAI();
-    test = await createTestApp({ LLM_BASE_URL: fake.baseURL, LLM_API_KEY: 'sk-local', LLM_MODEL: 'fake-analyst-1', AI_RATE_LIMIT_PER_MINUTE: '4' });
+    test = await createTestApp({
+      LLM_BASE_URL: fake.baseURL,
+      LLM_API_KEY: 'sk-local',
+      LLM_MODEL: 'fake-analyst-1',
+      AI_RATE_LIMIT_PER_MINUTE: '4',
+    });
     trader = (await subscribedUser(test, 'llm-trader@example.com')).browser;
   });
   afterAll(async () => {
@@ -214,19 +292,28 @@ describe('assistant API with an LLM endpoint', () => {
       const tool = request.body.messages.find((message) => message.role === 'tool');
       if (!tool) return { toolCalls: [{ name: 'getQuote', arguments: { symbol: 'BTC' } }] };
       const quote = JSON.parse(tool.content as string) as { productId: string; spot: number; source: string };
-      return { text: `${quote.productId} spot ${quote.spot} (${quote.source} data). Nothing here is financial advice.` };
+      return {
+        text: `${quote.productId} spot ${quote.spot} (${quote.source} data). Nothing here is financial advice.`,
+      };
     });
     const response = await post(test, trader, '/api/chat', [messagesField('BTC price?')]);
     const chunks = events(response);
     expect(chunks).toContainEqual(expect.objectContaining({ type: 'tool-input-available', toolName: 'getQuote' }));
-    const output = chunks.find((chunk) => chunk !== '[DONE]' && chunk.type === 'tool-output-available') as unknown as { output: { spot: number } };
+    const output = chunks.find((chunk) => chunk !== '[DONE]' && chunk.type === 'tool-output-available') as unknown as {
+      output: { spot: number };
+    };
     expect(textOf(response)).toBe(`BTC-USD spot ${output.output.spot} (demo data). Nothing here is financial advice.`);
     const saved = (await trader.get(`/api/conversations/${response.headers['x-conversation-id']}`)).json().conversation;
     expect(saved.messages[1].content).toBe(textOf(response));
 
     fake.reply(() => ({ text: 'BTC-USD: fine.' }));
-    expect((await post(test, trader, '/external-api/prompt', [{ name: 'prompt', value: 'hi' }])).json().response).toBe('BTC-USD: fine.');
-    for (let count = 0; count < 2; count += 1) expect((await post(test, trader, '/external-api/prompt', [{ name: 'prompt', value: 'hi' }])).statusCode).toBe(200);
+    expect((await post(test, trader, '/external-api/prompt', [{ name: 'prompt', value: 'hi' }])).json().response).toBe(
+      'BTC-USD: fine.',
+    );
+    for (let count = 0; count < 2; count += 1)
+      expect((await post(test, trader, '/external-api/prompt', [{ name: 'prompt', value: 'hi' }])).statusCode).toBe(
+        200,
+      );
     const limited = await post(test, trader, '/api/chat', [messagesField('one more')]);
     expect(limited.statusCode).toBe(429);
     expect(limited.json().error).toMatch(/^Too many requests\. Please wait \d+ seconds? and try again\.$/);
@@ -253,7 +340,14 @@ describe('assistant API when the LLM endpoint is down', () => {
     const response = await post(test, trader, '/api/chat', [messagesField('What are the odds for ETH?')]);
     expect(response.statusCode).toBe(200);
     const errors = events(response).filter((chunk) => chunk !== '[DONE]' && chunk.type === 'error');
-    expect(errors).toEqual([{ type: 'error', errorText: expect.stringMatching(/^The AI service at 127\.0\.0\.1:\d+ could not be reached\. Please try again later; your message is kept\.$/) }]);
+    expect(errors).toEqual([
+      {
+        type: 'error',
+        errorText: expect.stringMatching(
+          /^The AI service at 127\.0\.0\.1:\d+ could not be reached\. Please try again later; your message is kept\.$/,
+        ),
+      },
+    ]);
     expect((await trader.get('/api/conversations')).json().conversations).toEqual([]);
 
     const prompt = await post(test, trader, '/external-api/prompt', [{ name: 'prompt', value: 'hi' }]);

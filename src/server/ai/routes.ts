@@ -31,11 +31,29 @@ import { counterStore, perUserRateLimit } from '../http/rateLimit.ts';
 import type { MarketDataProvider, MarketSource } from '../market/types.ts';
 import { collectAnswer, type Assistant } from './assistant.ts';
 import { createBuiltinAnalyst } from './builtinAnalyst.ts';
-import { appendMessage, createConversation, deleteConversation, deleteMessage, findConversation, listConversations, loadConversation, retitleIfNew, titleOf } from './conversations.ts';
+import {
+  appendMessage,
+  createConversation,
+  deleteConversation,
+  deleteMessage,
+  findConversation,
+  listConversations,
+  loadConversation,
+  retitleIfNew,
+  titleOf,
+} from './conversations.ts';
 import type { FileAnalysis } from './fileAnalysis.ts';
 import { createLlmAssistant } from './llm.ts';
 import { plainTicker, resolveProduct } from './symbols.ts';
-import { analyseUpload, createMarketTools, formatMegabytes, ToolError, type FileLimits, type MarketTools, type StoredFileReader } from './tools.ts';
+import {
+  analyseUpload,
+  createMarketTools,
+  formatMegabytes,
+  ToolError,
+  type FileLimits,
+  type MarketTools,
+  type StoredFileReader,
+} from './tools.ts';
 
 export interface AiServices {
   tools: MarketTools;
@@ -62,13 +80,23 @@ export function createAiServices(options: {
   });
   const assistant =
     config.LLM_BASE_URL && config.LLM_MODEL
-      ? createLlmAssistant({ baseURL: config.LLM_BASE_URL, apiKey: config.LLM_API_KEY, model: config.LLM_MODEL, tools, log: options.log })
+      ? createLlmAssistant({
+          baseURL: config.LLM_BASE_URL,
+          apiKey: config.LLM_API_KEY,
+          model: config.LLM_MODEL,
+          tools,
+          log: options.log,
+        })
       : createBuiltinAnalyst({ tools });
   return { tools, assistant };
 }
 
 export function fileLimitsOf(config: Config): FileLimits {
-  return { maxBytes: config.AI_FILE_MAX_MB * 1024 * 1024, maxRows: config.AI_FILE_MAX_ROWS, readTimeoutMs: config.SHEET_READ_TIMEOUT_MS };
+  return {
+    maxBytes: config.AI_FILE_MAX_MB * 1024 * 1024,
+    maxRows: config.AI_FILE_MAX_ROWS,
+    readTimeoutMs: config.SHEET_READ_TIMEOUT_MS,
+  };
 }
 
 export interface AiRouteOptions {
@@ -90,7 +118,8 @@ export function aiRouteOptions(services: AppServices, log?: FastifyBaseLogger): 
     try {
       stream = await fileStorage.get(storageKey);
     } catch (error) {
-      if (error instanceof StoredObjectMissingError) throw new ToolError('The file is listed but its content is missing from storage.');
+      if (error instanceof StoredObjectMissingError)
+        throw new ToolError('The file is listed but its content is missing from storage.');
       throw error;
     }
     const chunks: Buffer[] = [];
@@ -99,7 +128,9 @@ export function aiRouteOptions(services: AppServices, log?: FastifyBaseLogger): 
       total += (chunk as Buffer).length;
       if (total > fileLimits.maxBytes) {
         stream.destroy();
-        throw new ToolError(`The file is larger than ${formatMegabytes(fileLimits.maxBytes)}, the largest the assistant analyses.`);
+        throw new ToolError(
+          `The file is larger than ${formatMegabytes(fileLimits.maxBytes)}, the largest the assistant analyses.`,
+        );
       }
       chunks.push(chunk as Buffer);
     }
@@ -107,7 +138,14 @@ export function aiRouteOptions(services: AppServices, log?: FastifyBaseLogger): 
   };
   return {
     db: services.database.db,
-    ai: createAiServices({ config, market: services.market, currentSource: services.quotes.currentSource, db: services.database.db, log, readStoredFile }),
+    ai: createAiServices({
+      config,
+      market: services.market,
+      currentSource: services.quotes.currentSource,
+      db: services.database.db,
+      log,
+      readStoredFile,
+    }),
     fileLimits,
     rateLimit: { max: config.AI_RATE_LIMIT_PER_MINUTE, windowMs: 60_000 },
     redis: services.redis,
@@ -127,7 +165,9 @@ async function readMultipart(request: FastifyRequest, limits: FileLimits, expect
   const fields = Object.create(null) as Record<string, string>;
   let file: MultipartInput['file'] = null;
   try {
-    for await (const part of request.parts({ limits: { fileSize: limits.maxBytes, files: 1, fields: 10, fieldSize: 1024 * 1024, parts: 12 } })) {
+    for await (const part of request.parts({
+      limits: { fileSize: limits.maxBytes, files: 1, fields: 10, fieldSize: 1024 * 1024, parts: 12 },
+    })) {
       if (part.type === 'file') {
         const upload = part as MultipartFile;
         const data = await upload.toBuffer();
@@ -140,9 +180,14 @@ async function readMultipart(request: FastifyRequest, limits: FileLimits, expect
   } catch (error) {
     if (error instanceof HttpError) throw error;
     const { code, statusCode } = error as { code?: string; statusCode?: number };
-    if (code === 'FST_REQ_FILE_TOO_LARGE') throw new HttpError(413, `The file is larger than ${formatMegabytes(limits.maxBytes)}, the largest the assistant analyses.`);
+    if (code === 'FST_REQ_FILE_TOO_LARGE')
+      throw new HttpError(
+        413,
+        `The file is larger than ${formatMegabytes(limits.maxBytes)}, the largest the assistant analyses.`,
+      );
     if (code === 'FST_FILES_LIMIT') throw new HttpError(400, 'Attach one file at a time.');
-    if (code === 'FST_PARTS_LIMIT' || code === 'FST_FIELDS_LIMIT') throw new HttpError(400, 'The request has too many fields.');
+    if (code === 'FST_PARTS_LIMIT' || code === 'FST_FIELDS_LIMIT')
+      throw new HttpError(400, 'The request has too many fields.');
     if (statusCode !== undefined && statusCode >= 400 && statusCode < 500) throw error;
     // Anything else while reading the body is a malformed form (no boundary, a cut-off part).
     throw new HttpError(400, `The form could not be read: send it as multipart/form-data with ${expected}.`);
@@ -162,12 +207,14 @@ async function analyseAttachment(file: MultipartInput['file'], limits: FileLimit
 
 function parseField<T>(schema: z.ZodType<T>, value: unknown, name: string): T {
   const parsed = schema.safeParse(value);
-  if (!parsed.success) throw new HttpError(400, parsed.error.issues.map((issue) => issue.message).join('; ') || `${name} is invalid`);
+  if (!parsed.success)
+    throw new HttpError(400, parsed.error.issues.map((issue) => issue.message).join('; ') || `${name} is invalid`);
   return parsed.data;
 }
 
 function parseMessages(raw: string | undefined): ChatTurn[] {
-  if (raw === undefined) throw new HttpError(400, 'messages is required: a JSON list of {role, content} ending with the user message.');
+  if (raw === undefined)
+    throw new HttpError(400, 'messages is required: a JSON list of {role, content} ending with the user message.');
   let value: unknown;
   try {
     value = JSON.parse(raw);
@@ -178,7 +225,12 @@ function parseMessages(raw: string | undefined): ChatTurn[] {
 }
 
 /** The conversation to save into: the given one (the trader's own) or a new one. */
-async function conversationFor(db: Database, userId: string, rawId: string | undefined, firstQuestion: string): Promise<{ id: string; created: boolean }> {
+async function conversationFor(
+  db: Database,
+  userId: string,
+  rawId: string | undefined,
+  firstQuestion: string,
+): Promise<{ id: string; created: boolean }> {
   if (rawId) {
     const id = parseField(conversationIdField, rawId, 'conversation_id');
     if (!(await findConversation(db, userId, id))) throw new HttpError(404, 'Conversation not found');
@@ -207,7 +259,9 @@ export async function aiRoutes(app: FastifyInstance, options: AiRouteOptions): P
 
   const idParams = z.object({ id: conversationIdField });
 
-  routes.get('/api/conversations', async (request) => ({ conversations: await listConversations(db, request.user!.id) }));
+  routes.get('/api/conversations', async (request) => ({
+    conversations: await listConversations(db, request.user!.id),
+  }));
 
   routes.post('/api/conversations', async (request) => {
     const created = await createConversation(db, request.user!.id);
@@ -221,17 +275,25 @@ export async function aiRoutes(app: FastifyInstance, options: AiRouteOptions): P
   });
 
   routes.delete('/api/conversations/:id', { schema: { params: idParams } }, async (request) => {
-    if (!(await deleteConversation(db, request.user!.id, request.params.id))) throw new HttpError(404, 'Conversation not found');
+    if (!(await deleteConversation(db, request.user!.id, request.params.id)))
+      throw new HttpError(404, 'Conversation not found');
     return { success: true };
   });
 
   routes.get(
     '/api/watos/:symbol',
-    { schema: { params: z.object({ symbol: z.string().regex(/^[A-Za-z0-9:._/-]{1,30}$/, 'symbol may only contain letters, digits and : . _ / -') }) } },
+    {
+      schema: {
+        params: z.object({
+          symbol: z.string().regex(/^[A-Za-z0-9:._/-]{1,30}$/, 'symbol may only contain letters, digits and : . _ / -'),
+        }),
+      },
+    },
     async (request, reply): Promise<WatosCard> => {
       reply.header('Cache-Control', 'private, max-age=30');
       const symbol = plainTicker(request.params.symbol);
-      if (!resolveProduct(request.params.symbol)) return { available: false, symbol, message: `No market data for ${symbol}` };
+      if (!resolveProduct(request.params.symbol))
+        return { available: false, symbol, message: `No market data for ${symbol}` };
       try {
         return await ai.tools.watos(request.params.symbol, '1h');
       } catch (error) {
@@ -248,7 +310,11 @@ export async function aiRoutes(app: FastifyInstance, options: AiRouteOptions): P
     const analysis = await analyseAttachment(file, fileLimits);
     const question = messages.at(-1)!.content;
     const conversation = await conversationFor(db, userId, fields.conversation_id, question);
-    const userMessageId = await appendMessage(db, conversation.id, { role: 'user', content: question, attachmentName: file?.filename ?? null });
+    const userMessageId = await appendMessage(db, conversation.id, {
+      role: 'user',
+      content: question,
+      attachmentName: file?.filename ?? null,
+    });
 
     const abort = new AbortController();
     reply.hijack();
@@ -278,14 +344,19 @@ export async function aiRoutes(app: FastifyInstance, options: AiRouteOptions): P
         if (chunk.type === 'finish' && text.trim() === '' && !failed) {
           // A model that stopped without a word still gets SPEC.md's fallback text.
           text = NO_RESPONSE_CONTENT;
-          raw.write(sse({ type: 'text-start', id: 'fallback' }) + sse({ type: 'text-delta', id: 'fallback', delta: text }) + sse({ type: 'text-end', id: 'fallback' }));
+          raw.write(
+            sse({ type: 'text-start', id: 'fallback' }) +
+              sse({ type: 'text-delta', id: 'fallback', delta: text }) +
+              sse({ type: 'text-end', id: 'fallback' }),
+          );
         }
         if (!abort.signal.aborted) raw.write(sse(chunk));
       }
     } catch (error) {
       failed = true;
       request.log.error({ err: error }, 'assistant stream failed');
-      if (!abort.signal.aborted) raw.write(sse({ type: 'error', errorText: 'The assistant failed to answer. Please try again.' }));
+      if (!abort.signal.aborted)
+        raw.write(sse({ type: 'error', errorText: 'The assistant failed to answer. Please try again.' }));
     } finally {
       clearInterval(heartbeat);
     }
@@ -312,14 +383,25 @@ export async function aiRoutes(app: FastifyInstance, options: AiRouteOptions): P
     reply.raw.on('close', () => {
       if (!reply.raw.writableFinished) abort.abort();
     });
-    const { text, error } = await collectAnswer(ai.assistant.respond({ messages: [{ role: 'user', content: prompt }], file: analysis, userId, signal: abort.signal }));
+    const { text, error } = await collectAnswer(
+      ai.assistant.respond({
+        messages: [{ role: 'user', content: prompt }],
+        file: analysis,
+        userId,
+        signal: abort.signal,
+      }),
+    );
     if (error) throw new HttpError(502, error);
     const response = text.trim() === '' ? NO_RESPONSE_CONTENT : text;
 
     // Saved like a chat exchange, so the Prompt Catalog's messages come back on reload too.
     const question = file ? `${prompt} [${file.filename}]` : prompt;
     const conversation = await conversationFor(db, userId, fields.conversation_id, question);
-    await appendMessage(db, conversation.id, { role: 'user', content: question, attachmentName: file?.filename ?? null });
+    await appendMessage(db, conversation.id, {
+      role: 'user',
+      content: question,
+      attachmentName: file?.filename ?? null,
+    });
     await appendMessage(db, conversation.id, { role: 'assistant', content: response });
     return { response, conversation_id: conversation.id };
   });

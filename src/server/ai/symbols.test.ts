@@ -5,7 +5,8 @@ import { mentionedSymbols, mentionedTimeframe, plainTicker, resolveProduct } fro
 
 describe('resolveProduct', () => {
   it('accepts the usual spellings of a tracked product', () => {
-    for (const input of ['BTC', 'btc', 'BTC-USD', 'BTCUSD', 'BTC/USD', 'BTCUSDT', 'BINANCE:BTCUSDT', 'Bitcoin']) expect(resolveProduct(input)).toBe('BTC-USD');
+    for (const input of ['BTC', 'btc', 'BTC-USD', 'BTCUSD', 'BTC/USD', 'BTCUSDT', 'BINANCE:BTCUSDT', 'Bitcoin'])
+      expect(resolveProduct(input)).toBe('BTC-USD');
     expect(resolveProduct('USDT')).toBe('USDT-USD');
     expect(resolveProduct('USDT-USD')).toBe('USDT-USD');
   });
@@ -26,8 +27,14 @@ describe('resolveProduct', () => {
 
 describe('mentionedSymbols', () => {
   it('finds products in order and the unknown tickers', () => {
-    expect(mentionedSymbols('Compare ETH with bitcoin and SOL-USD')).toEqual({ products: ['ETH-USD', 'BTC-USD', 'SOL-USD'], unknown: [] });
-    expect(mentionedSymbols('What are the odds for AAPL and TSLA?')).toEqual({ products: [], unknown: ['AAPL', 'TSLA'] });
+    expect(mentionedSymbols('Compare ETH with bitcoin and SOL-USD')).toEqual({
+      products: ['ETH-USD', 'BTC-USD', 'SOL-USD'],
+      unknown: [],
+    });
+    expect(mentionedSymbols('What are the odds for AAPL and TSLA?')).toEqual({
+      products: [],
+      unknown: ['AAPL', 'TSLA'],
+    });
     expect(mentionedSymbols('what are the odds for eth?').products).toEqual(['ETH-USD']);
   });
 

@@ -4,7 +4,9 @@
 // (AAPL, TSLA) is reported as such, never mapped to something else.
 import { CRYPTO_SYMBOLS, TIMEFRAMES, type CryptoSymbol, type Timeframe } from '../../shared/constants.ts';
 
-const TICKERS = new Map<string, CryptoSymbol>(CRYPTO_SYMBOLS.map((productId) => [productId.replace(/-USD$/, ''), productId]));
+const TICKERS = new Map<string, CryptoSymbol>(
+  CRYPTO_SYMBOLS.map((productId) => [productId.replace(/-USD$/, ''), productId]),
+);
 
 const NAMES: Record<string, string> = {
   bitcoin: 'BTC',
@@ -34,20 +36,145 @@ const NAMES: Record<string, string> = {
 };
 
 /** Tickers that are also everyday words: recognised only when written in capitals. */
-const WORDLIKE = new Set(['NEAR', 'DOT', 'LINK', 'UNI', 'SUI', 'APT', 'TRUMP', 'CRO', 'DAI', 'ETC', 'TAO', 'SOL', 'ONDO', 'PEPE']);
+const WORDLIKE = new Set([
+  'NEAR',
+  'DOT',
+  'LINK',
+  'UNI',
+  'SUI',
+  'APT',
+  'TRUMP',
+  'CRO',
+  'DAI',
+  'ETC',
+  'TAO',
+  'SOL',
+  'ONDO',
+  'PEPE',
+]);
 
 /**
  * Capitalised words that are not tickers: indicators, units, file types and trading jargon,
  * so "RSI" or "CSV" in a question is never reported as a symbol without data.
  */
 const NOT_TICKERS = new Set([
-  'AI', 'WATOS', 'RSI', 'ATR', 'SMA', 'EMA', 'MA', 'MACD', 'VWAP', 'BB', 'USD', 'USDC', 'EUR', 'OK', 'CSV', 'XLS', 'XLSX',
-  'IV', 'OI', 'PUT', 'CALL', 'PUTS', 'CALLS', 'US', 'UTC', 'GMT', 'EST', 'ET', 'PST', 'ETF', 'ATH', 'ATL', 'PNL', 'TA',
-  'FAQ', 'API', 'AM', 'PM', 'EOD', 'YTD', 'MTD', 'DCA', 'FOMO', 'FUD', 'HODL', 'NFT', 'DEFI', 'CEO', 'GDP', 'CPI', 'FED',
-  'FOMC', 'IPO', 'ID', 'TP', 'SL', 'RR', 'OHLC', 'PE', 'EPS', 'LLM', 'PDF', 'URL', 'FX', 'CFD', 'DTE', 'ATM', 'OTM', 'ITM',
-  'ROC', 'STD', 'AVG', 'MAX', 'MIN', 'VOL', 'NA', 'TBD', 'ASAP', 'FYI', 'IMO', 'THE', 'AND', 'FOR', 'WHAT', 'HOW', 'IS',
-  'ARE', 'ODDS', 'ME', 'MY', 'IT', 'OF', 'ON', 'IN', 'TO', 'AT', 'BY', 'OR', 'BE', 'DO', 'IF', 'SO', 'NO', 'UP', 'AN',
-  'VS', 'HIGH', 'LOW', 'BUY', 'SELL', 'LONG', 'SHORT', 'GIVE', 'SHOW', 'TELL', 'NOW', 'TODAY',
+  'AI',
+  'WATOS',
+  'RSI',
+  'ATR',
+  'SMA',
+  'EMA',
+  'MA',
+  'MACD',
+  'VWAP',
+  'BB',
+  'USD',
+  'USDC',
+  'EUR',
+  'OK',
+  'CSV',
+  'XLS',
+  'XLSX',
+  'IV',
+  'OI',
+  'PUT',
+  'CALL',
+  'PUTS',
+  'CALLS',
+  'US',
+  'UTC',
+  'GMT',
+  'EST',
+  'ET',
+  'PST',
+  'ETF',
+  'ATH',
+  'ATL',
+  'PNL',
+  'TA',
+  'FAQ',
+  'API',
+  'AM',
+  'PM',
+  'EOD',
+  'YTD',
+  'MTD',
+  'DCA',
+  'FOMO',
+  'FUD',
+  'HODL',
+  'NFT',
+  'DEFI',
+  'CEO',
+  'GDP',
+  'CPI',
+  'FED',
+  'FOMC',
+  'IPO',
+  'ID',
+  'TP',
+  'SL',
+  'RR',
+  'OHLC',
+  'PE',
+  'EPS',
+  'LLM',
+  'PDF',
+  'URL',
+  'FX',
+  'CFD',
+  'DTE',
+  'ATM',
+  'OTM',
+  'ITM',
+  'ROC',
+  'STD',
+  'AVG',
+  'MAX',
+  'MIN',
+  'VOL',
+  'NA',
+  'TBD',
+  'ASAP',
+  'FYI',
+  'IMO',
+  'THE',
+  'AND',
+  'FOR',
+  'WHAT',
+  'HOW',
+  'IS',
+  'ARE',
+  'ODDS',
+  'ME',
+  'MY',
+  'IT',
+  'OF',
+  'ON',
+  'IN',
+  'TO',
+  'AT',
+  'BY',
+  'OR',
+  'BE',
+  'DO',
+  'IF',
+  'SO',
+  'NO',
+  'UP',
+  'AN',
+  'VS',
+  'HIGH',
+  'LOW',
+  'BUY',
+  'SELL',
+  'LONG',
+  'SHORT',
+  'GIVE',
+  'SHOW',
+  'TELL',
+  'NOW',
+  'TODAY',
 ]);
 
 /** The product for a typed symbol, or null when we have no market data for it. */
@@ -66,7 +193,10 @@ export function resolveProduct(input: string): CryptoSymbol | null {
 export function plainTicker(input: string): string {
   const product = resolveProduct(input);
   if (product) return product.replace(/-USD$/, '');
-  return input.trim().toUpperCase().replace(/^[A-Z0-9_.!]+:/, '');
+  return input
+    .trim()
+    .toUpperCase()
+    .replace(/^[A-Z0-9_.!]+:/, '');
 }
 
 export interface MentionedSymbols {
@@ -94,7 +224,8 @@ export function mentionedSymbols(text: string): MentionedSymbols {
       if (isCapitals || !WORDLIKE.has(upper)) found.push({ at: match.index, product, word: upper });
       continue;
     }
-    if (isCapitals && upper.length >= 2 && upper.length <= 5 && !NOT_TICKERS.has(upper)) found.push({ at: match.index, product: null, word: upper });
+    if (isCapitals && upper.length >= 2 && upper.length <= 5 && !NOT_TICKERS.has(upper))
+      found.push({ at: match.index, product: null, word: upper });
   }
   found.sort((a, b) => a.at - b.at);
   const products: CryptoSymbol[] = [];

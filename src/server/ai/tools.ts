@@ -5,8 +5,19 @@
 // the database, with its source ('coinbase' or 'demo') so demo data is always labelled.
 // Expected failures ("no market data for AAPL") are ToolErrors with the text to show.
 import { and, desc, eq, gte, isNull, lte, or, type SQL } from 'drizzle-orm';
-import { ALERT_LOG_MAX_CAP, ALERT_TYPES, TIMEFRAMES, type CryptoSymbol, type Timeframe } from '../../shared/constants.ts';
-import { alertDisplayType, formatAlertTimestamp, type AlertDisplayType, type AlertRecord } from '../../shared/alertDisplay.ts';
+import {
+  ALERT_LOG_MAX_CAP,
+  ALERT_TYPES,
+  TIMEFRAMES,
+  type CryptoSymbol,
+  type Timeframe,
+} from '../../shared/constants.ts';
+import {
+  alertDisplayType,
+  formatAlertTimestamp,
+  type AlertDisplayType,
+  type AlertRecord,
+} from '../../shared/alertDisplay.ts';
 import type { WatosCard } from '../../shared/schemas/chat.ts';
 import { candleSeries, type CandleSeries } from '../../signals/candles.ts';
 import { atr, rsi, sma, supportResistance, swingPoints, volumeZScore } from '../../signals/indicators.ts';
@@ -51,7 +62,9 @@ export function asAnalysisTimeframe(timeframe: string | null | undefined): Analy
   const value = timeframe ?? '1h';
   if (value in ANALYSIS_TIMEFRAMES) return value as AnalysisTimeframe;
   if ((TIMEFRAMES as readonly string[]).includes(value)) {
-    throw new ToolError(`The ${value} timeframe needs more history than the 60 days of hourly candles available here; ask for D (daily) or a shorter timeframe.`);
+    throw new ToolError(
+      `The ${value} timeframe needs more history than the 60 days of hourly candles available here; ask for D (daily) or a shorter timeframe.`,
+    );
   }
   throw new ToolError(`Unknown timeframe '${value}'. Use one of ${Object.keys(ANALYSIS_TIMEFRAMES).join(', ')}.`);
 }
@@ -180,12 +193,21 @@ export function aggregateCandles(rows: CandleRow[], baseMs: number, ms: number):
 
 const finite = (value: number | undefined) => (value !== undefined && Number.isFinite(value) ? value : null);
 
-export function summariseCandles(series: CandleSeries, productId: string, timeframe: AnalysisTimeframe, source: MarketSource): CandleSummary {
+export function summariseCandles(
+  series: CandleSeries,
+  productId: string,
+  timeframe: AnalysisTimeframe,
+  source: MarketSource,
+): CandleSummary {
   const { ms } = ANALYSIS_TIMEFRAMES[timeframe];
   const last = series.length - 1;
   const { close, high, low } = series;
   const changes: CandleSummary['changes'] = [];
-  for (const [period, span] of [['24h', DAY], ['7d', 7 * DAY], ['30d', 30 * DAY]] as const) {
+  for (const [period, span] of [
+    ['24h', DAY],
+    ['7d', 7 * DAY],
+    ['30d', 30 * DAY],
+  ] as const) {
     const bars = Math.round(span / ms);
     if (bars >= 1 && last - bars >= 0) changes.push({ period, percent: (close[last] / close[last - bars] - 1) * 100 });
   }
@@ -204,10 +226,14 @@ export function summariseCandles(series: CandleSeries, productId: string, timefr
   const sma200 = finite(sma(close, 200)[last]);
   const price = close[last];
   let trend: CandleSummary['trend'] = null;
-  if (sma50 !== null && sma200 !== null) trend = price > sma50 && sma50 > sma200 ? 'uptrend' : price < sma50 && sma50 < sma200 ? 'downtrend' : 'mixed';
+  if (sma50 !== null && sma200 !== null)
+    trend = price > sma50 && sma50 > sma200 ? 'uptrend' : price < sma50 && sma50 < sma200 ? 'downtrend' : 'mixed';
   const range = atr(high, low, close, 14);
   const atr14 = finite(range[last]);
-  const rangeAverage = sma(range.map((value) => (Number.isFinite(value) ? value : 0)), 50);
+  const rangeAverage = sma(
+    range.map((value) => (Number.isFinite(value) ? value : 0)),
+    50,
+  );
   const atrRatio = atr14 !== null && last >= 63 && rangeAverage[last] > 0 ? atr14 / rangeAverage[last] : null;
   let support: CandleSummary['support'] = null;
   let resistance: CandleSummary['resistance'] = null;
@@ -265,24 +291,33 @@ export function createMarketTools(options: MarketToolsOptions) {
   function providers(): Array<{ source: MarketSource; provider: MarketDataProvider }> {
     const source = options.currentSource();
     const first = { source, provider: options.market[source] };
-    return options.mode === 'auto' && source === 'coinbase' ? [first, { source: 'demo', provider: options.market.demo }] : [first];
+    return options.mode === 'auto' && source === 'coinbase'
+      ? [first, { source: 'demo', provider: options.market.demo }]
+      : [first];
   }
 
   async function baseCandles(productId: CryptoSymbol, granularity: Granularity) {
-    return cached(candleCache, `${productId}:${granularity}`, granularity === 60 ? Math.min(cacheMs.candles, 30_000) : cacheMs.candles, async () => {
-      const end = new Date(now());
-      const start = new Date(end.getTime() - HISTORY_MS[granularity]);
-      let lastError: unknown = null;
-      for (const { source, provider } of providers()) {
-        try {
-          const rows = await provider.candles(productId, granularity, start, end);
-          if (rows.length > 0) return { rows, source };
-        } catch (error) {
-          lastError = error;
+    return cached(
+      candleCache,
+      `${productId}:${granularity}`,
+      granularity === 60 ? Math.min(cacheMs.candles, 30_000) : cacheMs.candles,
+      async () => {
+        const end = new Date(now());
+        const start = new Date(end.getTime() - HISTORY_MS[granularity]);
+        let lastError: unknown = null;
+        for (const { source, provider } of providers()) {
+          try {
+            const rows = await provider.candles(productId, granularity, start, end);
+            if (rows.length > 0) return { rows, source };
+          } catch (error) {
+            lastError = error;
+          }
         }
-      }
-      throw new ToolError(`Could not load candles for ${productId}${lastError instanceof Error ? `: ${lastError.message}` : ' (the market-data provider returned none)'}.`);
-    });
+        throw new ToolError(
+          `Could not load candles for ${productId}${lastError instanceof Error ? `: ${lastError.message}` : ' (the market-data provider returned none)'}.`,
+        );
+      },
+    );
   }
 
   async function series(symbol: string, timeframe: AnalysisTimeframe) {
@@ -290,7 +325,10 @@ export function createMarketTools(options: MarketToolsOptions) {
     const { ms, base } = ANALYSIS_TIMEFRAMES[timeframe];
     const { rows, source } = await baseCandles(productId, base);
     const bars = candleSeries(aggregateCandles(rows, base * 1000, ms));
-    if (bars.length < 2) throw new ToolError(`Not enough ${timeframe} history for ${productId} yet (${bars.length} bar${bars.length === 1 ? '' : 's'}).`);
+    if (bars.length < 2)
+      throw new ToolError(
+        `Not enough ${timeframe} history for ${productId} yet (${bars.length} bar${bars.length === 1 ? '' : 's'}).`,
+      );
     return { productId, source, series: bars };
   }
 
@@ -403,7 +441,10 @@ export function createMarketTools(options: MarketToolsOptions) {
     },
 
     async watchlist(userId: string): Promise<WatchlistFact> {
-      const [alertList, chartList] = await Promise.all([loadWatchlist(options.db, userId, 'alerts'), loadWatchlist(options.db, userId, 'chart')]);
+      const [alertList, chartList] = await Promise.all([
+        loadWatchlist(options.db, userId, 'alerts'),
+        loadWatchlist(options.db, userId, 'chart'),
+      ]);
       const tracked: WatchlistFact['tracked'] = [];
       const untracked: string[] = [];
       for (const entry of [...alertList, ...chartList]) {
@@ -428,7 +469,13 @@ export function createMarketTools(options: MarketToolsOptions) {
         .limit(200);
       return rows
         .filter((row) => spreadsheetKindOf(row.originalFilename) !== null)
-        .map((row) => ({ id: row.id, name: row.originalFilename, size: row.fileSize, uploadedAt: row.uploadDate.toISOString(), public: row.uploadedByUserId === null }));
+        .map((row) => ({
+          id: row.id,
+          name: row.originalFilename,
+          size: row.fileSize,
+          uploadedAt: row.uploadDate.toISOString(),
+          public: row.uploadedByUserId === null,
+        }));
     },
 
     /** Reads and analyses one of the trader's stored files (own or public) by id or file name. */
@@ -436,12 +483,18 @@ export function createMarketTools(options: MarketToolsOptions) {
       const rows = await options.db
         .select()
         .from(files)
-        .where(and(or(eq(files.uploadedByUserId, userId), isNull(files.uploadedByUserId)), or(eq(files.id, idOrName), eq(files.originalFilename, idOrName))))
+        .where(
+          and(
+            or(eq(files.uploadedByUserId, userId), isNull(files.uploadedByUserId)),
+            or(eq(files.id, idOrName), eq(files.originalFilename, idOrName)),
+          ),
+        )
         .orderBy(desc(files.uploadDate))
         .limit(1);
       const row = rows[0];
       if (!row) throw new ToolError(`No file named '${idOrName}' in your files or the public files.`);
-      if (!options.readStoredFile) throw new ToolError('Stored files cannot be read on this server yet; attach the file to your message instead.');
+      if (!options.readStoredFile)
+        throw new ToolError('Stored files cannot be read on this server yet; attach the file to your message instead.');
       const data = await options.readStoredFile({ id: row.id, storageKey: row.storageKey });
       return analyseUpload(row.originalFilename, data, options.fileLimits);
     },
@@ -467,11 +520,16 @@ export async function analyseUpload(name: string, data: Buffer, limits: FileLimi
   const kind = spreadsheetKindOf(name);
   if (!kind) throw new ToolError(`'${name}' is not a CSV or Excel file (.csv, .xlsx, .xls).`);
   if (data.length > limits.maxBytes) {
-    throw new ToolError(`'${name}' is larger than ${formatMegabytes(limits.maxBytes)}, the largest file the assistant analyses.`);
+    throw new ToolError(
+      `'${name}' is larger than ${formatMegabytes(limits.maxBytes)}, the largest file the assistant analyses.`,
+    );
   }
   try {
     // Read and analysed in a worker: neither the parsing nor the statistics hold the event loop.
-    const { longest, analysis } = await readAndAnalyse(name, data, kind, { maxRows: limits.maxRows, timeoutMs: limits.readTimeoutMs });
+    const { longest, analysis } = await readAndAnalyse(name, data, kind, {
+      maxRows: limits.maxRows,
+      timeoutMs: limits.readTimeoutMs,
+    });
     if (!analysis || longest > limits.maxRows) {
       throw new ToolError(
         `'${name}' has ${longest.toLocaleString('en-US')} rows; the assistant analyses files of up to ${limits.maxRows.toLocaleString('en-US')} rows a sheet. Trim or split the file and attach it again.`,

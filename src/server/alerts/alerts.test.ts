@@ -13,10 +13,34 @@ const now = Date.now();
 const minutesAgo = (minutes: number) => new Date(Math.floor((now - minutes * 60_000) / 1000) * 1000);
 
 const fixtures: NewAlert[] = [
-  { ticker: 'BTC', alertType: 'BreakoutAlertGenerator', message: 'BTC broke resistance', timestamp: minutesAgo(5), source: 'demo' },
-  { ticker: 'ETH', alertType: 'TrendChangeAlertGenerator', message: 'Bearish trend change on ETH', timestamp: minutesAgo(10), source: 'demo' },
-  { ticker: 'BTC', alertType: 'VolatilitySpikeAlertGenerator', message: 'BTC volatility spike', timestamp: minutesAgo(20), source: 'demo' },
-  { ticker: 'SOL', alertType: 'MomentumShiftAlertGenerator', message: 'SOL momentum slowdown', timestamp: minutesAgo(90), source: 'demo' },
+  {
+    ticker: 'BTC',
+    alertType: 'BreakoutAlertGenerator',
+    message: 'BTC broke resistance',
+    timestamp: minutesAgo(5),
+    source: 'demo',
+  },
+  {
+    ticker: 'ETH',
+    alertType: 'TrendChangeAlertGenerator',
+    message: 'Bearish trend change on ETH',
+    timestamp: minutesAgo(10),
+    source: 'demo',
+  },
+  {
+    ticker: 'BTC',
+    alertType: 'VolatilitySpikeAlertGenerator',
+    message: 'BTC volatility spike',
+    timestamp: minutesAgo(20),
+    source: 'demo',
+  },
+  {
+    ticker: 'SOL',
+    alertType: 'MomentumShiftAlertGenerator',
+    message: 'SOL momentum slowdown',
+    timestamp: minutesAgo(90),
+    source: 'demo',
+  },
   ...Array.from({ length: 120 }, (_, index) => ({
     ticker: 'XRP',
     alertType: 'BreakoutAlertGenerator',
@@ -51,7 +75,12 @@ describe('GET /external-api/alert', () => {
   it('defaults to the 10 newest alerts of the last hour, newest first, in SPEC.md shape', async () => {
     const { alerts } = (await get('')).json();
     expect(alerts).toHaveLength(10);
-    expect(alerts[0]).toEqual({ ticker: 'BTC', alert_type: 'BreakoutAlertGenerator', message: 'BTC broke resistance', timestamp: formatAlertTimestamp(minutesAgo(5)) });
+    expect(alerts[0]).toEqual({
+      ticker: 'BTC',
+      alert_type: 'BreakoutAlertGenerator',
+      message: 'BTC broke resistance',
+      timestamp: formatAlertTimestamp(minutesAgo(5)),
+    });
     const times = alerts.map((alert: { timestamp: string }) => alert.timestamp);
     expect([...times].sort().reverse()).toEqual(times);
   });
@@ -60,7 +89,10 @@ describe('GET /external-api/alert', () => {
     const byType = (await get('?alert_type=TrendChangeAlertGenerator')).json().alerts;
     expect(byType.map((alert: { ticker: string }) => alert.ticker)).toEqual(['ETH']);
     const bySymbol = (await get('?symbol=btc-usd&max_count=50')).json().alerts;
-    expect(bySymbol.map((alert: { alert_type: string }) => alert.alert_type)).toEqual(['BreakoutAlertGenerator', 'VolatilitySpikeAlertGenerator']);
+    expect(bySymbol.map((alert: { alert_type: string }) => alert.alert_type)).toEqual([
+      'BreakoutAlertGenerator',
+      'VolatilitySpikeAlertGenerator',
+    ]);
     const both = (await get('?symbol=BTC&alert_type=VolatilitySpikeAlertGenerator')).json().alerts;
     expect(both).toHaveLength(1);
   });
@@ -68,7 +100,8 @@ describe('GET /external-api/alert', () => {
   it('honours the time window and caps max_count at 100', async () => {
     const start = formatAlertTimestamp(minutesAgo(120));
     const end = formatAlertTimestamp(minutesAgo(60));
-    const old = (await get(`?start_time=${encodeURIComponent(start)}&end_time=${encodeURIComponent(end)}`)).json().alerts;
+    const old = (await get(`?start_time=${encodeURIComponent(start)}&end_time=${encodeURIComponent(end)}`)).json()
+      .alerts;
     expect(old.map((alert: { message: string }) => alert.message)).toEqual(['SOL momentum slowdown']);
     const capped = (await get('?max_count=500&symbol=XRP')).json().alerts;
     expect(capped).toHaveLength(100);
@@ -79,7 +112,10 @@ describe('GET /external-api/alert', () => {
     ['?max_count=0', 'max_count: max_count must be a positive whole number'],
     ['?start_time=yesterday', "start_time: start_time must be UTC 'YYYY-MM-DD HH:MM:SS'"],
     ['?end_time=2026-02-30%2010:00:00', 'end_time: end_time is not a real date and time'],
-    ['?alert_type=Rumour', 'alert_type: alert_type must be one of VolatilitySpikeAlertGenerator, MomentumShiftAlertGenerator, BreakoutAlertGenerator, TrendChangeAlertGenerator'],
+    [
+      '?alert_type=Rumour',
+      'alert_type: alert_type must be one of VolatilitySpikeAlertGenerator, MomentumShiftAlertGenerator, BreakoutAlertGenerator, TrendChangeAlertGenerator',
+    ],
     ['?start_time=2026-05-02%2000:00:00&end_time=2026-05-01%2000:00:00', 'start_time must not be after end_time'],
   ])('answers %s with 400 and a clear message', async (query, message) => {
     const response = await get(query);

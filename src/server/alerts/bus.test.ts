@@ -4,7 +4,14 @@ import { createRedis } from '../redis.ts';
 import { startTcpProxy } from '../testing/tcpProxy.ts';
 import { createAlertBus, type LiveAlert } from './bus.ts';
 
-const alert: LiveAlert = { id: 7, source: 'demo', ticker: 'BTC', alert_type: 'BreakoutAlertGenerator', message: 'BTC breakout', timestamp: '2026-01-01 00:00:00' };
+const alert: LiveAlert = {
+  id: 7,
+  source: 'demo',
+  ticker: 'BTC',
+  alert_type: 'BreakoutAlertGenerator',
+  message: 'BTC breakout',
+  timestamp: '2026-01-01 00:00:00',
+};
 
 describe('alert bus', () => {
   it('delivers to every in-process listener until it unsubscribes', async () => {

@@ -123,7 +123,10 @@ function createPostgresBus(local: EventEmitter, databaseUrl: string): AlertBus {
     current.on('end', () => {
       if (client === current) scheduleReconnect();
     });
-    return current.connect().then(() => current.query(`listen ${PG_CHANNEL}`)).then(() => undefined);
+    return current
+      .connect()
+      .then(() => current.query(`listen ${PG_CHANNEL}`))
+      .then(() => undefined);
   }
 
   let ready = connect();

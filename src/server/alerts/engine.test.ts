@@ -19,7 +19,17 @@ let clock = Date.UTC(2026, 4, 20, 12, 0, 30);
 const feed = createDemoFeed({ now: () => clock });
 
 function engine(provider: MarketDataProvider = feed, bus = createAlertBus()) {
-  return createAlertEngine({ database, provider, source: 'demo', bus, log: quietLog, products, now: () => clock, backfillHourDays: 5, backfillMinuteDays: 1 });
+  return createAlertEngine({
+    database,
+    provider,
+    source: 'demo',
+    bus,
+    log: quietLog,
+    products,
+    now: () => clock,
+    backfillHourDays: 5,
+    backfillMinuteDays: 1,
+  });
 }
 
 async function alertCount() {
@@ -41,9 +51,15 @@ describe('alert engine on the demo feed', () => {
     expect(await alertCount()).toBe(created);
     const types = await database.db.selectDistinct({ type: alerts.alertType }).from(alerts);
     expect(new Set(types.map((row) => row.type))).toEqual(new Set(ALERT_TYPES));
-    const [minutes] = await database.db.select({ n: count() }).from(candles).where(and(eq(candles.productId, 'BTC-USD'), eq(candles.granularity, 60)));
+    const [minutes] = await database.db
+      .select({ n: count() })
+      .from(candles)
+      .where(and(eq(candles.productId, 'BTC-USD'), eq(candles.granularity, 60)));
     expect(minutes.n).toBe(1440);
-    const [hours] = await database.db.select({ n: count() }).from(candles).where(and(eq(candles.productId, 'BTC-USD'), eq(candles.granularity, 3600)));
+    const [hours] = await database.db
+      .select({ n: count() })
+      .from(candles)
+      .where(and(eq(candles.productId, 'BTC-USD'), eq(candles.granularity, 3600)));
     expect(hours.n).toBe(5 * 24);
   });
 
@@ -71,7 +87,9 @@ describe('alert engine on the demo feed', () => {
       .from(candles)
       .where(and(eq(candles.productId, 'ETH-USD'), eq(candles.granularity, 60)))
       .orderBy(asc(candles.time));
-    const gaps = rows.filter((row, index) => index > 0 && row.time.getTime() - rows[index - 1].time.getTime() !== 60_000);
+    const gaps = rows.filter(
+      (row, index) => index > 0 && row.time.getTime() - rows[index - 1].time.getTime() !== 60_000,
+    );
     expect(gaps).toEqual([]);
     expect(rows.at(-1)!.time.getTime()).toBe(Math.floor(clock / 60_000) * 60_000 - 60_000);
   });
@@ -87,7 +105,11 @@ describe('alert engine on the demo feed', () => {
     }
     expect(created).toBeGreaterThan(0);
     expect(heard.length).toBe(created);
-    expect(heard[0]).toMatchObject({ id: expect.any(Number), source: 'demo', ticker: expect.stringMatching(/^(BTC|ETH)$/) });
+    expect(heard[0]).toMatchObject({
+      id: expect.any(Number),
+      source: 'demo',
+      ticker: expect.stringMatching(/^(BTC|ETH)$/),
+    });
   });
 
   it('serves exactly the matching rows through the alert query', async () => {
@@ -96,9 +118,25 @@ describe('alert engine on the demo feed', () => {
     const start = new Date(clock - 6 * 3_600_000);
     const format = (date: Date) => date.toISOString().slice(0, 19).replace('T', ' ');
     const expected = stored
-      .filter((row) => row.ticker === 'ETH' && row.alertType === 'BreakoutAlertGenerator' && row.timestamp >= start && row.timestamp <= end)
+      .filter(
+        (row) =>
+          row.ticker === 'ETH' &&
+          row.alertType === 'BreakoutAlertGenerator' &&
+          row.timestamp >= start &&
+          row.timestamp <= end,
+      )
       .sort((a, b) => b.timestamp.getTime() - a.timestamp.getTime());
-    const result = await queryAlerts(database.db, { symbol: 'ETH', alert_type: 'BreakoutAlertGenerator', max_count: 100, start_time: format(start), end_time: format(end) }, end);
+    const result = await queryAlerts(
+      database.db,
+      {
+        symbol: 'ETH',
+        alert_type: 'BreakoutAlertGenerator',
+        max_count: 100,
+        start_time: format(start),
+        end_time: format(end),
+      },
+      end,
+    );
     expect(result.map((alert) => alert.message)).toEqual(expected.map((row) => row.message));
     expect(result.length).toBeGreaterThan(0);
   });

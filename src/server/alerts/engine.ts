@@ -71,7 +71,9 @@ export function createAlertEngine(options: AlertEngineOptions) {
     if (from >= end) return [];
     const rows = await provider.candles(productId, granularity, new Date(from), new Date(end));
     for (let start = 0; start < rows.length; start += 1000) {
-      const chunk = rows.slice(start, start + 1000).map((row) => ({ ...row, productId, granularity, time: new Date(row.time), source: options.source }));
+      const chunk = rows
+        .slice(start, start + 1000)
+        .map((row) => ({ ...row, productId, granularity, time: new Date(row.time), source: options.source }));
       await db.insert(candles).values(chunk).onConflictDoNothing();
     }
     return rows;
@@ -93,11 +95,21 @@ export function createAlertEngine(options: AlertEngineOptions) {
     const generated = runAlertGenerators(series, ticker, MINUTE, Math.max(firstNew, 0));
     const saved = await saveAlerts(
       db,
-      generated.map((alert) => ({ ticker, alertType: alert.alert_type, message: alert.message, timestamp: new Date(alert.time), source: options.source })),
+      generated.map((alert) => ({
+        ticker,
+        alertType: alert.alert_type,
+        message: alert.message,
+        timestamp: new Date(alert.time),
+        source: options.source,
+      })),
     );
     // Only bars that just closed are news; a backfill fills the log without a burst of pushes.
     const liveSince = now() - 5 * MINUTE;
-    await bus.publish(saved.filter((row) => row.timestamp.getTime() >= liveSince).map((row) => ({ id: row.id, source: row.source, ...toAlertRecord(row) })));
+    await bus.publish(
+      saved
+        .filter((row) => row.timestamp.getTime() >= liveSince)
+        .map((row) => ({ id: row.id, source: row.source, ...toAlertRecord(row) })),
+    );
     return saved.length;
   }
 

@@ -28,7 +28,14 @@ function engineOn(database: DatabaseHandle, name: string) {
     },
     error: () => undefined,
   };
-  const engine = createAlertEngine({ database, provider: idleProvider, source: 'demo', bus: createAlertBus(), log, products: [] });
+  const engine = createAlertEngine({
+    database,
+    provider: idleProvider,
+    source: 'demo',
+    bus: createAlertBus(),
+    log,
+    products: [],
+  });
   return {
     state,
     start: () => engine.start(),
@@ -93,7 +100,6 @@ describe.runIf(adminUrl)('alert engine leadership on PostgreSQL', () => {
   const open: Array<{ close(): Promise<void> }> = [];
   const engines: Engine[] = [];
 
-
   async function database(databaseUrl = url.toString()): Promise<DatabaseHandle> {
     const handle = await openDatabase({ databaseUrl, maxConnections: 1, onConnectionError: () => undefined });
     open.push(handle);
@@ -145,10 +151,10 @@ describe.runIf(adminUrl)('alert engine leadership on PostgreSQL', () => {
 
     // What PostgreSQL does to a leader whose process was killed or that an operator cut off.
     await withAdminClient((client) =>
-      client.query(`select pg_terminate_backend(pid) from pg_locks where locktype = 'advisory' and objid = $1 and database = (select oid from pg_database where datname = $2)`, [
-        ENGINE_LOCK_KEY,
-        name,
-      ]),
+      client.query(
+        `select pg_terminate_backend(pid) from pg_locks where locktype = 'advisory' and objid = $1 and database = (select oid from pg_database where datname = $2)`,
+        [ENGINE_LOCK_KEY, name],
+      ),
     );
     const takeover = await watchUntil([first, second], () => second.state.leading, 10_000);
     expect(takeover).toBeLessThan(10_000);

@@ -22,21 +22,45 @@ export async function saveAlerts(db: Database, batch: NewAlert[]): Promise<Array
     .insert(alerts)
     .values(batch)
     .onConflictDoNothing({ target: [alerts.ticker, alerts.alertType, alerts.timestamp] })
-    .returning({ id: alerts.id, ticker: alerts.ticker, alertType: alerts.alertType, message: alerts.message, timestamp: alerts.timestamp, source: alerts.source });
+    .returning({
+      id: alerts.id,
+      ticker: alerts.ticker,
+      alertType: alerts.alertType,
+      message: alerts.message,
+      timestamp: alerts.timestamp,
+      source: alerts.source,
+    });
 }
 
-export function toAlertRecord(row: { ticker: string; alertType: string; message: string; timestamp: Date }): AlertRecord {
-  return { ticker: row.ticker, alert_type: row.alertType, message: row.message, timestamp: formatAlertTimestamp(row.timestamp) };
+export function toAlertRecord(row: {
+  ticker: string;
+  alertType: string;
+  message: string;
+  timestamp: Date;
+}): AlertRecord {
+  return {
+    ticker: row.ticker,
+    alert_type: row.alertType,
+    message: row.message,
+    timestamp: formatAlertTimestamp(row.timestamp),
+  };
 }
 
 export async function queryAlerts(db: Database, query: AlertQuery, now = new Date()): Promise<AlertRecord[]> {
   const end = query.end_time ? parseAlertTimestamp(query.end_time) : now;
-  const start = query.start_time ? parseAlertTimestamp(query.start_time) : new Date(now.getTime() - ALERT_LOG_DEFAULT_WINDOW_MS);
+  const start = query.start_time
+    ? parseAlertTimestamp(query.start_time)
+    : new Date(now.getTime() - ALERT_LOG_DEFAULT_WINDOW_MS);
   const conditions: SQL[] = [gte(alerts.timestamp, start), lte(alerts.timestamp, end)];
   if (query.alert_type) conditions.push(eq(alerts.alertType, query.alert_type));
   if (query.symbol) conditions.push(eq(alerts.ticker, query.symbol));
   const rows = await db
-    .select({ ticker: alerts.ticker, alertType: alerts.alertType, message: alerts.message, timestamp: alerts.timestamp })
+    .select({
+      ticker: alerts.ticker,
+      alertType: alerts.alertType,
+      message: alerts.message,
+      timestamp: alerts.timestamp,
+    })
     .from(alerts)
     .where(and(...conditions))
     .orderBy(desc(alerts.timestamp), desc(alerts.id))

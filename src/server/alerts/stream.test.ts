@@ -21,14 +21,21 @@ afterAll(async () => {
 });
 
 /** Reads events from a stream until `count` arrived or the time is up. */
-async function readEvents(response: Response, count: number, timeoutMs = 3000): Promise<Array<{ id: string; data: { ticker: string; message: string } }>> {
+async function readEvents(
+  response: Response,
+  count: number,
+  timeoutMs = 3000,
+): Promise<Array<{ id: string; data: { ticker: string; message: string } }>> {
   const reader = response.body!.getReader();
   const decoder = new TextDecoder();
   const events: Array<{ id: string; data: { ticker: string; message: string } }> = [];
   let buffer = '';
   const deadline = Date.now() + timeoutMs;
   while (events.length < count && Date.now() < deadline) {
-    const chunk = await Promise.race([reader.read(), new Promise<null>((resolve) => setTimeout(() => resolve(null), deadline - Date.now()))]);
+    const chunk = await Promise.race([
+      reader.read(),
+      new Promise<null>((resolve) => setTimeout(() => resolve(null), deadline - Date.now())),
+    ]);
     if (!chunk || chunk.done) break;
     buffer += decoder.decode(chunk.value, { stream: true });
     const blocks = buffer.split('\n\n');
@@ -55,8 +62,22 @@ describe('GET /api/alerts/stream', () => {
     const reading = readEvents(response, 1);
     await new Promise((resolve) => setTimeout(resolve, 100));
     await test.app.services.alertBus.publish([
-      { id: 1, source: 'demo', ticker: 'BTC', alert_type: 'BreakoutAlertGenerator', message: 'BTC breakout', timestamp: '2026-01-01 00:00:00' },
-      { id: 2, source: 'demo', ticker: 'ETH', alert_type: 'BreakoutAlertGenerator', message: 'ETH breakout', timestamp: '2026-01-01 00:00:00' },
+      {
+        id: 1,
+        source: 'demo',
+        ticker: 'BTC',
+        alert_type: 'BreakoutAlertGenerator',
+        message: 'BTC breakout',
+        timestamp: '2026-01-01 00:00:00',
+      },
+      {
+        id: 2,
+        source: 'demo',
+        ticker: 'ETH',
+        alert_type: 'BreakoutAlertGenerator',
+        message: 'ETH breakout',
+        timestamp: '2026-01-01 00:00:00',
+      },
     ]);
     const events = await reading;
     expect(events.map((event) => event.data.message)).toEqual(['ETH breakout']);
@@ -65,10 +86,24 @@ describe('GET /api/alerts/stream', () => {
 
   it('replays what a reconnecting browser missed after Last-Event-ID', async () => {
     const saved = await saveAlerts(test.database.db, [
-      { ticker: 'SOL', alertType: 'TrendChangeAlertGenerator', message: 'SOL bearish trend change', timestamp: new Date('2026-02-01T00:00:00Z'), source: 'demo' },
-      { ticker: 'SOL', alertType: 'BreakoutAlertGenerator', message: 'SOL breakout', timestamp: new Date('2026-02-01T00:01:00Z'), source: 'demo' },
+      {
+        ticker: 'SOL',
+        alertType: 'TrendChangeAlertGenerator',
+        message: 'SOL bearish trend change',
+        timestamp: new Date('2026-02-01T00:00:00Z'),
+        source: 'demo',
+      },
+      {
+        ticker: 'SOL',
+        alertType: 'BreakoutAlertGenerator',
+        message: 'SOL breakout',
+        timestamp: new Date('2026-02-01T00:01:00Z'),
+        source: 'demo',
+      },
     ]);
-    const response = await fetch(`${base}/api/alerts/stream`, { headers: { cookie, 'last-event-id': String(saved[0].id) } });
+    const response = await fetch(`${base}/api/alerts/stream`, {
+      headers: { cookie, 'last-event-id': String(saved[0].id) },
+    });
     const events = await readEvents(response, 1);
     expect(events.map((event) => event.data.message)).toEqual(['SOL breakout']);
   });

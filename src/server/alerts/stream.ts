@@ -85,7 +85,10 @@ function createStreamRegistry(options: { auth: Auth; db: Database; maxPerUser: n
   function expireAt(userId: string, periodEnd: number) {
     clearTimeout(expiries.get(userId));
     // Just past the end: subscriptionState counts the end instant itself as expired.
-    const timer = setTimeout(() => void checkUser(userId), Math.min(Math.max(periodEnd - Date.now() + 50, 0), MAX_TIMER_MS));
+    const timer = setTimeout(
+      () => void checkUser(userId),
+      Math.min(Math.max(periodEnd - Date.now() + 50, 0), MAX_TIMER_MS),
+    );
     timer.unref();
     expiries.set(userId, timer);
   }
@@ -95,8 +98,12 @@ function createStreamRegistry(options: { auth: Auth; db: Database; maxPerUser: n
       const cookies = new Set((byUser.get(userId) ?? []).map((stream) => stream.sessionCookie));
       for (const cookie of cookies) {
         // Straight from the database: a cached session could outlive its revocation.
-        const session = await auth.api.getSession({ headers: new Headers({ cookie }), query: { disableCookieCache: true, disableRefresh: true } });
-        if (!session || session.user.id !== userId) endWhere(userId, 'signed-out', (stream) => stream.sessionCookie === cookie);
+        const session = await auth.api.getSession({
+          headers: new Headers({ cookie }),
+          query: { disableCookieCache: true, disableRefresh: true },
+        });
+        if (!session || session.user.id !== userId)
+          endWhere(userId, 'signed-out', (stream) => stream.sessionCookie === cookie);
       }
       if (!byUser.has(userId)) return;
       const subscription = await currentSubscription(db, userId);
@@ -155,7 +162,12 @@ function createStreamRegistry(options: { auth: Auth; db: Database; maxPerUser: n
 
 export async function alertStreamRoutes(app: FastifyInstance, options: AlertStreamOptions): Promise<void> {
   const routes = app.withTypeProvider<ZodTypeProvider>();
-  const registry = createStreamRegistry({ auth: options.auth, db: options.db, maxPerUser: options.maxStreamsPerUser ?? MAX_STREAMS_PER_USER, log: app.log });
+  const registry = createStreamRegistry({
+    auth: options.auth,
+    db: options.db,
+    maxPerUser: options.maxStreamsPerUser ?? MAX_STREAMS_PER_USER,
+    log: app.log,
+  });
   const stopListening = options.accessCache?.onClear(() => void registry.sweep());
   const recheck = setInterval(() => void registry.sweep(), options.recheckMs ?? STREAM_RECHECK_MS);
   recheck.unref();
@@ -167,7 +179,8 @@ export async function alertStreamRoutes(app: FastifyInstance, options: AlertStre
   });
   routes.get('/api/alerts/stream', { schema: { querystring: streamQuery } }, async (request, reply) => {
     const { alert_type: alertType, symbol } = request.query;
-    const matches = (alert: LiveAlert) => (!alertType || alert.alert_type === alertType) && (!symbol || alert.ticker === symbol);
+    const matches = (alert: LiveAlert) =>
+      (!alertType || alert.alert_type === alertType) && (!symbol || alert.ticker === symbol);
     // The dashboard gate ran, so both are present.
     const userId = request.user!.id;
     const sessionCookie = sessionCookieOf(request)!;
@@ -198,7 +211,9 @@ export async function alertStreamRoutes(app: FastifyInstance, options: AlertStre
         if (!raw.destroyed) {
           // Tells the page why; a stream displaced by the cap also asks the browser to wait a
           // minute before reconnecting, so eleven tabs do not keep displacing each other.
-          raw.write(`${reason === 'too-many-streams' ? 'retry: 60000\n' : ''}event: end\ndata: ${JSON.stringify({ reason })}\n\n`);
+          raw.write(
+            `${reason === 'too-many-streams' ? 'retry: 60000\n' : ''}event: end\ndata: ${JSON.stringify({ reason })}\n\n`,
+          );
         }
         raw.end();
       },
@@ -213,7 +228,12 @@ export async function alertStreamRoutes(app: FastifyInstance, options: AlertStre
       if (symbol) conditions.push(eq(alerts.ticker, symbol));
       let missed;
       try {
-        missed = await options.db.select().from(alerts).where(and(...conditions)).orderBy(asc(alerts.id)).limit(100);
+        missed = await options.db
+          .select()
+          .from(alerts)
+          .where(and(...conditions))
+          .orderBy(asc(alerts.id))
+          .limit(100);
       } catch (error) {
         // The answer has begun, so no error status is possible: end the stream, and the
         // browser reconnects with the same Last-Event-ID.
@@ -236,14 +256,31 @@ export async function alertStreamRoutes(app: FastifyInstance, options: AlertStre
  * Test-only (TEST_HOOKS=true): stores an alert stamped now and pushes it through the live
  * channel, the same two steps the engine takes, so a journey need not wait for the market.
  */
-export async function alertTestHookRoutes(app: FastifyInstance, options: { db: Database; bus: AlertBus }): Promise<void> {
+export async function alertTestHookRoutes(
+  app: FastifyInstance,
+  options: { db: Database; bus: AlertBus },
+): Promise<void> {
   const routes = app.withTypeProvider<ZodTypeProvider>();
   routes.post(
     '/api/test/alerts',
-    { schema: { body: z.object({ ticker: z.string().regex(/^[A-Z0-9]{1,10}$/), alert_type: z.enum(ALERT_TYPES), message: z.string().min(1).max(300) }) } },
+    {
+      schema: {
+        body: z.object({
+          ticker: z.string().regex(/^[A-Z0-9]{1,10}$/),
+          alert_type: z.enum(ALERT_TYPES),
+          message: z.string().min(1).max(300),
+        }),
+      },
+    },
     async (request) => {
       const [saved] = await saveAlerts(options.db, [
-        { ticker: request.body.ticker, alertType: request.body.alert_type, message: request.body.message, timestamp: new Date(Math.floor(Date.now() / 1000) * 1000), source: 'test' },
+        {
+          ticker: request.body.ticker,
+          alertType: request.body.alert_type,
+          message: request.body.message,
+          timestamp: new Date(Math.floor(Date.now() / 1000) * 1000),
+          source: 'test',
+        },
       ]);
       if (saved) await options.bus.publish([{ id: saved.id, source: saved.source, ...toAlertRecord(saved) }]);
       return { alert: saved ? toAlertRecord(saved) : null };

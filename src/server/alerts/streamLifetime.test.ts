@@ -90,7 +90,14 @@ async function watch(cookie: string, origin = base): Promise<Watcher> {
 let nextAlertId = 1000;
 async function publish(message: string) {
   await test.app.services.alertBus.publish([
-    { id: (nextAlertId += 1), source: 'demo', ticker: 'BTC', alert_type: 'BreakoutAlertGenerator', message, timestamp: '2026-01-01 00:00:00' },
+    {
+      id: (nextAlertId += 1),
+      source: 'demo',
+      ticker: 'BTC',
+      alert_type: 'BreakoutAlertGenerator',
+      message,
+      timestamp: '2026-01-01 00:00:00',
+    },
   ]);
 }
 
@@ -143,7 +150,11 @@ describe('live alert streams end with the access they were opened with', () => {
     const again = await signIn('stream-revoke@example.com');
     const onAgain = await watch(again.cookieHeader);
     expect(onAgain.status).toBe(200);
-    const changed = await laptop.post('/api/auth/change-password', { currentPassword: 'secret-password', newPassword: 'another-secret-1', revokeOtherSessions: true });
+    const changed = await laptop.post('/api/auth/change-password', {
+      currentPassword: 'secret-password',
+      newPassword: 'another-secret-1',
+      revokeOtherSessions: true,
+    });
     expect(changed.statusCode).toBe(200);
     await expect.poll(() => onAgain.endedAt, { timeout: PROMPTLY_MS, interval: 20 }).not.toBeNull();
 
@@ -159,7 +170,10 @@ describe('live alert streams end with the access they were opened with', () => {
   it('ends at the subscription period end', async () => {
     const { browser, userId } = await subscribedUser(test, 'stream-expiry@example.com');
     const periodEnd = Date.now() + 1500;
-    await test.database.db.update(subscriptions).set({ currentPeriodEnd: new Date(periodEnd) }).where(eq(subscriptions.userId, userId));
+    await test.database.db
+      .update(subscriptions)
+      .set({ currentPeriodEnd: new Date(periodEnd) })
+      .where(eq(subscriptions.userId, userId));
     const stream = await watch(browser.cookieHeader);
     expect(stream.status).toBe(200);
     await expect.poll(() => stream.endedAt, { timeout: 1500 + PROMPTLY_MS, interval: 20 }).not.toBeNull();
@@ -202,7 +216,11 @@ describe('a stream on another instance (no shared access cache)', () => {
     installErrorHandling(other);
     other.decorate('routeTable', []);
     const { auth, alertBus, database } = test.app.services;
-    await registerDashboardApi(other, { auth, db: database.db, features: [[alertStreamRoutes, { db: database.db, bus: alertBus, auth, recheckMs: 300 }]] });
+    await registerDashboardApi(other, {
+      auth,
+      db: database.db,
+      features: [[alertStreamRoutes, { db: database.db, bus: alertBus, auth, recheckMs: 300 }]],
+    });
     await other.listen({ host: '127.0.0.1', port: 0 });
     otherBase = baseOf(other);
   });

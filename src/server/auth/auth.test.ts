@@ -48,7 +48,10 @@ describe('POST /api/auth/register', () => {
     [{ email: 'a@example.com', password: 'secret1' }, 'username: Username is required'],
     [{ email: 'a@example.com', password: 'secret1', username: '   ' }, 'username: Username is required'],
     [{ email: 'not-an-email', password: 'secret1', username: 'u' }, 'email: Please enter a valid email address'],
-    [{ email: 'a@example.com', password: '12345', username: 'u' }, 'password: Password must be at least 6 characters long'],
+    [
+      { email: 'a@example.com', password: '12345', username: 'u' },
+      'password: Password must be at least 6 characters long',
+    ],
     [{ password: 'secret1', username: 'u' }, 'email: Email is required'],
   ])('rejects %o with 400 and a clear message', async (body, message) => {
     const response = await browser.post('/api/auth/register', body);
@@ -58,10 +61,19 @@ describe('POST /api/auth/register', () => {
   });
 
   it('creates the user with the username on the user and in profiles, and sends a verification e-mail', async () => {
-    const response = await browser.post('/api/auth/register', { email: 'New@Example.com', password: 'secret1', username: ' alice ' });
+    const response = await browser.post('/api/auth/register', {
+      email: 'New@Example.com',
+      password: 'secret1',
+      username: ' alice ',
+    });
     expect(response.statusCode).toBe(200);
     const body = response.json();
-    expect(body).toMatchObject({ success: true, error: null, session: null, user: { email: 'new@example.com', username: 'alice' } });
+    expect(body).toMatchObject({
+      success: true,
+      error: null,
+      session: null,
+      user: { email: 'new@example.com', username: 'alice' },
+    });
 
     const [stored] = await test.database.db.select().from(user).where(eq(user.email, 'new@example.com'));
     expect(stored.username).toBe('alice');
@@ -78,7 +90,11 @@ describe('POST /api/auth/register', () => {
 
   it('answers a duplicate e-mail exactly like a new one, creates nothing, and tells the owner', async () => {
     await registerVerified('taken@example.com', 'original-password');
-    const again = await browser.post('/api/auth/register', { email: 'taken@example.com', password: 'other-password', username: 'mallory' });
+    const again = await browser.post('/api/auth/register', {
+      email: 'taken@example.com',
+      password: 'other-password',
+      username: 'mallory',
+    });
     expect(again.statusCode).toBe(200);
     expect(again.json()).toMatchObject({ success: true, error: null, session: null });
 
@@ -89,7 +105,10 @@ describe('POST /api/auth/register', () => {
     expect(mail.subject).toBe('You already have an account');
 
     browser.forget();
-    const oldPassword = await browser.post('/api/auth/sign-in/email', { email: 'taken@example.com', password: 'original-password' });
+    const oldPassword = await browser.post('/api/auth/sign-in/email', {
+      email: 'taken@example.com',
+      password: 'original-password',
+    });
     expect(oldPassword.statusCode).toBe(200);
   });
 });
@@ -109,7 +128,10 @@ describe('verification and login', () => {
     expect(cookie).toMatch(/SameSite=Lax/i);
 
     const me = await browser.get('/api/me');
-    expect(me.json()).toEqual({ user: { id: expect.any(String), email: 'v@example.com', username: 'vic' }, subscription: null });
+    expect(me.json()).toEqual({
+      user: { id: expect.any(String), email: 'v@example.com', username: 'vic' },
+      subscription: null,
+    });
   });
 
   it("shows the provider's message for a wrong password and rotates the session on login", async () => {
@@ -119,7 +141,11 @@ describe('verification and login', () => {
     const wrong = await browser.post('/api/auth/sign-in/email', { email: 'w@example.com', password: 'wrong-password' });
     expect(wrong.statusCode).toBe(401);
     // SPEC.md's `error` for our web app, and Better Auth's own `message` and `code` for its client.
-    expect(wrong.json()).toEqual({ error: 'Invalid email or password', message: 'Invalid email or password', code: 'INVALID_EMAIL_OR_PASSWORD' });
+    expect(wrong.json()).toEqual({
+      error: 'Invalid email or password',
+      message: 'Invalid email or password',
+      code: 'INVALID_EMAIL_OR_PASSWORD',
+    });
 
     const right = await browser.post('/api/auth/sign-in/email', { email: 'w@example.com', password: 'right-password' });
     expect(right.statusCode).toBe(200);
@@ -141,10 +167,15 @@ describe('verification and login', () => {
     browser.forget();
     const statuses: number[] = [];
     for (let attempt = 0; attempt < 11; attempt += 1) {
-      const response = await browser.post('/api/auth/sign-in/email', { email: 'bf@example.com', password: `guess-${attempt}` });
+      const response = await browser.post('/api/auth/sign-in/email', {
+        email: 'bf@example.com',
+        password: `guess-${attempt}`,
+      });
       statuses.push(response.statusCode);
       if (response.statusCode === 429) {
-        expect(response.json().error).toMatch(/^Too many attempts\. Please wait \d+ (seconds|minutes) and try again\.$/);
+        expect(response.json().error).toMatch(
+          /^Too many attempts\. Please wait \d+ (seconds|minutes) and try again\.$/,
+        );
         expect(response.headers['retry-after']).toBeDefined();
       }
     }
@@ -156,7 +187,10 @@ describe('verification and login', () => {
 
 describe('password reset', () => {
   async function requestReset(email: string) {
-    return browser.post('/api/auth/request-password-reset', { email, redirectTo: `${test.config.publicUrl}/reset-password` });
+    return browser.post('/api/auth/request-password-reset', {
+      email,
+      redirectTo: `${test.config.publicUrl}/reset-password`,
+    });
   }
 
   it('answers unknown and known e-mails the same way (no enumeration)', async () => {
@@ -201,17 +235,34 @@ describe('password reset', () => {
     expect(old.json().user).toBeNull();
 
     browser.forget();
-    expect((await browser.post('/api/auth/sign-in/email', { email: 'r@example.com', password: 'old-password' })).statusCode).toBe(401);
-    expect((await browser.post('/api/auth/sign-in/email', { email: 'r@example.com', password: 'new-password' })).statusCode).toBe(200);
+    expect(
+      (await browser.post('/api/auth/sign-in/email', { email: 'r@example.com', password: 'old-password' })).statusCode,
+    ).toBe(401);
+    expect(
+      (await browser.post('/api/auth/sign-in/email', { email: 'r@example.com', password: 'new-password' })).statusCode,
+    ).toBe(200);
   });
 
   it('lets a signed-in user set a new password without a token, and refuses an anonymous one', async () => {
-    const anonymous = await browser.post('/api/account/reset-password', { newPassword: 'whatever1', currentPassword: 'whatever0' });
+    const anonymous = await browser.post('/api/account/reset-password', {
+      newPassword: 'whatever1',
+      currentPassword: 'whatever0',
+    });
     expect(anonymous.statusCode).toBe(401);
     await registerVerified('p@example.com', 'first-password');
     // The current password is required (auth/passwords.test.ts covers the refusals).
-    expect((await browser.post('/api/account/reset-password', { newPassword: 'second-password', currentPassword: 'first-password' })).statusCode).toBe(200);
+    expect(
+      (
+        await browser.post('/api/account/reset-password', {
+          newPassword: 'second-password',
+          currentPassword: 'first-password',
+        })
+      ).statusCode,
+    ).toBe(200);
     browser.forget();
-    expect((await browser.post('/api/auth/sign-in/email', { email: 'p@example.com', password: 'second-password' })).statusCode).toBe(200);
+    expect(
+      (await browser.post('/api/auth/sign-in/email', { email: 'p@example.com', password: 'second-password' }))
+        .statusCode,
+    ).toBe(200);
   });
 });

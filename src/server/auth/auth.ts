@@ -41,7 +41,10 @@ export function createAuth({ config, db, mailer, secret, log }: AuthOptions) {
       log: (level, message, ...args: unknown[]) => {
         const err = args.find((arg) => arg instanceof Error);
         const detail = withoutQueryParameters(args.filter((arg) => !(arg instanceof Error))) as unknown[];
-        log[level]({ component: 'better-auth', ...(err ? { err } : {}), ...(detail.length > 0 ? { detail } : {}) }, message);
+        log[level](
+          { component: 'better-auth', ...(err ? { err } : {}), ...(detail.length > 0 ? { detail } : {}) },
+          message,
+        );
       },
     },
     database: drizzleAdapter(db, { provider: 'pg', schema }),
@@ -61,7 +64,10 @@ export function createAuth({ config, db, mailer, secret, log }: AuthOptions) {
       // A sign-up with a taken address answers exactly like a new one (no account
       // enumeration); the owner hears about it by e-mail instead.
       onExistingUserSignUp: async ({ user }) => {
-        await mailer.send({ to: user.email, ...existingAccountMail(displayName(user), `${config.publicUrl}/`, `${config.publicUrl}/forgot-password`) });
+        await mailer.send({
+          to: user.email,
+          ...existingAccountMail(displayName(user), `${config.publicUrl}/`, `${config.publicUrl}/forgot-password`),
+        });
       },
       sendResetPassword: async ({ user, url }) => {
         await mailer.send({ to: user.email, ...passwordResetMail(displayName(user), url) });

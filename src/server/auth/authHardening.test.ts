@@ -21,7 +21,13 @@ interface Harness extends TestApp {
 
 async function startApp(env: Record<string, string>, authRateLimits: AuthRateLimitPolicy): Promise<Harness> {
   const database = await openTestDatabase('pglite');
-  const config = loadConfig({ NODE_ENV: 'test', DATA_DIR: '.data-test/auth-hardening', LOG_LEVEL: 'silent', MARKET_DATA: 'demo', ...env });
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    DATA_DIR: '.data-test/auth-hardening',
+    LOG_LEVEL: 'silent',
+    MARKET_DATA: 'demo',
+    ...env,
+  });
   const app: App = await buildApp({ config, database, webRoot: null, logger: false, authRateLimits });
   const origin = await app.listen({ host: '127.0.0.1', port: 0 });
   return {
@@ -39,7 +45,10 @@ async function startApp(env: Record<string, string>, authRateLimits: AuthRateLim
 const LOOSE_IP = { max: 10_000, windowMs: 60_000 };
 
 function json(test: Harness, body: unknown, extra: Record<string, string> = {}) {
-  return { headers: { origin: test.config.publicUrl, 'content-type': 'application/json', ...extra }, body: JSON.stringify(body) };
+  return {
+    headers: { origin: test.config.publicUrl, 'content-type': 'application/json', ...extra },
+    body: JSON.stringify(body),
+  };
 }
 
 describe('every spelling of a throttled endpoint is throttled (item 1)', () => {
@@ -68,7 +77,12 @@ describe('every spelling of a throttled endpoint is throttled (item 1)', () => {
       '/./api/auth/register',
     ];
     for (const path of spellings) {
-      const answer = await rawRequest(test.origin, 'POST', path, json(test, { email: 'nobody@example.com', password: 'whatever-password' }));
+      const answer = await rawRequest(
+        test.origin,
+        'POST',
+        path,
+        json(test, { email: 'nobody@example.com', password: 'whatever-password' }),
+      );
       expect({ path, status: answer.status }).toEqual({ path, status: 400 });
       expect(JSON.parse(answer.body)).toMatchObject({ error: expect.stringMatching(/^The request path is not valid/) });
     }
@@ -79,7 +93,9 @@ describe('every spelling of a throttled endpoint is throttled (item 1)', () => {
     browser.forget();
     let status = 0;
     for (let attempt = 0; attempt < 10 && status !== 429; attempt += 1) {
-      status = (await browser.post('/api/auth/sign-in/email', { email: 'spelled@example.com', password: 'wrong-password' })).statusCode;
+      status = (
+        await browser.post('/api/auth/sign-in/email', { email: 'spelled@example.com', password: 'wrong-password' })
+      ).statusCode;
     }
     expect(status).toBe(429);
     const right = { email: 'spelled@example.com', password: 'right-password' };
@@ -116,7 +132,13 @@ describe('X-Forwarded-For and TRUST_PROXY (item 2)', () => {
     expect(loadConfig({ ...base, TRUST_PROXY: '' }).TRUST_PROXY).toBe(false);
     expect(loadConfig({ ...base, TRUST_PROXY: '0' }).TRUST_PROXY).toBe(false);
     expect(loadConfig({ ...base, TRUST_PROXY: '2' }).TRUST_PROXY).toBe(2);
-    expect(loadConfig({ ...base, TRUST_PROXY: '10.0.0.0/8, 127.0.0.1,::1,fd00::/8,loopback' }).TRUST_PROXY).toEqual(['10.0.0.0/8', '127.0.0.1', '::1', 'fd00::/8', 'loopback']);
+    expect(loadConfig({ ...base, TRUST_PROXY: '10.0.0.0/8, 127.0.0.1,::1,fd00::/8,loopback' }).TRUST_PROXY).toEqual([
+      '10.0.0.0/8',
+      '127.0.0.1',
+      '::1',
+      'fd00::/8',
+      'loopback',
+    ]);
     for (const wrong of ['true', 'banana', '10.0.0.0/33', '1.2.3.4/8/9', ',']) {
       expect(() => loadConfig({ ...base, TRUST_PROXY: wrong }), wrong).toThrow(ConfigError);
       expect(() => loadConfig({ ...base, TRUST_PROXY: wrong }), wrong).toThrow(/TRUST_PROXY/);
@@ -132,7 +154,11 @@ describe('X-Forwarded-For and TRUST_PROXY (item 2)', () => {
           test.origin,
           'POST',
           '/api/auth/sign-in/email',
-          json(test, { email: `rotate-${attempt}@example.com`, password: 'wrong-password' }, { 'x-forwarded-for': `198.51.100.${attempt + 1}` }),
+          json(
+            test,
+            { email: `rotate-${attempt}@example.com`, password: 'wrong-password' },
+            { 'x-forwarded-for': `198.51.100.${attempt + 1}` },
+          ),
         );
         statuses.push(answer.status);
       }
@@ -145,21 +171,34 @@ describe('X-Forwarded-For and TRUST_PROXY (item 2)', () => {
   it.each([
     ['a hop count', '1'],
     ['the proxy network', '127.0.0.0/8'],
-  ])('set to %s: the address the proxy appended is the client, whatever the client wrote before it', async (_name, trust) => {
-    const test = await startApp({ TRUST_PROXY: trust }, tight);
-    try {
-      const attempt = (index: number, forwardedFor: string) =>
-        rawRequest(test.origin, 'POST', '/api/auth/sign-in/email', json(test, { email: `hop-${index}@example.com`, password: 'wrong-password' }, { 'x-forwarded-for': forwardedFor }));
-      const statuses: number[] = [];
-      // The client writes a new address each time; our proxy appends the real one.
-      for (let index = 0; index < 6; index += 1) statuses.push((await attempt(index, `10.9.8.${index}, 203.0.113.7`)).status);
-      expect(statuses).toEqual([401, 401, 401, 401, 401, 429]);
-      // Another client behind the same proxy has its own count.
-      expect((await attempt(7, '203.0.113.8')).status).toBe(401);
-    } finally {
-      await test.close();
-    }
-  });
+  ])(
+    'set to %s: the address the proxy appended is the client, whatever the client wrote before it',
+    async (_name, trust) => {
+      const test = await startApp({ TRUST_PROXY: trust }, tight);
+      try {
+        const attempt = (index: number, forwardedFor: string) =>
+          rawRequest(
+            test.origin,
+            'POST',
+            '/api/auth/sign-in/email',
+            json(
+              test,
+              { email: `hop-${index}@example.com`, password: 'wrong-password' },
+              { 'x-forwarded-for': forwardedFor },
+            ),
+          );
+        const statuses: number[] = [];
+        // The client writes a new address each time; our proxy appends the real one.
+        for (let index = 0; index < 6; index += 1)
+          statuses.push((await attempt(index, `10.9.8.${index}, 203.0.113.7`)).status);
+        expect(statuses).toEqual([401, 401, 401, 401, 401, 429]);
+        // Another client behind the same proxy has its own count.
+        expect((await attempt(7, '203.0.113.8')).status).toBe(401);
+      } finally {
+        await test.close();
+      }
+    },
+  );
 });
 
 describe('auth bodies: 400 with a clear message, the same limits on every path (item 9)', () => {
@@ -177,14 +216,22 @@ describe('auth bodies: 400 with a clear message, the same limits on every path (
     ['a null name', { name: null }, /^name: Name is required/],
     ['a NUL in the name', { name: 'a\u0000b' }, /^name: Name may not contain control characters/],
     ['a 41-character name', { name: 'n'.repeat(41) }, /^name: Name must be at most 40 characters long/],
-    ['a 5,000-character username', { username: 'u'.repeat(5000) }, /^username: Username must be at most 40 characters long/],
+    [
+      'a 5,000-character username',
+      { username: 'u'.repeat(5000) },
+      /^username: Username must be at most 40 characters long/,
+    ],
     ['a NUL in the username', { username: 'x\u0000' }, /^username: Username may not contain control characters/],
     ['a NUL in another field', { image: 'https://x.test/\u0000' }, /^image: image may not contain control characters/],
     ['a NUL in an unknown field', { other: 'a\u0000' }, /^other: may not contain NUL characters/],
   ])('update-user refuses %s', async (_case, body, message) => {
     const answer = await browser.post('/api/auth/update-user', body);
     expect(answer.statusCode).toBe(400);
-    expect(answer.json()).toMatchObject({ error: expect.stringMatching(message), message: expect.stringMatching(message), code: 'VALIDATION_ERROR' });
+    expect(answer.json()).toMatchObject({
+      error: expect.stringMatching(message),
+      message: expect.stringMatching(message),
+      code: 'VALIDATION_ERROR',
+    });
   });
 
   it('update-user still takes a valid name and username (trimmed)', async () => {
@@ -195,19 +242,36 @@ describe('auth bodies: 400 with a clear message, the same limits on every path (
   });
 
   it.each([
-    ['a 5,000-character username', { username: 'u'.repeat(5000) }, /^username: Username must be at most 40 characters long/],
+    [
+      'a 5,000-character username',
+      { username: 'u'.repeat(5000) },
+      /^username: Username must be at most 40 characters long/,
+    ],
     ['a 41-character name', { name: 'n'.repeat(41) }, /^name: Name must be at most 40 characters long/],
     ['an over-long e-mail', { email: `${'e'.repeat(250)}@example.com` }, /^email: Email is too long/],
-    ['a 129-character password', { password: 'p'.repeat(129) }, /^password: Password must be at most 128 characters long/],
+    [
+      'a 129-character password',
+      { password: 'p'.repeat(129) },
+      /^password: Password must be at most 128 characters long/,
+    ],
   ])('sign-up/email refuses %s like registration does', async (_case, override, message) => {
-    const body = { name: 'signer', email: `signer-${randomUUID()}@example.com`, password: 'secret-password', ...override };
+    const body = {
+      name: 'signer',
+      email: `signer-${randomUUID()}@example.com`,
+      password: 'secret-password',
+      ...override,
+    };
     const answer = await new Browser(test.app, test.config.publicUrl).post('/api/auth/sign-up/email', body);
     expect(answer.statusCode).toBe(400);
     expect(answer.json().error).toMatch(message);
   });
 
   it('answers a 900 KB name with 413 before Better Auth sees it', async () => {
-    const answer = await new Browser(test.app, test.config.publicUrl).post('/api/auth/sign-up/email', { name: 'n'.repeat(900_000), email: 'big@example.com', password: 'secret-password' });
+    const answer = await new Browser(test.app, test.config.publicUrl).post('/api/auth/sign-up/email', {
+      name: 'n'.repeat(900_000),
+      email: 'big@example.com',
+      password: 'secret-password',
+    });
     expect(answer.statusCode).toBe(413);
     expect(answer.json()).toMatchObject({ error: 'Request body is too large', message: 'Request body is too large' });
   });
@@ -216,15 +280,23 @@ describe('auth bodies: 400 with a clear message, the same limits on every path (
     const deep = `${'['.repeat(20_000)}${']'.repeat(20_000)}`;
     const headers = { origin: test.config.publicUrl, cookie: browser.cookieHeader, 'content-type': 'application/json' };
     // Within the auth body limit: refused for its depth.
-    const nested = await rawRequest(test.origin, 'POST', '/api/auth/update-user', { headers, body: `{"name":${'['.repeat(2_000)}${']'.repeat(2_000)}}` });
+    const nested = await rawRequest(test.origin, 'POST', '/api/auth/update-user', {
+      headers,
+      body: `{"name":${'['.repeat(2_000)}${']'.repeat(2_000)}}`,
+    });
     expect(nested.status).toBe(400);
-    expect(JSON.parse(nested.body)).toMatchObject({ error: 'The request body is not accepted: it is nested more than 32 levels deep.', code: 'BAD_REQUEST' });
+    expect(JSON.parse(nested.body)).toMatchObject({
+      error: 'The request body is not accepted: it is nested more than 32 levels deep.',
+      code: 'BAD_REQUEST',
+    });
     // The report's 20,000 levels: over the auth body limit.
     expect((await rawRequest(test.origin, 'POST', '/api/auth/update-user', { headers, body: deep })).status).toBe(413);
     // Any other JSON route (1 MiB limit): refused for its depth.
     const other = await rawRequest(test.origin, 'POST', '/api/subscriptions/create-checkout', { headers, body: deep });
     expect(other.status).toBe(400);
-    expect(JSON.parse(other.body).error).toBe('The request body is not accepted: it is nested more than 32 levels deep.');
+    expect(JSON.parse(other.body).error).toBe(
+      'The request body is not accepted: it is nested more than 32 levels deep.',
+    );
   });
 });
 
@@ -241,7 +313,10 @@ describe('the per-e-mail sign-in limit counts failures only (item 11)', () => {
     const { browser } = await signedInUser(test, 'often@example.com', 'right-password');
     for (let attempt = 0; attempt < 6; attempt += 1) {
       browser.forget();
-      expect((await browser.post('/api/auth/sign-in/email', { email: 'often@example.com', password: 'right-password' })).statusCode).toBe(200);
+      expect(
+        (await browser.post('/api/auth/sign-in/email', { email: 'often@example.com', password: 'right-password' }))
+          .statusCode,
+      ).toBe(200);
     }
   });
 
@@ -261,7 +336,14 @@ describe('the per-e-mail sign-in limit counts failures only (item 11)', () => {
     const visitor = new Browser(test.app, test.config.publicUrl);
     const statuses: number[] = [];
     for (let attempt = 0; attempt < 4; attempt += 1) {
-      statuses.push((await visitor.post('/api/auth/request-password-reset', { email: 'mailed@example.com', redirectTo: '/reset-password' })).statusCode);
+      statuses.push(
+        (
+          await visitor.post('/api/auth/request-password-reset', {
+            email: 'mailed@example.com',
+            redirectTo: '/reset-password',
+          })
+        ).statusCode,
+      );
     }
     expect(statuses).toEqual([200, 200, 200, 429]);
   });
@@ -278,20 +360,44 @@ describe("Better Auth's official client reads our answers (item 12)", () => {
   });
 
   it('gets code and message for a wrong password, a refused field and a 429', async () => {
-    const client = createAuthClient({ baseURL: test.origin, fetchOptions: { headers: { origin: test.config.publicUrl } } });
+    const client = createAuthClient({
+      baseURL: test.origin,
+      fetchOptions: { headers: { origin: test.config.publicUrl } },
+    });
     const wrong = await client.signIn.email({ email: 'client@example.com', password: 'wrong-password' });
-    expect(wrong.error).toMatchObject({ status: 401, code: 'INVALID_EMAIL_OR_PASSWORD', message: 'Invalid email or password' });
+    expect(wrong.error).toMatchObject({
+      status: 401,
+      code: 'INVALID_EMAIL_OR_PASSWORD',
+      message: 'Invalid email or password',
+    });
 
-    const refused = await client.signUp.email({ name: 'n'.repeat(41), email: 'new-client@example.com', password: 'secret-password' });
-    expect(refused.error).toMatchObject({ status: 400, code: 'VALIDATION_ERROR', message: 'name: Name must be at most 40 characters long' });
+    const refused = await client.signUp.email({
+      name: 'n'.repeat(41),
+      email: 'new-client@example.com',
+      password: 'secret-password',
+    });
+    expect(refused.error).toMatchObject({
+      status: 400,
+      code: 'VALIDATION_ERROR',
+      message: 'name: Name must be at most 40 characters long',
+    });
 
     await client.signIn.email({ email: 'client@example.com', password: 'wrong-password' });
     const limited = await client.signIn.email({ email: 'client@example.com', password: 'right-password' });
-    expect(limited.error).toMatchObject({ status: 429, code: 'TOO_MANY_REQUESTS', message: expect.stringMatching(/^Too many attempts\. Please wait \d+ seconds and try again\.$/) });
+    expect(limited.error).toMatchObject({
+      status: 429,
+      code: 'TOO_MANY_REQUESTS',
+      message: expect.stringMatching(/^Too many attempts\. Please wait \d+ seconds and try again\.$/),
+    });
   });
 
   it('keeps SPEC.md’s { success, error } on /api/auth/register', async () => {
-    const answer = await rawRequest(test.origin, 'POST', '/api/auth/register', json(test, { email: 'spec@example.com', password: 'secret1', username: 'u'.repeat(41) }));
+    const answer = await rawRequest(
+      test.origin,
+      'POST',
+      '/api/auth/register',
+      json(test, { email: 'spec@example.com', password: 'secret1', username: 'u'.repeat(41) }),
+    );
     expect(answer.status).toBe(400);
     expect(JSON.parse(answer.body)).toEqual({ error: 'username: Username must be at most 40 characters long' });
   });

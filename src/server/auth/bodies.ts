@@ -7,7 +7,13 @@
 // per-field text bound below.
 import { z } from 'zod';
 import { MIN_PASSWORD_LENGTH } from '../../shared/constants.ts';
-import { email, hasControlCharacter, PASSWORD_TOO_SHORT, username, USERNAME_MAX_LENGTH } from '../../shared/schemas/auth.ts';
+import {
+  email,
+  hasControlCharacter,
+  PASSWORD_TOO_SHORT,
+  username,
+  USERNAME_MAX_LENGTH,
+} from '../../shared/schemas/auth.ts';
 
 /** Longest text any other auth field (a token, a callback URL, an image URL) may hold. */
 export const AUTH_TEXT_MAX = 2048;
@@ -62,7 +68,11 @@ export const betterAuthBodies: Record<string, z.ZodType> = {
   '/request-password-reset': body({ email, redirectTo: text('redirectTo').optional() }),
   '/send-verification-email': body({ email, callbackURL: text('callbackURL').optional() }),
   '/verify-password': body({ password: currentPassword }),
-  '/delete-user': body({ password: currentPassword.optional(), token: text('token').optional(), callbackURL: text('callbackURL').optional() }),
+  '/delete-user': body({
+    password: currentPassword.optional(),
+    token: text('token').optional(),
+    callbackURL: text('callbackURL').optional(),
+  }),
   '/revoke-session': body({ token: text('token') }),
 };
 
@@ -88,7 +98,10 @@ function looseTextProblem(value: unknown): string | null {
 }
 
 /** Checks and normalises (trims) a body; returns the body to forward or the trader's message. */
-export function checkAuthBody(endpoint: string, value: unknown): { ok: true; body: unknown } | { ok: false; message: string } {
+export function checkAuthBody(
+  endpoint: string,
+  value: unknown,
+): { ok: true; body: unknown } | { ok: false; message: string } {
   const schema = betterAuthBodies[endpoint];
   const parsed = schema ? schema.safeParse(value ?? {}) : { success: true as const, data: value };
   if (parsed.success) {

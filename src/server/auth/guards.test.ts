@@ -75,7 +75,10 @@ describe('the dashboard gate with its cache', () => {
 
   it('stops access when the subscription period ends, even within the TTL', async () => {
     const { browser, userId } = await subscribedUser(test, 'gate-expiry@example.com');
-    await test.database.db.update(subscriptions).set({ currentPeriodEnd: new Date(Date.now() + 800) }).where(eq(subscriptions.userId, userId));
+    await test.database.db
+      .update(subscriptions)
+      .set({ currentPeriodEnd: new Date(Date.now() + 800) })
+      .where(eq(subscriptions.userId, userId));
     expect((await browser.get('/prompts')).statusCode).toBe(200);
     await new Promise((resolve) => setTimeout(resolve, 900));
     expect((await browser.get('/prompts')).statusCode).toBe(403);

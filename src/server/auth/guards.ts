@@ -35,7 +35,12 @@ export async function sessionUser(auth: Auth, request: FastifyRequest): Promise<
   const session = await auth.api.getSession({ headers: fromNodeHeaders(request.headers) });
   if (!session) return null;
   const { user } = session;
-  return { id: user.id, email: user.email, username: (user as { username?: string | null }).username ?? null, emailVerified: user.emailVerified };
+  return {
+    id: user.id,
+    email: user.email,
+    username: (user as { username?: string | null }).username ?? null,
+    emailVerified: user.emailVerified,
+  };
 }
 
 /** The subscription that decides access: the one with the latest period end. */
@@ -86,7 +91,11 @@ export interface AccessCache {
 /** How long a grant is reused; also how long an out-of-band revocation may take to bite. */
 export const ACCESS_CACHE_TTL_MS = 5_000;
 
-export function createAccessCache(ttlMs = ACCESS_CACHE_TTL_MS, maxEntries = 50_000, now: () => number = Date.now): AccessCache {
+export function createAccessCache(
+  ttlMs = ACCESS_CACHE_TTL_MS,
+  maxEntries = 50_000,
+  now: () => number = Date.now,
+): AccessCache {
   const entries = new Map<string, { user: SessionUser; until: number }>();
   const listeners = new Set<() => void>();
   return {
@@ -142,7 +151,9 @@ export function requireSubscription(auth: Auth, db: Database, cache?: AccessCach
     if (!subscriptionState(subscription).hasActiveSubscription) {
       throw new HttpError(403, 'An active subscription is required');
     }
-    const periodEnd = subscription?.current_period_end ? Date.parse(subscription.current_period_end) : Number.POSITIVE_INFINITY;
+    const periodEnd = subscription?.current_period_end
+      ? Date.parse(subscription.current_period_end)
+      : Number.POSITIVE_INFINITY;
     cache?.grant(cookie, request.user!, periodEnd);
   };
 }

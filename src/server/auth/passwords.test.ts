@@ -43,7 +43,10 @@ async function signInStatus(email: string, password: string) {
 
 /** Asks for a reset link and returns its token (the e-mailed link is /api/auth/reset-password/<token>?...). */
 async function resetToken(email: string): Promise<string> {
-  const ask = await newBrowser().post('/api/auth/request-password-reset', { email, redirectTo: `${test.config.publicUrl}/reset-password` });
+  const ask = await newBrowser().post('/api/auth/request-password-reset', {
+    email,
+    redirectTo: `${test.config.publicUrl}/reset-password`,
+  });
   expect(ask.statusCode).toBe(200);
   const [mail] = await latestOutboxMessages(test.database.db, email);
   expect(mail.subject).toBe('Reset your password');
@@ -68,11 +71,17 @@ describe('signed-in password change (/api/account/reset-password without a token
     expect(missing.statusCode).toBe(400);
     expect(missing.json()).toEqual({ error: 'Please enter your current password to choose a new one.' });
 
-    const wrong = await browser.post('/api/account/reset-password', { newPassword: 'second-password', currentPassword: 'not-my-password' });
+    const wrong = await browser.post('/api/account/reset-password', {
+      newPassword: 'second-password',
+      currentPassword: 'not-my-password',
+    });
     expect(wrong.statusCode).toBe(403);
     expect(wrong.json()).toEqual({ error: 'Your current password is incorrect.' });
 
-    const tooLong = await browser.post('/api/account/reset-password', { newPassword: 'second-password', currentPassword: 'x'.repeat(129) });
+    const tooLong = await browser.post('/api/account/reset-password', {
+      newPassword: 'second-password',
+      currentPassword: 'x'.repeat(129),
+    });
     expect(tooLong.statusCode).toBe(400);
     expect(tooLong.json().error).toMatch(/^currentPassword: /);
 
@@ -87,7 +96,10 @@ describe('signed-in password change (/api/account/reset-password without a token
     const token = await resetToken('keep@example.com');
     const copiedCookie = browser.cookieHeader;
 
-    const change = await browser.post('/api/account/reset-password', { newPassword: 'second-password', currentPassword: 'first-password' });
+    const change = await browser.post('/api/account/reset-password', {
+      newPassword: 'second-password',
+      currentPassword: 'first-password',
+    });
     expect(change.statusCode).toBe(200);
     expect(change.json()).toEqual({ success: true });
 
@@ -109,22 +121,37 @@ describe('guessing the current password with a session (a stolen cookie)', () =>
   it('gets 10 wrong guesses in 15 minutes over both change paths, then 429 even for the right one', async () => {
     const { browser } = await signedInUser(test, 'guess@example.com', 'first-password');
     for (let guess = 0; guess < 5; guess += 1) {
-      const ours = await browser.post('/api/account/reset-password', { newPassword: 'second-password', currentPassword: `guess-${guess}-password` });
+      const ours = await browser.post('/api/account/reset-password', {
+        newPassword: 'second-password',
+        currentPassword: `guess-${guess}-password`,
+      });
       expect(ours.statusCode).toBe(403);
-      const theirs = await browser.post('/api/auth/change-password', { newPassword: 'second-password', currentPassword: `other-${guess}-password` });
+      const theirs = await browser.post('/api/auth/change-password', {
+        newPassword: 'second-password',
+        currentPassword: `other-${guess}-password`,
+      });
       expect(theirs.statusCode).toBeGreaterThanOrEqual(400);
       expect(theirs.statusCode).toBeLessThan(429);
     }
-    const right = await browser.post('/api/auth/change-password', { newPassword: 'second-password', currentPassword: 'first-password' });
+    const right = await browser.post('/api/auth/change-password', {
+      newPassword: 'second-password',
+      currentPassword: 'first-password',
+    });
     expect(right.statusCode).toBe(429);
     expect(right.json().message).toMatch(/^Too many attempts\. Please wait \d+ minutes and try again\.$/);
-    const ours = await browser.post('/api/account/reset-password', { newPassword: 'second-password', currentPassword: 'first-password' });
+    const ours = await browser.post('/api/account/reset-password', {
+      newPassword: 'second-password',
+      currentPassword: 'first-password',
+    });
     expect(ours.statusCode).toBe(429);
     expect(await signInStatus('guess@example.com', 'second-password')).toBe(401);
 
     // The owner, signing in afresh on another device, is not locked out by the stolen cookie.
     const owner = await secondDevice('guess@example.com', 'first-password');
-    const change = await owner.post('/api/account/reset-password', { newPassword: 'second-password', currentPassword: 'first-password' });
+    const change = await owner.post('/api/account/reset-password', {
+      newPassword: 'second-password',
+      currentPassword: 'first-password',
+    });
     expect(change.statusCode).toBe(200);
     expect(await signedInEmail(browser)).toBeNull();
   });
@@ -139,11 +166,17 @@ describe('reset with an e-mailed token', () => {
     await signedInUser(test, 'bystander@example.com', 'bystander-password');
     const bystanders = await resetToken('bystander@example.com');
 
-    const reset = await newBrowser().post('/api/account/reset-password', { newPassword: 'second-password', token: newer });
+    const reset = await newBrowser().post('/api/account/reset-password', {
+      newPassword: 'second-password',
+      token: newer,
+    });
     expect(reset.statusCode).toBe(200);
     expect(await outstandingResetTokens(userId)).toEqual([]);
 
-    const stale = await newBrowser().post('/api/account/reset-password', { newPassword: 'third-password', token: older });
+    const stale = await newBrowser().post('/api/account/reset-password', {
+      newPassword: 'third-password',
+      token: older,
+    });
     expect(stale.statusCode).toBe(400);
     expect(stale.json()).toEqual({ error: 'This reset link is invalid or has expired. Please request a new one.' });
     expect(await signInStatus('two@example.com', 'second-password')).toBe(200);
@@ -152,7 +185,11 @@ describe('reset with an e-mailed token', () => {
 
   it('resets a not-yet-verified account, verifies its e-mail (the link proves the mailbox) and signs in', async () => {
     const browser = newBrowser();
-    const registered = await browser.post('/api/auth/register', { email: 'unverified@example.com', password: 'first-password', username: 'unv' });
+    const registered = await browser.post('/api/auth/register', {
+      email: 'unverified@example.com',
+      password: 'first-password',
+      username: 'unv',
+    });
     expect(registered.statusCode).toBe(200);
     const token = await resetToken('unverified@example.com');
 
@@ -160,7 +197,10 @@ describe('reset with an e-mailed token', () => {
     expect(reset.statusCode).toBe(200);
     expect(reset.json()).toEqual({ success: true });
     expect(await signedInEmail(browser)).toBe('unverified@example.com');
-    const [stored] = await test.database.db.select({ emailVerified: user.emailVerified }).from(user).where(eq(user.email, 'unverified@example.com'));
+    const [stored] = await test.database.db
+      .select({ emailVerified: user.emailVerified })
+      .from(user)
+      .where(eq(user.email, 'unverified@example.com'));
     expect(stored.emailVerified).toBe(true);
     expect(await signInStatus('unverified@example.com', 'first-password')).toBe(401);
     expect(await signInStatus('unverified@example.com', 'second-password')).toBe(200);
@@ -173,13 +213,18 @@ describe("Better Auth's own endpoints follow the same rules", () => {
     const other = await secondDevice('ba@example.com', 'first-password');
     const token = await resetToken('ba@example.com');
 
-    const change = await browser.post('/api/auth/change-password', { currentPassword: 'first-password', newPassword: 'second-password' });
+    const change = await browser.post('/api/auth/change-password', {
+      currentPassword: 'first-password',
+      newPassword: 'second-password',
+    });
     expect(change.statusCode).toBe(200);
 
     expect(await signedInEmail(browser)).toBe('ba@example.com');
     expect(await signedInEmail(other)).toBeNull();
     expect(await outstandingResetTokens(userId)).toEqual([]);
-    expect((await newBrowser().post('/api/auth/reset-password', { newPassword: 'attacker-password', token })).statusCode).toBe(400);
+    expect(
+      (await newBrowser().post('/api/auth/reset-password', { newPassword: 'attacker-password', token })).statusCode,
+    ).toBe(400);
     expect(await signInStatus('ba@example.com', 'second-password')).toBe(200);
   });
 
@@ -187,7 +232,10 @@ describe("Better Auth's own endpoints follow the same rules", () => {
     const { browser, userId } = await signedInUser(test, 'bawrong@example.com', 'first-password');
     const other = await secondDevice('bawrong@example.com', 'first-password');
     await resetToken('bawrong@example.com');
-    const change = await browser.post('/api/auth/change-password', { currentPassword: 'guess', newPassword: 'second-password' });
+    const change = await browser.post('/api/auth/change-password', {
+      currentPassword: 'guess',
+      newPassword: 'second-password',
+    });
     expect(change.statusCode).toBe(400);
     expect(await signedInEmail(other)).toBe('bawrong@example.com');
     expect(await outstandingResetTokens(userId)).toHaveLength(1);
@@ -203,7 +251,9 @@ describe("Better Auth's own endpoints follow the same rules", () => {
     expect(reset.statusCode).toBe(200);
     expect(await signedInEmail(other)).toBeNull();
     expect(await outstandingResetTokens(userId)).toEqual([]);
-    expect((await newBrowser().post('/api/auth/reset-password', { newPassword: 'third-password', token: older })).statusCode).toBe(400);
+    expect(
+      (await newBrowser().post('/api/auth/reset-password', { newPassword: 'third-password', token: older })).statusCode,
+    ).toBe(400);
     expect(await signInStatus('bareset@example.com', 'second-password')).toBe(200);
   });
 });

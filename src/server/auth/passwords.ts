@@ -26,7 +26,9 @@ export const CURRENT_PASSWORD_WRONG = 'Your current password is incorrect.';
 
 /** Deletes every outstanding reset link of a user (a link used already is gone). */
 export async function revokeResetLinks(db: Database, userId: string): Promise<void> {
-  await db.delete(verification).where(and(like(verification.identifier, RESET_IDENTIFIER_PATTERN), eq(verification.value, userId)));
+  await db
+    .delete(verification)
+    .where(and(like(verification.identifier, RESET_IDENTIFIER_PATTERN), eq(verification.value, userId)));
 }
 
 /**
@@ -39,7 +41,10 @@ export async function afterPasswordReset(db: Database, userId: string): Promise<
   // gives. Without this, the reset changed the password but the follow-up sign-in was refused
   // for an unverified e-mail. Nothing of an unproven account survives a reset: its password is
   // replaced and its sessions are gone (and e-mail + password is the only sign-in method).
-  await db.update(user).set({ emailVerified: true, updatedAt: new Date() }).where(and(eq(user.id, userId), eq(user.emailVerified, false)));
+  await db
+    .update(user)
+    .set({ emailVerified: true, updatedAt: new Date() })
+    .where(and(eq(user.id, userId), eq(user.emailVerified, false)));
 }
 
 const CHANGE_PASSWORD_PATH = '/change-password';
@@ -70,10 +75,19 @@ export function passwordChangeHooks(db: Database) {
  * current password and, through the hooks above, ends other sessions and reset links.
  * Returns the Set-Cookie values of the caller's fresh session.
  */
-export async function changeSignedInPassword(auth: Auth, headers: Headers, currentPassword: string | undefined, newPassword: string): Promise<string[]> {
+export async function changeSignedInPassword(
+  auth: Auth,
+  headers: Headers,
+  currentPassword: string | undefined,
+  newPassword: string,
+): Promise<string[]> {
   if (!currentPassword) throw new HttpError(400, CURRENT_PASSWORD_REQUIRED);
   try {
-    const result = await auth.api.changePassword({ body: { currentPassword, newPassword, revokeOtherSessions: true }, headers, returnHeaders: true });
+    const result = await auth.api.changePassword({
+      body: { currentPassword, newPassword, revokeOtherSessions: true },
+      headers,
+      returnHeaders: true,
+    });
     return result.headers.getSetCookie();
   } catch (error) {
     if (!(error instanceof APIError)) throw error;

@@ -33,7 +33,8 @@ describe.runIf(redisUrl)('auth rate limits in Redis', () => {
         payload: JSON.stringify({ email, password: 'wrong-password' }),
       });
     const statuses: number[] = [];
-    for (let index = 0; index < 10; index += 1) statuses.push((await attempt(index % 2 === 0 ? first : second)).statusCode);
+    for (let index = 0; index < 10; index += 1)
+      statuses.push((await attempt(index % 2 === 0 ? first : second)).statusCode);
     expect(statuses.every((status) => status === 401)).toBe(true);
 
     const blockedOnFirst = await attempt(first);
@@ -64,7 +65,9 @@ describe.runIf(redisUrl)('auth rate-limit keys in Redis', () => {
     const settle = await limiter.attempt(attemptFrom('203.0.113.9', ' Key@Example.com '), reply, 'sign-in');
     await limiter.attempt(attemptFrom('203.0.113.9', 'mail@example.com'), reply, 'email');
     const signInKey = `${prefix}auth:sign-in:${emailHash('key@example.com')}`;
-    expect((await redis.keys(`${prefix}*`)).sort()).toEqual([`${prefix}auth:email:${emailHash('mail@example.com')}`, `${prefix}auth:ip:203.0.113.9`, signInKey].sort());
+    expect((await redis.keys(`${prefix}*`)).sort()).toEqual(
+      [`${prefix}auth:email:${emailHash('mail@example.com')}`, `${prefix}auth:ip:203.0.113.9`, signInKey].sort(),
+    );
     expect(await redis.get(`${prefix}auth:ip:203.0.113.9`)).toBe('2');
     const ipTtl = await redis.pttl(`${prefix}auth:ip:203.0.113.9`);
     expect(ipTtl).toBeGreaterThan(50_000);

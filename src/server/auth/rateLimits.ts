@@ -59,7 +59,10 @@ export function clientKey(ip: string): string {
   const [head, tail] = address.split('::');
   const headGroups = head ? head.split(':') : [];
   const tailGroups = tail === undefined ? [] : tail ? tail.split(':') : [];
-  const groups = tail === undefined ? headGroups : [...headGroups, ...Array<string>(8 - headGroups.length - tailGroups.length).fill('0'), ...tailGroups];
+  const groups =
+    tail === undefined
+      ? headGroups
+      : [...headGroups, ...Array<string>(8 - headGroups.length - tailGroups.length).fill('0'), ...tailGroups];
   return `${groups
     .slice(0, 4)
     .map((group) => Number.parseInt(group || '0', 16).toString(16))
@@ -76,7 +79,11 @@ export interface AuthRateLimiter {
   preHandler(kind: LimitKind): preHandlerAsyncHookHandler;
 }
 
-export function authRateLimiter(policy: AuthRateLimitPolicy, redis: Redis | undefined, keyPrefix = DEFAULT_KEY_PREFIX): AuthRateLimiter {
+export function authRateLimiter(
+  policy: AuthRateLimitPolicy,
+  redis: Redis | undefined,
+  keyPrefix = DEFAULT_KEY_PREFIX,
+): AuthRateLimiter {
   const store = counterStore(redis);
   const key = (counter: string, id: string) => `${keyPrefix}auth:${counter}:${id}`;
 

@@ -89,7 +89,12 @@ function statusCode(status: number): string {
 }
 
 /** Calls Better Auth's fetch-style handler with the (checked) body. */
-async function callBetterAuth(auth: Auth, publicUrl: string, request: FastifyRequest, body: unknown): Promise<Response> {
+async function callBetterAuth(
+  auth: Auth,
+  publicUrl: string,
+  request: FastifyRequest,
+  body: unknown,
+): Promise<Response> {
   const url = new URL(request.url, publicUrl);
   const hasBody = request.method !== 'GET' && request.method !== 'HEAD' && body !== undefined;
   return auth.handler(
@@ -121,7 +126,12 @@ async function sendBetterAuthAnswer(response: Response, reply: FastifyReply) {
     } catch {
       // not JSON (the router's bare 404): the status says it all
     }
-    const message = typeof parsed.message === 'string' && parsed.message ? parsed.message : typeof parsed.error === 'string' && parsed.error ? parsed.error : response.statusText || 'Request failed';
+    const message =
+      typeof parsed.message === 'string' && parsed.message
+        ? parsed.message
+        : typeof parsed.error === 'string' && parsed.error
+          ? parsed.error
+          : response.statusText || 'Request failed';
     const code = typeof parsed.code === 'string' ? parsed.code : statusCode(response.status);
     return reply.type('application/json').send({ ...parsed, message, code, error: message });
   }
@@ -162,7 +172,8 @@ export async function authRoutes(app: FastifyInstance, options: AuthRoutesOption
     });
 
     async function handle(request: FastifyRequest, reply: FastifyReply, endpoint: string) {
-      const checked = request.method === 'POST' ? checkAuthBody(endpoint, request.body) : { ok: true as const, body: undefined };
+      const checked =
+        request.method === 'POST' ? checkAuthBody(endpoint, request.body) : { ok: true as const, body: undefined };
       if (!checked.ok) throw new AuthError(400, checked.message, 'VALIDATION_ERROR');
       const kind = request.method === 'POST' ? LIMITED_AUTH_ENDPOINTS[endpoint] : undefined;
       const settle = kind ? await limiter.attempt(request, reply, kind) : undefined;
@@ -177,30 +188,37 @@ export async function authRoutes(app: FastifyInstance, options: AuthRoutesOption
     scope.route({
       method: ['GET', 'POST'],
       url: `${BASE_PATH}/*`,
-      handler: (request, reply) => handle(request, reply, looseEndpoint(request.url.split(/[?#]/)[0].slice(BASE_PATH.length))),
+      handler: (request, reply) =>
+        handle(request, reply, looseEndpoint(request.url.split(/[?#]/)[0].slice(BASE_PATH.length))),
     });
   });
 
-  routes.post('/api/auth/register', { preHandler: limiter.preHandler('email'), schema: { body: registerRequest } }, async (request, reply) => {
-    const { email, password, username } = request.body;
-    try {
-      const result = await auth.api.signUpEmail({
-        body: { email, password, name: username, username, callbackURL: '/' },
-        headers: fromNodeHeaders(request.headers),
-      });
-      return reply.send({
-        success: true,
-        error: null,
-        user: { id: result.user.id, email: result.user.email, username },
-        // E-mail verification is required, so sign-up never opens a session by itself.
-        session: null,
-      });
-    } catch (error) {
-      const known = providerMessage(error);
-      if (!known) throw error;
-      return reply.code(known.status).send({ success: false, error: known.message || 'Failed to sign up', user: null });
-    }
-  });
+  routes.post(
+    '/api/auth/register',
+    { preHandler: limiter.preHandler('email'), schema: { body: registerRequest } },
+    async (request, reply) => {
+      const { email, password, username } = request.body;
+      try {
+        const result = await auth.api.signUpEmail({
+          body: { email, password, name: username, username, callbackURL: '/' },
+          headers: fromNodeHeaders(request.headers),
+        });
+        return reply.send({
+          success: true,
+          error: null,
+          user: { id: result.user.id, email: result.user.email, username },
+          // E-mail verification is required, so sign-up never opens a session by itself.
+          session: null,
+        });
+      } catch (error) {
+        const known = providerMessage(error);
+        if (!known) throw error;
+        return reply
+          .code(known.status)
+          .send({ success: false, error: known.message || 'Failed to sign up', user: null });
+      }
+    },
+  );
 
   routes.get('/api/me', async (request) => {
     const current = await sessionUser(auth, request);
@@ -211,52 +229,59 @@ export async function authRoutes(app: FastifyInstance, options: AuthRoutesOption
     };
   });
 
-  routes.get('/api/account/reset-token', { schema: { querystring: z.object({ token: z.string().min(1).max(200) }) } }, async (request) => {
-    const row = await findResetToken(db, request.query.token);
-    return { valid: row !== null };
-  });
-
-  routes.post(
-    '/api/account/reset-password',
-    { schema: { body: resetPasswordRequest } },
-    async (request, reply) => {
-      const { newPassword, currentPassword, token } = request.body;
-      // A signed-in change checks the current password: its failures count per session.
-      const settle = await limiter.attempt(request, reply, token ? 'ip' : 'password');
-      if (token) {
-        const row = await findResetToken(db, token);
-        if (!row) throw new HttpError(400, 'This reset link is invalid or has expired. Please request a new one.');
-        const [account] = await db.select({ email: user.email }).from(user).where(eq(user.id, row.value));
-        try {
-          await auth.api.resetPassword({ body: { newPassword, token } });
-        } catch (error) {
-          const known = providerMessage(error);
-          if (!known) throw error;
-          throw new HttpError(known.status, known.message);
-        }
-        // Every old session was revoked; open a fresh one so the trader continues signed in.
-        if (account) {
-          const signIn = await auth.api.signInEmail({ body: { email: account.email, password: newPassword }, returnHeaders: true });
-          const cookies = signIn.headers.getSetCookie();
-          if (cookies.length > 0) reply.header('set-cookie', cookies);
-        }
-        return { success: true };
-      }
-
-      const current = await sessionUser(auth, request);
-      if (!current) throw new HttpError(401, 'Your reset link is missing or has expired. Please request a new one.');
-      // Current password required; other sessions and reset links end (auth/passwords.ts).
-      const cookies = await changeSignedInPassword(auth, fromNodeHeaders(request.headers), currentPassword, newPassword);
-      await settle(200);
-      if (cookies.length > 0) reply.header('set-cookie', cookies);
-      return { success: true };
+  routes.get(
+    '/api/account/reset-token',
+    { schema: { querystring: z.object({ token: z.string().min(1).max(200) }) } },
+    async (request) => {
+      const row = await findResetToken(db, request.query.token);
+      return { valid: row !== null };
     },
   );
 
+  routes.post('/api/account/reset-password', { schema: { body: resetPasswordRequest } }, async (request, reply) => {
+    const { newPassword, currentPassword, token } = request.body;
+    // A signed-in change checks the current password: its failures count per session.
+    const settle = await limiter.attempt(request, reply, token ? 'ip' : 'password');
+    if (token) {
+      const row = await findResetToken(db, token);
+      if (!row) throw new HttpError(400, 'This reset link is invalid or has expired. Please request a new one.');
+      const [account] = await db.select({ email: user.email }).from(user).where(eq(user.id, row.value));
+      try {
+        await auth.api.resetPassword({ body: { newPassword, token } });
+      } catch (error) {
+        const known = providerMessage(error);
+        if (!known) throw error;
+        throw new HttpError(known.status, known.message);
+      }
+      // Every old session was revoked; open a fresh one so the trader continues signed in.
+      if (account) {
+        const signIn = await auth.api.signInEmail({
+          body: { email: account.email, password: newPassword },
+          returnHeaders: true,
+        });
+        const cookies = signIn.headers.getSetCookie();
+        if (cookies.length > 0) reply.header('set-cookie', cookies);
+      }
+      return { success: true };
+    }
+
+    const current = await sessionUser(auth, request);
+    if (!current) throw new HttpError(401, 'Your reset link is missing or has expired. Please request a new one.');
+    // Current password required; other sessions and reset links end (auth/passwords.ts).
+    const cookies = await changeSignedInPassword(auth, fromNodeHeaders(request.headers), currentPassword, newPassword);
+    await settle(200);
+    if (cookies.length > 0) reply.header('set-cookie', cookies);
+    return { success: true };
+  });
+
   if (options.exposeOutbox && options.mailer.kind === 'outbox') {
-    routes.get('/api/test/outbox', { schema: { querystring: z.object({ to: z.string().optional() }) } }, async (request) => ({
-      messages: await latestOutboxMessages(db, request.query.to),
-    }));
+    routes.get(
+      '/api/test/outbox',
+      { schema: { querystring: z.object({ to: z.string().optional() }) } },
+      async (request) => ({
+        messages: await latestOutboxMessages(db, request.query.to),
+      }),
+    );
   }
 }
 

@@ -27,7 +27,14 @@ describe('plans', () => {
   it('lists the three plans from the database in price order, in cents', async () => {
     const response = await new Browser(test.app, test.config.publicUrl).get('/api/plans');
     const { plans } = response.json();
-    expect(plans.map((plan: { priceId: string; unitAmount: number; popular: boolean; interval: string }) => [plan.priceId, plan.unitAmount, plan.popular, plan.interval])).toEqual([
+    expect(
+      plans.map((plan: { priceId: string; unitAmount: number; popular: boolean; interval: string }) => [
+        plan.priceId,
+        plan.unitAmount,
+        plan.popular,
+        plan.interval,
+      ]),
+    ).toEqual([
       ['live-test', 50, false, 'one_time'],
       ['three-day', 299, false, 'one_time'],
       ['monthly', 2999, true, 'month'],
@@ -38,12 +45,18 @@ describe('plans', () => {
 
 describe('checkout', () => {
   it('refuses a visitor, a foreign userId and an unknown price', async () => {
-    const visitor = await new Browser(test.app, test.config.publicUrl).post('/api/subscriptions/create-checkout', { priceId: 'monthly', userId: 'x' });
+    const visitor = await new Browser(test.app, test.config.publicUrl).post('/api/subscriptions/create-checkout', {
+      priceId: 'monthly',
+      userId: 'x',
+    });
     expect(visitor.statusCode).toBe(401);
     expect(visitor.json()).toEqual({ error: 'Please log in first' });
 
     const { browser, userId } = await signedInUser(test, 'buyer@example.com');
-    const foreign = await browser.post('/api/subscriptions/create-checkout', { priceId: 'monthly', userId: 'someone-else' });
+    const foreign = await browser.post('/api/subscriptions/create-checkout', {
+      priceId: 'monthly',
+      userId: 'someone-else',
+    });
     expect(foreign.statusCode).toBe(403);
     expect(foreign.json()).toEqual({ success: false, error: 'You can only start a checkout for your own account' });
 
@@ -85,15 +98,24 @@ describe('checkout', () => {
     expect(response.body).toContain('Your card was declined.');
     expect(response.body).toContain('TEST MODE');
     expect(await test.database.db.select().from(subscriptions)).toEqual([]);
-    expect((await browser.get(`/api/subscriptions/confirm?session_id=${sessionId}`)).json()).toEqual({ success: true, status: 'open' });
+    expect((await browser.get(`/api/subscriptions/confirm?session_id=${sessionId}`)).json()).toEqual({
+      success: true,
+      status: 'open',
+    });
   });
 
   it("does not show or pay another user's checkout session", async () => {
     const owner = await signedInUser(test, 'owner@example.com');
-    const checkout = (await owner.browser.post('/api/subscriptions/create-checkout', { priceId: 'monthly', userId: owner.userId })).json();
+    const checkout = (
+      await owner.browser.post('/api/subscriptions/create-checkout', { priceId: 'monthly', userId: owner.userId })
+    ).json();
     const thief = await signedInUser(test, 'thief@example.com');
     expect((await thief.browser.get(`/checkout/test/${checkout.sessionId}`)).statusCode).toBe(404);
-    const paid = await thief.browser.submitForm(`/checkout/test/${checkout.sessionId}`, { card: '4242424242424242', expiry: '12/39', cvc: '123' });
+    const paid = await thief.browser.submitForm(`/checkout/test/${checkout.sessionId}`, {
+      card: '4242424242424242',
+      expiry: '12/39',
+      cvc: '123',
+    });
     expect(paid.statusCode).toBe(404);
     expect(await test.database.db.select().from(subscriptions)).toEqual([]);
   });
@@ -105,13 +127,20 @@ describe('cancel and validate', () => {
     const subscriptionId = (await browser.get('/api/me')).json().subscription.id;
 
     const other = await signedInUser(test, 'other@example.com');
-    expect((await other.browser.post(`/api/subscriptions/${subscriptionId}/cancel`, {})).json()).toEqual({ success: false, error: 'Subscription not found' });
+    expect((await other.browser.post(`/api/subscriptions/${subscriptionId}/cancel`, {})).json()).toEqual({
+      success: false,
+      error: 'Subscription not found',
+    });
 
     const cancel = await browser.post(`/api/subscriptions/${subscriptionId}/cancel`, {});
     expect(cancel.statusCode).toBe(200);
     expect(cancel.json().subscription).toMatchObject({ cancel_at_period_end: true, active: true, status: 'active' });
     const validate = await browser.get(`/api/subscriptions/validate/${subscriptionId}`);
-    expect(validate.json()).toMatchObject({ success: true, error: null, subscription: { id: subscriptionId, active: true, expired: false } });
+    expect(validate.json()).toMatchObject({
+      success: true,
+      error: null,
+      subscription: { id: subscriptionId, active: true, expired: false },
+    });
   });
 
   it('explains that a one-time plan has nothing to cancel', async () => {
@@ -141,7 +170,10 @@ describe('dashboard API gate', () => {
 
     // An out-of-band change (another instance's webhook, an operator's revoke) reaches a
     // cached grant of the dashboard gate within its TTL.
-    await test.database.db.update(subscriptions).set({ currentPeriodEnd: new Date(Date.now() - 1000) }).where(eq(subscriptions.userId, userId));
+    await test.database.db
+      .update(subscriptions)
+      .set({ currentPeriodEnd: new Date(Date.now() - 1000) })
+      .where(eq(subscriptions.userId, userId));
     await new Promise((resolve) => setTimeout(resolve, ACCESS_CACHE_TTL_MS + 100));
     expect((await browser.get('/api/watchlists/chart')).statusCode).toBe(403);
   });
@@ -163,10 +195,18 @@ describe('pure billing rules', () => {
   it('checks test cards like a card form', () => {
     const now = new Date('2026-06-01T00:00:00Z');
     expect(cardProblem({ number: '4242 4242 4242 4242', expiry: '12/30', cvc: '123' }, now)).toBeNull();
-    expect(cardProblem({ number: '4242 4242 4242 4241', expiry: '12/30', cvc: '123' }, now)).toBe('Your card number is invalid.');
-    expect(cardProblem({ number: '4242424242424242', expiry: '05/26', cvc: '123' }, now)).toBe("Your card's expiration date is in the past.");
+    expect(cardProblem({ number: '4242 4242 4242 4241', expiry: '12/30', cvc: '123' }, now)).toBe(
+      'Your card number is invalid.',
+    );
+    expect(cardProblem({ number: '4242424242424242', expiry: '05/26', cvc: '123' }, now)).toBe(
+      "Your card's expiration date is in the past.",
+    );
     expect(cardProblem({ number: '4242424242424242', expiry: '13/30', cvc: '123' }, now)).toMatch(/invalid/);
-    expect(cardProblem({ number: '4242424242424242', expiry: '12/30', cvc: '1' }, now)).toBe("Your card's security code is invalid.");
-    expect(cardProblem({ number: '4000 0000 0000 0002', expiry: '12/30', cvc: '123' }, now)).toMatch(/^Your card was declined\./);
+    expect(cardProblem({ number: '4242424242424242', expiry: '12/30', cvc: '1' }, now)).toBe(
+      "Your card's security code is invalid.",
+    );
+    expect(cardProblem({ number: '4000 0000 0000 0002', expiry: '12/30', cvc: '123' }, now)).toMatch(
+      /^Your card was declined\./,
+    );
   });
 });

@@ -62,7 +62,12 @@ export function periodEndFor(price: { interval: string; accessDays: number | nul
 export async function fulfilCheckoutSession(
   db: Database,
   sessionId: string,
-  details: { providerSubscriptionId?: string; providerCustomerId?: string | null; currentPeriodEnd?: Date; paidAt?: Date } = {},
+  details: {
+    providerSubscriptionId?: string;
+    providerCustomerId?: string | null;
+    currentPeriodEnd?: Date;
+    paidAt?: Date;
+  } = {},
 ): Promise<string | null> {
   const [session] = await db.select().from(checkoutSessions).where(eq(checkoutSessions.id, sessionId));
   if (!session) return null;

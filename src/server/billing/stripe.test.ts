@@ -31,7 +31,13 @@ beforeAll(async () => {
     STRIPE_PUBLISHABLE_KEY: 'pk_test_x',
     STRIPE_PRICE_MONTHLY: 'price_monthly_configured',
   });
-  const app = await buildApp({ config, database, webRoot: null, logger: false, stripeApi: { host: '127.0.0.1', port: fake.port, protocol: 'http' } });
+  const app = await buildApp({
+    config,
+    database,
+    webRoot: null,
+    logger: false,
+    stripeApi: { host: '127.0.0.1', port: fake.port, protocol: 'http' },
+  });
   await app.ready();
   test = {
     app,
@@ -53,9 +59,19 @@ beforeEach(async () => {
 });
 
 async function checkout(browser: Browser, userId: string, priceId: string) {
-  const response = await browser.post('/api/subscriptions/create-checkout', { priceId, userId, email: 'typed-in@example.com' });
+  const response = await browser.post('/api/subscriptions/create-checkout', {
+    priceId,
+    userId,
+    email: 'typed-in@example.com',
+  });
   expect(response.statusCode).toBe(200);
-  return response.json() as { success: boolean; sessionId: string; url: string; provider: string; publishableKey: string };
+  return response.json() as {
+    success: boolean;
+    sessionId: string;
+    url: string;
+    provider: string;
+    publishableKey: string;
+  };
 }
 
 function deliver(event: SignedEvent) {
@@ -95,7 +111,12 @@ describe('Stripe checkout', () => {
   it('uses payment mode with our own amount for one-time plans and subscription mode for Monthly', async () => {
     const { browser, userId } = await signedInUser(test, 'modes@example.com');
     const oneTime = await checkout(browser, userId, 'three-day');
-    expect(oneTime).toMatchObject({ success: true, provider: 'stripe', publishableKey: 'pk_test_x', sessionId: expect.stringMatching(/^cs_test_/) });
+    expect(oneTime).toMatchObject({
+      success: true,
+      provider: 'stripe',
+      publishableKey: 'pk_test_x',
+      sessionId: expect.stringMatching(/^cs_test_/),
+    });
     expect(oneTime.url).toBe(`https://checkout.stripe.com/c/pay/${oneTime.sessionId}`);
     expect(fake.createdSessions.at(-1)).toEqual({
       mode: 'payment',
@@ -112,8 +133,17 @@ describe('Stripe checkout', () => {
       'payment_intent_data[metadata][userId]': userId,
       'payment_intent_data[metadata][priceId]': 'three-day',
     });
-    const [stored] = await test.database.db.select().from(checkoutSessions).where(eq(checkoutSessions.id, oneTime.sessionId));
-    expect(stored).toMatchObject({ userId, priceId: 'three-day', provider: 'stripe', status: 'open', url: oneTime.url });
+    const [stored] = await test.database.db
+      .select()
+      .from(checkoutSessions)
+      .where(eq(checkoutSessions.id, oneTime.sessionId));
+    expect(stored).toMatchObject({
+      userId,
+      priceId: 'three-day',
+      provider: 'stripe',
+      status: 'open',
+      url: oneTime.url,
+    });
 
     await checkout(browser, userId, 'monthly');
     expect(fake.createdSessions.at(-1)).toMatchObject({
@@ -129,7 +159,11 @@ describe('Stripe checkout', () => {
   it('builds a monthly recurring price from our own row when no Stripe price id is configured', async () => {
     const { userId } = await signedInUser(test, 'inline@example.com');
     const [monthly] = await test.database.db.select().from(prices).where(eq(prices.id, 'monthly'));
-    const provider = createStripeProvider(test.database.db, test.config, { host: '127.0.0.1', port: fake.port, protocol: 'http' });
+    const provider = createStripeProvider(test.database.db, test.config, {
+      host: '127.0.0.1',
+      port: fake.port,
+      protocol: 'http',
+    });
     await provider.createCheckout({
       price: { ...monthly, providerPriceId: null },
       user: { id: userId, email: 'inline@example.com' },
@@ -157,7 +191,12 @@ describe('Stripe webhooks', () => {
     }
     const stored = await rows(userId);
     expect(stored).toHaveLength(1);
-    expect(stored[0]).toMatchObject({ status: 'active', provider: 'stripe', priceId: 'three-day', providerSubscriptionId: sessionId });
+    expect(stored[0]).toMatchObject({
+      status: 'active',
+      provider: 'stripe',
+      priceId: 'three-day',
+      providerSubscriptionId: sessionId,
+    });
     const days = (stored[0].currentPeriodEnd!.getTime() - Date.now()) / 86_400_000;
     expect(days).toBeGreaterThan(2.99);
     expect(days).toBeLessThanOrEqual(3);
@@ -173,7 +212,9 @@ describe('Stripe webhooks', () => {
     expect(responses.map((response) => response.statusCode)).toEqual(Array(10).fill(200));
     expect(await rows(userId)).toHaveLength(1);
     expect(await handledEvents(completed.id)).toBe(1);
-    const sessionReads = fake.requests.slice(before).filter((request) => request.path === `/v1/checkout/sessions/${sessionId}`);
+    const sessionReads = fake.requests
+      .slice(before)
+      .filter((request) => request.path === `/v1/checkout/sessions/${sessionId}`);
     expect(sessionReads).toHaveLength(1);
   });
 
@@ -181,7 +222,9 @@ describe('Stripe webhooks', () => {
     const { browser, userId, subscriptionId } = await paidMonthly('order@example.com');
     const created = event('customer.subscription.created', { ...fake.subscription(subscriptionId) });
     const end = Math.floor(Date.now() / 1000) + 60;
-    const deleted = event('customer.subscription.deleted', { ...fake.updateSubscription(subscriptionId, { status: 'canceled', current_period_end: end }) });
+    const deleted = event('customer.subscription.deleted', {
+      ...fake.updateSubscription(subscriptionId, { status: 'canceled', current_period_end: end }),
+    });
 
     expect((await deliver(deleted)).statusCode).toBe(200);
     expect((await deliver(created)).statusCode).toBe(200);
@@ -194,9 +237,17 @@ describe('Stripe webhooks', () => {
   it('ignores what a stale "updated" payload says and stores what Stripe says now', async () => {
     const { userId, session, subscriptionId } = await paidMonthly('stale@example.com');
     await deliver(event('checkout.session.completed', session));
-    const staleActive = event('customer.subscription.updated', { ...fake.subscription(subscriptionId), status: 'active', cancel_at_period_end: false });
+    const staleActive = event('customer.subscription.updated', {
+      ...fake.subscription(subscriptionId),
+      status: 'active',
+      cancel_at_period_end: false,
+    });
     const renewedEnd = Math.floor(Date.now() / 1000) + 40 * 86_400;
-    fake.updateSubscription(subscriptionId, { status: 'past_due', cancel_at_period_end: true, current_period_end: renewedEnd });
+    fake.updateSubscription(subscriptionId, {
+      status: 'past_due',
+      cancel_at_period_end: true,
+      current_period_end: renewedEnd,
+    });
     await deliver(event('customer.subscription.updated', fake.subscription(subscriptionId)));
     await deliver(staleActive);
     const [row] = await rows(userId);
@@ -207,7 +258,10 @@ describe('Stripe webhooks', () => {
   it('reads the period end from the subscription items on newer API shapes', async () => {
     const { userId, session, subscriptionId } = await paidMonthly('items@example.com');
     const end = Math.floor(Date.now() / 1000) + 10 * 86_400;
-    fake.updateSubscription(subscriptionId, { current_period_end: undefined, items: { object: 'list', data: [{ id: 'si_1', current_period_end: end }] } });
+    fake.updateSubscription(subscriptionId, {
+      current_period_end: undefined,
+      items: { object: 'list', data: [{ id: 'si_1', current_period_end: end }] },
+    });
     await deliver(event('checkout.session.completed', session));
     expect((await rows(userId))[0].currentPeriodEnd?.getTime()).toBe(end * 1000);
   });
@@ -220,7 +274,9 @@ describe('Stripe webhooks', () => {
     fake.updateSubscription(subscriptionId, { status: 'past_due' });
     const failed = fake.createInvoice(subscriptionId, { status: 'open' });
     // The payload names another subscription; the invoice is re-read, so that is never used.
-    expect((await deliver(event('invoice.payment_failed', { ...failed, subscription: 'sub_not_this_one' }))).statusCode).toBe(200);
+    expect(
+      (await deliver(event('invoice.payment_failed', { ...failed, subscription: 'sub_not_this_one' }))).statusCode,
+    ).toBe(200);
     expect((await rows(userId))[0].status).toBe('past_due');
     expect((await browser.get('/api/watchlists/chart')).statusCode).toBe(403);
 
@@ -274,10 +330,18 @@ describe('Stripe webhooks', () => {
     expect(bad.json()).toEqual({ error: 'Invalid Stripe signature' });
 
     const genuine = event('checkout.session.completed', session);
-    const tampered = await deliver({ ...genuine, payload: genuine.payload.replace('"livemode":false', '"livemode":true') });
+    const tampered = await deliver({
+      ...genuine,
+      payload: genuine.payload.replace('"livemode":false', '"livemode":true'),
+    });
     expect(tampered.statusCode).toBe(400);
 
-    const unsigned = await test.app.inject({ method: 'POST', url: '/api/webhooks/stripe', headers: { 'content-type': 'application/json' }, payload: genuine.payload });
+    const unsigned = await test.app.inject({
+      method: 'POST',
+      url: '/api/webhooks/stripe',
+      headers: { 'content-type': 'application/json' },
+      payload: genuine.payload,
+    });
     expect(unsigned.statusCode).toBe(400);
     expect(unsigned.json()).toEqual({ error: 'Missing Stripe signature' });
 
@@ -308,23 +372,39 @@ describe('the /success re-check and cancel', () => {
   it('fulfils a paid session before any webhook, idempotently with the webhook later', async () => {
     const { browser, userId } = await signedInUser(test, 'early@example.com');
     const { sessionId } = await checkout(browser, userId, 'monthly');
-    expect((await browser.get(`/api/subscriptions/confirm?session_id=${sessionId}`)).json()).toEqual({ success: true, status: 'open' });
+    expect((await browser.get(`/api/subscriptions/confirm?session_id=${sessionId}`)).json()).toEqual({
+      success: true,
+      status: 'open',
+    });
     expect((await browser.get('/api/watchlists/chart')).statusCode).toBe(403);
 
     const session = fake.completeSession(sessionId);
     // One failed request is absorbed by the client's retry.
     fake.failNext(1);
-    expect((await browser.get(`/api/subscriptions/confirm?session_id=${sessionId}`)).json()).toEqual({ success: true, status: 'paid' });
+    expect((await browser.get(`/api/subscriptions/confirm?session_id=${sessionId}`)).json()).toEqual({
+      success: true,
+      status: 'paid',
+    });
     expect((await browser.get('/api/watchlists/chart')).statusCode).toBe(200);
-    const [paidSession] = await test.database.db.select().from(checkoutSessions).where(eq(checkoutSessions.id, sessionId));
+    const [paidSession] = await test.database.db
+      .select()
+      .from(checkoutSessions)
+      .where(eq(checkoutSessions.id, sessionId));
     expect(paidSession.status).toBe('paid');
 
     await deliver(event('checkout.session.completed', session));
     await deliver(event('customer.subscription.created', fake.subscription(session.subscription as string)));
     const stored = await rows(userId);
     expect(stored).toHaveLength(1);
-    expect(stored[0]).toMatchObject({ status: 'active', providerSubscriptionId: session.subscription, providerCustomerId: session.customer });
-    const [again] = await test.database.db.select().from(checkoutSessions).where(and(eq(checkoutSessions.id, sessionId), eq(checkoutSessions.status, 'paid')));
+    expect(stored[0]).toMatchObject({
+      status: 'active',
+      providerSubscriptionId: session.subscription,
+      providerCustomerId: session.customer,
+    });
+    const [again] = await test.database.db
+      .select()
+      .from(checkoutSessions)
+      .where(and(eq(checkoutSessions.id, sessionId), eq(checkoutSessions.status, 'paid')));
     expect(again.paidAt).toEqual(paidSession.paidAt);
   });
 
@@ -336,22 +416,21 @@ describe('the /success re-check and cancel', () => {
     expect(cancel.statusCode).toBe(200);
     expect(cancel.json().subscription).toMatchObject({ cancel_at_period_end: true, active: true, status: 'active' });
     expect(fake.subscription(subscriptionId).cancel_at_period_end).toBe(true);
-    expect(fake.requests.at(-1)).toMatchObject({ method: 'POST', path: `/v1/subscriptions/${subscriptionId}`, form: { cancel_at_period_end: 'true' } });
+    expect(fake.requests.at(-1)).toMatchObject({
+      method: 'POST',
+      path: `/v1/subscriptions/${subscriptionId}`,
+      form: { cancel_at_period_end: 'true' },
+    });
     expect((await browser.get('/api/watchlists/chart')).statusCode).toBe(200);
   });
 });
 
 describe('mapStripeStatus', () => {
   it('gives access only to active and trialing subscriptions', () => {
-    expect(['active', 'trialing', 'past_due', 'unpaid', 'canceled', 'incomplete', 'incomplete_expired', 'paused'].map(mapStripeStatus)).toEqual([
-      'active',
-      'active',
-      'past_due',
-      'unpaid',
-      'canceled',
-      'incomplete',
-      'incomplete_expired',
-      'paused',
-    ]);
+    expect(
+      ['active', 'trialing', 'past_due', 'unpaid', 'canceled', 'incomplete', 'incomplete_expired', 'paused'].map(
+        mapStripeStatus,
+      ),
+    ).toEqual(['active', 'active', 'past_due', 'unpaid', 'canceled', 'incomplete', 'incomplete_expired', 'paused']);
   });
 });

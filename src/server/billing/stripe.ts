@@ -68,7 +68,9 @@ interface LegacyInvoiceFields {
 export function subscriptionPeriodEnd(subscription: Stripe.Subscription): Date {
   // API 2023-10-16 keeps the period on the subscription; since 2025-03-31 it lives on each item.
   const legacy = (subscription as unknown as LegacySubscriptionFields).current_period_end;
-  const itemEnds = subscription.items.data.map((item) => item.current_period_end).filter((end) => typeof end === 'number');
+  const itemEnds = subscription.items.data
+    .map((item) => item.current_period_end)
+    .filter((end) => typeof end === 'number');
   const seconds = legacy ?? (itemEnds.length > 0 ? Math.max(...itemEnds) : null);
   // No period at all means nothing is paid ahead, so access ends now.
   return seconds === null ? new Date() : new Date(seconds * 1000);
@@ -104,7 +106,13 @@ export function createStripeProvider(db: Database, config: Config, options?: Str
     const [session] = await db
       .select({ id: checkoutSessions.id })
       .from(checkoutSessions)
-      .where(and(eq(checkoutSessions.provider, 'stripe'), eq(checkoutSessions.userId, userId), eq(checkoutSessions.priceId, priceId)))
+      .where(
+        and(
+          eq(checkoutSessions.provider, 'stripe'),
+          eq(checkoutSessions.userId, userId),
+          eq(checkoutSessions.priceId, priceId),
+        ),
+      )
       .limit(1);
     return session ? { userId, priceId } : null;
   }
@@ -136,7 +144,9 @@ export function createStripeProvider(db: Database, config: Config, options?: Str
       .where(and(eq(checkoutSessions.id, sessionId), eq(checkoutSessions.provider, 'stripe')));
     if (!ours) return 'ignored';
     const session = await stripe.checkout.sessions.retrieve(sessionId);
-    const paid = session.payment_status === 'paid' || (session.status === 'complete' && session.payment_status === 'no_payment_required');
+    const paid =
+      session.payment_status === 'paid' ||
+      (session.status === 'complete' && session.payment_status === 'no_payment_required');
     if (!paid) return 'open';
 
     const subscriptionId = idOf(session.subscription);
@@ -185,7 +195,9 @@ export function createStripeProvider(db: Database, config: Config, options?: Str
         ...(recurring ? { subscription_data: { metadata } } : { payment_intent_data: { metadata } }),
       });
       if (!session.url) throw new Error(`Stripe returned checkout session ${session.id} without a URL`);
-      await db.insert(checkoutSessions).values({ id: session.id, userId: user.id, priceId: price.id, provider: 'stripe', url: session.url });
+      await db
+        .insert(checkoutSessions)
+        .values({ id: session.id, userId: user.id, priceId: price.id, provider: 'stripe', url: session.url });
       return { sessionId: session.id, url: session.url };
     },
 
@@ -194,7 +206,8 @@ export function createStripeProvider(db: Database, config: Config, options?: Str
     },
 
     async cancelAtPeriodEnd(row) {
-      if (!row.providerSubscriptionId || !row.priceId) throw new Error(`Subscription ${row.id} has no Stripe subscription to cancel`);
+      if (!row.providerSubscriptionId || !row.priceId)
+        throw new Error(`Subscription ${row.id} has no Stripe subscription to cancel`);
       const updated = await stripe.subscriptions.update(row.providerSubscriptionId, { cancel_at_period_end: true });
       await storeSubscription(updated, { userId: row.userId, priceId: row.priceId });
     },

@@ -63,7 +63,8 @@ export async function stripeWebhookRoutes(app: FastifyInstance, options: StripeW
 
     try {
       const outcome = await handle();
-      if (outcome === 'ignored') request.log.info({ eventId: event.id, type: event.type }, 'Stripe event names nothing of ours');
+      if (outcome === 'ignored')
+        request.log.info({ eventId: event.id, type: event.type }, 'Stripe event names nothing of ours');
     } catch (error) {
       // Release the claim so Stripe's retry of this event does the work.
       await db.delete(webhookEvents).where(eq(webhookEvents.id, event.id));

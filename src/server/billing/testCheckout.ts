@@ -21,7 +21,9 @@ export function createTestCheckoutProvider(db: Database, publicUrl: string): Pay
     async createCheckout({ price, user }) {
       const sessionId = `cs_test_${randomBytes(18).toString('base64url')}`;
       const url = `${publicUrl}/checkout/test/${sessionId}`;
-      await db.insert(checkoutSessions).values({ id: sessionId, userId: user.id, priceId: price.id, provider: 'test', url });
+      await db
+        .insert(checkoutSessions)
+        .values({ id: sessionId, userId: user.id, priceId: price.id, provider: 'test', url });
       return { sessionId, url };
     },
     async confirm(sessionId) {
@@ -31,7 +33,10 @@ export function createTestCheckoutProvider(db: Database, publicUrl: string): Pay
       return 'paid';
     },
     async cancelAtPeriodEnd(subscription) {
-      await db.update(subscriptions).set({ cancelAtPeriodEnd: true, updatedAt: new Date() }).where(eq(subscriptions.id, subscription.id));
+      await db
+        .update(subscriptions)
+        .set({ cancelAtPeriodEnd: true, updatedAt: new Date() })
+        .where(eq(subscriptions.id, subscription.id));
     },
   };
 }
@@ -54,7 +59,8 @@ export function cardProblem(card: { number: string; expiry: string; cvc: string 
   const digits = card.number.replace(/[\s-]/g, '');
   if (!/^\d{13,19}$/.test(digits) || !luhnValid(digits)) return 'Your card number is invalid.';
   const expiry = /^(\d{2})\s*\/\s*(\d{2})$/.exec(card.expiry.trim());
-  if (!expiry || Number(expiry[1]) < 1 || Number(expiry[1]) > 12) return "Your card's expiration date is invalid. Use MM/YY.";
+  if (!expiry || Number(expiry[1]) < 1 || Number(expiry[1]) > 12)
+    return "Your card's expiration date is invalid. Use MM/YY.";
   const expiresAt = Date.UTC(2000 + Number(expiry[2]), Number(expiry[1]), 1);
   if (expiresAt <= now.getTime()) return "Your card's expiration date is in the past.";
   if (!/^\d{3,4}$/.test(card.cvc.trim())) return "Your card's security code is invalid.";
@@ -63,10 +69,20 @@ export function cardProblem(card: { number: string; expiry: string; cvc: string 
 }
 
 function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[char]!);
+  return value.replace(
+    /[&<>"']/g,
+    (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[char]!,
+  );
 }
 
-function page(options: { sessionId: string; productName: string; amount: number; email: string; error?: string; values?: Record<string, string> }): string {
+function page(options: {
+  sessionId: string;
+  productName: string;
+  amount: number;
+  email: string;
+  error?: string;
+  values?: Record<string, string>;
+}): string {
   const price = `$${(options.amount / 100).toFixed(2)}`;
   const value = (name: string) => escapeHtml(options.values?.[name] ?? '');
   const field = (name: string, label: string, placeholder: string, autocomplete: string, inputmode = 'numeric') =>
@@ -91,9 +107,13 @@ ${field('card', 'Card number', '4242 4242 4242 4242', 'cc-number')}
 
 export async function testCheckoutRoutes(app: FastifyInstance, options: { db: Database; auth: Auth }): Promise<void> {
   const { db, auth } = options;
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 4096 }, (_request, body, done) => {
-    done(null, Object.fromEntries(new URLSearchParams(body as string)));
-  });
+  app.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string', bodyLimit: 4096 },
+    (_request, body, done) => {
+      done(null, Object.fromEntries(new URLSearchParams(body as string)));
+    },
+  );
 
   async function loadOwnSession(sessionId: string, userId: string) {
     const [row] = await db
@@ -105,38 +125,48 @@ export async function testCheckoutRoutes(app: FastifyInstance, options: { db: Da
     return row && row.session.userId === userId && row.session.provider === 'test' ? row : null;
   }
 
-  const notFound = '<!doctype html><title>Checkout not found</title><p>This checkout session does not exist or belongs to another account. <a href="/">Return</a></p>';
+  const notFound =
+    '<!doctype html><title>Checkout not found</title><p>This checkout session does not exist or belongs to another account. <a href="/">Return</a></p>';
 
   app.get<{ Params: { sessionId: string } }>('/checkout/test/:sessionId', async (request, reply) => {
     const viewer = await sessionUser(auth, request);
     const row = viewer && (await loadOwnSession(request.params.sessionId, viewer.id));
     reply.type('text/html; charset=utf-8').header('Cache-Control', 'no-store');
     if (!viewer || !row) return reply.code(404).send(notFound);
-    if (row.session.status === 'paid') return reply.redirect(`/success?session_id=${encodeURIComponent(row.session.id)}`, 303);
-    return page({ sessionId: row.session.id, productName: row.product.name, amount: row.price.unitAmount, email: viewer.email });
+    if (row.session.status === 'paid')
+      return reply.redirect(`/success?session_id=${encodeURIComponent(row.session.id)}`, 303);
+    return page({
+      sessionId: row.session.id,
+      productName: row.product.name,
+      amount: row.price.unitAmount,
+      email: viewer.email,
+    });
   });
 
-  app.post<{ Params: { sessionId: string }; Body: Record<string, string> }>('/checkout/test/:sessionId', async (request, reply) => {
-    const viewer = await sessionUser(auth, request);
-    const row = viewer && (await loadOwnSession(request.params.sessionId, viewer.id));
-    reply.type('text/html; charset=utf-8').header('Cache-Control', 'no-store');
-    if (!viewer || !row) return reply.code(404).send(notFound);
-    const body = request.body ?? {};
-    const card = { number: String(body.card ?? ''), expiry: String(body.expiry ?? ''), cvc: String(body.cvc ?? '') };
-    const problem = cardProblem(card);
-    if (problem) {
-      return reply.code(402).send(
-        page({
-          sessionId: row.session.id,
-          productName: row.product.name,
-          amount: row.price.unitAmount,
-          email: viewer.email,
-          error: problem,
-          values: { card: card.number, expiry: card.expiry },
-        }),
-      );
-    }
-    await fulfilCheckoutSession(db, row.session.id);
-    return reply.redirect(`/success?session_id=${encodeURIComponent(row.session.id)}`, 303);
-  });
+  app.post<{ Params: { sessionId: string }; Body: Record<string, string> }>(
+    '/checkout/test/:sessionId',
+    async (request, reply) => {
+      const viewer = await sessionUser(auth, request);
+      const row = viewer && (await loadOwnSession(request.params.sessionId, viewer.id));
+      reply.type('text/html; charset=utf-8').header('Cache-Control', 'no-store');
+      if (!viewer || !row) return reply.code(404).send(notFound);
+      const body = request.body ?? {};
+      const card = { number: String(body.card ?? ''), expiry: String(body.expiry ?? ''), cvc: String(body.cvc ?? '') };
+      const problem = cardProblem(card);
+      if (problem) {
+        return reply.code(402).send(
+          page({
+            sessionId: row.session.id,
+            productName: row.product.name,
+            amount: row.price.unitAmount,
+            email: viewer.email,
+            error: problem,
+            values: { card: card.number, expiry: card.expiry },
+          }),
+        );
+      }
+      await fulfilCheckoutSession(db, row.session.id);
+      return reply.redirect(`/success?session_id=${encodeURIComponent(row.session.id)}`, 303);
+    },
+  );
 }

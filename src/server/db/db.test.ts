@@ -36,7 +36,13 @@ describe.each(drivers)('database on %s', (driver) => {
     await db.insert(user).values({ id: 'u1', name: 'trader', email: 'trader@example.com', username: 'trader' });
     await db.insert(profiles).values({ id: 'u1', username: 'trader' });
     await db.insert(products).values([
-      { id: 'p-month', name: 'Monthly Subscription', description: 'Full access', features: ['Priority support'], popular: true },
+      {
+        id: 'p-month',
+        name: 'Monthly Subscription',
+        description: 'Full access',
+        features: ['Priority support'],
+        popular: true,
+      },
       { id: 'p-test', name: 'Live Test', description: '1 day' },
     ]);
     await db.insert(prices).values([
@@ -81,7 +87,9 @@ describe.each(drivers)('database on %s', (driver) => {
 
     await db.insert(profiles).values({ id: 'u2', username: 'a' });
     const periodEnd = new Date('2030-01-01T00:00:00Z');
-    await db.insert(subscriptions).values({ id: 's1', userId: 'u2', status: 'active', currentPeriodEnd: periodEnd, provider: 'test' });
+    await db
+      .insert(subscriptions)
+      .values({ id: 's1', userId: 'u2', status: 'active', currentPeriodEnd: periodEnd, provider: 'test' });
     const [stored] = await db.select().from(subscriptions).where(eq(subscriptions.userId, 'u2'));
     expect(stored.currentPeriodEnd?.toISOString()).toBe('2030-01-01T00:00:00.000Z');
 

@@ -50,12 +50,25 @@ describe.skipIf(!adminUrl)('PostgreSQL restarted under load', () => {
     viaProxy.hostname = '127.0.0.1';
     viaProxy.port = String(proxy.port);
     viaProxy.pathname = `/${name}`;
-    database = await openDatabase({ databaseUrl: viaProxy.toString(), maxConnections: 4, onConnectionError: () => undefined });
+    database = await openDatabase({
+      databaseUrl: viaProxy.toString(),
+      maxConnections: 4,
+      onConnectionError: () => undefined,
+    });
     await database.migrate();
-    const config = loadConfig({ NODE_ENV: 'test', DATA_DIR: '.data-test/restart', LOG_LEVEL: 'warn', MARKET_DATA: 'demo', DATABASE_URL: viaProxy.toString() });
+    const config = loadConfig({
+      NODE_ENV: 'test',
+      DATA_DIR: '.data-test/restart',
+      LOG_LEVEL: 'warn',
+      MARKET_DATA: 'demo',
+      DATABASE_URL: viaProxy.toString(),
+    });
     app = await buildApp({ config, database, webRoot: null, logStream });
     await app.ready();
-    const { browser } = await subscribedUser({ app, database: { ...database, truncateAll: async () => undefined }, config, close: async () => undefined }, 'restart@example.com');
+    const { browser } = await subscribedUser(
+      { app, database: { ...database, truncateAll: async () => undefined }, config, close: async () => undefined },
+      'restart@example.com',
+    );
     cookie = browser.cookieHeader;
   }, 120_000);
 
@@ -68,7 +81,9 @@ describe.skipIf(!adminUrl)('PostgreSQL restarted under load', () => {
 
   it('fails cleanly while it is down and recovers by itself', async () => {
     // Everything the server says goes through its logger: nothing straight to the console.
-    const consoleCalls = (['log', 'info', 'warn', 'error', 'debug'] as const).map((method) => vi.spyOn(console, method));
+    const consoleCalls = (['log', 'info', 'warn', 'error', 'debug'] as const).map((method) =>
+      vi.spyOn(console, method),
+    );
     const outcomes: Outcome[] = [];
     const started = Date.now();
     const elapsed = () => Date.now() - started;

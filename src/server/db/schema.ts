@@ -2,7 +2,19 @@
 // here into SQL migrations under ./migrations; never edit a migration that has shipped.
 // Auth tables keep Better Auth's field names as JS keys (its Drizzle adapter maps by key).
 import { sql } from 'drizzle-orm';
-import { bigint, boolean, doublePrecision, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import {
+  bigint,
+  boolean,
+  doublePrecision,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
 
 const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
 const updatedAt = () => timestamp('updated_at', { withTimezone: true }).notNull().defaultNow();
@@ -84,7 +96,10 @@ export const products = pgTable('products', {
   id: text('id').primaryKey(),
   name: text('name').notNull(),
   description: text('description').notNull(),
-  features: jsonb('features').$type<string[]>().notNull().default(sql`'[]'::jsonb`),
+  features: jsonb('features')
+    .$type<string[]>()
+    .notNull()
+    .default(sql`'[]'::jsonb`),
   popular: boolean('popular').notNull().default(false),
   active: boolean('active').notNull().default(true),
   createdAt: createdAt(),

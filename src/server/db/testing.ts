@@ -30,7 +30,9 @@ export async function withAdminClient<T>(run: (client: pg.Client) => Promise<T>)
   }
 }
 
-export async function openTestDatabase(driver: 'pglite' | 'postgres' = process.env.TEST_DATABASE_URL ? 'postgres' : 'pglite'): Promise<TestDatabase> {
+export async function openTestDatabase(
+  driver: 'pglite' | 'postgres' = process.env.TEST_DATABASE_URL ? 'postgres' : 'pglite',
+): Promise<TestDatabase> {
   let handle: DatabaseHandle;
   let dropDatabase: (() => Promise<void>) | undefined;
   let dropping = false;
@@ -63,7 +65,9 @@ export async function openTestDatabase(driver: 'pglite' | 'postgres' = process.e
       const rows = await handle.db.execute<{ tablename: string }>(
         sql`select tablename from pg_tables where schemaname = 'public'`,
       );
-      const tables = (rows as unknown as { rows: Array<{ tablename: string }> }).rows.map((row) => `"${row.tablename}"`);
+      const tables = (rows as unknown as { rows: Array<{ tablename: string }> }).rows.map(
+        (row) => `"${row.tablename}"`,
+      );
       if (tables.length > 0) await handle.db.execute(sql.raw(`truncate ${tables.join(', ')} restart identity cascade`));
     },
     async close() {

@@ -38,7 +38,10 @@ export async function listVisibleFiles(db: Database, userId: string): Promise<Fi
 
 /** A file the user may read (own or public), or null: another user's file is simply not there. */
 export async function findVisibleFile(db: Database, id: string, userId: string): Promise<FileRow | null> {
-  const [row] = await db.select().from(files).where(and(eq(files.id, id), visibleTo(userId)));
+  const [row] = await db
+    .select()
+    .from(files)
+    .where(and(eq(files.id, id), visibleTo(userId)));
   return row ?? null;
 }
 
@@ -78,14 +81,20 @@ const megabytes = (bytes: number) => `${+(bytes / 1024 / 1024).toFixed(2)}`;
  */
 export function quotaRefusal(usage: QuotaUsage, quota: FileQuota, addingBytes: number): HttpError | null {
   if (usage.files + 1 > quota.maxFiles) {
-    return new HttpError(413, `You have ${usage.files} files, the most you can keep is ${quota.maxFiles}. Delete some files to upload more.`);
+    return new HttpError(
+      413,
+      `You have ${usage.files} files, the most you can keep is ${quota.maxFiles}. Delete some files to upload more.`,
+    );
   }
   if (usage.bytes + Math.max(addingBytes, 1) > quota.maxBytes) return bytesQuotaError(usage.bytes, quota.maxBytes);
   return null;
 }
 
 export function bytesQuotaError(usedBytes: number, maxBytes: number): HttpError {
-  return new HttpError(413, `Your files use ${megabytes(usedBytes)} of ${megabytes(maxBytes)} MB. Delete some files to upload more.`);
+  return new HttpError(
+    413,
+    `Your files use ${megabytes(usedBytes)} of ${megabytes(maxBytes)} MB. Delete some files to upload more.`,
+  );
 }
 
 /**
@@ -101,7 +110,13 @@ const QUOTA_LOCK_CLASS = 0x57_46_51_00;
  * number of instances sharing the database, are counted one after another and can never
  * together pass the quota. A refused or failed row removes the stored object again.
  */
-export async function recordStoredFile(db: Database, storage: FileStorage, stored: StoredSpreadsheet, ownerId: string | null, quota?: FileQuota): Promise<FileRow> {
+export async function recordStoredFile(
+  db: Database,
+  storage: FileStorage,
+  stored: StoredSpreadsheet,
+  ownerId: string | null,
+  quota?: FileQuota,
+): Promise<FileRow> {
   const values = {
     id: randomUUID(),
     originalFilename: stored.originalFilename,
@@ -149,13 +164,21 @@ const ORPHAN_BATCH = 500;
  * multipart upload whose abort failed when its body was refused, or whose writer was killed).
  * Answers how many objects were removed and uploads aborted.
  */
-export async function reclaimOrphanObjects(db: Database, storage: FileStorage, olderThanMs = ORPHAN_MIN_AGE_MS): Promise<{ objects: number; uploads: number }> {
+export async function reclaimOrphanObjects(
+  db: Database,
+  storage: FileStorage,
+  olderThanMs = ORPHAN_MIN_AGE_MS,
+): Promise<{ objects: number; uploads: number }> {
   const cutoff = Date.now() - olderThanMs;
   let removed = 0;
   let batch: string[] = [];
   const settle = async () => {
     if (batch.length === 0) return;
-    const named = new Set((await db.select({ key: files.storageKey }).from(files).where(inArray(files.storageKey, batch))).map((row) => row.key));
+    const named = new Set(
+      (await db.select({ key: files.storageKey }).from(files).where(inArray(files.storageKey, batch))).map(
+        (row) => row.key,
+      ),
+    );
     for (const key of batch.filter((candidate) => !named.has(candidate))) {
       await storage.delete(key);
       removed += 1;
@@ -173,14 +196,22 @@ export async function reclaimOrphanObjects(db: Database, storage: FileStorage, o
 }
 
 /** Runs reclaimOrphanObjects a minute after start and then hourly; answers the stop function. */
-export function scheduleOrphanReclaim(db: Database, storage: FileStorage, log: { info(fields: object, message: string): void; warn(fields: object, message: string): void }): () => void {
+export function scheduleOrphanReclaim(
+  db: Database,
+  storage: FileStorage,
+  log: { info(fields: object, message: string): void; warn(fields: object, message: string): void },
+): () => void {
   const run = () =>
     reclaimOrphanObjects(db, storage).then(
       ({ objects, uploads }) => {
         if (objects > 0) log.info({ removed: objects }, 'removed stored objects that no file row names');
         if (uploads > 0) log.info({ aborted: uploads }, 'aborted incomplete uploads older than an hour');
       },
-      (error: unknown) => log.warn({ err: error }, 'could not reclaim unreferenced stored objects or incomplete uploads; trying again in an hour'),
+      (error: unknown) =>
+        log.warn(
+          { err: error },
+          'could not reclaim unreferenced stored objects or incomplete uploads; trying again in an hour',
+        ),
     );
   const first = setTimeout(() => void run(), 60_000);
   const hourly = setInterval(() => void run(), ORPHAN_MIN_AGE_MS);

@@ -17,7 +17,15 @@ import { files } from '../db/schema.ts';
 import { createTestApp, type TestApp } from '../testing/app.ts';
 import { startFakeS3, type FakeS3 } from '../testing/fakeS3.ts';
 import type { Browser } from '../testing/http.ts';
-import { legacyXlsBytes, multipartBody, multipartHead, xlsxWorkbook, zipArchive, zipBomb, type MultipartPart } from '../testing/spreadsheets.ts';
+import {
+  legacyXlsBytes,
+  multipartBody,
+  multipartHead,
+  xlsxWorkbook,
+  zipArchive,
+  zipBomb,
+  type MultipartPart,
+} from '../testing/spreadsheets.ts';
 import { subscribedUser } from '../testing/users.ts';
 import { waitFor } from '../testing/waitFor.ts';
 import { SPREADSHEET_MIME_TYPES, type FileEntry } from '../../shared/schemas/files.ts';
@@ -30,10 +38,17 @@ const CSV = 'text/csv';
 const XLS = SPREADSHEET_MIME_TYPES.xls;
 const XLSX = SPREADSHEET_MIME_TYPES.xlsx;
 const MAX_MB = 8;
-const TRADES_CSV = Buffer.from('date,symbol,side,qty,price\n2026-01-02,BTC-USD,buy,0.5,97000\n2026-01-03,ETH-USD,sell,2,3400\n');
+const TRADES_CSV = Buffer.from(
+  'date,symbol,side,qty,price\n2026-01-02,BTC-USD,buy,0.5,97000\n2026-01-03,ETH-USD,sell,2,3400\n',
+);
 const STORED_NAME = /^(uploads\/)?[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.(csv|xls|xlsx)$/;
 
-const filePart = (data: Buffer, filename = 'trades.csv', contentType = CSV): MultipartPart => ({ name: 'file', filename, contentType, data });
+const filePart = (data: Buffer, filename = 'trades.csv', contentType = CSV): MultipartPart => ({
+  name: 'file',
+  filename,
+  contentType,
+  data,
+});
 
 describe.each(['disk', 's3'] as const)('My Stuff files on %s storage', (variant) => {
   let test: TestApp;
@@ -46,7 +61,12 @@ describe.each(['disk', 's3'] as const)('My Stuff files on %s storage', (variant)
     dataDir = mkdtempSync(join(tmpdir(), `watos-files-${variant}-`));
     s3 = variant === 's3' ? await startFakeS3() : undefined;
     // These tests upload more than the default 30 files a minute; quota.test.ts covers the limit.
-    test = await createTestApp({ DATA_DIR: dataDir, UPLOAD_MAX_MB: String(MAX_MB), UPLOAD_RATE_LIMIT_PER_MINUTE: '1000', ...s3?.env() });
+    test = await createTestApp({
+      DATA_DIR: dataDir,
+      UPLOAD_MAX_MB: String(MAX_MB),
+      UPLOAD_RATE_LIMIT_PER_MINUTE: '1000',
+      ...s3?.env(),
+    });
     expect(test.app.services.fileStorage.kind).toBe(variant);
     alice = await subscribedUser(test, `alice-${variant}@example.com`);
     bob = await subscribedUser(test, `bob-${variant}@example.com`);
@@ -119,15 +139,27 @@ describe.each(['disk', 's3'] as const)('My Stuff files on %s storage', (variant)
    * `totalBytes` are sent or the server answers. With `interruptAfter`, sending stops after
    * that many bytes and the connection is cut once `serverBusy` says the server is storing.
    */
-  async function streamUpload(options: { totalBytes: number; chunk: Buffer; interruptAfter?: { bytes: number; serverBusy: () => Promise<boolean> } }) {
+  async function streamUpload(options: {
+    totalBytes: number;
+    chunk: Buffer;
+    interruptAfter?: { bytes: number; serverBusy: () => Promise<boolean> };
+  }) {
     const port = await listen();
-    const { head, tail, contentType } = multipartHead({ user_id: alice.userId }, { filename: 'big.csv', contentType: CSV });
+    const { head, tail, contentType } = multipartHead(
+      { user_id: alice.userId },
+      { filename: 'big.csv', contentType: CSV },
+    );
     const request = httpRequest({
       host: '127.0.0.1',
       port,
       method: 'POST',
       path: '/upload',
-      headers: { cookie: alice.browser.cookieHeader, origin: test.config.publicUrl, 'content-type': contentType, 'transfer-encoding': 'chunked' },
+      headers: {
+        cookie: alice.browser.cookieHeader,
+        origin: test.config.publicUrl,
+        'content-type': contentType,
+        'transfer-encoding': 'chunked',
+      },
     });
     request.on('error', () => undefined); // the server may close the connection on us
     let answered = false;
@@ -151,7 +183,8 @@ describe.each(['disk', 's3'] as const)('My Stuff files on %s storage', (variant)
       }
       const flowing = request.write(options.chunk);
       sent += options.chunk.length;
-      if (!flowing) await Promise.race([once(request, 'drain'), response, new Promise((resolve) => setTimeout(resolve, 50))]);
+      if (!flowing)
+        await Promise.race([once(request, 'drain'), response, new Promise((resolve) => setTimeout(resolve, 50))]);
     }
     if (!interrupted && !answered) request.end(tail);
     return { sent, interrupted, response: interrupted ? null : await response, close: () => request.destroy() };
@@ -159,16 +192,30 @@ describe.each(['disk', 's3'] as const)('My Stuff files on %s storage', (variant)
 
   it('stores CSV, xlsx and xls uploads under server-made names and lists them with their sizes', async () => {
     const before = await storedObjects();
-    const workbook = await xlsxWorkbook({ Positions: [['Symbol', 'Qty'], ['BTC', 1]] });
+    const workbook = await xlsxWorkbook({
+      Positions: [
+        ['Symbol', 'Qty'],
+        ['BTC', 1],
+      ],
+    });
     const xls = legacyXlsBytes();
 
     const csv = await uploadOk(alice, filePart(TRADES_CSV));
-    expect(csv).toMatchObject({ original_filename: 'trades.csv', file_size: TRADES_CSV.length, uploaded_by_user_id: alice.userId, url: `/files/${csv.id}/download` });
+    expect(csv).toMatchObject({
+      original_filename: 'trades.csv',
+      file_size: TRADES_CSV.length,
+      uploaded_by_user_id: alice.userId,
+      url: `/files/${csv.id}/download`,
+    });
     expect(Date.parse(csv.upload_date)).toBeGreaterThan(Date.now() - 60_000);
     // Windows browsers send the legacy Excel type for .csv files.
     const windowsCsv = await uploadOk(alice, filePart(TRADES_CSV, 'windows.csv', XLS));
     // The file may come before user_id in the form.
-    const xlsxResponse = await upload(alice.browser, [filePart(workbook, 'positions.xlsx', XLSX), { name: 'user_id', value: alice.userId }, { name: 'user_email', value: 'alice@example.com' }]);
+    const xlsxResponse = await upload(alice.browser, [
+      filePart(workbook, 'positions.xlsx', XLSX),
+      { name: 'user_id', value: alice.userId },
+      { name: 'user_email', value: 'alice@example.com' },
+    ]);
     expect(xlsxResponse.statusCode).toBe(201);
     const xlsx = xlsxResponse.json().file as FileEntry;
     const legacy = await uploadOk(alice, filePart(xls, 'old book.xls', XLS));
@@ -196,9 +243,15 @@ describe.each(['disk', 's3'] as const)('My Stuff files on %s storage', (variant)
     expect(response.headers['content-type']).toBe(XLSX);
     expect(response.headers['content-length']).toBe(String(workbook.length));
     expect(response.headers['x-content-type-options']).toBe('nosniff');
-    expect(response.headers['content-disposition']).toBe(`attachment; filename="Q1 rapport_ 50_ (final) _.xlsx"; filename*=UTF-8''Q1%20rapport%3B%2050%25%20%28final%29%20%E2%82%AC.xlsx`);
+    expect(response.headers['content-disposition']).toBe(
+      `attachment; filename="Q1 rapport_ 50_ (final) _.xlsx"; filename*=UTF-8''Q1%20rapport%3B%2050%25%20%28final%29%20%E2%82%AC.xlsx`,
+    );
 
-    const head = await test.app.inject({ method: 'HEAD', url: file.url, headers: { cookie: alice.browser.cookieHeader } });
+    const head = await test.app.inject({
+      method: 'HEAD',
+      url: file.url,
+      headers: { cookie: alice.browser.cookieHeader },
+    });
     expect(head.statusCode).toBe(200);
     expect(head.headers['content-length']).toBe(String(workbook.length));
     expect(head.rawPayload.length).toBe(0);
@@ -213,20 +266,35 @@ describe.each(['disk', 's3'] as const)('My Stuff files on %s storage', (variant)
     const before = await snapshot();
     const workbook = await xlsxWorkbook({ S: [['x']] });
     const cases: Array<[MultipartPart, number, RegExp]> = [
-      [filePart(TRADES_CSV, 'notes.txt', CSV), 415, /^Please select a CSV or Excel file\. Only \.csv, \.xls and \.xlsx files are accepted\.$/],
+      [
+        filePart(TRADES_CSV, 'notes.txt', CSV),
+        415,
+        /^Please select a CSV or Excel file\. Only \.csv, \.xls and \.xlsx files are accepted\.$/,
+      ],
       [filePart(TRADES_CSV, 'trades.csv.exe', CSV), 415, /Only \.csv, \.xls and \.xlsx/],
-      [filePart(TRADES_CSV, 'trades.csv', 'text/plain'), 415, /^Please select a CSV or Excel file\. The file was sent as "text\/plain"/],
+      [
+        filePart(TRADES_CSV, 'trades.csv', 'text/plain'),
+        415,
+        /^Please select a CSV or Excel file\. The file was sent as "text\/plain"/,
+      ],
       [filePart(workbook, 'positions.xlsx', 'application/octet-stream'), 415, /sent as "application\/octet-stream"/],
       [filePart(workbook, 'disguised.csv', CSV), 415, /^The file's content is not a CSV \(plain text\) file/],
       [filePart(TRADES_CSV, 'fake.xlsx', XLSX), 415, /^The file's content is not an Excel \(\.xlsx\) workbook/],
-      [filePart(await zipArchive([{ name: 'readme.txt', content: Buffer.from('hello') }]), 'archive.xlsx', XLSX), 415, /holds no workbook/],
+      [
+        filePart(await zipArchive([{ name: 'readme.txt', content: Buffer.from('hello') }]), 'archive.xlsx', XLSX),
+        415,
+        /holds no workbook/,
+      ],
       [filePart(TRADES_CSV, 'fake.xls', XLS), 415, /^The file's content is not an Excel 97-2003 \(\.xls\) workbook/],
       [filePart(legacyXlsBytes(), 'binary.csv', CSV), 415, /not a CSV/],
       [filePart(Buffer.alloc(0), 'empty.csv', CSV), 422, /^The file is empty\.$/],
     ];
     for (const [part, status, message] of cases) {
       const response = await upload(alice.browser, [{ name: 'user_id', value: alice.userId }, part]);
-      expect({ name: 'filename' in part ? part.filename : '', status: response.statusCode }).toEqual({ name: 'filename' in part ? part.filename : '', status });
+      expect({ name: 'filename' in part ? part.filename : '', status: response.statusCode }).toEqual({
+        name: 'filename' in part ? part.filename : '',
+        status,
+      });
       expect(response.json().error).toMatch(message);
     }
     await expectNothingNewStored(before);
@@ -244,10 +312,18 @@ describe.each(['disk', 's3'] as const)('My Stuff files on %s storage', (variant)
       const response = await test.app.inject({
         method: 'POST',
         url: '/upload',
-        headers: { cookie: alice.browser.cookieHeader, origin: test.config.publicUrl, 'content-type': `multipart/form-data; boundary=${boundary}` },
+        headers: {
+          cookie: alice.browser.cookieHeader,
+          origin: test.config.publicUrl,
+          'content-type': `multipart/form-data; boundary=${boundary}`,
+        },
         payload,
       });
-      expect({ disposition, status: response.statusCode, error: response.json().error }).toEqual({ disposition, status: 400, error: 'No file was sent; choose a CSV or Excel file.' });
+      expect({ disposition, status: response.statusCode, error: response.json().error }).toEqual({
+        disposition,
+        status: 400,
+        error: 'No file was sent; choose a CSV or Excel file.',
+      });
     }
     await expectNothingNewStored(before);
   });
@@ -256,12 +332,18 @@ describe.each(['disk', 's3'] as const)('My Stuff files on %s storage', (variant)
     const before = await snapshot();
     const honest = await zipBomb(250 * 1024 * 1024);
     expect(honest.length).toBeLessThan(MAX_MB * 1024 * 1024);
-    const refused = await upload(alice.browser, [{ name: 'user_id', value: alice.userId }, filePart(honest, 'bomb.xlsx', XLSX)]);
+    const refused = await upload(alice.browser, [
+      { name: 'user_id', value: alice.userId },
+      filePart(honest, 'bomb.xlsx', XLSX),
+    ]);
     expect(refused.statusCode).toBe(422);
     expect(refused.json().error).toBe('The spreadsheet unpacks to more than 200 MB; it was refused.');
 
     const lying = await zipBomb(250 * 1024 * 1024, { lieAboutSize: true });
-    const alsoRefused = await upload(alice.browser, [{ name: 'user_id', value: alice.userId }, filePart(lying, 'liar.xlsx', XLSX)]);
+    const alsoRefused = await upload(alice.browser, [
+      { name: 'user_id', value: alice.userId },
+      filePart(lying, 'liar.xlsx', XLSX),
+    ]);
     expect(alsoRefused.statusCode).toBe(422);
     expect(alsoRefused.json().error).toBe('The file is not a valid spreadsheet archive.');
     await expectNothingNewStored(before);
@@ -270,12 +352,18 @@ describe.each(['disk', 's3'] as const)('My Stuff files on %s storage', (variant)
   it('refuses files over UPLOAD_MAX_MB with a clear 413, storing nothing', async () => {
     const before = await snapshot();
     const oversizeCsv = Buffer.alloc(MAX_MB * 1024 * 1024 + 1, 'a');
-    const csv = await upload(alice.browser, [{ name: 'user_id', value: alice.userId }, filePart(oversizeCsv, 'huge.csv')]);
+    const csv = await upload(alice.browser, [
+      { name: 'user_id', value: alice.userId },
+      filePart(oversizeCsv, 'huge.csv'),
+    ]);
     expect(csv.statusCode).toBe(413);
     expect(csv.json().error).toBe(`The file is larger than the ${MAX_MB} MB upload limit.`);
 
     const oversizeXlsx = Buffer.concat([Buffer.from('PK\x03\x04'), Buffer.alloc(MAX_MB * 1024 * 1024)]);
-    const xlsx = await upload(alice.browser, [{ name: 'user_id', value: alice.userId }, filePart(oversizeXlsx, 'huge.xlsx', XLSX)]);
+    const xlsx = await upload(alice.browser, [
+      { name: 'user_id', value: alice.userId },
+      filePart(oversizeXlsx, 'huge.xlsx', XLSX),
+    ]);
     expect(xlsx.statusCode).toBe(413);
     expect(xlsx.json().error).toBe(`The file is larger than the ${MAX_MB} MB upload limit.`);
 
@@ -291,7 +379,10 @@ describe.each(['disk', 's3'] as const)('My Stuff files on %s storage', (variant)
   it('answers 413 while an oversize upload is still streaming, long before its end', async () => {
     const before = await snapshot();
     const totalBytes = 64 * 1024 * 1024;
-    const upload = await streamUpload({ totalBytes, chunk: Buffer.from('2026-01-02,BTC-USD,buy,0.5,97000\n'.repeat(2000)) });
+    const upload = await streamUpload({
+      totalBytes,
+      chunk: Buffer.from('2026-01-02,BTC-USD,buy,0.5,97000\n'.repeat(2000)),
+    });
     upload.close();
     expect(upload.response?.status).toBe(413);
     expect(JSON.parse(upload.response!.body).error).toBe(`The file is larger than the ${MAX_MB} MB upload limit.`);
@@ -336,7 +427,12 @@ describe.each(['disk', 's3'] as const)('My Stuff files on %s storage', (variant)
 
   it('requires a subscriber, and user_id must be that subscriber', async () => {
     const before = await snapshot();
-    const anonymous = await test.app.inject({ method: 'POST', url: '/upload', headers: { 'content-type': multipartBody([filePart(TRADES_CSV)]).contentType }, payload: multipartBody([filePart(TRADES_CSV)]).body });
+    const anonymous = await test.app.inject({
+      method: 'POST',
+      url: '/upload',
+      headers: { 'content-type': multipartBody([filePart(TRADES_CSV)]).contentType },
+      payload: multipartBody([filePart(TRADES_CSV)]).body,
+    });
     expect(anonymous.statusCode).toBe(401);
     expect(anonymous.json().error).toBe('Please log in first');
     expect((await test.app.inject({ method: 'GET', url: '/files' })).statusCode).toBe(401);
@@ -351,7 +447,11 @@ describe.each(['disk', 's3'] as const)('My Stuff files on %s storage', (variant)
     expect(withoutUser.json().error).toBe('user_id is required.');
     const noFile = await upload(bob.browser, [{ name: 'user_id', value: bob.userId }]);
     expect(noFile.statusCode).toBe(400);
-    const twoFiles = await upload(bob.browser, [{ name: 'user_id', value: bob.userId }, filePart(TRADES_CSV), filePart(TRADES_CSV, 'again.csv')]);
+    const twoFiles = await upload(bob.browser, [
+      { name: 'user_id', value: bob.userId },
+      filePart(TRADES_CSV),
+      filePart(TRADES_CSV, 'again.csv'),
+    ]);
     expect(twoFiles.statusCode).toBe(400);
     const json = await bob.browser.post('/upload', { file: 'x' });
     expect(json.statusCode).toBe(415);
@@ -371,7 +471,9 @@ describe.each(['disk', 's3'] as const)('My Stuff files on %s storage', (variant)
       const file = await uploadOk(alice, filePart(TRADES_CSV, sent));
       expect(file.original_filename).toBe(kept);
       const download = await alice.browser.get(file.url);
-      expect(download.headers['content-disposition']).toMatch(/^attachment; filename="[\x20-\x7e]+"; filename\*=UTF-8''[A-Za-z0-9%._~!-]+$/);
+      expect(download.headers['content-disposition']).toMatch(
+        /^attachment; filename="[\x20-\x7e]+"; filename\*=UTF-8''[A-Za-z0-9%._~!-]+$/,
+      );
     }
     const added = (await storedObjects()).filter((name) => !before.includes(name));
     expect(added).toHaveLength(names.length);
@@ -392,7 +494,11 @@ describe.each(['disk', 's3'] as const)('My Stuff files on %s storage', (variant)
     const row = await recordStoredFile(test.database.db, test.app.services.fileStorage, stored, null);
     for (const user of [alice, bob]) {
       const listed = (await listedFiles(user.browser)).find((file) => file.id === row.id);
-      expect(listed).toMatchObject({ original_filename: 'market-calendar.csv', uploaded_by_user_id: null, file_size: TRADES_CSV.length });
+      expect(listed).toMatchObject({
+        original_filename: 'market-calendar.csv',
+        uploaded_by_user_id: null,
+        file_size: TRADES_CSV.length,
+      });
       expect((await user.browser.get(listed!.url)).body).toBe(TRADES_CSV.toString());
     }
     const refused = await bob.browser.request('DELETE', `/files/${row.id}`);
@@ -402,7 +508,10 @@ describe.each(['disk', 's3'] as const)('My Stuff files on %s storage', (variant)
   });
 
   it('previews the first rows of a CSV and of each worksheet, and explains a legacy .xls', async () => {
-    const rows = Array.from({ length: 30 }, (_, index) => `2026-01-${String(index + 1).padStart(2, '0')},BTC-USD,${90_000 + index}`);
+    const rows = Array.from(
+      { length: 30 },
+      (_, index) => `2026-01-${String(index + 1).padStart(2, '0')},BTC-USD,${90_000 + index}`,
+    );
     const csv = await uploadOk(alice, filePart(Buffer.from(`date,symbol,close\n${rows.join('\n')}\n`), 'closes.csv'));
     const preview = await alice.browser.get(`/files/${csv.id}/preview`);
     expect(preview.statusCode).toBe(200);
@@ -411,7 +520,16 @@ describe.each(['disk', 's3'] as const)('My Stuff files on %s storage', (variant)
     expect(table.rows).toHaveLength(20);
     expect(table.rows[0]).toEqual(['2026-01-01', 'BTC-USD', '90000']);
 
-    const workbook = await xlsxWorkbook({ Longs: [['Symbol', 'Qty'], ['SOL', 10]], Shorts: [['Symbol', 'Qty'], ['DOGE', 500]] });
+    const workbook = await xlsxWorkbook({
+      Longs: [
+        ['Symbol', 'Qty'],
+        ['SOL', 10],
+      ],
+      Shorts: [
+        ['Symbol', 'Qty'],
+        ['DOGE', 500],
+      ],
+    });
     const xlsx = await uploadOk(alice, filePart(workbook, 'book.xlsx', XLSX));
     const sheets = (await alice.browser.get(`/files/${xlsx.id}/preview`)).json().tables;
     expect(sheets.map((sheet: { sheet: string; rows: string[][] }) => [sheet.sheet, sheet.rows])).toEqual([
@@ -446,7 +564,9 @@ describe.each(['disk', 's3'] as const)('My Stuff files on %s storage', (variant)
     );
     expect((await storedObjects()).length).toBe(before.objects.length + 1);
     // No such user: the foreign key refuses the row.
-    await expect(recordStoredFile(test.database.db, test.app.services.fileStorage, stored, 'no-such-user')).rejects.toThrow();
+    await expect(
+      recordStoredFile(test.database.db, test.app.services.fileStorage, stored, 'no-such-user'),
+    ).rejects.toThrow();
     expect(await snapshot()).toEqual(before);
   });
 
@@ -461,7 +581,9 @@ describe.each(['disk', 's3'] as const)('My Stuff files on %s storage', (variant)
     await storage.put(orphanNew, Readable.from([TRADES_CSV]), XLSX);
     const listed = [];
     for await (const object of storage.list()) listed.push(object.key);
-    expect(listed.sort()).toEqual([...before.objects.map((name) => name.replace(/^uploads\//, '')), orphanOld, orphanNew].sort());
+    expect(listed.sort()).toEqual(
+      [...before.objects.map((name) => name.replace(/^uploads\//, '')), orphanOld, orphanNew].sort(),
+    );
 
     // The kept file's object and one orphan are two hours old; the other orphan is new.
     const twoHoursAgo = new Date(Date.now() - 2 * ORPHAN_MIN_AGE_MS);
@@ -489,7 +611,10 @@ describe.each(['disk', 's3'] as const)('My Stuff files on %s storage', (variant)
     expect(response.statusCode).toBe(503);
     expect(response.json().error).toBe('The file could not be stored right now. Please try again.');
     await expectNothingNewStored(before);
-    const [row] = await test.database.db.select({ value: count() }).from(files).where(eq(files.uploadedByUserId, alice.userId));
+    const [row] = await test.database.db
+      .select({ value: count() })
+      .from(files)
+      .where(eq(files.uploadedByUserId, alice.userId));
     expect(row.value).toBeGreaterThan(0);
   });
 });

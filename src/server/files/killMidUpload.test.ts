@@ -10,7 +10,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { multipartBody, multipartHead } from '../testing/spreadsheets.ts';
-import { startServerProcess, subscribeOverHttp, type HttpSession, type ServerProcess } from '../testing/serverProcess.ts';
+import {
+  startServerProcess,
+  subscribeOverHttp,
+  type HttpSession,
+  type ServerProcess,
+} from '../testing/serverProcess.ts';
 import { waitFor } from '../testing/waitFor.ts';
 import type { FileEntry } from '../../shared/schemas/files.ts';
 import { TEMP_PREFIX } from './disk.ts';
@@ -25,18 +30,35 @@ describe('server killed mid-upload', () => {
   const uploads = join(dataDir, 'uploads');
   const servers: ServerProcess[] = [];
   afterAll(async () => {
-    for (const server of servers) if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL');
+    for (const server of servers)
+      if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL');
     rmSync(dataDir, { recursive: true, force: true });
   });
 
   const folder = async () => {
     const names = await readdir(uploads).catch(() => [] as string[]);
-    return { objects: names.filter((name) => !name.startsWith(TEMP_PREFIX)).sort(), temporaries: names.filter((name) => name.startsWith(TEMP_PREFIX)) };
+    return {
+      objects: names.filter((name) => !name.startsWith(TEMP_PREFIX)).sort(),
+      temporaries: names.filter((name) => name.startsWith(TEMP_PREFIX)),
+    };
   };
 
-  async function uploadWhole(server: ServerProcess, session: HttpSession, userId: string, data: Buffer, filename: string): Promise<FileEntry> {
-    const { body, contentType } = multipartBody([{ name: 'user_id', value: userId }, { name: 'file', filename, contentType: 'text/csv', data }]);
-    const response = await fetch(`${server.origin}/upload`, { method: 'POST', headers: { origin: server.origin, cookie: session.cookieHeader, 'content-type': contentType }, body: new Uint8Array(body) });
+  async function uploadWhole(
+    server: ServerProcess,
+    session: HttpSession,
+    userId: string,
+    data: Buffer,
+    filename: string,
+  ): Promise<FileEntry> {
+    const { body, contentType } = multipartBody([
+      { name: 'user_id', value: userId },
+      { name: 'file', filename, contentType: 'text/csv', data },
+    ]);
+    const response = await fetch(`${server.origin}/upload`, {
+      method: 'POST',
+      headers: { origin: server.origin, cookie: session.cookieHeader, 'content-type': contentType },
+      body: new Uint8Array(body),
+    });
     const answer = (await response.json()) as { success?: boolean; file?: FileEntry };
     expect(response.status, JSON.stringify(answer)).toBe(201);
     return answer.file!;
@@ -61,7 +83,12 @@ describe('server killed mid-upload', () => {
     const { head, contentType } = multipartHead({ user_id: userId }, { filename: 'big.csv', contentType: 'text/csv' });
     const upload = httpRequest(`${first.origin}/upload`, {
       method: 'POST',
-      headers: { origin: first.origin, cookie: session.cookieHeader, 'content-type': contentType, 'transfer-encoding': 'chunked' },
+      headers: {
+        origin: first.origin,
+        cookie: session.cookieHeader,
+        'content-type': contentType,
+        'transfer-encoding': 'chunked',
+      },
     });
     const cut = new Promise<string>((resolve) => {
       upload.on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
@@ -76,11 +103,15 @@ describe('server killed mid-upload', () => {
         if (!upload.write(CHUNK)) await Promise.race([once(upload, 'drain'), cut]);
       }
     })();
-    const temporary = await waitFor(async () => {
-      const [name] = (await folder()).temporaries;
-      const size = name ? ((await stat(join(uploads, name)).catch(() => null))?.size ?? 0) : 0;
-      return size > 2 * 1024 * 1024 && name;
-    }, 'the server to have written 2 MB of the upload', 20_000);
+    const temporary = await waitFor(
+      async () => {
+        const [name] = (await folder()).temporaries;
+        const size = name ? ((await stat(join(uploads, name)).catch(() => null))?.size ?? 0) : 0;
+        return size > 2 * 1024 * 1024 && name;
+      },
+      'the server to have written 2 MB of the upload',
+      20_000,
+    );
     first.child.kill('SIGKILL');
     killed = true;
     expect((await first.exited()).signal).toBe('SIGKILL');
@@ -99,7 +130,9 @@ describe('server killed mid-upload', () => {
     servers.push(second);
     const files = await listed(second, session);
     expect(files.map((file) => file.id)).toEqual([kept.id]);
-    expect(await waitFor(async () => (await folder()).temporaries.length === 0, 'the sweep of the dead temporary', 20_000)).toBe(true);
+    expect(
+      await waitFor(async () => (await folder()).temporaries.length === 0, 'the sweep of the dead temporary', 20_000),
+    ).toBe(true);
     expect((await folder()).objects).toEqual(before.objects);
     const download = await fetch(`${second.origin}${kept.url}`, { headers: { cookie: session.cookieHeader } });
     expect(download.status).toBe(200);

@@ -78,7 +78,12 @@ describe('uploaded file names', () => {
       { name: 'user_id', value: alice.userId },
       { name: 'file', filename, contentType, data: TRADES_CSV },
     ]);
-    return test.app.inject({ method: 'POST', url: '/upload', headers: { cookie: alice.browser.cookieHeader, origin: test.config.publicUrl, 'content-type': type }, payload: body });
+    return test.app.inject({
+      method: 'POST',
+      url: '/upload',
+      headers: { cookie: alice.browser.cookieHeader, origin: test.config.publicUrl, 'content-type': type },
+      payload: body,
+    });
   }
 
   it('stores and lists the name without bidi controls, so it shows its real extension', async () => {
@@ -92,7 +97,9 @@ describe('uploaded file names', () => {
     const listed = (await alice.browser.get('/files')).json().files as Array<{ id: string; original_filename: string }>;
     for (const file of listed) expect(file.original_filename).not.toMatch(/[\u200E\u200F\u202A-\u202E\u2066-\u2069]/);
     const download = await alice.browser.get(`/files/${workbookName.json().file.id}/download`);
-    expect(download.headers['content-disposition']).toBe(`attachment; filename="tradesvsc.csv"; filename*=UTF-8''tradesvsc.csv`);
+    expect(download.headers['content-disposition']).toBe(
+      `attachment; filename="tradesvsc.csv"; filename*=UTF-8''tradesvsc.csv`,
+    );
     const rows = await test.database.db.select({ name: files.originalFilename }).from(files);
     expect(rows.map((row) => row.name).sort()).toEqual(['positions.csv', 'tradesvsc.csv']);
   });
@@ -111,12 +118,23 @@ describe('uploaded file names', () => {
 
   it('cleans names stored before the sanitiser on the way out', async () => {
     const storage = test.app.services.fileStorage;
-    const stored = await storeSpreadsheet(storage, { source: Readable.from([TRADES_CSV]), filename: 'legacy.csv', mimeType: 'text/csv' }, { maxBytes: 1024 * 1024 });
+    const stored = await storeSpreadsheet(
+      storage,
+      { source: Readable.from([TRADES_CSV]), filename: 'legacy.csv', mimeType: 'text/csv' },
+      { maxBytes: 1024 * 1024 },
+    );
     // As an older server wrote it: the override kept.
-    const row = await recordStoredFile(test.database.db, storage, { ...stored, originalFilename: 'old\u202Evsc.xlsx' }, alice.userId);
+    const row = await recordStoredFile(
+      test.database.db,
+      storage,
+      { ...stored, originalFilename: 'old\u202Evsc.xlsx' },
+      alice.userId,
+    );
     const listed = (await alice.browser.get('/files')).json().files as Array<{ id: string; original_filename: string }>;
     expect(listed.find((file) => file.id === row.id)?.original_filename).toBe('oldvsc.xlsx');
     const download = await alice.browser.get(`/files/${row.id}/download`);
-    expect(download.headers['content-disposition']).toBe(`attachment; filename="oldvsc.xlsx"; filename*=UTF-8''oldvsc.xlsx`);
+    expect(download.headers['content-disposition']).toBe(
+      `attachment; filename="oldvsc.xlsx"; filename*=UTF-8''oldvsc.xlsx`,
+    );
   });
 });

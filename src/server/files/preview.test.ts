@@ -79,7 +79,9 @@ describe('preview of a large workbook', () => {
     expect(table.rows).toEqual(Array.from({ length: 20 }, (_, index) => bigWorkbookRow(index)));
     expect(table).toMatchObject({ totalRows: big.dataRows, truncated: true });
     // Generous bounds for a busy test machine; the old reader blocked for many seconds.
-    console.log(`preview ${seconds.toFixed(2)} s; other requests max ${Math.max(...others).toFixed(0)} ms; loop delay p99 ${(delay.percentile(99) / 1e6).toFixed(0)} ms, max ${(delay.max / 1e6).toFixed(0)} ms`);
+    console.log(
+      `preview ${seconds.toFixed(2)} s; other requests max ${Math.max(...others).toFixed(0)} ms; loop delay p99 ${(delay.percentile(99) / 1e6).toFixed(0)} ms, max ${(delay.max / 1e6).toFixed(0)} ms`,
+    );
     expect(seconds).toBeLessThan(8);
     expect(Math.max(...others)).toBeLessThan(500);
     expect(delay.max / 1e6).toBeLessThan(500);
@@ -107,7 +109,8 @@ describe('preview past SHEET_READ_TIMEOUT_MS', () => {
     const response = await bob.browser.get(`/files/${file.id}/preview`);
     expect(response.statusCode).toBe(422);
     expect(response.json()).toEqual({
-      error: 'This spreadsheet is too large or complex to preview here (it took longer than 0.005 s). Download it or split it into smaller files.',
+      error:
+        'This spreadsheet is too large or complex to preview here (it took longer than 0.005 s). Download it or split it into smaller files.',
     });
   }, 60_000);
 });

@@ -96,63 +96,84 @@ describe.each(['disk', 's3'] as const)('upload quota on %s storage', (variant) =
     return names.filter((name) => name.startsWith(TEMP_PREFIX)).length;
   }
 
-  it('keeps exactly FILES_MAX_PER_USER of 300 concurrent uploads, refuses the rest clearly, and leaves nothing behind', { timeout: 120_000 }, async () => {
-    const alice = await subscribedUser(test, `count-${variant}@example.com`);
-    const objectsBefore = await storedObjects();
-    const responses = await Promise.all(Array.from({ length: 300 }, (_, index) => upload(test, alice, smallCsv(index), `trades-${index}.csv`)));
+  it(
+    'keeps exactly FILES_MAX_PER_USER of 300 concurrent uploads, refuses the rest clearly, and leaves nothing behind',
+    { timeout: 120_000 },
+    async () => {
+      const alice = await subscribedUser(test, `count-${variant}@example.com`);
+      const objectsBefore = await storedObjects();
+      const responses = await Promise.all(
+        Array.from({ length: 300 }, (_, index) => upload(test, alice, smallCsv(index), `trades-${index}.csv`)),
+      );
 
-    const statuses = responses.map((response) => response.statusCode);
-    expect(statuses.filter((status) => status === 201)).toHaveLength(MAX_FILES);
-    const refused = responses.filter((response) => response.statusCode !== 201);
-    expect(refused).toHaveLength(300 - MAX_FILES);
-    for (const response of refused) expect({ status: response.statusCode, body: response.json() }).toEqual({ status: 413, body: { error: COUNT_MESSAGE } });
+      const statuses = responses.map((response) => response.statusCode);
+      expect(statuses.filter((status) => status === 201)).toHaveLength(MAX_FILES);
+      const refused = responses.filter((response) => response.statusCode !== 201);
+      expect(refused).toHaveLength(300 - MAX_FILES);
+      for (const response of refused)
+        expect({ status: response.statusCode, body: response.json() }).toEqual({
+          status: 413,
+          body: { error: COUNT_MESSAGE },
+        });
 
-    expect(await ownRows(test, alice.userId)).toBe(MAX_FILES);
-    const listed = (await alice.browser.get('/files')).json().files as Array<{ id: string; uploaded_by_user_id: string | null }>;
-    expect(listed.filter((file) => file.uploaded_by_user_id === alice.userId)).toHaveLength(MAX_FILES);
-    await waitFor(async () => (await partialObjects()) === 0, 'no partial objects');
-    expect(await storedObjects()).toBe(objectsBefore + MAX_FILES);
+      expect(await ownRows(test, alice.userId)).toBe(MAX_FILES);
+      const listed = (await alice.browser.get('/files')).json().files as Array<{
+        id: string;
+        uploaded_by_user_id: string | null;
+      }>;
+      expect(listed.filter((file) => file.uploaded_by_user_id === alice.userId)).toHaveLength(MAX_FILES);
+      await waitFor(async () => (await partialObjects()) === 0, 'no partial objects');
+      expect(await storedObjects()).toBe(objectsBefore + MAX_FILES);
 
-    // A full account is refused at once; deleting one file makes room for exactly one more.
-    const full = await upload(test, alice, smallCsv(1000));
-    expect(full.statusCode).toBe(413);
-    expect(full.json().error).toBe(COUNT_MESSAGE);
-    expect((await alice.browser.request('DELETE', `/files/${listed[0].id}`)).statusCode).toBe(200);
-    expect((await upload(test, alice, smallCsv(1001))).statusCode).toBe(201);
-    expect((await upload(test, alice, smallCsv(1002))).statusCode).toBe(413);
-    expect(await storedObjects()).toBe(objectsBefore + MAX_FILES);
-  });
+      // A full account is refused at once; deleting one file makes room for exactly one more.
+      const full = await upload(test, alice, smallCsv(1000));
+      expect(full.statusCode).toBe(413);
+      expect(full.json().error).toBe(COUNT_MESSAGE);
+      expect((await alice.browser.request('DELETE', `/files/${listed[0].id}`)).statusCode).toBe(200);
+      expect((await upload(test, alice, smallCsv(1001))).statusCode).toBe(201);
+      expect((await upload(test, alice, smallCsv(1002))).statusCode).toBe(413);
+      expect(await storedObjects()).toBe(objectsBefore + MAX_FILES);
+    },
+  );
 
-  it('refuses a file that does not fit FILES_MAX_TOTAL_MB with a clear 413, also when uploads race, storing nothing', { timeout: 120_000 }, async () => {
-    const bob = await subscribedUser(test, `bytes-${variant}@example.com`);
-    // Public files are the operator's and count against nobody's quota.
-    const storage = test.app.services.fileStorage;
-    const published = await storeSpreadsheet(storage, { source: Readable.from([csvOfSize(900 * 1024)]), filename: 'calendar.csv', mimeType: CSV }, { maxBytes: 8 * MB });
-    await recordStoredFile(test.database.db, storage, published, null);
-    const objectsBefore = await storedObjects();
-    // Ten 400 KB files at once against 1 MB: exactly two fit.
-    const responses = await Promise.all(Array.from({ length: 10 }, () => upload(test, bob, csvOfSize(400 * 1024))));
-    expect(responses.filter((response) => response.statusCode === 201)).toHaveLength(2);
-    for (const response of responses.filter((candidate) => candidate.statusCode !== 201)) {
-      expect(response.statusCode).toBe(413);
-      expect(response.json().error).toMatch(BYTES_MESSAGE);
-    }
-    expect(await ownRows(test, bob.userId)).toBe(2);
+  it(
+    'refuses a file that does not fit FILES_MAX_TOTAL_MB with a clear 413, also when uploads race, storing nothing',
+    { timeout: 120_000 },
+    async () => {
+      const bob = await subscribedUser(test, `bytes-${variant}@example.com`);
+      // Public files are the operator's and count against nobody's quota.
+      const storage = test.app.services.fileStorage;
+      const published = await storeSpreadsheet(
+        storage,
+        { source: Readable.from([csvOfSize(900 * 1024)]), filename: 'calendar.csv', mimeType: CSV },
+        { maxBytes: 8 * MB },
+      );
+      await recordStoredFile(test.database.db, storage, published, null);
+      const objectsBefore = await storedObjects();
+      // Ten 400 KB files at once against 1 MB: exactly two fit.
+      const responses = await Promise.all(Array.from({ length: 10 }, () => upload(test, bob, csvOfSize(400 * 1024))));
+      expect(responses.filter((response) => response.statusCode === 201)).toHaveLength(2);
+      for (const response of responses.filter((candidate) => candidate.statusCode !== 201)) {
+        expect(response.statusCode).toBe(413);
+        expect(response.json().error).toMatch(BYTES_MESSAGE);
+      }
+      expect(await ownRows(test, bob.userId)).toBe(2);
 
-    // 800 KB used: a 300 KB file does not fit and the message says how much is used.
-    const tooBig = await upload(test, bob, csvOfSize(300 * 1024));
-    expect(tooBig.statusCode).toBe(413);
-    expect(tooBig.json().error).toBe('Your files use 0.78 of 1 MB. Delete some files to upload more.');
-    // What is left still fits exactly.
-    expect((await upload(test, bob, csvOfSize(MB - 800 * 1024))).statusCode).toBe(201);
-    const full = await upload(test, bob, smallCsv(1));
-    expect(full.statusCode).toBe(413);
-    expect(full.json().error).toBe('Your files use 1 of 1 MB. Delete some files to upload more.');
+      // 800 KB used: a 300 KB file does not fit and the message says how much is used.
+      const tooBig = await upload(test, bob, csvOfSize(300 * 1024));
+      expect(tooBig.statusCode).toBe(413);
+      expect(tooBig.json().error).toBe('Your files use 0.78 of 1 MB. Delete some files to upload more.');
+      // What is left still fits exactly.
+      expect((await upload(test, bob, csvOfSize(MB - 800 * 1024))).statusCode).toBe(201);
+      const full = await upload(test, bob, smallCsv(1));
+      expect(full.statusCode).toBe(413);
+      expect(full.json().error).toBe('Your files use 1 of 1 MB. Delete some files to upload more.');
 
-    await waitFor(async () => (await partialObjects()) === 0, 'no partial objects');
-    expect(await storedObjects()).toBe(objectsBefore + 3);
-    expect(await ownRows(test, bob.userId)).toBe(3);
-  });
+      await waitFor(async () => (await partialObjects()) === 0, 'no partial objects');
+      expect(await storedObjects()).toBe(objectsBefore + 3);
+      expect(await ownRows(test, bob.userId)).toBe(3);
+    },
+  );
 });
 
 describe('upload rate limit', () => {
@@ -172,10 +193,13 @@ describe('upload rate limit', () => {
     const dave = await subscribedUser(test, 'rate-dave@example.com');
     // Refused attempts count too: the limit is on attempts, not on stored files.
     expect((await upload(test, carol, smallCsv(0), 'notes.txt')).statusCode).toBe(415);
-    for (let index = 1; index < 5; index += 1) expect((await upload(test, carol, smallCsv(index))).statusCode).toBe(201);
+    for (let index = 1; index < 5; index += 1)
+      expect((await upload(test, carol, smallCsv(index))).statusCode).toBe(201);
     const limited = await upload(test, carol, smallCsv(5));
     expect(limited.statusCode).toBe(429);
-    expect(limited.json().error).toMatch(/^You are uploading too fast \(at most 5 files a minute\)\. Please wait \d+ seconds? and try again\.$/);
+    expect(limited.json().error).toMatch(
+      /^You are uploading too fast \(at most 5 files a minute\)\. Please wait \d+ seconds? and try again\.$/,
+    );
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
     expect(await ownRows(test, carol.userId)).toBe(4);
     // Another user has their own allowance.
@@ -187,7 +211,10 @@ describe('upload rate limit', () => {
 async function twoInstances(env: Record<string, string>, driver: 'pglite' | 'postgres') {
   const database = await openTestDatabase(driver);
   const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', MARKET_DATA: 'demo', ...env });
-  const apps = [await buildApp({ config, database, webRoot: null, logger: false }), await buildApp({ config, database, webRoot: null, logger: false })];
+  const apps = [
+    await buildApp({ config, database, webRoot: null, logger: false }),
+    await buildApp({ config, database, webRoot: null, logger: false }),
+  ];
   for (const app of apps) await app.ready();
   const tests: TestApp[] = apps.map((app) => ({ app, database, config, close: async () => undefined }));
   return {
@@ -205,25 +232,38 @@ describe.runIf(process.env.TEST_DATABASE_URL)('upload quota on PostgreSQL across
   let dataDir: string;
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'watos-quota-pg-'));
-    instances = await twoInstances({ DATA_DIR: dataDir, FILES_MAX_PER_USER: String(MAX_FILES), UPLOAD_RATE_LIMIT_PER_MINUTE: '10000' }, 'postgres');
+    instances = await twoInstances(
+      { DATA_DIR: dataDir, FILES_MAX_PER_USER: String(MAX_FILES), UPLOAD_RATE_LIMIT_PER_MINUTE: '10000' },
+      'postgres',
+    );
   });
   afterAll(async () => {
     await instances?.close();
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('keeps exactly FILES_MAX_PER_USER of 300 uploads sent at once to two instances', { timeout: 180_000 }, async () => {
-    const [first, second] = instances.tests;
-    const erin = await subscribedUser(first, 'pg-erin@example.com');
-    const responses = await Promise.all(Array.from({ length: 300 }, (_, index) => upload(index % 2 === 0 ? first : second, erin, smallCsv(index))));
-    expect(responses.filter((response) => response.statusCode === 201)).toHaveLength(MAX_FILES);
-    expect(new Set(responses.filter((response) => response.statusCode !== 201).map((response) => `${response.statusCode} ${response.json().error}`))).toEqual(
-      new Set([`413 ${COUNT_MESSAGE}`]),
-    );
-    expect(await ownRows(first, erin.userId)).toBe(MAX_FILES);
-    const names = await readdir(join(dataDir, 'uploads'));
-    expect(names).toHaveLength(MAX_FILES);
-  });
+  it(
+    'keeps exactly FILES_MAX_PER_USER of 300 uploads sent at once to two instances',
+    { timeout: 180_000 },
+    async () => {
+      const [first, second] = instances.tests;
+      const erin = await subscribedUser(first, 'pg-erin@example.com');
+      const responses = await Promise.all(
+        Array.from({ length: 300 }, (_, index) => upload(index % 2 === 0 ? first : second, erin, smallCsv(index))),
+      );
+      expect(responses.filter((response) => response.statusCode === 201)).toHaveLength(MAX_FILES);
+      expect(
+        new Set(
+          responses
+            .filter((response) => response.statusCode !== 201)
+            .map((response) => `${response.statusCode} ${response.json().error}`),
+        ),
+      ).toEqual(new Set([`413 ${COUNT_MESSAGE}`]));
+      expect(await ownRows(first, erin.userId)).toBe(MAX_FILES);
+      const names = await readdir(join(dataDir, 'uploads'));
+      expect(names).toHaveLength(MAX_FILES);
+    },
+  );
 });
 
 describe.runIf(process.env.TEST_REDIS_URL)('upload rate limit in Redis across two instances', () => {
@@ -231,7 +271,10 @@ describe.runIf(process.env.TEST_REDIS_URL)('upload rate limit in Redis across tw
   let dataDir: string;
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'watos-upload-rate-redis-'));
-    instances = await twoInstances({ DATA_DIR: dataDir, REDIS_URL: process.env.TEST_REDIS_URL!, UPLOAD_RATE_LIMIT_PER_MINUTE: '4' }, 'pglite');
+    instances = await twoInstances(
+      { DATA_DIR: dataDir, REDIS_URL: process.env.TEST_REDIS_URL!, UPLOAD_RATE_LIMIT_PER_MINUTE: '4' },
+      'pglite',
+    );
   });
   afterAll(async () => {
     await instances?.close();
@@ -243,7 +286,8 @@ describe.runIf(process.env.TEST_REDIS_URL)('upload rate limit in Redis across tw
     // A fresh e-mail each run: the Redis counters outlive the test database.
     const frank = await subscribedUser(first, `redis-frank-${Date.now()}@example.com`);
     const statuses: number[] = [];
-    for (let index = 0; index < 5; index += 1) statuses.push((await upload(index % 2 === 0 ? first : second, frank, smallCsv(index))).statusCode);
+    for (let index = 0; index < 5; index += 1)
+      statuses.push((await upload(index % 2 === 0 ? first : second, frank, smallCsv(index))).statusCode);
     expect(statuses).toEqual([201, 201, 201, 201, 429]);
   });
 });

@@ -13,8 +13,25 @@ import type { Database } from '../db/client.ts';
 import { linkedSheets } from '../db/schema.ts';
 import { HttpError } from '../http/errors.ts';
 import { counterStore, perUserRateLimit } from '../http/rateLimit.ts';
-import { fileIdParams, parseGoogleSheetUrl, sanitizeDisplayName, sheetMetadataBody, type FileListing, type FilePreview } from '../../shared/schemas/files.ts';
-import { bytesQuotaError, findVisibleFile, listVisibleFiles, quotaRefusal, quotaUsage, recordStoredFile, removeFile, toFileEntry, type FileQuota } from './fileRecords.ts';
+import {
+  fileIdParams,
+  parseGoogleSheetUrl,
+  sanitizeDisplayName,
+  sheetMetadataBody,
+  type FileListing,
+  type FilePreview,
+} from '../../shared/schemas/files.ts';
+import {
+  bytesQuotaError,
+  findVisibleFile,
+  listVisibleFiles,
+  quotaRefusal,
+  quotaUsage,
+  recordStoredFile,
+  removeFile,
+  toFileEntry,
+  type FileQuota,
+} from './fileRecords.ts';
 import type { SheetNameReader } from './sheets.ts';
 import { StoredObjectMissingError, type FileStorage } from './storage.ts';
 import {
@@ -38,7 +55,10 @@ const noFileSent = () => new HttpError(400, 'No file was sent; choose a CSV or E
 /** RFC 6266 / 5987: an ASCII fallback name plus the exact UTF-8 name. */
 export function attachmentDisposition(filename: string): string {
   const fallback = filename.replace(/[^\x20-\x7e]|["\\%;]/g, '_').trim() || 'download';
-  const encoded = encodeURIComponent(filename).replace(/['()*]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`);
+  const encoded = encodeURIComponent(filename).replace(
+    /['()*]/g,
+    (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
   return `attachment; filename="${fallback}"; filename*=UTF-8''${encoded}`;
 }
 
@@ -74,7 +94,8 @@ async function readAll(stream: Readable, maxBytes: number, expectedBytes: number
       throw new HttpError(422, 'The file is too large to preview.');
     }
     // Larger than recorded (should not happen): grow, at the cost of one copy.
-    if (total + chunk.length > buffer.length) buffer = Buffer.concat([buffer.subarray(0, total)], Math.min(maxBytes, (total + chunk.length) * 2));
+    if (total + chunk.length > buffer.length)
+      buffer = Buffer.concat([buffer.subarray(0, total)], Math.min(maxBytes, (total + chunk.length) * 2));
     chunk.copy(buffer, total);
     total += chunk.length;
   }
@@ -126,7 +147,8 @@ export async function fileRoutes(app: FastifyInstance, options: FileRoutesOption
     max: options.uploadRateLimit.max,
     windowMs: options.uploadRateLimit.windowMs,
     store: counterStore(options.redis),
-    message: (wait) => `You are uploading too fast (at most ${options.uploadRateLimit.max} files a minute). Please wait ${wait} and try again.`,
+    message: (wait) =>
+      `You are uploading too fast (at most ${options.uploadRateLimit.max} files a minute). Please wait ${wait} and try again.`,
     onRefused: dropRestOfBody,
   });
 
@@ -148,7 +170,8 @@ export async function fileRoutes(app: FastifyInstance, options: FileRoutesOption
   }));
 
   routes.post('/upload', { preHandler: limitUploads }, async (request, reply) => {
-    if (!request.isMultipart()) throw new HttpError(415, 'Send the upload as multipart/form-data with the fields file and user_id.');
+    if (!request.isMultipart())
+      throw new HttpError(415, 'Send the upload as multipart/form-data with the fields file and user_id.');
     const userId = request.user!.id;
     // A full account is refused before a byte is read; the room left also stops a file that
     // outgrows it while streaming. The locked check when the row is written is the one that
@@ -159,12 +182,18 @@ export async function fileRoutes(app: FastifyInstance, options: FileRoutesOption
       dropRestOfBody(request, reply);
       throw full;
     }
-    const room = { remainingBytes: quota.maxBytes - usage.bytes, error: () => bytesQuotaError(usage.bytes, quota.maxBytes) };
+    const room = {
+      remainingBytes: quota.maxBytes - usage.bytes,
+      error: () => bytesQuotaError(usage.bytes, quota.maxBytes),
+    };
     const wrongUser = () => new HttpError(403, 'You can only upload files to your own account.');
     let claimedUserId: string | undefined;
     let stored: StoredSpreadsheet | null = null;
     const discard = async () => {
-      if (stored) await storage.delete(stored.storageKey).catch((error: unknown) => request.log.error({ err: error }, 'could not remove a refused upload'));
+      if (stored)
+        await storage
+          .delete(stored.storageKey)
+          .catch((error: unknown) => request.log.error({ err: error }, 'could not remove a refused upload'));
       stored = null;
     };
 
@@ -187,7 +216,11 @@ export async function fileRoutes(app: FastifyInstance, options: FileRoutesOption
           part.file.destroy();
           throw noFileSent();
         }
-        stored = await storeSpreadsheet(storage, { source: part.file, filename: part.filename, mimeType: part.mimetype }, { maxBytes: maxUploadBytes, quota: room });
+        stored = await storeSpreadsheet(
+          storage,
+          { source: part.file, filename: part.filename, mimeType: part.mimetype },
+          { maxBytes: maxUploadBytes, quota: room },
+        );
       }
     } catch (error) {
       await discard();
@@ -231,10 +264,14 @@ export async function fileRoutes(app: FastifyInstance, options: FileRoutesOption
   }
 
   // Fastify's automatic HEAD would read the whole object just to discard it.
-  routes.get('/files/:id/download', { schema: { params: fileIdParams }, exposeHeadRoute: false }, async (request, reply) => {
-    const row = await prepareDownload(request, reply);
-    return reply.send(await openStored(row.storageKey));
-  });
+  routes.get(
+    '/files/:id/download',
+    { schema: { params: fileIdParams }, exposeHeadRoute: false },
+    async (request, reply) => {
+      const row = await prepareDownload(request, reply);
+      return reply.send(await openStored(row.storageKey));
+    },
+  );
   routes.head('/files/:id/download', { schema: { params: fileIdParams } }, async (request, reply) => {
     await prepareDownload(request, reply);
     return reply.send();
@@ -264,10 +301,15 @@ export async function fileRoutes(app: FastifyInstance, options: FileRoutesOption
       };
     } catch (error) {
       if (error instanceof SheetReadTimeoutError) {
-        throw new HttpError(422, `This spreadsheet is too large or complex to preview here (it took longer than ${error.seconds} s). Download it or split it into smaller files.`);
+        throw new HttpError(
+          422,
+          `This spreadsheet is too large or complex to preview here (it took longer than ${error.seconds} s). Download it or split it into smaller files.`,
+        );
       }
-      if (error instanceof SheetReaderBusyError) throw new HttpError(503, 'Previews are busy right now; try again in a moment.');
-      if (error instanceof TableReadError || error instanceof UnsafeArchiveError) throw new HttpError(422, error.message);
+      if (error instanceof SheetReaderBusyError)
+        throw new HttpError(503, 'Previews are busy right now; try again in a moment.');
+      if (error instanceof TableReadError || error instanceof UnsafeArchiveError)
+        throw new HttpError(422, error.message);
       throw error;
     }
   });
@@ -281,7 +323,10 @@ export async function fileRoutes(app: FastifyInstance, options: FileRoutesOption
   });
 }
 
-export async function sheetRoutes(app: FastifyInstance, options: { db: Database; reader: SheetNameReader }): Promise<void> {
+export async function sheetRoutes(
+  app: FastifyInstance,
+  options: { db: Database; reader: SheetNameReader },
+): Promise<void> {
   const { db, reader } = options;
   const routes = app.withTypeProvider<ZodTypeProvider>();
 

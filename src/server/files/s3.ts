@@ -17,7 +17,13 @@ import {
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { Readable } from 'node:stream';
-import { assertStorageKey, isStorageKey, StoredObjectMissingError, type FileStorage, type StorageLog } from './storage.ts';
+import {
+  assertStorageKey,
+  isStorageKey,
+  StoredObjectMissingError,
+  type FileStorage,
+  type StorageLog,
+} from './storage.ts';
 
 export interface S3StorageOptions {
   bucket: string;
@@ -34,7 +40,8 @@ const PREFIX = 'uploads/';
 
 /** An S3 failure in a few fields: the SDK's error carries the whole raw response (socket and all). */
 function describeS3Error(error: unknown): { name: string; message: string; status?: number } {
-  if (error instanceof S3ServiceException) return { name: error.name, message: error.message, status: error.$metadata.httpStatusCode };
+  if (error instanceof S3ServiceException)
+    return { name: error.name, message: error.message, status: error.$metadata.httpStatusCode };
   return { name: (error as Error)?.name ?? 'Error', message: String((error as Error)?.message ?? error) };
 }
 
@@ -54,7 +61,8 @@ export function createS3Storage(options: S3StorageOptions): FileStorage {
     return `${PREFIX}${key}`;
   };
   const log: StorageLog = options.log ?? { warn: (fields, message) => console.warn(message, fields) };
-  const abortUpload = (key: string, uploadId: string) => client.send(new AbortMultipartUploadCommand({ Bucket: options.bucket, Key: key, UploadId: uploadId }));
+  const abortUpload = (key: string, uploadId: string) =>
+    client.send(new AbortMultipartUploadCommand({ Bucket: options.bucket, Key: key, UploadId: uploadId }));
 
   return {
     kind: 's3',
@@ -77,7 +85,10 @@ export function createS3Storage(options: S3StorageOptions): FileStorage {
         if (upload.uploadId) {
           const uploadId = upload.uploadId;
           await abortUpload(objectKey(key), uploadId).catch((abortError: unknown) =>
-            log.warn({ error: describeS3Error(abortError), key, uploadId }, 'could not abort a failed multipart upload; the orphan sweep aborts it within the hour'),
+            log.warn(
+              { error: describeS3Error(abortError), key, uploadId },
+              'could not abort a failed multipart upload; the orphan sweep aborts it within the hour',
+            ),
           );
         }
         throw error;
@@ -90,7 +101,10 @@ export function createS3Storage(options: S3StorageOptions): FileStorage {
         if (!(object.Body instanceof Readable)) throw new Error(`S3 returned no stream for ${key}`);
         return object.Body;
       } catch (error) {
-        if (error instanceof NoSuchKey || (error instanceof S3ServiceException && error.$metadata.httpStatusCode === 404)) {
+        if (
+          error instanceof NoSuchKey ||
+          (error instanceof S3ServiceException && error.$metadata.httpStatusCode === 404)
+        ) {
           throw new StoredObjectMissingError(`No stored object ${key}`);
         }
         throw error;
@@ -118,12 +132,25 @@ export function createS3Storage(options: S3StorageOptions): FileStorage {
       for (;;) {
         let page;
         try {
-          page = await client.send(new ListMultipartUploadsCommand({ Bucket: options.bucket, Prefix: PREFIX, KeyMarker: keyMarker, UploadIdMarker: uploadIdMarker }));
+          page = await client.send(
+            new ListMultipartUploadsCommand({
+              Bucket: options.bucket,
+              Prefix: PREFIX,
+              KeyMarker: keyMarker,
+              UploadIdMarker: uploadIdMarker,
+            }),
+          );
         } catch (error) {
           // Some S3-compatible servers (s3rver, for one) do not implement the listing: say so
           // and leave their incomplete uploads to the service's own lifecycle rules.
-          if (error instanceof S3ServiceException && (error.$metadata.httpStatusCode === 501 || error.name === 'NotImplemented')) {
-            log.warn({ error: describeS3Error(error) }, 'this S3 service cannot list incomplete multipart uploads; abort them with a bucket lifecycle rule instead');
+          if (
+            error instanceof S3ServiceException &&
+            (error.$metadata.httpStatusCode === 501 || error.name === 'NotImplemented')
+          ) {
+            log.warn(
+              { error: describeS3Error(error) },
+              'this S3 service cannot list incomplete multipart uploads; abort them with a bucket lifecycle rule instead',
+            );
             return aborted;
           }
           throw error;

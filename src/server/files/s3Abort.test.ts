@@ -49,7 +49,10 @@ describe('S3 uploads when the service refuses to abort a multipart upload', () =
         done();
       },
     });
-    test = await createTestApp({ DATA_DIR: dataDir, LOG_LEVEL: 'warn', UPLOAD_MAX_MB: '25', ...s3.env() }, { logStream });
+    test = await createTestApp(
+      { DATA_DIR: dataDir, LOG_LEVEL: 'warn', UPLOAD_MAX_MB: '25', ...s3.env() },
+      { logStream },
+    );
   });
 
   async function listen(): Promise<number> {
@@ -63,91 +66,127 @@ describe('S3 uploads when the service refuses to abort a multipart upload', () =
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('answers 413 and 415, not 503, logs the failed abort, and the sweep aborts the uploads later', { timeout: 120_000 }, async () => {
-    const alice = await subscribedUser(test, 'abort-alice@example.com');
-    const port = await listen();
-    /**
-     * Sends the file over a real socket, 256 KiB at a time as the server takes it, so parts go
-     * to S3 while the body arrives (as from a browser) and a multipart upload is open when
-     * the server refuses the file.
-     */
-    const send = async (data: Buffer, filename: string) => {
-      const { head, tail, contentType } = multipartHead({ user_id: alice.userId }, { filename, contentType: 'text/csv' });
-      const request = httpRequest({
-        host: '127.0.0.1',
-        port,
-        method: 'POST',
-        path: '/upload',
-        headers: { cookie: alice.browser.cookieHeader, origin: test.config.publicUrl, 'content-type': contentType, 'transfer-encoding': 'chunked' },
-      });
-      request.on('error', () => undefined); // the server closes the connection after refusing
-      let answered = false;
-      const response = new Promise<{ status: number; body: unknown }>((resolve) => {
-        request.on('response', async (message: IncomingMessage) => {
-          answered = true;
-          let body = '';
-          for await (const piece of message) body += piece;
-          resolve({ status: message.statusCode ?? 0, body: JSON.parse(body) });
+  it(
+    'answers 413 and 415, not 503, logs the failed abort, and the sweep aborts the uploads later',
+    { timeout: 120_000 },
+    async () => {
+      const alice = await subscribedUser(test, 'abort-alice@example.com');
+      const port = await listen();
+      /**
+       * Sends the file over a real socket, 256 KiB at a time as the server takes it, so parts go
+       * to S3 while the body arrives (as from a browser) and a multipart upload is open when
+       * the server refuses the file.
+       */
+      const send = async (data: Buffer, filename: string) => {
+        const { head, tail, contentType } = multipartHead(
+          { user_id: alice.userId },
+          { filename, contentType: 'text/csv' },
+        );
+        const request = httpRequest({
+          host: '127.0.0.1',
+          port,
+          method: 'POST',
+          path: '/upload',
+          headers: {
+            cookie: alice.browser.cookieHeader,
+            origin: test.config.publicUrl,
+            'content-type': contentType,
+            'transfer-encoding': 'chunked',
+          },
         });
+        request.on('error', () => undefined); // the server closes the connection after refusing
+        let answered = false;
+        const response = new Promise<{ status: number; body: unknown }>((resolve) => {
+          request.on('response', async (message: IncomingMessage) => {
+            answered = true;
+            let body = '';
+            for await (const piece of message) body += piece;
+            resolve({ status: message.statusCode ?? 0, body: JSON.parse(body) });
+          });
+        });
+        request.write(head);
+        for (let offset = 0; offset < data.length && !answered; offset += 256 * 1024) {
+          if (!request.write(data.subarray(offset, offset + 256 * 1024)))
+            await Promise.race([once(request, 'drain'), response]);
+        }
+        if (!answered) request.end(tail);
+        const answer = await response;
+        request.destroy();
+        return answer;
+      };
+      s3.refuseAborts(true);
+
+      const tooLarge = await send(csv(30 * MB), 'big.csv');
+      expect(tooLarge).toEqual({ status: 413, body: { error: 'The file is larger than the 25 MB upload limit.' } });
+      const binary = await send(csv(12 * MB, 11 * MB), 'binary.csv');
+      expect(binary).toEqual({
+        status: 415,
+        body: {
+          error:
+            "The file's content is not a CSV (plain text) file (it holds binary data; save it as CSV UTF-8), so it was refused.",
+        },
       });
-      request.write(head);
-      for (let offset = 0; offset < data.length && !answered; offset += 256 * 1024) {
-        if (!request.write(data.subarray(offset, offset + 256 * 1024))) await Promise.race([once(request, 'drain'), response]);
+
+      // Both multipart uploads are still open (the service refused the aborts), and it was logged.
+      expect(s3.openUploads()).toBe(2);
+      expect(s3.objects.size).toBe(0);
+      const [row] = await test.database.db.select({ value: count() }).from(files);
+      expect(row.value).toBe(0);
+      const failedAborts = logLines.filter((line) => line.msg?.startsWith('could not abort a failed multipart upload'));
+      expect(failedAborts).toHaveLength(2);
+      expect(failedAborts.every((line) => typeof line.uploadId === 'string' && typeof line.key === 'string')).toBe(
+        true,
+      );
+
+      // Three more open uploads of our own (paging: the fake lists two a page) and one that is
+      // not ours (another prefix), all older than an hour; then one started just now.
+      const client = new S3Client({
+        region: 'us-east-1',
+        endpoint: s3.env().S3_ENDPOINT,
+        forcePathStyle: true,
+        credentials: { accessKeyId: s3.env().S3_ACCESS_KEY_ID, secretAccessKey: s3.env().S3_SECRET_ACCESS_KEY },
+      });
+      for (const key of [
+        `uploads/${newStorageKey('csv')}`,
+        `uploads/${newStorageKey('xlsx')}`,
+        `uploads/${newStorageKey('xls')}`,
+        'backups/not-ours.csv',
+      ]) {
+        await client.send(new CreateMultipartUploadCommand({ Bucket: s3.bucket, Key: key }));
       }
-      if (!answered) request.end(tail);
-      const answer = await response;
-      request.destroy();
-      return answer;
-    };
-    s3.refuseAborts(true);
+      s3.ageOpenUploads(2 * ORPHAN_MIN_AGE_MS);
+      await client.send(
+        new CreateMultipartUploadCommand({ Bucket: s3.bucket, Key: `uploads/${newStorageKey('csv')}` }),
+      );
+      client.destroy();
+      expect(s3.openUploads()).toBe(7);
 
-    const tooLarge = await send(csv(30 * MB), 'big.csv');
-    expect(tooLarge).toEqual({ status: 413, body: { error: 'The file is larger than the 25 MB upload limit.' } });
-    const binary = await send(csv(12 * MB, 11 * MB), 'binary.csv');
-    expect(binary).toEqual({
-      status: 415,
-      body: { error: "The file's content is not a CSV (plain text) file (it holds binary data; save it as CSV UTF-8), so it was refused." },
-    });
-
-    // Both multipart uploads are still open (the service refused the aborts), and it was logged.
-    expect(s3.openUploads()).toBe(2);
-    expect(s3.objects.size).toBe(0);
-    const [row] = await test.database.db.select({ value: count() }).from(files);
-    expect(row.value).toBe(0);
-    const failedAborts = logLines.filter((line) => line.msg?.startsWith('could not abort a failed multipart upload'));
-    expect(failedAborts).toHaveLength(2);
-    expect(failedAborts.every((line) => typeof line.uploadId === 'string' && typeof line.key === 'string')).toBe(true);
-
-    // Three more open uploads of our own (paging: the fake lists two a page) and one that is
-    // not ours (another prefix), all older than an hour; then one started just now.
-    const client = new S3Client({
-      region: 'us-east-1',
-      endpoint: s3.env().S3_ENDPOINT,
-      forcePathStyle: true,
-      credentials: { accessKeyId: s3.env().S3_ACCESS_KEY_ID, secretAccessKey: s3.env().S3_SECRET_ACCESS_KEY },
-    });
-    for (const key of [`uploads/${newStorageKey('csv')}`, `uploads/${newStorageKey('xlsx')}`, `uploads/${newStorageKey('xls')}`, 'backups/not-ours.csv']) {
-      await client.send(new CreateMultipartUploadCommand({ Bucket: s3.bucket, Key: key }));
-    }
-    s3.ageOpenUploads(2 * ORPHAN_MIN_AGE_MS);
-    await client.send(new CreateMultipartUploadCommand({ Bucket: s3.bucket, Key: `uploads/${newStorageKey('csv')}` }));
-    client.destroy();
-    expect(s3.openUploads()).toBe(7);
-
-    // While the service still refuses, the sweep fails (and its scheduler logs and retries hourly).
-    await expect(reclaimOrphanObjects(test.database.db, test.app.services.fileStorage)).rejects.toThrow();
-    s3.refuseAborts(false);
-    expect(await reclaimOrphanObjects(test.database.db, test.app.services.fileStorage)).toEqual({ objects: 0, uploads: 5 });
-    // Left: the upload under another prefix and the one started just now.
-    expect(s3.openUploads()).toBe(2);
-    expect(await reclaimOrphanObjects(test.database.db, test.app.services.fileStorage)).toEqual({ objects: 0, uploads: 0 });
-  });
+      // While the service still refuses, the sweep fails (and its scheduler logs and retries hourly).
+      await expect(reclaimOrphanObjects(test.database.db, test.app.services.fileStorage)).rejects.toThrow();
+      s3.refuseAborts(false);
+      expect(await reclaimOrphanObjects(test.database.db, test.app.services.fileStorage)).toEqual({
+        objects: 0,
+        uploads: 5,
+      });
+      // Left: the upload under another prefix and the one started just now.
+      expect(s3.openUploads()).toBe(2);
+      expect(await reclaimOrphanObjects(test.database.db, test.app.services.fileStorage)).toEqual({
+        objects: 0,
+        uploads: 0,
+      });
+    },
+  );
 
   it('still reclaims objects on a service that cannot list multipart uploads, and says so', async () => {
     s3.withoutUploadListing(true);
     try {
-      expect(await reclaimOrphanObjects(test.database.db, test.app.services.fileStorage)).toEqual({ objects: 0, uploads: 0 });
-      expect(logLines.some((line) => line.msg?.startsWith('this S3 service cannot list incomplete multipart uploads'))).toBe(true);
+      expect(await reclaimOrphanObjects(test.database.db, test.app.services.fileStorage)).toEqual({
+        objects: 0,
+        uploads: 0,
+      });
+      expect(
+        logLines.some((line) => line.msg?.startsWith('this S3 service cannot list incomplete multipart uploads')),
+      ).toBe(true);
     } finally {
       s3.withoutUploadListing(false);
     }

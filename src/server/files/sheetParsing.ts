@@ -57,7 +57,9 @@ function normaliseWidth(header: string[], rows: string[][]): { columns: string[]
 // ---------------------------------------------------------------------------------------- CSV
 
 export function readCsv(data: Uint8Array, limits: Pick<ParseLimits, 'maxRows' | 'maxColumns'>): Table[] {
-  const text = Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8').replace(/^\uFEFF/, '');
+  const text = Buffer.from(data.buffer, data.byteOffset, data.byteLength)
+    .toString('utf8')
+    .replace(/^\uFEFF/, '');
   let header: string[] | null = null;
   const rows: string[][] = [];
   let totalRows = 0;
@@ -69,7 +71,11 @@ export function readCsv(data: Uint8Array, limits: Pick<ParseLimits, 'maxRows' | 
         totalRows += 1;
         return;
       }
-      const row = result.data.slice(0, limits.maxColumns).map((cell) => String(cell ?? '').slice(0, MAX_CELL_CHARS).trim());
+      const row = result.data.slice(0, limits.maxColumns).map((cell) =>
+        String(cell ?? '')
+          .slice(0, MAX_CELL_CHARS)
+          .trim(),
+      );
       if (!header) {
         header = row;
         return;
@@ -104,7 +110,11 @@ interface XmlHandlers {
 }
 
 /** Streams an XML entry through saxes; `done()` true stops reading (the rest is never inflated). */
-async function parseXmlStream(stream: Readable, handlers: XmlHandlers, done: () => boolean = () => false): Promise<void> {
+async function parseXmlStream(
+  stream: Readable,
+  handlers: XmlHandlers,
+  done: () => boolean = () => false,
+): Promise<void> {
   const parser = new SaxesParser(XML_OPTIONS);
   if (handlers.open) parser.on('opentag', (tag) => handlers.open!(localName(tag.name), tag));
   if (handlers.close) parser.on('closetag', (tag) => handlers.close!(localName(tag.name)));
@@ -145,7 +155,11 @@ async function readWorkbook(zip: ZipReader): Promise<{ sheets: SheetRef[]; date1
     {
       open(name, tag) {
         if (name === 'workbookPr') date1904 = ['1', 'true'].includes(attribute(tag, 'date1904') ?? '');
-        else if (name === 'sheet') sheets.push({ name: attribute(tag, 'name') ?? `Sheet${sheets.length + 1}`, relationId: attribute(tag, 'id') });
+        else if (name === 'sheet')
+          sheets.push({
+            name: attribute(tag, 'name') ?? `Sheet${sheets.length + 1}`,
+            relationId: attribute(tag, 'id'),
+          });
       },
       close(name) {
         if (name === 'sheets') finished = true;
@@ -173,7 +187,10 @@ async function readWorkbookRelations(zip: ZipReader): Promise<Map<string, string
 }
 
 /** Built-in number formats Excel shows as dates or times (as exceljs reads them). */
-const BUILT_IN_DATE_FORMATS = new Set([14, 15, 16, 17, 18, 19, 20, 21, 22, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 45, 46, 47, 50, 51, 52, 53, 54, 55, 56, 57, 58]);
+const BUILT_IN_DATE_FORMATS = new Set([
+  14, 15, 16, 17, 18, 19, 20, 21, 22, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 45, 46, 47, 50, 51, 52, 53, 54, 55, 56,
+  57, 58,
+]);
 
 /** exceljs's rule: a format is a date when, outside quotes and [..], it has y m d h s or b. */
 const isDateFormat = (code: string) => /[ymdhMsb]/.test(code.replace(/\[[^\]]*]/g, '').replace(/"[^"]*"/g, ''));
@@ -190,7 +207,8 @@ async function readDateStyles(zip: ZipReader): Promise<Set<number>> {
     await zip.open('xl/styles.xml'),
     {
       open(name, tag) {
-        if (name === 'numFmt') customDate.set(Number(attribute(tag, 'numFmtId')), isDateFormat(attribute(tag, 'formatCode') ?? ''));
+        if (name === 'numFmt')
+          customDate.set(Number(attribute(tag, 'numFmtId')), isDateFormat(attribute(tag, 'formatCode') ?? ''));
         else if (name === 'cellXfs') inCellXfs = true;
         else if (name === 'xf' && inCellXfs) {
           const format = Number(attribute(tag, 'numFmtId') ?? 0);
@@ -394,7 +412,9 @@ class RowScanner {
         return true;
       }
       const windowStart = Math.max(0, at - 64);
-      const match = /<(?:([A-Za-z_][\w.-]*):)?sheetData(?:\s[^>]*)?(\/?)>$/.exec(this.buffer.toString('latin1', windowStart, tagEnd + 1));
+      const match = /<(?:([A-Za-z_][\w.-]*):)?sheetData(?:\s[^>]*)?(\/?)>$/.exec(
+        this.buffer.toString('latin1', windowStart, tagEnd + 1),
+      );
       if (!match) throw new TableReadError(DAMAGED);
       // <sheetData/>: a sheet without rows.
       if (match[2] === '/') return false;
@@ -441,7 +461,8 @@ class RowScanner {
       }
       const end = buffer.indexOf(this.rowClose, tagEnd);
       if (end < 0) {
-        if (buffer.length - start > MAX_ROW_XML_BYTES) throw new TableReadError('A row of this spreadsheet is too large to read.');
+        if (buffer.length - start > MAX_ROW_XML_BYTES)
+          throw new TableReadError('A row of this spreadsheet is too large to read.');
         return start;
       }
       position = end + this.rowClose.length;
@@ -455,7 +476,8 @@ class RowScanner {
   private hasValueBefore(from: number, limit: number): boolean {
     for (let index = 0; index < this.valueTags.length; index += 1) {
       let at = this.nextValue[index];
-      if (at === -2 || (at >= 0 && at < from)) this.nextValue[index] = at = this.buffer.indexOf(this.valueTags[index], from);
+      if (at === -2 || (at >= 0 && at < from))
+        this.nextValue[index] = at = this.buffer.indexOf(this.valueTags[index], from);
       if (at >= 0 && at < limit) return true;
     }
     return false;
@@ -538,12 +560,22 @@ export async function readXlsx(data: Uint8Array, limits: ParseLimits): Promise<T
     if (read.length === 0) throw new TableReadError('The Excel file has no data.');
 
     const wanted = new Set<number>();
-    for (const sheet of read) for (const row of [sheet.header!, ...sheet.rows]) for (const cell of row) if (typeof cell !== 'string') wanted.add(cell.shared);
+    for (const sheet of read)
+      for (const row of [sheet.header!, ...sheet.rows])
+        for (const cell of row) if (typeof cell !== 'string') wanted.add(cell.shared);
     const shared = await readSharedStrings(zip, wanted);
-    const text = (row: Cell[]) => Array.from(row, (cell) => (cell === undefined ? '' : typeof cell === 'string' ? cell : (shared.get(cell.shared) ?? '')));
+    const text = (row: Cell[]) =>
+      Array.from(row, (cell) =>
+        cell === undefined ? '' : typeof cell === 'string' ? cell : (shared.get(cell.shared) ?? ''),
+      );
     return read.map((sheet) => {
       const rows = sheet.rows.map(text);
-      return { sheet: sheet.name, ...normaliseWidth(text(sheet.header!), rows), totalRows: sheet.totalRows, truncated: sheet.totalRows > rows.length };
+      return {
+        sheet: sheet.name,
+        ...normaliseWidth(text(sheet.header!), rows),
+        totalRows: sheet.totalRows,
+        truncated: sheet.totalRows > rows.length,
+      };
     });
   } finally {
     zip.close();

@@ -14,7 +14,9 @@ import { UnsafeArchiveError } from './zipGuard.ts';
 /** The budget overran; `seconds` is the budget, for the message. */
 export class SheetReadTimeoutError extends TableReadError {
   constructor(readonly seconds: number) {
-    super(`This spreadsheet is too large or complex to read here (it took longer than ${seconds} s). Split it into smaller files, or download it and open it in Excel.`);
+    super(
+      `This spreadsheet is too large or complex to read here (it took longer than ${seconds} s). Split it into smaller files, or download it and open it in Excel.`,
+    );
   }
 }
 
@@ -81,7 +83,9 @@ export class SheetPool {
   /** Stops every worker; tasks still running or queued are refused. */
   async close(): Promise<void> {
     for (const pending of this.queue.splice(0)) pending.reject(new TableReadError('The server is shutting down.'));
-    await Promise.all([...this.workers].map((entry) => this.retire(entry, new TableReadError('The server is shutting down.'))));
+    await Promise.all(
+      [...this.workers].map((entry) => this.retire(entry, new TableReadError('The server is shutting down.'))),
+    );
   }
 
   private dispatch(): void {
@@ -109,7 +113,11 @@ export class SheetPool {
     // The bytes move into the worker without a structured-clone copy: the caller's own buffer
     // when it handed it over and it spans its whole ArrayBuffer, else one copy made here.
     const given = pending.task.data;
-    const whole = pending.handOver && given.byteOffset === 0 && given.byteLength === given.buffer.byteLength && given.buffer instanceof ArrayBuffer;
+    const whole =
+      pending.handOver &&
+      given.byteOffset === 0 &&
+      given.byteLength === given.buffer.byteLength &&
+      given.buffer instanceof ArrayBuffer;
     const data = whole ? given : new Uint8Array(given);
     entry.worker.postMessage({ ...pending.task, data }, [data.buffer as ArrayBuffer]);
   }
@@ -147,7 +155,9 @@ export class SheetPool {
       // ERR_WORKER_OUT_OF_MEMORY: the workbook needed more than the worker's heap cap.
       const reason =
         error.code === 'ERR_WORKER_OUT_OF_MEMORY'
-          ? new TableReadError('This spreadsheet is too large or complex to read here. Split it into smaller files, or download it and open it in Excel.')
+          ? new TableReadError(
+              'This spreadsheet is too large or complex to read here. Split it into smaller files, or download it and open it in Excel.',
+            )
           : error;
       void this.retire(entry, reason);
       this.dispatch();

@@ -30,7 +30,10 @@ async function run(task: SheetTask): Promise<unknown> {
   if (task.op === 'tables') return tables;
   // The statistics run here too: over tens of thousands of rows they would hold the event loop.
   const longest = tables.reduce((most, table) => Math.max(most, table.totalRows), 0);
-  return { longest, analysis: longest > task.limits.maxRows ? null : analyseFile(task.name, tables) } satisfies AnalysisResult;
+  return {
+    longest,
+    analysis: longest > task.limits.maxRows ? null : analyseFile(task.name, tables),
+  } satisfies AnalysisResult;
 }
 
 const port = parentPort;
@@ -39,7 +42,8 @@ if (port) {
     run(task).then(
       (value) => port.postMessage({ ok: true, value } satisfies SheetWorkerMessage),
       (error: unknown) => {
-        const kind = error instanceof UnsafeArchiveError ? 'archive' : error instanceof TableReadError ? 'table' : 'internal';
+        const kind =
+          error instanceof UnsafeArchiveError ? 'archive' : error instanceof TableReadError ? 'table' : 'internal';
         const message = error instanceof Error ? error.message : String(error);
         port.postMessage({ ok: false, error: { kind, message } } satisfies SheetWorkerMessage);
       },

@@ -49,8 +49,14 @@ afterAll(async () => {
 describe('parseGoogleSheetUrl', () => {
   it('takes only the spreadsheet id from https docs.google.com links', () => {
     expect(parseGoogleSheetUrl(sheetUrl(PUBLIC_ID))).toEqual({ kind: 'spreadsheet', id: PUBLIC_ID });
-    expect(parseGoogleSheetUrl(`https://docs.google.com/spreadsheets/u/1/d/${PUBLIC_ID}/view`)).toEqual({ kind: 'spreadsheet', id: PUBLIC_ID });
-    expect(parseGoogleSheetUrl(`https://docs.google.com/spreadsheets/d/e/${PUBLISHED_ID}/pubhtml`)).toEqual({ kind: 'published', id: PUBLISHED_ID });
+    expect(parseGoogleSheetUrl(`https://docs.google.com/spreadsheets/u/1/d/${PUBLIC_ID}/view`)).toEqual({
+      kind: 'spreadsheet',
+      id: PUBLIC_ID,
+    });
+    expect(parseGoogleSheetUrl(`https://docs.google.com/spreadsheets/d/e/${PUBLISHED_ID}/pubhtml`)).toEqual({
+      kind: 'published',
+      id: PUBLISHED_ID,
+    });
     for (const refused of [
       `http://docs.google.com/spreadsheets/d/${PUBLIC_ID}/edit`,
       `https://docs.google.com.evil.example/spreadsheets/d/${PUBLIC_ID}/edit`,
@@ -85,7 +91,10 @@ describe('POST /sheets/metadata and the saved link', () => {
     expect(response.json()).toEqual({ sheet_names: ['Watchlist', 'Trades 2026', 'Notes'] });
     expect((await browser.get('/api/sheets/linked')).json()).toEqual({ sheet_url: sheetUrl(PUBLIC_ID) });
     // The export went through Google's redirect to the download URL; the API was not needed.
-    expect(google.requests.map((request) => request.path)).toEqual([`/spreadsheets/d/${PUBLIC_ID}/export?format=xlsx`, expect.stringMatching(/^\/download\//)]);
+    expect(google.requests.map((request) => request.path)).toEqual([
+      `/spreadsheets/d/${PUBLIC_ID}/export?format=xlsx`,
+      expect.stringMatching(/^\/download\//),
+    ]);
 
     const other = await subscribedUser(test, 'sheets-other@example.com');
     expect((await other.browser.get('/api/sheets/linked')).json()).toEqual({ sheet_url: null });
@@ -109,10 +118,17 @@ describe('POST /sheets/metadata and the saved link', () => {
     const { browser } = await subscribedUser(test, 'sheets-ssrf@example.com');
     await browser.post('/sheets/metadata', { sheet_url: sheetUrl(PUBLIC_ID) });
     google.requests.length = 0;
-    for (const sheet_url of ['http://127.0.0.1:9/spreadsheets/d/x', elsewhere.url, `https://docs.google.com.evil.example/spreadsheets/d/${PUBLIC_ID}`, 'file:///etc/passwd']) {
+    for (const sheet_url of [
+      'http://127.0.0.1:9/spreadsheets/d/x',
+      elsewhere.url,
+      `https://docs.google.com.evil.example/spreadsheets/d/${PUBLIC_ID}`,
+      'file:///etc/passwd',
+    ]) {
       const response = await browser.post('/sheets/metadata', { sheet_url });
       expect(response.statusCode).toBe(400);
-      expect(response.json().error).toBe('sheet_url: Paste a Google Sheets link (https://docs.google.com/spreadsheets/d/...).');
+      expect(response.json().error).toBe(
+        'sheet_url: Paste a Google Sheets link (https://docs.google.com/spreadsheets/d/...).',
+      );
     }
     expect(google.requests).toEqual([]);
     expect(elsewhere.hits).toBe(0);
@@ -120,7 +136,11 @@ describe('POST /sheets/metadata and the saved link', () => {
   });
 
   it('needs a subscriber', async () => {
-    const response = await test.app.inject({ method: 'POST', url: '/sheets/metadata', payload: { sheet_url: sheetUrl(PUBLIC_ID) } });
+    const response = await test.app.inject({
+      method: 'POST',
+      url: '/sheets/metadata',
+      payload: { sheet_url: sheetUrl(PUBLIC_ID) },
+    });
     expect(response.statusCode).toBe(401);
   });
 });
@@ -143,12 +163,20 @@ describe('createSheetNameReader', () => {
 
   it('explains a sheet that is not public when there is no API key', async () => {
     const reader = createSheetNameReader({ location: google.location() });
-    await expectHttpError(reader.sheetNames({ kind: 'spreadsheet', id: PRIVATE_ID }), 422, /^This spreadsheet is not shared publicly\./);
+    await expectHttpError(
+      reader.sheetNames({ kind: 'spreadsheet', id: PRIVATE_ID }),
+      422,
+      /^This spreadsheet is not shared publicly\./,
+    );
   });
 
   it('says when the spreadsheet does not exist, with or without a key', async () => {
     const missing = { kind: 'spreadsheet' as const, id: '1MissingSheetAbcdefghijklmnopqrstuvwxyz0123' };
-    await expectHttpError(createSheetNameReader({ location: google.location() }).sheetNames(missing), 404, 'Google Sheets has no spreadsheet at that link.');
+    await expectHttpError(
+      createSheetNameReader({ location: google.location() }).sheetNames(missing),
+      404,
+      'Google Sheets has no spreadsheet at that link.',
+    );
   });
 
   it('never follows a redirect off Google', async () => {
@@ -158,7 +186,11 @@ describe('createSheetNameReader', () => {
     await expectHttpError(reader.sheetNames({ kind: 'spreadsheet', id }), 502, 'Error fetching sheet metadata');
     const plainHttpGoogle = '1HttpRedirectAbcdefghijklmnopqrstuvwxyz01234';
     google.redirectExportTo(plainHttpGoogle, 'http://doc-0s-4c-sheets.googleusercontent.com/export');
-    await expectHttpError(reader.sheetNames({ kind: 'spreadsheet', id: plainHttpGoogle }), 502, 'Error fetching sheet metadata');
+    await expectHttpError(
+      reader.sheetNames({ kind: 'spreadsheet', id: plainHttpGoogle }),
+      502,
+      'Error fetching sheet metadata',
+    );
     expect(elsewhere.hits).toBe(0);
   });
 
@@ -166,7 +198,11 @@ describe('createSheetNameReader', () => {
     const id = '1LoopingSheetAbcdefghijklmnopqrstuvwxyz01234';
     google.redirectExportTo(id, `/spreadsheets/d/${id}/export?format=xlsx`);
     google.requests.length = 0;
-    await expectHttpError(createSheetNameReader({ location: google.location() }).sheetNames({ kind: 'spreadsheet', id }), 502, 'Error fetching sheet metadata');
+    await expectHttpError(
+      createSheetNameReader({ location: google.location() }).sheetNames({ kind: 'spreadsheet', id }),
+      502,
+      'Error fetching sheet metadata',
+    );
     expect(google.requests).toHaveLength(4);
   });
 
@@ -174,17 +210,31 @@ describe('createSheetNameReader', () => {
     const id = '1HangingSheetAbcdefghijklmnopqrstuvwxyz01234';
     google.hangExport(id);
     const started = Date.now();
-    await expectHttpError(createSheetNameReader({ location: google.location(300) }).sheetNames({ kind: 'spreadsheet', id }), 504, 'Google Sheets did not answer within 0.3 seconds.');
+    await expectHttpError(
+      createSheetNameReader({ location: google.location(300) }).sheetNames({ kind: 'spreadsheet', id }),
+      504,
+      'Google Sheets did not answer within 0.3 seconds.',
+    );
     expect(Date.now() - started).toBeLessThan(5_000);
   });
 
   it('answers the fallback text when Google refuses the API key', async () => {
     const reader = createSheetNameReader({ apiKey: 'wrong-key', location: google.location() });
-    await expectHttpError(reader.sheetNames({ kind: 'spreadsheet', id: PRIVATE_ID }), 502, 'Error fetching sheet metadata');
+    await expectHttpError(
+      reader.sheetNames({ kind: 'spreadsheet', id: PRIVATE_ID }),
+      502,
+      'Error fetching sheet metadata',
+    );
   });
 
   it('answers the fallback text when Google cannot be reached', async () => {
-    const reader = createSheetNameReader({ location: { docsBase: 'http://127.0.0.1:9', sheetsApiBase: 'http://127.0.0.1:9', timeoutMs: 2_000 } });
-    await expectHttpError(reader.sheetNames({ kind: 'spreadsheet', id: PUBLIC_ID }), 502, 'Error fetching sheet metadata');
+    const reader = createSheetNameReader({
+      location: { docsBase: 'http://127.0.0.1:9', sheetsApiBase: 'http://127.0.0.1:9', timeoutMs: 2_000 },
+    });
+    await expectHttpError(
+      reader.sheetNames({ kind: 'spreadsheet', id: PUBLIC_ID }),
+      502,
+      'Error fetching sheet metadata',
+    );
   });
 });

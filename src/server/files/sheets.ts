@@ -48,7 +48,11 @@ export interface SheetNameReader {
   sheetNames(ref: GoogleSheetRef): Promise<string[]>;
 }
 
-export function createSheetNameReader(options: { apiKey?: string; location?: GoogleSheetsLocation; log?: { warn(object: object, message: string): void } }): SheetNameReader {
+export function createSheetNameReader(options: {
+  apiKey?: string;
+  location?: GoogleSheetsLocation;
+  log?: { warn(object: object, message: string): void };
+}): SheetNameReader {
   const location = options.location ?? GOOGLE_SHEETS;
   const docsOrigin = new URL(location.docsBase).origin;
 
@@ -93,7 +97,10 @@ export function createSheetNameReader(options: { apiKey?: string; location?: Goo
   }
 
   async function namesFromExport(ref: GoogleSheetRef, signal: AbortSignal): Promise<string[]> {
-    const path = ref.kind === 'published' ? `/spreadsheets/d/e/${ref.id}/pub?output=xlsx` : `/spreadsheets/d/${ref.id}/export?format=xlsx`;
+    const path =
+      ref.kind === 'published'
+        ? `/spreadsheets/d/e/${ref.id}/pub?output=xlsx`
+        : `/spreadsheets/d/${ref.id}/export?format=xlsx`;
     const response = await fetchExport(new URL(path, location.docsBase), signal);
     if (response.status === 401 || response.status === 403) throw new NotPublicError();
     if (response.status === 404) throw new HttpError(404, NOT_FOUND);
@@ -108,14 +115,21 @@ export function createSheetNameReader(options: { apiKey?: string; location?: Goo
       // Only xl/workbook.xml is read (in a worker, within the time budget): no cell is parsed.
       return await readXlsxSheetNames(data, { timeoutMs: location.timeoutMs, handOver: true });
     } catch (error) {
-      if (error instanceof UnsafeArchiveError) throw new HttpError(422, `Google's export of this spreadsheet was refused: ${error.message}`);
-      if (error instanceof SheetReadTimeoutError) throw new HttpError(422, `This spreadsheet is too large or complex to read its sheet names (it took longer than ${error.seconds} s).`);
+      if (error instanceof UnsafeArchiveError)
+        throw new HttpError(422, `Google's export of this spreadsheet was refused: ${error.message}`);
+      if (error instanceof SheetReadTimeoutError)
+        throw new HttpError(
+          422,
+          `This spreadsheet is too large or complex to read its sheet names (it took longer than ${error.seconds} s).`,
+        );
       if (error instanceof SheetReaderBusyError) throw new HttpError(503, error.message);
       throw upstreamFailure();
     }
   }
 
-  const apiAnswer = z.object({ sheets: z.array(z.object({ properties: z.object({ title: z.string() }) })).default([]) });
+  const apiAnswer = z.object({
+    sheets: z.array(z.object({ properties: z.object({ title: z.string() }) })).default([]),
+  });
   const apiError = z.object({ error: z.object({ message: z.string().optional(), status: z.string().optional() }) });
 
   async function namesFromApi(id: string, apiKey: string, signal: AbortSignal): Promise<string[]> {
@@ -133,10 +147,16 @@ export function createSheetNameReader(options: { apiKey?: string; location?: Goo
     const status = detail.success ? detail.data.error.status : undefined;
     if (response.status === 404) throw new HttpError(404, NOT_FOUND);
     if (response.status === 403 && status === 'PERMISSION_DENIED') {
-      throw new HttpError(422, 'Google refused access to this spreadsheet. Share it with "Anyone with the link" (Viewer) so the Sheets API can read it.');
+      throw new HttpError(
+        422,
+        'Google refused access to this spreadsheet. Share it with "Anyone with the link" (Viewer) so the Sheets API can read it.',
+      );
     }
     // Never echo the request URL: it carries the API key.
-    options.log?.warn({ status: response.status, googleStatus: status }, 'Google Sheets API refused a metadata request');
+    options.log?.warn(
+      { status: response.status, googleStatus: status },
+      'Google Sheets API refused a metadata request',
+    );
     throw upstreamFailure();
   }
 
@@ -147,13 +167,21 @@ export function createSheetNameReader(options: { apiKey?: string; location?: Goo
         try {
           return await namesFromExport(ref, signal);
         } catch (error) {
-          if (error instanceof NotPublicError && options.apiKey && ref.kind === 'spreadsheet') return await namesFromApi(ref.id, options.apiKey, signal);
+          if (error instanceof NotPublicError && options.apiKey && ref.kind === 'spreadsheet')
+            return await namesFromApi(ref.id, options.apiKey, signal);
           throw error;
         }
       } catch (error) {
         if (error instanceof HttpError) throw error;
-        if (signal.aborted) throw new HttpError(504, `Google Sheets did not answer within ${Number((location.timeoutMs / 1000).toFixed(1))} seconds.`);
-        options.log?.warn({ err: error instanceof Error ? error.message : String(error) }, 'Google Sheets metadata request failed');
+        if (signal.aborted)
+          throw new HttpError(
+            504,
+            `Google Sheets did not answer within ${Number((location.timeoutMs / 1000).toFixed(1))} seconds.`,
+          );
+        options.log?.warn(
+          { err: error instanceof Error ? error.message : String(error) },
+          'Google Sheets metadata request failed',
+        );
         throw upstreamFailure();
       }
     },

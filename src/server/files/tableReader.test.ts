@@ -2,7 +2,13 @@ import ExcelJS from 'exceljs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { bigWorkbook, bigWorkbookRow, type BigWorkbook } from '../testing/bigWorkbook.ts';
 import { zipArchive, zipBomb } from '../testing/spreadsheets.ts';
-import { readTables, readXlsxSheetNames, SheetReadTimeoutError, spreadsheetKindOf, TableReadError } from './tableReader.ts';
+import {
+  readTables,
+  readXlsxSheetNames,
+  SheetReadTimeoutError,
+  spreadsheetKindOf,
+  TableReadError,
+} from './tableReader.ts';
 import { assertSafeZip, UnsafeArchiveError } from './zipGuard.ts';
 
 async function workbookBuffer(): Promise<Buffer> {
@@ -44,7 +50,9 @@ describe('readTables', () => {
   });
 
   it('refuses an empty CSV with a clear error', async () => {
-    await expect(readTables(Buffer.from('\n\n'), 'csv', { maxRows: 10 })).rejects.toThrow(new TableReadError('The CSV file is empty.'));
+    await expect(readTables(Buffer.from('\n\n'), 'csv', { maxRows: 10 })).rejects.toThrow(
+      new TableReadError('The CSV file is empty.'),
+    );
   });
 
   it('reads every non-empty worksheet of an xlsx, with formula results, rich text and dates as text', async () => {
@@ -60,8 +68,12 @@ describe('readTables', () => {
   });
 
   it('refuses bytes that are not an xlsx archive, and legacy .xls with a way forward', async () => {
-    await expect(readTables(Buffer.from('not,a,zip'), 'xlsx', { maxRows: 10 })).rejects.toBeInstanceOf(UnsafeArchiveError);
-    await expect(readTables(Buffer.from([0xd0, 0xcf, 0x11, 0xe0]), 'xls', { maxRows: 10 })).rejects.toThrow(/save the sheet as \.xlsx or \.csv/);
+    await expect(readTables(Buffer.from('not,a,zip'), 'xlsx', { maxRows: 10 })).rejects.toBeInstanceOf(
+      UnsafeArchiveError,
+    );
+    await expect(readTables(Buffer.from([0xd0, 0xcf, 0x11, 0xe0]), 'xls', { maxRows: 10 })).rejects.toThrow(
+      /save the sheet as \.xlsx or \.csv/,
+    );
   });
 });
 
@@ -69,8 +81,12 @@ describe('assertSafeZip', () => {
   it('accepts a normal workbook and refuses one that unpacks past the cap', async () => {
     const data = await workbookBuffer();
     await expect(assertSafeZip(data)).resolves.toBeUndefined();
-    await expect(assertSafeZip(data, { maxUnpackedBytes: 2_000, maxEntries: 100 })).rejects.toThrow(/unpacks to more than/);
-    await expect(assertSafeZip(data, { maxUnpackedBytes: 10_000_000, maxEntries: 3 })).rejects.toThrow(/more than 3 entries/);
+    await expect(assertSafeZip(data, { maxUnpackedBytes: 2_000, maxEntries: 100 })).rejects.toThrow(
+      /unpacks to more than/,
+    );
+    await expect(assertSafeZip(data, { maxUnpackedBytes: 10_000_000, maxEntries: 3 })).rejects.toThrow(
+      /more than 3 entries/,
+    );
   });
 });
 
@@ -103,25 +119,48 @@ describe('readTables on a large workbook (streamed in a worker)', () => {
     expect(await readXlsxSheetNames(big.data)).toEqual(['Trades']);
     // The worksheets are not even XML: a reader that parsed cells would fail.
     const namesOnly = await zipArchive([
-      { name: 'xl/workbook.xml', content: Buffer.from('<workbook><sheets><sheet name="Calls" sheetId="1"/><sheet name="Puts &amp; more" sheetId="2"/></sheets></workbook>') },
+      {
+        name: 'xl/workbook.xml',
+        content: Buffer.from(
+          '<workbook><sheets><sheet name="Calls" sheetId="1"/><sheet name="Puts &amp; more" sheetId="2"/></sheets></workbook>',
+        ),
+      },
       { name: 'xl/worksheets/sheet1.xml', content: Buffer.from('<<< not xml') },
     ]);
     expect(await readXlsxSheetNames(namesOnly)).toEqual(['Calls', 'Puts & more']);
   });
 
   it('refuses zip bombs while reading: by the declared size, and the moment an entry inflates past it', async () => {
-    await expect(readTables(await zipBomb(250 * 1024 * 1024), 'xlsx', { maxRows: 20 })).rejects.toThrow(/unpacks to more than 200 MB/);
-    await expect(readTables(await zipBomb(50 * 1024 * 1024, { lieAboutSize: true }), 'xlsx', { maxRows: 20 })).rejects.toBeInstanceOf(UnsafeArchiveError);
+    await expect(readTables(await zipBomb(250 * 1024 * 1024), 'xlsx', { maxRows: 20 })).rejects.toThrow(
+      /unpacks to more than 200 MB/,
+    );
+    await expect(
+      readTables(await zipBomb(50 * 1024 * 1024, { lieAboutSize: true }), 'xlsx', { maxRows: 20 }),
+    ).rejects.toBeInstanceOf(UnsafeArchiveError);
   });
 
   it('resolves every shared string of 150,000 kept rows, each a different one', async () => {
     const rows = 150_000;
-    const cells = Array.from({ length: rows }, (_, index) => `<row r="${index + 2}"><c r="A${index + 2}" t="s"><v>${index + 1}</v></c></row>`);
-    const strings = Array.from({ length: rows + 1 }, (_, index) => `<si><t>${index === 0 ? 'Note' : `note ${index}`}</t></si>`);
+    const cells = Array.from(
+      { length: rows },
+      (_, index) => `<row r="${index + 2}"><c r="A${index + 2}" t="s"><v>${index + 1}</v></c></row>`,
+    );
+    const strings = Array.from(
+      { length: rows + 1 },
+      (_, index) => `<si><t>${index === 0 ? 'Note' : `note ${index}`}</t></si>`,
+    );
     const data = await zipArchive([
-      { name: 'xl/workbook.xml', content: Buffer.from('<workbook><sheets><sheet name="Notes" sheetId="1"/></sheets></workbook>') },
+      {
+        name: 'xl/workbook.xml',
+        content: Buffer.from('<workbook><sheets><sheet name="Notes" sheetId="1"/></sheets></workbook>'),
+      },
       { name: 'xl/sharedStrings.xml', content: Buffer.from(`<sst>${strings.join('')}</sst>`) },
-      { name: 'xl/worksheets/sheet1.xml', content: Buffer.from(`<worksheet><sheetData><row r="1"><c r="A1" t="s"><v>0</v></c></row>${cells.join('')}</sheetData></worksheet>`) },
+      {
+        name: 'xl/worksheets/sheet1.xml',
+        content: Buffer.from(
+          `<worksheet><sheetData><row r="1"><c r="A1" t="s"><v>0</v></c></row>${cells.join('')}</sheetData></worksheet>`,
+        ),
+      },
     ]);
     const [table] = await readTables(data, 'xlsx', { maxRows: rows });
     expect(table.columns).toEqual(['Note']);
@@ -132,7 +171,10 @@ describe('readTables on a large workbook (streamed in a worker)', () => {
 
   it('reads a CSV only as far as the kept columns, and counts the rows', async () => {
     const lines = Array.from({ length: 5000 }, (_, index) => `${index},BTC-USD,${97_000 + index},x,y,z`);
-    const [table] = await readTables(Buffer.from(`n,symbol,price,a,b,c\n${lines.join('\n')}\n`), 'csv', { maxRows: 3, maxColumns: 3 });
+    const [table] = await readTables(Buffer.from(`n,symbol,price,a,b,c\n${lines.join('\n')}\n`), 'csv', {
+      maxRows: 3,
+      maxColumns: 3,
+    });
     expect(table.columns).toEqual(['n', 'symbol', 'price']);
     expect(table.rows).toEqual([
       ['0', 'BTC-USD', '97000'],

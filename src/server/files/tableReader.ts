@@ -43,7 +43,9 @@ export interface ReadOptions {
 
 function readableKind(kind: SpreadsheetKind): 'csv' | 'xlsx' {
   if (kind === 'xls') {
-    throw new TableReadError('Legacy .xls files are stored but cannot be read here; save the sheet as .xlsx or .csv to preview or analyse it.');
+    throw new TableReadError(
+      'Legacy .xls files are stored but cannot be read here; save the sheet as .xlsx or .csv to preview or analyse it.',
+    );
   }
   return kind;
 }
@@ -67,13 +69,21 @@ export async function readTables(data: Buffer, kind: SpreadsheetKind, options: R
  * The assistant's analysis of a file (ai/fileAnalysis.ts), read and computed in a worker;
  * `analysis` is null when a sheet has more than `maxRows` rows (`longest` says how many).
  */
-export async function readAndAnalyse(name: string, data: Buffer, kind: SpreadsheetKind, options: ReadOptions): Promise<AnalysisResult> {
+export async function readAndAnalyse(
+  name: string,
+  data: Buffer,
+  kind: SpreadsheetKind,
+  options: ReadOptions,
+): Promise<AnalysisResult> {
   const task = { op: 'analyse', name, kind: readableKind(kind), data, limits: parseLimits(options) } as const;
   return sheetPool.run<AnalysisResult>(task, options.timeoutMs ?? DEFAULT_SHEET_READ_TIMEOUT_MS, options.handOver);
 }
 
 /** The worksheet names of an xlsx workbook (xl/workbook.xml only; no cell is read). */
-export async function readXlsxSheetNames(data: Buffer, options: { zipLimits?: ZipGuardLimits; timeoutMs?: number; handOver?: boolean } = {}): Promise<string[]> {
+export async function readXlsxSheetNames(
+  data: Buffer,
+  options: { zipLimits?: ZipGuardLimits; timeoutMs?: number; handOver?: boolean } = {},
+): Promise<string[]> {
   return sheetPool.run<string[]>(
     { op: 'sheetNames', data, zipLimits: options.zipLimits ?? DEFAULT_ZIP_LIMITS },
     options.timeoutMs ?? DEFAULT_SHEET_READ_TIMEOUT_MS,

@@ -37,13 +37,21 @@ describe('safeOriginalFilename', () => {
 describe('storeSpreadsheet on a plain stream', () => {
   it('refuses a stream past the limit with 413 and leaves nothing, for CSV and xlsx', async () => {
     const tooLong = Readable.from([Buffer.alloc(600, 'a'), Buffer.alloc(600, 'b')]);
-    const csv = storeSpreadsheet(storage, { source: tooLong, filename: 'big.csv', mimeType: 'text/csv' }, { maxBytes: 1000 });
+    const csv = storeSpreadsheet(
+      storage,
+      { source: tooLong, filename: 'big.csv', mimeType: 'text/csv' },
+      { maxBytes: 1000 },
+    );
     await expect(csv).rejects.toBeInstanceOf(HttpError);
     await expect(csv).rejects.toMatchObject({ statusCode: 413, message: expect.stringMatching(/upload limit\.$/) });
     const workbook = await xlsxWorkbook({ S: [['x'.repeat(2000)]] });
     const xlsx = storeSpreadsheet(
       storage,
-      { source: Readable.from([workbook]), filename: 'big.xlsx', mimeType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet' },
+      {
+        source: Readable.from([workbook]),
+        filename: 'big.xlsx',
+        mimeType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+      },
       { maxBytes: 1000 },
     );
     await expect(xlsx).rejects.toMatchObject({ statusCode: 413 });
@@ -54,7 +62,11 @@ describe('storeSpreadsheet on a plain stream', () => {
     const workbook = await xlsxWorkbook({ S: [['Symbol'], ['BTC']] });
     const stored = await storeSpreadsheet(
       storage,
-      { source: Readable.from([workbook]), filename: '../x/book.xlsx', mimeType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet' },
+      {
+        source: Readable.from([workbook]),
+        filename: '../x/book.xlsx',
+        mimeType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+      },
       { maxBytes: 10_000_000 },
     );
     expect(stored).toMatchObject({ kind: 'xlsx', size: workbook.length, originalFilename: 'book.xlsx' });
@@ -67,7 +79,7 @@ describe('storeSpreadsheet on a plain stream', () => {
 });
 
 describe('disk storage temporaries left by dead writers', () => {
-  it('removes at start those of dead processes of this host and old ones, keeps live writers\' fresh ones', async () => {
+  it("removes at start those of dead processes of this host and old ones, keeps live writers' fresh ones", async () => {
     const folder = mkdtempSync(join(tmpdir(), 'watos-sweep-'));
     const uploads = join(folder, 'uploads');
     mkdirSync(uploads);

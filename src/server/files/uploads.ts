@@ -7,7 +7,12 @@
 import { pipeline, Readable, Transform, type TransformCallback } from 'node:stream';
 import yauzl from 'yauzl';
 import { HttpError } from '../http/errors.ts';
-import { isAcceptedUploadMimeType, sanitizeDisplayName, SPREADSHEET_MIME_TYPES, type SpreadsheetKind } from '../../shared/schemas/files.ts';
+import {
+  isAcceptedUploadMimeType,
+  sanitizeDisplayName,
+  SPREADSHEET_MIME_TYPES,
+  type SpreadsheetKind,
+} from '../../shared/schemas/files.ts';
 import { newStorageKey, type FileStorage } from './storage.ts';
 import { spreadsheetKindOf } from './tableReader.ts';
 import { assertSafeZip, DEFAULT_ZIP_LIMITS, UnsafeArchiveError, type ZipGuardLimits } from './zipGuard.ts';
@@ -73,9 +78,13 @@ export function safeOriginalFilename(name: string): string {
 /** Checks name and declared type before a byte is read; answers the spreadsheet kind. */
 export function acceptedKind(filename: string, mimeType: string): SpreadsheetKind {
   const kind = spreadsheetKindOf(filename);
-  if (!kind) throw new HttpError(415, 'Please select a CSV or Excel file. Only .csv, .xls and .xlsx files are accepted.');
+  if (!kind)
+    throw new HttpError(415, 'Please select a CSV or Excel file. Only .csv, .xls and .xlsx files are accepted.');
   if (!isAcceptedUploadMimeType(mimeType)) {
-    throw new HttpError(415, `Please select a CSV or Excel file. The file was sent as "${mimeType || 'no type'}", which is not a CSV or Excel type.`);
+    throw new HttpError(
+      415,
+      `Please select a CSV or Excel file. The file was sent as "${mimeType || 'no type'}", which is not a CSV or Excel type.`,
+    );
   }
   return kind;
 }
@@ -96,7 +105,8 @@ class ContentGuard extends Transform {
     this.bytes += chunk.length;
     const overflow = limitError(this.bytes, this.limits);
     if (overflow) return done(overflow);
-    if (this.kind === 'csv' && chunk.includes(0)) return done(contentMismatch('csv', ' (it holds binary data; save it as CSV UTF-8)'));
+    if (this.kind === 'csv' && chunk.includes(0))
+      return done(contentMismatch('csv', ' (it holds binary data; save it as CSV UTF-8)'));
     if (this.kind === 'xls' && this.head.length < OLE_SIGNATURE.length) {
       this.head = Buffer.concat([this.head, chunk.subarray(0, OLE_SIGNATURE.length - this.head.length)]);
       if (!OLE_SIGNATURE.subarray(0, this.head.length).equals(this.head)) return done(contentMismatch('xls'));
@@ -157,7 +167,8 @@ async function checkXlsx(data: Buffer, zipLimits: ZipGuardLimits): Promise<void>
   if (!data.subarray(0, ZIP_SIGNATURE.length).equals(ZIP_SIGNATURE)) throw contentMismatch('xlsx');
   try {
     await assertSafeZip(data, zipLimits);
-    if (!(await zipEntryNames(data)).includes('xl/workbook.xml')) throw contentMismatch('xlsx', ' (the archive holds no workbook)');
+    if (!(await zipEntryNames(data)).includes('xl/workbook.xml'))
+      throw contentMismatch('xlsx', ' (the archive holds no workbook)');
   } catch (error) {
     if (error instanceof UnsafeArchiveError) throw new HttpError(422, error.message);
     throw error;
@@ -169,7 +180,11 @@ async function checkXlsx(data: Buffer, zipLimits: ZipGuardLimits): Promise<void>
  * with what was stored; rejects (HttpError for anything the sender can fix) with nothing
  * left in storage.
  */
-export async function storeSpreadsheet(storage: FileStorage, incoming: IncomingSpreadsheet, limits: UploadLimits): Promise<StoredSpreadsheet> {
+export async function storeSpreadsheet(
+  storage: FileStorage,
+  incoming: IncomingSpreadsheet,
+  limits: UploadLimits,
+): Promise<StoredSpreadsheet> {
   const { source } = incoming;
   const originalFilename = safeOriginalFilename(incoming.filename);
   let kind: SpreadsheetKind;

@@ -45,7 +45,8 @@ export function assertSafeZip(data: Buffer, limits: ZipGuardLimits = DEFAULT_ZIP
       });
       zip.on('entry', (entry: yauzl.Entry) => {
         entries += 1;
-        if (entries > limits.maxEntries) return fail(`The spreadsheet archive holds more than ${limits.maxEntries} entries; it was refused.`);
+        if (entries > limits.maxEntries)
+          return fail(`The spreadsheet archive holds more than ${limits.maxEntries} entries; it was refused.`);
         if (unpacked + entry.uncompressedSize > limits.maxUnpackedBytes) return fail(tooLarge);
         if (/\/$/.test(entry.fileName)) {
           zip.readEntry();
@@ -93,7 +94,8 @@ function entryStream(data: Buffer, entry: yauzl.Entry): Readable {
   const invalid = () => new UnsafeArchiveError('The file is not a valid spreadsheet archive.');
   const at = entry.relativeOffsetOfLocalHeader;
   // Encrypted entries (general purpose bit 0) are password-protected workbooks.
-  if (at + 30 > data.length || data.readUInt32LE(at) !== 0x04034b50 || (entry.generalPurposeBitFlag & 1) !== 0) throw invalid();
+  if (at + 30 > data.length || data.readUInt32LE(at) !== 0x04034b50 || (entry.generalPurposeBitFlag & 1) !== 0)
+    throw invalid();
   const start = at + 30 + data.readUInt16LE(at + 26) + data.readUInt16LE(at + 28);
   const end = start + entry.compressedSize;
   if (end > data.length) throw invalid();
@@ -148,10 +150,19 @@ export function openZip(data: Buffer, limits: ZipGuardLimits = DEFAULT_ZIP_LIMIT
       };
       zip.on('error', () => fail(invalid()));
       zip.on('entry', (entry: yauzl.Entry) => {
-        if (entries.size + 1 > limits.maxEntries) return fail(new UnsafeArchiveError(`The spreadsheet archive holds more than ${limits.maxEntries} entries; it was refused.`));
+        if (entries.size + 1 > limits.maxEntries)
+          return fail(
+            new UnsafeArchiveError(
+              `The spreadsheet archive holds more than ${limits.maxEntries} entries; it was refused.`,
+            ),
+          );
         declared += entry.uncompressedSize;
         if (declared > limits.maxUnpackedBytes) {
-          return fail(new UnsafeArchiveError(`The spreadsheet unpacks to more than ${Math.round(limits.maxUnpackedBytes / 1024 / 1024)} MB; it was refused.`));
+          return fail(
+            new UnsafeArchiveError(
+              `The spreadsheet unpacks to more than ${Math.round(limits.maxUnpackedBytes / 1024 / 1024)} MB; it was refused.`,
+            ),
+          );
         }
         if (!/\/$/.test(entry.fileName)) entries.set(entry.fileName.replace(/^\//, '').toLowerCase(), entry);
         zip.readEntry();

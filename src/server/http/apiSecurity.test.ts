@@ -23,7 +23,17 @@ import { MAX_BODY_DEPTH, MAX_BODY_STRING } from './requestGuards.ts';
 const PASSWORD = 'Pa55word-that-must-never-be-logged';
 const NEW_PASSWORD = 'An0ther-secret-never-logged';
 const AUTH_SECRET = 'auth-secret-that-must-never-appear-in-logs-0123456789';
-const SPA_ROUTES = ['/', '/ai-trading-intelligence', '/crypto-analytics-ai', '/futures-micro-futures-ai', '/dashboard', '/success', '/forgot-password', '/reset-password', '/no-such-page'];
+const SPA_ROUTES = [
+  '/',
+  '/ai-trading-intelligence',
+  '/crypto-analytics-ai',
+  '/futures-micro-futures-ai',
+  '/dashboard',
+  '/success',
+  '/forgot-password',
+  '/reset-password',
+  '/no-such-page',
+];
 
 let database: TestDatabase;
 let app: App;
@@ -38,7 +48,13 @@ beforeAll(async () => {
   database = await openTestDatabase('pglite');
   const webRoot = mkdtempSync(join(tmpdir(), 'watos-web-'));
   writeFileSync(join(webRoot, 'index.html'), '<!doctype html><title>WATOS</title><div id="root"></div>');
-  const config = loadConfig({ NODE_ENV: 'test', DATA_DIR: '.data-test/security', LOG_LEVEL: 'trace', MARKET_DATA: 'demo', AUTH_SECRET });
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    DATA_DIR: '.data-test/security',
+    LOG_LEVEL: 'trace',
+    MARKET_DATA: 'demo',
+    AUTH_SECRET,
+  });
   const logStream = new Writable({
     write(chunk: Buffer, _encoding, done) {
       log += chunk.toString('utf8');
@@ -57,13 +73,23 @@ afterAll(async () => {
 describe('the dashboard API gate, over the whole route table', () => {
   it('lists the dashboard routes of every feature', () => {
     const dashboard = app.routeTable.filter((route) => route.dashboard).map((route) => `${route.method} ${route.url}`);
-    expect(dashboard).toEqual(expect.arrayContaining(['GET /prompts', 'GET /external-api/coinbase-prices', 'GET /external-api/alert', 'GET /api/alerts/stream']));
+    expect(dashboard).toEqual(
+      expect.arrayContaining([
+        'GET /prompts',
+        'GET /external-api/coinbase-prices',
+        'GET /external-api/alert',
+        'GET /api/alerts/stream',
+      ]),
+    );
     expect(dashboard.length).toBeGreaterThanOrEqual(8);
   });
 
   it('answers 401 to a visitor and 403 to a user without a plan on every dashboard route, whatever the body', async () => {
     const visitor = new Browser(app, 'http://127.0.0.1:3000');
-    const { browser: unpaid } = await signedInUser({ app, database, config: app.services.config, close: async () => undefined }, 'no-plan@example.com');
+    const { browser: unpaid } = await signedInUser(
+      { app, database, config: app.services.config, close: async () => undefined },
+      'no-plan@example.com',
+    );
     const routes = app.routeTable.filter((route) => route.dashboard);
     for (const route of routes) {
       const method = route.method as 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -120,11 +146,17 @@ describe('cookies and logs', () => {
     const { sessionId } = await payOnTestCheckout(browser, userId, 'three-day');
     await browser.get(`/api/subscriptions/confirm?session_id=${sessionId}`);
 
-    await new Browser(app, 'http://127.0.0.1:3000').post('/api/auth/request-password-reset', { email: 'logs@example.com', redirectTo: '/reset-password' });
+    await new Browser(app, 'http://127.0.0.1:3000').post('/api/auth/request-password-reset', {
+      email: 'logs@example.com',
+      redirectTo: '/reset-password',
+    });
     const [mail] = await latestOutboxMessages(database.db, 'logs@example.com');
     const resetLink = mail.text.match(/https?:\/\/\S+/)![0];
     const resetToken = new URL(resetLink).searchParams.get('token') ?? resetLink.split('/').at(-1)!.split('?')[0];
-    const reset = await new Browser(app, 'http://127.0.0.1:3000').post('/api/account/reset-password', { token: resetToken, newPassword: NEW_PASSWORD });
+    const reset = await new Browser(app, 'http://127.0.0.1:3000').post('/api/account/reset-password', {
+      token: resetToken,
+      newPassword: NEW_PASSWORD,
+    });
     expect(reset.statusCode).toBe(200);
 
     expect(log.length).toBeGreaterThan(1000);
@@ -151,11 +183,27 @@ describe('path spellings, body bounds and forwarded headers, over the whole rout
     for (const route of routes) {
       const path = concrete(route.url);
       const lastSlash = path.lastIndexOf('/');
-      const spellings = [`/.${path}`, `/x/..${path}`, `/%2e${path}`, `/%2E%2E${path}`, `/${path}`, `${path.slice(0, lastSlash)}/x\\..\\${path.slice(lastSlash + 1)}`, `${path.slice(0, lastSlash)}/./${path.slice(lastSlash + 1)}`];
+      const spellings = [
+        `/.${path}`,
+        `/x/..${path}`,
+        `/%2e${path}`,
+        `/%2E%2E${path}`,
+        `/${path}`,
+        `${path.slice(0, lastSlash)}/x\\..\\${path.slice(lastSlash + 1)}`,
+        `${path.slice(0, lastSlash)}/./${path.slice(lastSlash + 1)}`,
+      ];
       for (const spelling of spellings) {
-        const answer = await rawRequest(origin, route.method, spelling, { headers: { origin: 'http://127.0.0.1:3000', 'content-type': 'application/json' }, body: route.method === 'GET' ? undefined : '{}' });
-        expect({ route: `${route.method} ${spelling}`, status: answer.status }).toEqual({ route: `${route.method} ${spelling}`, status: 400 });
-        expect(JSON.parse(answer.body).error, `${route.method} ${spelling}`).toMatch(/^The request path is not valid: /);
+        const answer = await rawRequest(origin, route.method, spelling, {
+          headers: { origin: 'http://127.0.0.1:3000', 'content-type': 'application/json' },
+          body: route.method === 'GET' ? undefined : '{}',
+        });
+        expect({ route: `${route.method} ${spelling}`, status: answer.status }).toEqual({
+          route: `${route.method} ${spelling}`,
+          status: 400,
+        });
+        expect(JSON.parse(answer.body).error, `${route.method} ${spelling}`).toMatch(
+          /^The request path is not valid: /,
+        );
       }
     }
   });
@@ -167,9 +215,16 @@ describe('path spellings, body bounds and forwarded headers, over the whole rout
     const deep = `${'['.repeat(MAX_BODY_DEPTH + 1)}${']'.repeat(MAX_BODY_DEPTH + 1)}`;
     const long = JSON.stringify({ text: 'x'.repeat(MAX_BODY_STRING + 1) });
     for (const route of routes) {
-      for (const [kind, body] of [['deep', deep], ['long', long]]) {
+      for (const [kind, body] of [
+        ['deep', deep],
+        ['long', long],
+      ]) {
         const answer = await rawRequest(origin, route.method, concrete(route.url), {
-          headers: { origin: 'http://127.0.0.1:3000', cookie: browser.cookieHeader, 'content-type': 'application/json' },
+          headers: {
+            origin: 'http://127.0.0.1:3000',
+            cookie: browser.cookieHeader,
+            'content-type': 'application/json',
+          },
           body,
         });
         const context = `${kind} ${route.method} ${route.url} -> ${answer.status} ${answer.body.slice(0, 120)}`;
@@ -180,7 +235,9 @@ describe('path spellings, body bounds and forwarded headers, over the whole rout
         } else {
           expect(answer.status, context).toBe(400);
           expect(JSON.parse(answer.body).error, context).toBe(
-            kind === 'deep' ? `The request body is not accepted: it is nested more than ${MAX_BODY_DEPTH} levels deep.` : `The request body is not accepted: a text field is longer than ${MAX_BODY_STRING.toLocaleString('en-US')} characters.`,
+            kind === 'deep'
+              ? `The request body is not accepted: it is nested more than ${MAX_BODY_DEPTH} levels deep.`
+              : `The request body is not accepted: a text field is longer than ${MAX_BODY_STRING.toLocaleString('en-US')} characters.`,
           );
         }
       }
@@ -189,18 +246,49 @@ describe('path spellings, body bounds and forwarded headers, over the whole rout
 
   it('does not let a rotating X-Forwarded-For escape the per-IP limit on any rate-limited auth route', async () => {
     const limitedDatabase = await openTestDatabase('pglite');
-    const config = loadConfig({ NODE_ENV: 'test', DATA_DIR: '.data-test/security-xff', LOG_LEVEL: 'silent', MARKET_DATA: 'demo' });
-    const limited = await buildApp({ config, database: limitedDatabase, webRoot: null, logger: false, authRateLimits: { perIp: { max: 3, windowMs: 60_000 }, perEmail: { max: 1000, windowMs: 60_000 } } });
+    const config = loadConfig({
+      NODE_ENV: 'test',
+      DATA_DIR: '.data-test/security-xff',
+      LOG_LEVEL: 'silent',
+      MARKET_DATA: 'demo',
+    });
+    const limited = await buildApp({
+      config,
+      database: limitedDatabase,
+      webRoot: null,
+      logger: false,
+      authRateLimits: { perIp: { max: 3, windowMs: 60_000 }, perEmail: { max: 1000, windowMs: 60_000 } },
+    });
     try {
       const limitedOrigin = await limited.listen({ host: '127.0.0.1', port: 0 });
       // A body every limited endpoint's checks accept, so the limit is what answers.
-      const body = JSON.stringify({ email: 'xff@example.com', password: 'secret-password', newPassword: 'secret-password', currentPassword: 'secret-password', name: 'xff', newEmail: 'xff2@example.com', token: 'token', username: 'xff' });
+      const body = JSON.stringify({
+        email: 'xff@example.com',
+        password: 'secret-password',
+        newPassword: 'secret-password',
+        currentPassword: 'secret-password',
+        name: 'xff',
+        newEmail: 'xff2@example.com',
+        token: 'token',
+        username: 'xff',
+      });
       const post = (path: string, index: number) =>
-        rawRequest(limitedOrigin, 'POST', path, { headers: { origin: config.publicUrl, 'content-type': 'application/json', 'x-forwarded-for': `192.0.2.${index}, 198.51.100.${index}` }, body });
-      const first = await Promise.all([1, 2, 3].map(async (index) => (await post('/api/auth/sign-in/email', index)).status));
+        rawRequest(limitedOrigin, 'POST', path, {
+          headers: {
+            origin: config.publicUrl,
+            'content-type': 'application/json',
+            'x-forwarded-for': `192.0.2.${index}, 198.51.100.${index}`,
+          },
+          body,
+        });
+      const first = await Promise.all(
+        [1, 2, 3].map(async (index) => (await post('/api/auth/sign-in/email', index)).status),
+      );
       expect(first.every((status) => status !== 429)).toBe(true);
       const endpoints = Object.keys(LIMITED_AUTH_ENDPOINTS).map((endpoint) => `/api/auth${endpoint}`);
-      expect(limited.routeTable.filter((route) => route.method === 'POST' && endpoints.includes(route.url))).toHaveLength(endpoints.length);
+      expect(
+        limited.routeTable.filter((route) => route.method === 'POST' && endpoints.includes(route.url)),
+      ).toHaveLength(endpoints.length);
       for (const [index, path] of [...endpoints, '/api/auth/register', '/api/account/reset-password'].entries()) {
         const answer = await post(path, 10 + index);
         expect({ path, status: answer.status }).toEqual({ path, status: 429 });

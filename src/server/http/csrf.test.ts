@@ -20,12 +20,20 @@ function concrete(url: string): string {
 }
 
 async function conversationCount(): Promise<number> {
-  const [row] = await test.database.db.select({ n: count() }).from(conversations).where(eq(conversations.userId, userId));
+  const [row] = await test.database.db
+    .select({ n: count() })
+    .from(conversations)
+    .where(eq(conversations.userId, userId));
   return row.n;
 }
 
 function createConversation(headers: Record<string, string>) {
-  return test.app.inject({ method: 'POST', url: '/api/conversations', headers: { cookie, 'content-type': 'application/json', ...headers }, payload: '{}' });
+  return test.app.inject({
+    method: 'POST',
+    url: '/api/conversations',
+    headers: { cookie, 'content-type': 'application/json', ...headers },
+    payload: '{}',
+  });
 }
 
 beforeAll(async () => {
@@ -49,7 +57,12 @@ describe('CSRF guard on the app routes', () => {
     const response = await test.app.inject({
       method: 'POST',
       url: '/api/conversations',
-      headers: { cookie, origin: otherPort, 'sec-fetch-site': 'same-site', 'content-type': 'application/x-www-form-urlencoded' },
+      headers: {
+        cookie,
+        origin: otherPort,
+        'sec-fetch-site': 'same-site',
+        'content-type': 'application/x-www-form-urlencoded',
+      },
       payload: 'title=pwned',
     });
     expect(response.statusCode).toBe(403);
@@ -93,14 +106,27 @@ describe('CSRF guard on the app routes', () => {
   });
 
   it('leaves reads alone: a cross-site GET is answered as usual', async () => {
-    const response = await test.app.inject({ method: 'GET', url: '/api/me', headers: { cookie, origin: otherPort, 'sec-fetch-site': 'same-site' } });
+    const response = await test.app.inject({
+      method: 'GET',
+      url: '/api/me',
+      headers: { cookie, origin: otherPort, 'sec-fetch-site': 'same-site' },
+    });
     expect(response.statusCode).toBe(200);
   });
 
   it('guards every state-changing route of the route table before anything else answers', async () => {
     const changing = test.app.routeTable.filter((route) => ['POST', 'PUT', 'PATCH', 'DELETE'].includes(route.method));
     expect(changing.map((route) => `${route.method} ${route.url}`)).toEqual(
-      expect.arrayContaining(['POST /api/conversations', 'POST /upload', 'DELETE /files/:id', 'PUT /api/watchlists/chart', 'POST /api/subscriptions/create-checkout', 'POST /api/auth/register', 'POST /api/auth/*', 'POST /checkout/test/:sessionId']),
+      expect.arrayContaining([
+        'POST /api/conversations',
+        'POST /upload',
+        'DELETE /files/:id',
+        'PUT /api/watchlists/chart',
+        'POST /api/subscriptions/create-checkout',
+        'POST /api/auth/register',
+        'POST /api/auth/*',
+        'POST /checkout/test/:sessionId',
+      ]),
     );
     for (const route of changing) {
       for (const headers of [{ origin: otherPort }, { 'sec-fetch-site': 'cross-site' }]) {
@@ -111,7 +137,13 @@ describe('CSRF guard on the app routes', () => {
             headers: { ...headers, ...(asUser ? { cookie } : {}), 'content-type': 'application/json' },
             payload: '{}',
           });
-          expect({ route: `${route.method} ${route.url}`, headers, asUser, status: response.statusCode, body: response.json() }).toEqual({
+          expect({
+            route: `${route.method} ${route.url}`,
+            headers,
+            asUser,
+            status: response.statusCode,
+            body: response.json(),
+          }).toEqual({
             route: `${route.method} ${route.url}`,
             headers,
             asUser,
@@ -139,7 +171,11 @@ describe('the Stripe webhook', () => {
     const response = await stripeApp.app.inject({
       method: 'POST',
       url: '/api/webhooks/stripe',
-      headers: { origin: 'https://hooks.stripe.com', 'content-type': 'application/json', 'stripe-signature': 't=1,v1=bad' },
+      headers: {
+        origin: 'https://hooks.stripe.com',
+        'content-type': 'application/json',
+        'stripe-signature': 't=1,v1=bad',
+      },
       payload: '{}',
     });
     expect(response.statusCode).toBe(400);

@@ -42,7 +42,10 @@ export function installCsrfGuard(app: FastifyInstance, publicUrl: string): void 
     // without being that route.
     if (CSRF_EXEMPT_ROUTES.has(`${request.method} ${request.routeOptions.url ?? ''}`)) return;
     if (isSameOriginRequest(request.headers, appOrigin)) return;
-    request.log.warn({ origin: single(request.headers.origin), secFetchSite: single(request.headers['sec-fetch-site']) }, 'cross-site request refused');
+    request.log.warn(
+      { origin: single(request.headers.origin), secFetchSite: single(request.headers['sec-fetch-site']) },
+      'cross-site request refused',
+    );
     return reply.code(403).send({ error: CSRF_REFUSAL });
   });
 }

@@ -7,7 +7,12 @@ import type { Database } from '../db/client.ts';
 
 export async function registerDashboardApi(
   app: FastifyInstance,
-  options: { auth: Auth; db: Database; accessCache?: AccessCache; features: Array<[FastifyPluginAsync<never>, object]> },
+  options: {
+    auth: Auth;
+    db: Database;
+    accessCache?: AccessCache;
+    features: Array<[FastifyPluginAsync<never>, object]>;
+  },
 ): Promise<void> {
   await app.register(async (scope) => {
     // onRequest: before any body is read or validated, so a visitor's upload is never parsed.
@@ -15,7 +20,9 @@ export async function registerDashboardApi(
     // The app's own onRoute hook (inherited, so it ran first) listed the route; mark it.
     scope.addHook('onRoute', (route) => {
       for (const method of [route.method].flat()) {
-        const entry = app.routeTable.findLast((candidate) => candidate.method === method && candidate.url === route.url);
+        const entry = app.routeTable.findLast(
+          (candidate) => candidate.method === method && candidate.url === route.url,
+        );
         if (entry) entry.dashboard = true;
       }
     });

@@ -22,9 +22,14 @@ interface ValidationIssue {
 function describeValidation(context: string | undefined, issues: ValidationIssue[]): string {
   return issues
     .map((issue) => {
-      const path = issue.params?.issue?.path?.map(String).join('.') || issue.instancePath?.replace(/^\//, '').replaceAll('/', '.') || '';
+      const path =
+        issue.params?.issue?.path?.map(String).join('.') ||
+        issue.instancePath?.replace(/^\//, '').replaceAll('/', '.') ||
+        '';
       // An issue about the whole body or query (a cross-field rule) needs no location.
-      return path ? `${path}: ${issue.message ?? 'is invalid'}` : (issue.message ?? `${context ?? 'request'} is invalid`);
+      return path
+        ? `${path}: ${issue.message ?? 'is invalid'}`
+        : (issue.message ?? `${context ?? 'request'} is invalid`);
     })
     .join('; ');
 }
@@ -35,7 +40,9 @@ export function installErrorHandling(app: FastifyInstance): void {
       return reply.code(error.statusCode).send({ error: error.message });
     }
     if (hasZodFastifySchemaValidationErrors(error)) {
-      return reply.code(400).send({ error: describeValidation(error.validationContext, error.validation as ValidationIssue[]) });
+      return reply
+        .code(400)
+        .send({ error: describeValidation(error.validationContext, error.validation as ValidationIssue[]) });
     }
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) {
@@ -44,7 +51,11 @@ export function installErrorHandling(app: FastifyInstance): void {
     if (hasSqlState(error, /^22/)) {
       // SQLSTATE class 22 (data exception): a value the database cannot take, such as a NUL
       // character in a text parameter. The client sent it; nothing was stored.
-      return reply.code(400).send({ error: 'The request holds a value that cannot be stored or searched for (for example a NUL character).' });
+      return reply
+        .code(400)
+        .send({
+          error: 'The request holds a value that cannot be stored or searched for (for example a NUL character).',
+        });
     }
     if (await databaseUnavailable(request.server, error)) {
       request.log.warn({ err: error }, 'request failed: the database is not answering');
@@ -67,7 +78,8 @@ function hasSqlState(error: unknown, pattern: RegExp): boolean {
 
 export const DATABASE_UNAVAILABLE = 'The service is briefly unavailable. Please try again in a moment.';
 
-const CONNECTION_FAILURE = /ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|Connection terminated|connection.*(closed|ended)|terminating connection|57P0[123]|08\d{3}/i;
+const CONNECTION_FAILURE =
+  /ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|Connection terminated|connection.*(closed|ended)|terminating connection|57P0[123]|08\d{3}/i;
 
 /**
  * Whether a failure came from the database being unreachable (a restart, a network cut):
@@ -83,6 +95,12 @@ async function databaseUnavailable(app: FastifyInstance, error: unknown): Promis
   const database = (app as Partial<Pick<FastifyInstance, 'services'>>).services?.database;
   if (!database) return false;
   const timeout = new Promise<'timeout'>((resolve) => setTimeout(resolve, 2_000, 'timeout').unref());
-  const answer = await Promise.race([database.ping().then(() => 'ok' as const, () => 'down' as const), timeout]);
+  const answer = await Promise.race([
+    database.ping().then(
+      () => 'ok' as const,
+      () => 'down' as const,
+    ),
+    timeout,
+  ]);
   return answer !== 'ok';
 }

@@ -36,7 +36,9 @@ export function pathProblem(rawUrl: string): string | null {
 /** Why a parsed body is out of bounds, or null. Iterative: a deep body cannot overflow the stack here. */
 export function bodyProblem(body: unknown): string | null {
   if (body === null || typeof body !== 'object' || Buffer.isBuffer(body)) {
-    return typeof body === 'string' && body.length > MAX_BODY_STRING ? `a text field is longer than ${MAX_BODY_STRING.toLocaleString('en-US')} characters` : null;
+    return typeof body === 'string' && body.length > MAX_BODY_STRING
+      ? `a text field is longer than ${MAX_BODY_STRING.toLocaleString('en-US')} characters`
+      : null;
   }
   const pending: Array<[unknown, number]> = [[body, 1]];
   while (pending.length > 0) {
@@ -45,7 +47,8 @@ export function bodyProblem(body: unknown): string | null {
     const entries = Array.isArray(value) ? value : Object.entries(value as object).flat();
     for (const item of entries) {
       if (typeof item === 'string') {
-        if (item.length > MAX_BODY_STRING) return `a text field is longer than ${MAX_BODY_STRING.toLocaleString('en-US')} characters`;
+        if (item.length > MAX_BODY_STRING)
+          return `a text field is longer than ${MAX_BODY_STRING.toLocaleString('en-US')} characters`;
       } else if (item !== null && typeof item === 'object' && !Buffer.isBuffer(item)) {
         pending.push([item, depth + 1]);
       }

@@ -9,7 +9,13 @@ import type { Config } from '../config.ts';
 export const THIRD_PARTY_ORIGINS = {
   tradingView: ['https://s3.tradingview.com', 'https://*.tradingview.com', 'https://*.tradingview-widget.com'],
   barchart: ['https://*.barchart.com', 'https://*.barchartcontent.com'],
-  stripe: ['https://js.stripe.com', 'https://*.js.stripe.com', 'https://api.stripe.com', 'https://checkout.stripe.com', 'https://hooks.stripe.com'],
+  stripe: [
+    'https://js.stripe.com',
+    'https://*.js.stripe.com',
+    'https://api.stripe.com',
+    'https://checkout.stripe.com',
+    'https://hooks.stripe.com',
+  ],
   googleSheets: ['https://docs.google.com'],
 } as const;
 

@@ -138,7 +138,9 @@ describe('HTTP timeouts on the app', () => {
   });
 
   it('lets a slow but steady upload finish, over several idle windows', async () => {
-    const csv = Buffer.from(`strike,type,open_interest\n${Array.from({ length: 80 }, (_, row) => `${100 + row},call,${row}`).join('\n')}\n`);
+    const csv = Buffer.from(
+      `strike,type,open_interest\n${Array.from({ length: 80 }, (_, row) => `${100 + row},call,${row}`).join('\n')}\n`,
+    );
     const { body, contentType } = multipartBody([
       { name: 'user_id', value: userId },
       { name: 'file', filename: 'slow-link.csv', contentType: 'text/csv', data: csv },
@@ -159,13 +161,20 @@ describe('HTTP timeouts on the app', () => {
 
   it('keeps a live alert stream open past the idle timeout and still delivers', async () => {
     const client = await rawClient(port);
-    client.socket.write(`GET /api/alerts/stream HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nCookie: ${cookie}\r\nAccept: text/event-stream\r\n\r\n`);
+    client.socket.write(
+      `GET /api/alerts/stream HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nCookie: ${cookie}\r\nAccept: text/event-stream\r\n\r\n`,
+    );
     expect(await waitFor(() => client.text().includes('retry: 3000'), 5000)).toBe(true);
     expect(client.text()).toMatch(/^HTTP\/1\.1 200 /);
     // Three idle windows with not a byte either way (the heartbeat is every 25 s).
     await sleep(TIMEOUTS.idleMs * 3.5);
     expect(client.closed()).toBe(false);
-    const pushed = await test.app.inject({ method: 'POST', url: '/api/test/alerts', headers: { cookie, 'content-type': 'application/json' }, payload: { ticker: 'BTC', alert_type: 'BreakoutAlertGenerator', message: 'still listening' } });
+    const pushed = await test.app.inject({
+      method: 'POST',
+      url: '/api/test/alerts',
+      headers: { cookie, 'content-type': 'application/json' },
+      payload: { ticker: 'BTC', alert_type: 'BreakoutAlertGenerator', message: 'still listening' },
+    });
     expect(pushed.statusCode).toBe(200);
     expect(await waitFor(() => client.text().includes('still listening'), 5000)).toBe(true);
     client.socket.destroy();
@@ -209,7 +218,11 @@ describe('HTTP timeouts leave the server its own time', () => {
 
   it('does not blame the client while the server holds its body back', async () => {
     const size = 4 * 1024 * 1024;
-    const response = await fetch(`http://127.0.0.1:${port}/held`, { method: 'POST', headers: { 'content-type': 'application/octet-stream' }, body: Buffer.alloc(size, 1) });
+    const response = await fetch(`http://127.0.0.1:${port}/held`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/octet-stream' },
+      body: Buffer.alloc(size, 1),
+    });
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ bytes: size });
   });
@@ -232,7 +245,9 @@ describe('npm start applies the timeouts (main.ts, HTTP_* variables)', () => {
 
   it('closes a slow-drip body', async () => {
     const client = await rawClient(Number(new URL(server.origin).port));
-    client.socket.write(`POST /api/conversations HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n`);
+    client.socket.write(
+      `POST /api/conversations HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n`,
+    );
     void drip(client, Buffer.alloc(100_000, ' '), 1, 250);
     const closedAfter = await Promise.race([client.closedAfter, sleep(10_000).then(() => Infinity)]);
     client.socket.destroy();

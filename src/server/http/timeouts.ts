@@ -62,7 +62,10 @@ export function applyHttpTimeouts(server: Server, timeouts: HttpTimeouts, log?: 
   // Node enforces both in a sweep every connectionsCheckingInterval (30 s by default, read
   // when the server starts listening): sweep often enough for the limits to mean what they say.
   const limits = [headersMs, requestMs].filter((ms) => ms > 0);
-  (server as Server & { connectionsCheckingInterval: number }).connectionsCheckingInterval = Math.max(100, Math.min(5000, Math.floor(Math.min(...limits) / 4)));
+  (server as Server & { connectionsCheckingInterval: number }).connectionsCheckingInterval = Math.max(
+    100,
+    Math.min(5000, Math.floor(Math.min(...limits) / 4)),
+  );
   server.setTimeout(idleMs);
 
   const current = new WeakMap<Socket, Exchange>();
@@ -94,7 +97,10 @@ export function applyHttpTimeouts(server: Server, timeouts: HttpTimeouts, log?: 
       socket.setTimeout(idleMs);
       return;
     }
-    log?.warn({ remoteAddress: socket.remoteAddress, method: exchange.req.method, url: exchange.req.url }, 'idle client connection closed');
+    log?.warn(
+      { remoteAddress: socket.remoteAddress, method: exchange.req.method, url: exchange.req.url },
+      'idle client connection closed',
+    );
     refuse(socket, exchange.res, IDLE_ERROR);
   });
 
@@ -116,7 +122,16 @@ export function applyHttpTimeouts(server: Server, timeouts: HttpTimeouts, log?: 
       if (body.ticks < TICKS_PER_WINDOW) continue;
       if (socket.bytesRead - body.windowStart < windowBytes) {
         bodies.delete(body);
-        log?.warn({ remoteAddress: socket.remoteAddress, method: req.method, url: req.url, bytes: socket.bytesRead - body.windowStart, windowMs: idleMs }, 'slow request body closed');
+        log?.warn(
+          {
+            remoteAddress: socket.remoteAddress,
+            method: req.method,
+            url: req.url,
+            bytes: socket.bytesRead - body.windowStart,
+            windowMs: idleMs,
+          },
+          'slow request body closed',
+        );
         refuse(socket, res, SLOW_BODY_ERROR);
         continue;
       }

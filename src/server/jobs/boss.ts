@@ -70,7 +70,11 @@ export interface BossLog {
  * jobs stuck in `active` after a crash, archiving old ones): the server wants it, a one-shot
  * admin command does not. No cron schedules are used, so the timekeeper stays off.
  */
-export async function startBoss(database: DatabaseHandle, log: BossLog, options: { supervise: boolean }): Promise<PgBoss> {
+export async function startBoss(
+  database: DatabaseHandle,
+  log: BossLog,
+  options: { supervise: boolean },
+): Promise<PgBoss> {
   const boss = new PgBoss({
     db: sqlExecutor(database) as PgBoss.Db,
     schema: BOSS_SCHEMA,

@@ -50,7 +50,12 @@ export interface MailerOptions {
   retry?: MailRetryPolicy;
 }
 
-export async function createMailer(config: Config, database: DatabaseHandle, log: MailLog, options: MailerOptions): Promise<Mailer> {
+export async function createMailer(
+  config: Config,
+  database: DatabaseHandle,
+  log: MailLog,
+  options: MailerOptions,
+): Promise<Mailer> {
   const { db } = database;
   const keepCopy = (message: MailMessage) => db.insert(outbox).values(message);
 
@@ -62,7 +67,9 @@ export async function createMailer(config: Config, database: DatabaseHandle, log
       greetingTimeout: 30_000,
       socketTimeout: 60_000,
     });
-    const queue = await openMailQueue(database, options.retry ?? mailRetryPolicy(config), log, { supervise: options.deliver });
+    const queue = await openMailQueue(database, options.retry ?? mailRetryPolicy(config), log, {
+      supervise: options.deliver,
+    });
     if (options.deliver) {
       await queue.work(async (message) => {
         await transport.sendMail({ from: config.MAIL_FROM, ...message });
@@ -93,7 +100,9 @@ export async function createMailer(config: Config, database: DatabaseHandle, log
       const links = message.text.match(/https?:\/\/\S+/g) ?? [];
       log.info({ to: message.to, subject: message.subject }, 'e-mail stored in the outbox');
       // The outbox is how a developer on a laptop receives mail: print the links plainly.
-      console.log(`\n[outbox] To: ${message.to}\n[outbox] Subject: ${message.subject}\n${links.map((link) => `[outbox] ${link}`).join('\n')}\n`);
+      console.log(
+        `\n[outbox] To: ${message.to}\n[outbox] Subject: ${message.subject}\n${links.map((link) => `[outbox] ${link}`).join('\n')}\n`,
+      );
     },
     async close() {},
   };

@@ -53,7 +53,11 @@ class TestSmtp {
         let raw = '';
         stream.on('data', (chunk: Buffer) => (raw += chunk.toString('utf8')));
         stream.on('end', () => {
-          this.received.push({ to: session.envelope.rcptTo.map((recipient) => recipient.address), raw, at: Date.now() });
+          this.received.push({
+            to: session.envelope.rcptTo.map((recipient) => recipient.address),
+            raw,
+            at: Date.now(),
+          });
           callback();
         });
       },
@@ -83,7 +87,9 @@ const quietLog = { info: () => undefined, warn: () => undefined };
 describe('retry schedule', () => {
   it('doubles from the base delay and stops growing at the cap', () => {
     const policy = { ...fast, baseDelaySeconds: 30, maxDelaySeconds: 3600 };
-    expect([1, 2, 3, 4, 5, 6, 7, 8, 20].map((attempts) => retryDelaySeconds(policy, attempts))).toEqual([30, 60, 120, 240, 480, 960, 1920, 3600, 3600]);
+    expect([1, 2, 3, 4, 5, 6, 7, 8, 20].map((attempts) => retryDelaySeconds(policy, attempts))).toEqual([
+      30, 60, 120, 240, 480, 960, 1920, 3600, 3600,
+    ]);
   });
 });
 
@@ -91,8 +97,18 @@ describe('mail configuration', () => {
   const base = { NODE_ENV: 'test', DATA_DIR: '.data-test/unit' };
 
   it('defaults to 30 s, doubling to at most an hour, for 24 hours; empty values count as unset', () => {
-    const config = loadConfig({ ...base, MAIL_RETRY_HOURS: '', MAIL_RETRY_BASE_SECONDS: '', MAIL_RETRY_MAX_SECONDS: '' });
-    expect(mailRetryPolicy(config)).toEqual({ baseDelaySeconds: 30, maxDelaySeconds: 3600, retryWindowSeconds: 86_400, pollSeconds: 2 });
+    const config = loadConfig({
+      ...base,
+      MAIL_RETRY_HOURS: '',
+      MAIL_RETRY_BASE_SECONDS: '',
+      MAIL_RETRY_MAX_SECONDS: '',
+    });
+    expect(mailRetryPolicy(config)).toEqual({
+      baseDelaySeconds: 30,
+      maxDelaySeconds: 3600,
+      retryWindowSeconds: 86_400,
+      pollSeconds: 2,
+    });
     expect(mailRetryPolicy(loadConfig({ ...base, MAIL_RETRY_HOURS: '0.5' })).retryWindowSeconds).toBe(1800);
   });
 
@@ -114,7 +130,16 @@ describe.each(drivers)('mail queue on %s', (driver) => {
   beforeAll(async () => {
     database = await openTestDatabase(driver);
     smtp = new TestSmtp(await freePort());
-    config = loadConfig({ NODE_ENV: 'test', DATA_DIR: '.data-test/unit', LOG_LEVEL: 'silent', MARKET_DATA: 'demo', SMTP_URL: smtp.url, MAIL_FROM: 'Desk <desk@watos.test>', MAIL_RETRY_BASE_SECONDS: '1', MAIL_RETRY_MAX_SECONDS: '2' });
+    config = loadConfig({
+      NODE_ENV: 'test',
+      DATA_DIR: '.data-test/unit',
+      LOG_LEVEL: 'silent',
+      MARKET_DATA: 'demo',
+      SMTP_URL: smtp.url,
+      MAIL_FROM: 'Desk <desk@watos.test>',
+      MAIL_RETRY_BASE_SECONDS: '1',
+      MAIL_RETRY_MAX_SECONDS: '2',
+    });
   });
 
   afterEach(async () => {
@@ -137,47 +162,61 @@ describe.each(drivers)('mail queue on %s', (driver) => {
     return created;
   }
 
-  it('queues the verification e-mail while SMTP is down and delivers it once SMTP is back', { timeout: 60_000 }, async () => {
-    const app: App = await buildApp({ config, database, webRoot: null, logger: false });
-    open.push(app);
-    await app.ready();
-    const queue = app.services.mailer.queue!;
+  it(
+    'queues the verification e-mail while SMTP is down and delivers it once SMTP is back',
+    { timeout: 60_000 },
+    async () => {
+      const app: App = await buildApp({ config, database, webRoot: null, logger: false });
+      open.push(app);
+      await app.ready();
+      const queue = app.services.mailer.queue!;
 
-    const browser = new Browser(app, config.publicUrl);
-    const response = await browser.post('/api/auth/register', { email: 'down@example.com', password: 'secret-password', username: 'down' });
-    expect(response.statusCode).toBe(200);
+      const browser = new Browser(app, config.publicUrl);
+      const response = await browser.post('/api/auth/register', {
+        email: 'down@example.com',
+        password: 'secret-password',
+        username: 'down',
+      });
+      expect(response.statusCode).toBe(200);
 
-    const [waiting] = await waitFor(async () => {
-      const entries = await queue.list();
-      return entries.length === 1 && entries[0].attempts >= 1 && entries[0].lastError ? entries : null;
-    }, 'a failed first attempt');
-    expect(waiting).toMatchObject({ state: 'pending', to: 'down@example.com', subject: 'Confirm your e-mail address' });
-    expect(waiting.lastError).toContain('ECONNREFUSED');
-    expect(smtp.received).toEqual([]);
+      const [waiting] = await waitFor(async () => {
+        const entries = await queue.list();
+        return entries.length === 1 && entries[0].attempts >= 1 && entries[0].lastError ? entries : null;
+      }, 'a failed first attempt');
+      expect(waiting).toMatchObject({
+        state: 'pending',
+        to: 'down@example.com',
+        subject: 'Confirm your e-mail address',
+      });
+      expect(waiting.lastError).toContain('ECONNREFUSED');
+      expect(smtp.received).toEqual([]);
 
-    await smtp.start();
-    await waitFor(() => smtp.received.length === 1, 'the delivery after SMTP came back', 15_000);
-    expect(smtp.received[0].to).toEqual(['down@example.com']);
-    expect(smtp.received[0].raw.replace(/=\r?\n/g, '')).toContain('/api/auth/verify-email?token=3D');
-    const [sent] = await waitFor(async () => {
-      const entries = await queue.list();
-      return entries[0]?.state === 'sent' ? entries : null;
-    }, 'the job marked sent');
-    expect(sent.attempts).toBeGreaterThanOrEqual(2);
-    expect(sent.lastError).toBeNull();
-    // The audit copy in `outbox` holds the headers, not the verification link.
-    const [copy] = await latestOutboxMessages(database.db, 'down@example.com');
-    expect(copy).toMatchObject({ subject: 'Confirm your e-mail address', text: '[sent over SMTP]' });
+      await smtp.start();
+      await waitFor(() => smtp.received.length === 1, 'the delivery after SMTP came back', 15_000);
+      expect(smtp.received[0].to).toEqual(['down@example.com']);
+      expect(smtp.received[0].raw.replace(/=\r?\n/g, '')).toContain('/api/auth/verify-email?token=3D');
+      const [sent] = await waitFor(async () => {
+        const entries = await queue.list();
+        return entries[0]?.state === 'sent' ? entries : null;
+      }, 'the job marked sent');
+      expect(sent.attempts).toBeGreaterThanOrEqual(2);
+      expect(sent.lastError).toBeNull();
+      // The audit copy in `outbox` holds the headers, not the verification link.
+      const [copy] = await latestOutboxMessages(database.db, 'down@example.com');
+      expect(copy).toMatchObject({ subject: 'Confirm your e-mail address', text: '[sent over SMTP]' });
 
-    // The queue keeps the headers of sent mail, not the live verification link.
-    const stored = await database.db.execute<{ data: { message: Record<string, unknown> } }>(sql`select data from pgboss.job where id = ${sent.id}`);
-    const [job] = (stored as unknown as { rows: Array<{ data: { message: Record<string, unknown> } }> }).rows;
-    expect(Object.keys(job.data.message).sort()).toEqual(['subject', 'to']);
+      // The queue keeps the headers of sent mail, not the live verification link.
+      const stored = await database.db.execute<{ data: { message: Record<string, unknown> } }>(
+        sql`select data from pgboss.job where id = ${sent.id}`,
+      );
+      const [job] = (stored as unknown as { rows: Array<{ data: { message: Record<string, unknown> } }> }).rows;
+      expect(Object.keys(job.data.message).sort()).toEqual(['subject', 'to']);
 
-    // Exactly once: a few more retry periods bring no second copy.
-    await sleep(3000);
-    expect(smtp.received).toHaveLength(1);
-  });
+      // Exactly once: a few more retry periods bring no second copy.
+      await sleep(3000);
+      expect(smtp.received).toHaveLength(1);
+    },
+  );
 
   it('backs off exponentially up to the cap between attempts', { timeout: 60_000 }, async () => {
     await smtp.start();
@@ -199,38 +238,55 @@ describe.each(drivers)('mail queue on %s', (driver) => {
     expect(entry.attempts).toBe(4);
   });
 
-  it('stops retrying when the retry window ends, marks the message failed, and mail-retry revives it', { timeout: 60_000 }, async () => {
-    const { send, queue } = await mailer({ ...fast, maxDelaySeconds: 1, retryWindowSeconds: 3 });
-    await send({ to: 'late@example.com', subject: 'Expiring', text: 'x', html: '<p>x</p>' });
-    const [failed] = await waitFor(async () => {
-      const entries = await queue!.list({ state: 'failed' });
-      return entries.length === 1 ? entries : null;
-    }, 'the message marked failed', 20_000);
-    expect(failed.lastError).toMatch(/^Not sent within the retry window after \d+ attempt\(s\); last error: .*ECONNREFUSED/);
-    expect(failed.attempts).toBeGreaterThanOrEqual(2);
-    expect(await queue!.list({ state: 'pending' })).toEqual([]);
+  it(
+    'stops retrying when the retry window ends, marks the message failed, and mail-retry revives it',
+    { timeout: 60_000 },
+    async () => {
+      const { send, queue } = await mailer({ ...fast, maxDelaySeconds: 1, retryWindowSeconds: 3 });
+      await send({ to: 'late@example.com', subject: 'Expiring', text: 'x', html: '<p>x</p>' });
+      const [failed] = await waitFor(
+        async () => {
+          const entries = await queue!.list({ state: 'failed' });
+          return entries.length === 1 ? entries : null;
+        },
+        'the message marked failed',
+        20_000,
+      );
+      expect(failed.lastError).toMatch(
+        /^Not sent within the retry window after \d+ attempt\(s\); last error: .*ECONNREFUSED/,
+      );
+      expect(failed.attempts).toBeGreaterThanOrEqual(2);
+      expect(await queue!.list({ state: 'pending' })).toEqual([]);
 
-    // No further attempts once failed, even with the server back.
-    await smtp.start();
-    await sleep(2500);
-    expect(smtp.attempts).toEqual([]);
-    const [still] = await queue!.list();
-    expect(still).toMatchObject({ state: 'failed', attempts: failed.attempts });
+      // No further attempts once failed, even with the server back.
+      await smtp.start();
+      await sleep(2500);
+      expect(smtp.attempts).toEqual([]);
+      const [still] = await queue!.list();
+      expect(still).toMatchObject({ state: 'failed', attempts: failed.attempts });
 
-    // The operator's retry gives it a fresh window and it goes out.
-    expect(await queue!.retryNow(failed.id)).toBe(true);
-    await waitFor(() => smtp.received.length === 1, 'the delivery after mail-retry', 15_000);
-    expect(await queue!.retryNow('00000000-0000-0000-0000-000000000000')).toBe(false);
-  });
+      // The operator's retry gives it a fresh window and it goes out.
+      expect(await queue!.retryNow(failed.id)).toBe(true);
+      await waitFor(() => smtp.received.length === 1, 'the delivery after mail-retry', 15_000);
+      expect(await queue!.retryNow('00000000-0000-0000-0000-000000000000')).toBe(false);
+    },
+  );
 
   it('delivers each message exactly once with two workers on one database', { timeout: 60_000 }, async () => {
     await smtp.start();
     const sentBy = [0, 0];
-    const counting = (index: number) => ({ ...quietLog, info: (_details: object, message: string) => void (message === 'e-mail sent' && (sentBy[index] += 1)) });
+    const counting = (index: number) => ({
+      ...quietLog,
+      info: (_details: object, message: string) => void (message === 'e-mail sent' && (sentBy[index] += 1)),
+    });
     const first = await mailer(fast, counting(0));
     const second = await mailer(fast, counting(1));
     const subjects = Array.from({ length: 12 }, (_, index) => `Message ${index}`);
-    await Promise.all(subjects.map((subject, index) => (index % 2 ? first : second).send({ to: `many${index}@example.com`, subject, text: 'x', html: '<p>x</p>' })));
+    await Promise.all(
+      subjects.map((subject, index) =>
+        (index % 2 ? first : second).send({ to: `many${index}@example.com`, subject, text: 'x', html: '<p>x</p>' }),
+      ),
+    );
     await waitFor(() => smtp.received.length >= subjects.length, 'every message delivered', 30_000);
     await sleep(2500);
     expect(smtp.subjects().sort()).toEqual([...subjects].sort());

@@ -111,7 +111,12 @@ const STATES_FOR: Record<DeliveryState, string[]> = {
   cancelled: ['cancelled'],
 };
 
-export async function openMailQueue(database: DatabaseHandle, policy: MailRetryPolicy, log: MailQueueLog, options: { supervise: boolean }): Promise<MailQueue> {
+export async function openMailQueue(
+  database: DatabaseHandle,
+  policy: MailRetryPolicy,
+  log: MailQueueLog,
+  options: { supervise: boolean },
+): Promise<MailQueue> {
   const boss = await startBoss(database, log, options);
   const sql = sqlExecutor(database);
   await boss.createQueue(MAIL_QUEUE);
@@ -144,15 +149,23 @@ export async function openMailQueue(database: DatabaseHandle, policy: MailRetryP
       const last = delay < 1;
       await setRetry(job.id, last ? null : delay);
       // Never the message itself: its text holds verification and reset links.
-      log.warn({ mailId: job.id, attempts, error: errorText(error), retryInSeconds: last ? null : delay }, last ? 'e-mail not sent; giving up' : 'e-mail not sent; will retry');
+      log.warn(
+        { mailId: job.id, attempts, error: errorText(error), retryInSeconds: last ? null : delay },
+        last ? 'e-mail not sent; giving up' : 'e-mail not sent; will retry',
+      );
       throw new Error(last ? giveUp(attempts, errorText(error)) : errorText(error), { cause: error });
     }
     log.info({ mailId: job.id, attempts }, 'e-mail sent');
     // The body holds live verification and reset links: keep only the headers of sent mail
     // (pg-boss keeps finished jobs for days).
     await sql
-      .executeSql(`update ${BOSS_SCHEMA}.job set data = data #- '{message,text}' #- '{message,html}' where name = $1 and id = $2`, [MAIL_QUEUE, job.id])
-      .catch((error: unknown) => log.warn({ err: error, mailId: job.id }, 'sent e-mail body not dropped from the queue'));
+      .executeSql(
+        `update ${BOSS_SCHEMA}.job set data = data #- '{message,text}' #- '{message,html}' where name = $1 and id = $2`,
+        [MAIL_QUEUE, job.id],
+      )
+      .catch((error: unknown) =>
+        log.warn({ err: error, mailId: job.id }, 'sent e-mail body not dropped from the queue'),
+      );
   }
 
   let workerId: string | null = null;
@@ -175,9 +188,13 @@ export async function openMailQueue(database: DatabaseHandle, policy: MailRetryP
     },
 
     async work(deliver) {
-      workerId = await boss.work<QueuedMail>(MAIL_QUEUE, { batchSize: 1, includeMetadata: true, pollingIntervalSeconds: policy.pollSeconds }, async ([job]) => {
-        if (job) await attempt(job, deliver);
-      });
+      workerId = await boss.work<QueuedMail>(
+        MAIL_QUEUE,
+        { batchSize: 1, includeMetadata: true, pollingIntervalSeconds: policy.pollSeconds },
+        async ([job]) => {
+          if (job) await attempt(job, deliver);
+        },
+      );
     },
 
     async list(filter = {}) {

@@ -46,7 +46,11 @@ describe('SMTP delivery', () => {
 
   it('sends the verification e-mail as text and HTML with the link', async () => {
     const browser = new Browser(test.app, test.config.publicUrl);
-    const response = await browser.post('/api/auth/register', { email: 'smtp@example.com', password: 'secret-password', username: 'smtp' });
+    const response = await browser.post('/api/auth/register', {
+      email: 'smtp@example.com',
+      password: 'secret-password',
+      username: 'smtp',
+    });
     expect(response.statusCode).toBe(200);
     // Sign-up only queues the message; the worker sends it right after (mail/queue.ts).
     await expect.poll(() => received.length, { timeout: 10_000 }).toBe(1);

@@ -6,7 +6,10 @@ export interface RenderedMail {
 }
 
 function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[char]!);
+  return value.replace(
+    /[&<>"']/g,
+    (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[char]!,
+  );
 }
 
 function layout(title: string, paragraphs: string[], action: { label: string; url: string }, footer: string): string {
@@ -22,7 +25,9 @@ function layout(title: string, paragraphs: string[], action: { label: string; ur
 
 export function verificationMail(name: string, url: string): RenderedMail {
   const greeting = `Hi ${name},`;
-  const lines = ['Thanks for signing up for WATOS Trading Intelligence. Please confirm your e-mail address to activate your account.'];
+  const lines = [
+    'Thanks for signing up for WATOS Trading Intelligence. Please confirm your e-mail address to activate your account.',
+  ];
   const footer = 'This link expires in 24 hours. If you did not create an account, you can ignore this e-mail.';
   return {
     subject: 'Confirm your e-mail address',
@@ -34,7 +39,8 @@ export function verificationMail(name: string, url: string): RenderedMail {
 export function passwordResetMail(name: string, url: string): RenderedMail {
   const greeting = `Hi ${name},`;
   const lines = ['We received a request to reset the password of your WATOS Trading Intelligence account.'];
-  const footer = 'This link expires in 1 hour and works once. If you did not ask for a reset, ignore this e-mail: your password stays unchanged.';
+  const footer =
+    'This link expires in 1 hour and works once. If you did not ask for a reset, ignore this e-mail: your password stays unchanged.';
   return {
     subject: 'Reset your password',
     text: `${greeting}\n\n${lines.join('\n\n')}\n\nChoose a new password: ${url}\n\n${footer}\n`,

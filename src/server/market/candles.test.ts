@@ -37,13 +37,17 @@ describe('GET /api/market/candles', () => {
     expect(body).toMatchObject({ symbol: 'BTC-USD', granularity: 3600, source: 'demo' });
     expect(body.candles).toHaveLength(48);
     const times = body.candles.map((candle: { time: string }) => Date.parse(candle.time));
-    expect(times.every((time: number, index: number) => index === 0 || time - times[index - 1] === 3_600_000)).toBe(true);
+    expect(times.every((time: number, index: number) => index === 0 || time - times[index - 1] === 3_600_000)).toBe(
+      true,
+    );
     expect(body.alerts.length).toBeGreaterThan(0);
     expect(body.alerts.every((alert: { ticker: string }) => alert.ticker === 'BTC')).toBe(true);
   });
 
   it('answers an unknown asset or bar size with 400', async () => {
-    expect((await browser.get('/api/market/candles?symbol=AAPL')).json()).toEqual({ error: 'symbol: symbol must be one of the 28 tracked products, e.g. BTC-USD' });
+    expect((await browser.get('/api/market/candles?symbol=AAPL')).json()).toEqual({
+      error: 'symbol: symbol must be one of the 28 tracked products, e.g. BTC-USD',
+    });
     expect((await browser.get('/api/market/candles?symbol=BTC-USD&granularity=300')).statusCode).toBe(400);
   });
 });

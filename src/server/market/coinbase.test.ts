@@ -17,7 +17,14 @@ afterEach(() => {
 });
 
 function provider(overrides = {}) {
-  return createCoinbaseProvider({ priceApiBase: fake.url, exchangeApiBase: fake.url, timeoutMs: 300, backoffMs: 5, retries: 2, ...overrides });
+  return createCoinbaseProvider({
+    priceApiBase: fake.url,
+    exchangeApiBase: fake.url,
+    timeoutMs: 300,
+    backoffMs: 5,
+    retries: 2,
+    ...overrides,
+  });
 }
 
 describe('Coinbase provider', () => {
@@ -63,7 +70,12 @@ describe('Coinbase provider', () => {
   });
 
   it('reports an unreachable Coinbase for every product', async () => {
-    const offline = createCoinbaseProvider({ priceApiBase: 'http://127.0.0.1:9', exchangeApiBase: 'http://127.0.0.1:9', retries: 0, timeoutMs: 300 });
+    const offline = createCoinbaseProvider({
+      priceApiBase: 'http://127.0.0.1:9',
+      exchangeApiBase: 'http://127.0.0.1:9',
+      retries: 0,
+      timeoutMs: 300,
+    });
     const results = await offline.quotes(['BTC-USD', 'ETH-USD']);
     expect([...results.values()]).toEqual([
       { ok: false, error: 'Coinbase is unreachable' },
@@ -80,7 +92,9 @@ describe('Coinbase provider', () => {
     expect(candles).toHaveLength(700);
     expect(candles[0].time).toBe(start.getTime());
     expect(candles.at(-1)!.time).toBe(end.getTime() - 3600_000);
-    expect(candles.every((candle, index) => index === 0 || candle.time - candles[index - 1].time === 3600_000)).toBe(true);
+    expect(candles.every((candle, index) => index === 0 || candle.time - candles[index - 1].time === 3600_000)).toBe(
+      true,
+    );
     expect(candles[0].high).toBeGreaterThanOrEqual(candles[0].low);
   });
 });

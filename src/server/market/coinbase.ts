@@ -62,11 +62,16 @@ export function createCoinbaseProvider(options: CoinbaseOptions = {}): MarketDat
       let response: Response;
       try {
         response = await limit(() =>
-          doFetch(url, { signal: AbortSignal.timeout(timeoutMs), headers: { Accept: 'application/json', 'User-Agent': 'watos-dashboard' } }),
+          doFetch(url, {
+            signal: AbortSignal.timeout(timeoutMs),
+            headers: { Accept: 'application/json', 'User-Agent': 'watos-dashboard' },
+          }),
         );
       } catch (error) {
         const timedOut = error instanceof Error && error.name === 'TimeoutError';
-        lastError = new UpstreamError(timedOut ? `Coinbase did not answer within ${timeoutMs} ms` : 'Coinbase is unreachable');
+        lastError = new UpstreamError(
+          timedOut ? `Coinbase did not answer within ${timeoutMs} ms` : 'Coinbase is unreachable',
+        );
         if (attempt < retries) await sleep(backoff);
         continue;
       }
@@ -81,7 +86,8 @@ export function createCoinbaseProvider(options: CoinbaseOptions = {}): MarketDat
       if (response.status === 429) {
         lastError = new UpstreamError('Coinbase rate limit reached (429)', 429);
         const retryAfterSeconds = Number(response.headers.get('retry-after'));
-        if (attempt < retries) await sleep(retryAfterSeconds > 0 ? Math.min(retryAfterSeconds * 1000, 10_000) : backoff);
+        if (attempt < retries)
+          await sleep(retryAfterSeconds > 0 ? Math.min(retryAfterSeconds * 1000, 10_000) : backoff);
         continue;
       }
       lastError = new UpstreamError(`Coinbase answered HTTP ${response.status}`, response.status);
@@ -93,7 +99,9 @@ export function createCoinbaseProvider(options: CoinbaseOptions = {}): MarketDat
   }
 
   async function priceOf(productId: string, kind: 'spot' | 'buy' | 'sell'): Promise<number> {
-    const body = (await getJson(`${priceBase}/v2/prices/${encodeURIComponent(productId)}/${kind}`)) as { data?: { amount?: unknown } } | null;
+    const body = (await getJson(`${priceBase}/v2/prices/${encodeURIComponent(productId)}/${kind}`)) as {
+      data?: { amount?: unknown };
+    } | null;
     const amount = positiveNumber(body?.data?.amount);
     if (amount === null) throw new UpstreamError(`Coinbase sent no ${kind} price for ${productId}`);
     return amount;
@@ -103,7 +111,9 @@ export function createCoinbaseProvider(options: CoinbaseOptions = {}): MarketDat
     source: 'coinbase',
     async probe() {
       try {
-        const response = await doFetch(`${priceBase}/v2/prices/BTC-USD/spot`, { signal: AbortSignal.timeout(Math.min(timeoutMs, 3000)) });
+        const response = await doFetch(`${priceBase}/v2/prices/BTC-USD/spot`, {
+          signal: AbortSignal.timeout(Math.min(timeoutMs, 3000)),
+        });
         await response.body?.cancel();
         return response.ok;
       } catch {
@@ -115,7 +125,11 @@ export function createCoinbaseProvider(options: CoinbaseOptions = {}): MarketDat
       await Promise.all(
         productIds.map(async (productId) => {
           try {
-            const [spot, buy, sell] = await Promise.all([priceOf(productId, 'spot'), priceOf(productId, 'buy'), priceOf(productId, 'sell')]);
+            const [spot, buy, sell] = await Promise.all([
+              priceOf(productId, 'spot'),
+              priceOf(productId, 'buy'),
+              priceOf(productId, 'sell'),
+            ]);
             results.set(productId, { ok: true, quote: { productId, spot, buy, sell, at: new Date() } });
           } catch (error) {
             results.set(productId, { ok: false, error: error instanceof Error ? error.message : 'Unknown error' });
@@ -137,7 +151,12 @@ export function createCoinbaseProvider(options: CoinbaseOptions = {}): MarketDat
           if (!Array.isArray(entry) || entry.length < 6) continue;
           const [seconds, low, high, open, close, volume] = entry.map(Number);
           const time = seconds * 1000;
-          if (![time, low, high, open, close, volume].every(Number.isFinite) || time < start.getTime() || time >= end.getTime()) continue;
+          if (
+            ![time, low, high, open, close, volume].every(Number.isFinite) ||
+            time < start.getTime() ||
+            time >= end.getTime()
+          )
+            continue;
           rows.set(time, { time, open, high, low, close, volume });
         }
       }

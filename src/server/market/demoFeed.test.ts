@@ -18,7 +18,12 @@ describe('DemoAsset', () => {
     expect(a).toEqual(b);
     expect(other.next().close).not.toBe(a[0].close);
     expect(a[0].time).toBe(DEMO_EPOCH);
-    expect(a.every((bar) => bar.high >= Math.max(bar.open, bar.close) && bar.low <= Math.min(bar.open, bar.close) && bar.volume > 0)).toBe(true);
+    expect(
+      a.every(
+        (bar) =>
+          bar.high >= Math.max(bar.open, bar.close) && bar.low <= Math.min(bar.open, bar.close) && bar.volume > 0,
+      ),
+    ).toBe(true);
   });
 
   it('gives the same bars whether history was skipped or generated', () => {
@@ -43,7 +48,10 @@ describe('demo feed', () => {
     expect(btc.quote.spot).toBeLessThan(200_000);
     expect(btc.quote.buy).toBeGreaterThan(btc.quote.sell);
     expect(Math.abs(usdt.quote.spot - 1)).toBeLessThan(0.01);
-    expect((await feed.quotes(['NOPE-USD'])).get('NOPE-USD')).toEqual({ ok: false, error: 'No demo data for NOPE-USD' });
+    expect((await feed.quotes(['NOPE-USD'])).get('NOPE-USD')).toEqual({
+      ok: false,
+      error: 'No demo data for NOPE-USD',
+    });
   });
 
   it('serves only closed candles, and hourly bars equal the aggregated minutes', async () => {
@@ -85,6 +93,10 @@ describe('GET /external-api/coinbase-prices on demo data', () => {
     expect(body.summary).toMatchObject({ total_cryptos_requested: 28, successful_fetches: 28, failed_fetches: 0 });
     expect(body.metadata.source).toBe('demo');
     expect(Object.keys(body.prices)).toHaveLength(28);
-    expect(body.prices['BTC-USD']).toMatchObject({ symbol: 'BTC', spot_price: expect.any(Number), spread_percent: expect.any(Number) });
+    expect(body.prices['BTC-USD']).toMatchObject({
+      symbol: 'BTC',
+      spot_price: expect.any(Number),
+      spread_percent: expect.any(Number),
+    });
   });
 });

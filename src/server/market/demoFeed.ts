@@ -24,10 +24,34 @@ const STABLECOINS = new Set(['USDT-USD', 'DAI-USD']);
 
 /** Starting levels of the same order as the real market, so the numbers look familiar. */
 const START_PRICES: Record<string, number> = {
-  'AAVE-USD': 280, 'ADA-USD': 0.9, 'APT-USD': 9, 'AVAX-USD': 36, 'BCH-USD': 450, 'BTC-USD': 94000, 'CRO-USD': 0.15,
-  'DAI-USD': 1, 'DOGE-USD': 0.32, 'DOT-USD': 6.8, 'ETC-USD': 26, 'ETH-USD': 3300, 'HBAR-USD': 0.27, 'ICP-USD': 10,
-  'LINK-USD': 21, 'LTC-USD': 105, 'NEAR-USD': 5, 'ONDO-USD': 1.3, 'PEPE-USD': 0.000017, 'SHIB-USD': 0.000021,
-  'SOL-USD': 190, 'SUI-USD': 4.1, 'TAO-USD': 450, 'TRUMP-USD': 12, 'UNI-USD': 13, 'USDT-USD': 1, 'XLM-USD': 0.34, 'XRP-USD': 2.2,
+  'AAVE-USD': 280,
+  'ADA-USD': 0.9,
+  'APT-USD': 9,
+  'AVAX-USD': 36,
+  'BCH-USD': 450,
+  'BTC-USD': 94000,
+  'CRO-USD': 0.15,
+  'DAI-USD': 1,
+  'DOGE-USD': 0.32,
+  'DOT-USD': 6.8,
+  'ETC-USD': 26,
+  'ETH-USD': 3300,
+  'HBAR-USD': 0.27,
+  'ICP-USD': 10,
+  'LINK-USD': 21,
+  'LTC-USD': 105,
+  'NEAR-USD': 5,
+  'ONDO-USD': 1.3,
+  'PEPE-USD': 0.000017,
+  'SHIB-USD': 0.000021,
+  'SOL-USD': 190,
+  'SUI-USD': 4.1,
+  'TAO-USD': 450,
+  'TRUMP-USD': 12,
+  'UNI-USD': 13,
+  'USDT-USD': 1,
+  'XLM-USD': 0.34,
+  'XRP-USD': 2.2,
 };
 
 function profileOf(productId: string): AssetProfile {
@@ -157,7 +181,8 @@ export class DemoAsset {
     const low = Math.min(open, close) * (1 - uniform(3) * uniform(4) * sigma * 1.5);
     const surprise = Math.abs(change) / sigma;
     const burst = uniform(5) < 0.002 ? 4 + uniform(6) * 6 : 1;
-    const volume = this.profile.volume * REGIMES[this.regime].multiplier * (0.5 + uniform(7)) * (1 + 0.6 * surprise) * burst;
+    const volume =
+      this.profile.volume * REGIMES[this.regime].multiplier * (0.5 + uniform(7)) * (1 + 0.6 * surprise) * burst;
     return { time, open, high, low, close, volume };
   }
 }
@@ -196,7 +221,9 @@ export interface DemoFeedOptions {
  * The demo provider: replays each asset's walk up to now (on first use) and keeps the last
  * days of one-minute bars; hourly bars are aggregated from them and kept for the full span.
  */
-export function createDemoFeed(options: DemoFeedOptions = {}): MarketDataProvider & { minuteBars(productId: string): CandleRow[] } {
+export function createDemoFeed(
+  options: DemoFeedOptions = {},
+): MarketDataProvider & { minuteBars(productId: string): CandleRow[] } {
   const now = options.now ?? Date.now;
   const keepMinutes = (options.keepMinuteDays ?? 3) * 1440;
   const keepHourDays = options.keepHourDays ?? 60;
@@ -241,7 +268,10 @@ export function createDemoFeed(options: DemoFeedOptions = {}): MarketDataProvide
         }
         const spot = last.close;
         const half = entry.asset.halfSpread;
-        results.set(productId, { ok: true, quote: { productId, spot, buy: spot * (1 + half), sell: spot * (1 - half), at: new Date(last.time + MINUTE) } });
+        results.set(productId, {
+          ok: true,
+          quote: { productId, spot, buy: spot * (1 + half), sell: spot * (1 - half), at: new Date(last.time + MINUTE) },
+        });
       }
       return results;
     },

@@ -23,7 +23,10 @@ function scriptedProvider(source: 'coinbase' | 'demo', answer: (productId: strin
 }
 
 const at = new Date('2026-05-01T12:00:00Z');
-const quote = (productId: string, spot: number): QuoteResult => ({ ok: true, quote: { productId, spot, buy: spot * 1.01, sell: spot * 0.99, at } });
+const quote = (productId: string, spot: number): QuoteResult => ({
+  ok: true,
+  quote: { productId, spot, buy: spot * 1.01, sell: spot * 0.99, at },
+});
 
 describe('buildSnapshot', () => {
   it('has SPEC.md shape with null prices and a failed count for failures', () => {
@@ -32,14 +35,28 @@ describe('buildSnapshot', () => {
       ['ETH-USD', { ok: false, error: 'Coinbase answered HTTP 404' }],
     ]);
     const snapshot = buildSnapshot('coinbase', results, ['BTC-USD', 'ETH-USD'], at);
-    expect(snapshot.summary).toEqual({ total_cryptos_requested: 2, successful_fetches: 1, failed_fetches: 1, total_market_value_tracked: 60000 });
+    expect(snapshot.summary).toEqual({
+      total_cryptos_requested: 2,
+      successful_fetches: 1,
+      failed_fetches: 1,
+      total_market_value_tracked: 60000,
+    });
     const btc = snapshot.prices['BTC-USD'];
     expect(btc).toMatchObject({ symbol: 'BTC', spot_price: 60000, last_updated: '2026-05-01T12:00:00.000Z' });
     expect(btc.buy_price).toBeCloseTo(60600, 6);
     expect(btc.sell_price).toBeCloseTo(59400, 6);
     expect(btc.spread_percent).toBeCloseTo(2, 10);
-    expect(snapshot.prices['ETH-USD']).toMatchObject({ symbol: 'ETH', spot_price: null, spread_percent: null, error: 'Coinbase answered HTTP 404' });
-    expect(snapshot.metadata).toEqual({ timestamp: '2026-05-01T12:00:00.000Z', source: 'coinbase', exchange: 'Coinbase' });
+    expect(snapshot.prices['ETH-USD']).toMatchObject({
+      symbol: 'ETH',
+      spot_price: null,
+      spread_percent: null,
+      error: 'Coinbase answered HTTP 404',
+    });
+    expect(snapshot.metadata).toEqual({
+      timestamp: '2026-05-01T12:00:00.000Z',
+      source: 'coinbase',
+      exchange: 'Coinbase',
+    });
   });
 });
 
@@ -48,7 +65,12 @@ describe('quote service', () => {
     let clock = 0;
     const coinbase = scriptedProvider('coinbase', (id) => quote(id, 100));
     const demo = scriptedProvider('demo', (id) => quote(id, 1));
-    const service = createQuoteService({ mode: 'coinbase', coinbase: coinbase.provider, demo: demo.provider, now: () => clock });
+    const service = createQuoteService({
+      mode: 'coinbase',
+      coinbase: coinbase.provider,
+      demo: demo.provider,
+      now: () => clock,
+    });
     const snapshots = await Promise.all(Array.from({ length: 50 }, () => service.snapshot()));
     expect(coinbase.calls.count).toBe(1);
     expect(snapshots[0].summary.total_cryptos_requested).toBe(CRYPTO_SYMBOLS.length);
@@ -63,9 +85,17 @@ describe('quote service', () => {
   it('in auto mode serves labelled demo data while Coinbase is down and tries Coinbase again later', async () => {
     let clock = 0;
     let coinbaseUp = false;
-    const coinbase = scriptedProvider('coinbase', (id) => (coinbaseUp ? quote(id, 100) : { ok: false, error: 'Coinbase is unreachable' }));
+    const coinbase = scriptedProvider('coinbase', (id) =>
+      coinbaseUp ? quote(id, 100) : { ok: false, error: 'Coinbase is unreachable' },
+    );
     const demo = scriptedProvider('demo', (id) => quote(id, 1));
-    const service = createQuoteService({ mode: 'auto', coinbase: coinbase.provider, demo: demo.provider, now: () => clock, retryCoinbaseMs: 60_000 });
+    const service = createQuoteService({
+      mode: 'auto',
+      coinbase: coinbase.provider,
+      demo: demo.provider,
+      now: () => clock,
+      retryCoinbaseMs: 60_000,
+    });
 
     const down = await service.snapshot();
     expect(down.metadata.source).toBe('demo');

@@ -16,7 +16,12 @@ export interface QuoteServiceOptions {
   now?: () => number;
 }
 
-export function buildSnapshot(source: MarketSource, results: Map<string, QuoteResult>, productIds: readonly string[], at: Date): PriceSnapshot {
+export function buildSnapshot(
+  source: MarketSource,
+  results: Map<string, QuoteResult>,
+  productIds: readonly string[],
+  at: Date,
+): PriceSnapshot {
   const prices: Record<string, PriceEntry> = {};
   let successful = 0;
   let totalValue = 0;
@@ -36,7 +41,15 @@ export function buildSnapshot(source: MarketSource, results: Map<string, QuoteRe
         last_updated: result.quote.at.toISOString(),
       };
     } else {
-      prices[productId] = { symbol, spot_price: null, buy_price: null, sell_price: null, spread_percent: null, last_updated: null, error: result.error };
+      prices[productId] = {
+        symbol,
+        spot_price: null,
+        buy_price: null,
+        sell_price: null,
+        spread_percent: null,
+        last_updated: null,
+        error: result.error,
+      };
     }
   }
   return {
@@ -47,7 +60,11 @@ export function buildSnapshot(source: MarketSource, results: Map<string, QuoteRe
       total_market_value_tracked: Math.round(totalValue * 100) / 100,
     },
     prices,
-    metadata: { timestamp: at.toISOString(), source, exchange: source === 'coinbase' ? 'Coinbase' : 'Coinbase (demo data)' },
+    metadata: {
+      timestamp: at.toISOString(),
+      source,
+      exchange: source === 'coinbase' ? 'Coinbase' : 'Coinbase (demo data)',
+    },
   };
 }
 
@@ -70,7 +87,8 @@ export function createQuoteService(options: QuoteServiceOptions) {
     if (useCoinbase) {
       const results = await options.coinbase.quotes(CRYPTO_SYMBOLS);
       const anyOk = [...results.values()].some((result) => result.ok);
-      if (anyOk || options.mode === 'coinbase') return buildSnapshot('coinbase', results, CRYPTO_SYMBOLS, new Date(now()));
+      if (anyOk || options.mode === 'coinbase')
+        return buildSnapshot('coinbase', results, CRYPTO_SYMBOLS, new Date(now()));
       coinbaseDownUntil = now() + retryCoinbaseMs;
     }
     return buildSnapshot('demo', await options.demo.quotes(CRYPTO_SYMBOLS), CRYPTO_SYMBOLS, new Date(now()));

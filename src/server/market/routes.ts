@@ -12,11 +12,17 @@ import type { QuoteService } from './quotes.ts';
 
 const candleQuery = z.object({
   symbol: z.enum(CRYPTO_SYMBOLS, { error: 'symbol must be one of the 28 tracked products, e.g. BTC-USD' }),
-  granularity: z.enum(['60', '3600'], { error: 'granularity must be 60 or 3600 seconds' }).default('3600').transform(Number),
+  granularity: z
+    .enum(['60', '3600'], { error: 'granularity must be 60 or 3600 seconds' })
+    .default('3600')
+    .transform(Number),
   limit: z.coerce.number().int().min(10).max(1000).default(300),
 });
 
-export async function marketRoutes(app: FastifyInstance, options: { quotes: QuoteService; db: Database }): Promise<void> {
+export async function marketRoutes(
+  app: FastifyInstance,
+  options: { quotes: QuoteService; db: Database },
+): Promise<void> {
   const routes = app.withTypeProvider<ZodTypeProvider>();
   // Every subscriber polls the same snapshot for 10 s: serialize it once, not per request.
   const serialized = new WeakMap<object, string>();
@@ -50,7 +56,14 @@ export async function marketRoutes(app: FastifyInstance, options: { quotes: Quot
       symbol,
       granularity,
       source: rows[0]?.source ?? null,
-      candles: rows.map((row) => ({ time: row.time.toISOString(), open: row.open, high: row.high, low: row.low, close: row.close, volume: row.volume })),
+      candles: rows.map((row) => ({
+        time: row.time.toISOString(),
+        open: row.open,
+        high: row.high,
+        low: row.low,
+        close: row.close,
+        volume: row.volume,
+      })),
       alerts: fired.map(toAlertRecord),
     };
   });

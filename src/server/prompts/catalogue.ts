@@ -71,11 +71,12 @@ const catalogue: Record<string, string[]> = {
   ],
 };
 
-export const PROMPT_CATALOGUE: CataloguePrompt[] = Object.entries(catalogue).flatMap(([category, texts], categoryIndex) =>
-  texts.map((prompt, index) => ({
-    id: `p${categoryIndex + 1}-${String(index + 1).padStart(2, '0')}`,
-    category,
-    prompt,
-    usesMarketContext: category !== OPTIONS_CATEGORY,
-  })),
+export const PROMPT_CATALOGUE: CataloguePrompt[] = Object.entries(catalogue).flatMap(
+  ([category, texts], categoryIndex) =>
+    texts.map((prompt, index) => ({
+      id: `p${categoryIndex + 1}-${String(index + 1).padStart(2, '0')}`,
+      category,
+      prompt,
+      usesMarketContext: category !== OPTIONS_CATEGORY,
+    })),
 );

@@ -20,13 +20,24 @@ describe('GET /prompts', () => {
 
   it('lists at least 40 prompts in catalogue order, and one category when asked (URL-encoded)', async () => {
     const { browser } = await subscribedUser(test, 'prompts@example.com');
-    const all = (await browser.get('/prompts')).json().prompts as Array<{ id: string; category: string; prompt: string; uses_market_context: boolean }>;
+    const all = (await browser.get('/prompts')).json().prompts as Array<{
+      id: string;
+      category: string;
+      prompt: string;
+      uses_market_context: boolean;
+    }>;
     expect(all.length).toBe(PROMPT_CATALOGUE.length);
     expect(all.length).toBeGreaterThanOrEqual(40);
-    expect(all[0]).toEqual({ id: 'p1-01', category: 'Market Overview', prompt: PROMPT_CATALOGUE[0].prompt, uses_market_context: true });
+    expect(all[0]).toEqual({
+      id: 'p1-01',
+      category: 'Market Overview',
+      prompt: PROMPT_CATALOGUE[0].prompt,
+      uses_market_context: true,
+    });
     expect(new Set(all.map((entry) => entry.category)).size).toBeGreaterThanOrEqual(6);
 
-    const options = (await browser.get(`/prompts?category=${encodeURIComponent(OPTIONS_CATEGORY)}`)).json().prompts as typeof all;
+    const options = (await browser.get(`/prompts?category=${encodeURIComponent(OPTIONS_CATEGORY)}`)).json()
+      .prompts as typeof all;
     expect(options.length).toBeGreaterThanOrEqual(5);
     expect(options.every((entry) => entry.category === OPTIONS_CATEGORY && !entry.uses_market_context)).toBe(true);
     expect(options.every((entry) => !entry.prompt.includes('{symbol}'))).toBe(true);

@@ -17,13 +17,22 @@ export async function seedPrompts(db: Database): Promise<void> {
 
 export async function promptRoutes(app: FastifyInstance, options: { db: Database }): Promise<void> {
   const routes = app.withTypeProvider<ZodTypeProvider>();
-  routes.get('/prompts', { schema: { querystring: z.object({ category: z.string().trim().min(1).max(100).optional() }) } }, async (request) => {
-    const { category } = request.query;
-    const rows = await options.db
-      .select({ id: prompts.id, category: prompts.category, prompt: prompts.prompt, uses_market_context: prompts.usesMarketContext })
-      .from(prompts)
-      .where(category ? and(eq(prompts.active, true), eq(prompts.category, category)) : eq(prompts.active, true))
-      .orderBy(asc(prompts.sortOrder));
-    return { prompts: rows };
-  });
+  routes.get(
+    '/prompts',
+    { schema: { querystring: z.object({ category: z.string().trim().min(1).max(100).optional() }) } },
+    async (request) => {
+      const { category } = request.query;
+      const rows = await options.db
+        .select({
+          id: prompts.id,
+          category: prompts.category,
+          prompt: prompts.prompt,
+          uses_market_context: prompts.usesMarketContext,
+        })
+        .from(prompts)
+        .where(category ? and(eq(prompts.active, true), eq(prompts.category, category)) : eq(prompts.active, true))
+        .orderBy(asc(prompts.sortOrder));
+      return { prompts: rows };
+    },
+  );
 }

@@ -12,10 +12,25 @@ export interface TestApp {
 }
 
 /** `options.logStream` turns the request log on (into that stream); otherwise it is off. */
-export async function createTestApp(env: Record<string, string> = {}, options: Pick<AppOptions, 'stripeApi' | 'googleSheets' | 'logStream'> = {}): Promise<TestApp> {
+export async function createTestApp(
+  env: Record<string, string> = {},
+  options: Pick<AppOptions, 'stripeApi' | 'googleSheets' | 'logStream'> = {},
+): Promise<TestApp> {
   const database = await openTestDatabase('pglite');
-  const config = loadConfig({ NODE_ENV: 'test', DATA_DIR: '.data-test/unit', LOG_LEVEL: 'silent', MARKET_DATA: 'demo', ...env });
-  const app = await buildApp({ config, database, webRoot: null, logger: options.logStream ? undefined : false, ...options });
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    DATA_DIR: '.data-test/unit',
+    LOG_LEVEL: 'silent',
+    MARKET_DATA: 'demo',
+    ...env,
+  });
+  const app = await buildApp({
+    config,
+    database,
+    webRoot: null,
+    logger: options.logStream ? undefined : false,
+    ...options,
+  });
   await app.ready();
   return {
     app,

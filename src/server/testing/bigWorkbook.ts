@@ -31,7 +31,15 @@ const REL_NS = 'http://schemas.openxmlformats.org/officeDocument/2006/relationsh
 export function bigWorkbookRow(index: number): string[] {
   const figures = rowFigures(index);
   const date = new Date(Date.UTC(2026, 0, 1) + (index % 3650) * 86_400_000).toISOString().slice(0, 10);
-  return [date, SYMBOLS[index % 6], SYMBOLS[6 + (index % 2)], String(figures.quantity), String(figures.price), String(figures.notional), SYMBOLS[8 + (index % 2)]];
+  return [
+    date,
+    SYMBOLS[index % 6],
+    SYMBOLS[6 + (index % 2)],
+    String(figures.quantity),
+    String(figures.price),
+    String(figures.notional),
+    SYMBOLS[8 + (index % 2)],
+  ];
 }
 
 function rowFigures(index: number) {
@@ -166,7 +174,8 @@ export async function bigWorkbook(options: BigWorkbookOptions): Promise<BigWorkb
       yield all.map((text) => `<si><t>${text}</t></si>`).join('');
       for (let start = 0; start < extra; start += 1000) {
         const batch: string[] = [];
-        for (let i = start; i < Math.min(extra, start + 1000); i += 1) batch.push(`<si><t>unused note ${i} ${rowFigures(i).price}</t></si>`);
+        for (let i = start; i < Math.min(extra, start + 1000); i += 1)
+          batch.push(`<si><t>unused note ${i} ${rowFigures(i).price}</t></si>`);
         yield batch.join('');
       }
       yield '</sst>';
@@ -183,7 +192,10 @@ export async function bigWorkbook(options: BigWorkbookOptions): Promise<BigWorkb
       '_rels/.rels',
       `${XML_HEAD}<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="${REL_NS}/officeDocument" Target="xl/workbook.xml"/></Relationships>`,
     ),
-    small('xl/workbook.xml', `${XML_HEAD}<workbook xmlns="${MAIN_NS}" xmlns:r="${REL_NS}"><sheets><sheet name="Trades" sheetId="1" r:id="rId1"/></sheets></workbook>`),
+    small(
+      'xl/workbook.xml',
+      `${XML_HEAD}<workbook xmlns="${MAIN_NS}" xmlns:r="${REL_NS}"><sheets><sheet name="Trades" sheetId="1" r:id="rId1"/></sheets></workbook>`,
+    ),
     small(
       'xl/_rels/workbook.xml.rels',
       `${XML_HEAD}<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="${REL_NS}/worksheet" Target="worksheets/sheet1.xml"/><Relationship Id="rId2" Type="${REL_NS}/styles" Target="styles.xml"/><Relationship Id="rId3" Type="${REL_NS}/sharedStrings" Target="sharedStrings.xml"/></Relationships>`,

@@ -21,7 +21,8 @@ export class CookieJar {
       const [pair, ...attributes] = line.split(';');
       const [name, ...rest] = pair.split('=');
       const value = rest.join('=');
-      if (value === '' || attributes.some((attribute) => /max-age=0/i.test(attribute.trim()))) this.cookies.delete(name.trim());
+      if (value === '' || attributes.some((attribute) => /max-age=0/i.test(attribute.trim())))
+        this.cookies.delete(name.trim());
       else this.cookies.set(name.trim(), value);
     }
   }

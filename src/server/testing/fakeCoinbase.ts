@@ -71,7 +71,7 @@ export async function startFakeCoinbase(initialPrices: Record<string, number> = 
     const first = Math.ceil(start / granularity) * granularity;
     for (let time = first; time < end && rows.length < 300; time += granularity) {
       const wave = spot * (1 + 0.01 * Math.sin(time / granularity / 7));
-      rows.push([time, wave * 0.998, wave * 1.002, wave * 0.999, wave, 10 + (time / granularity) % 5]);
+      rows.push([time, wave * 0.998, wave * 1.002, wave * 0.999, wave, 10 + ((time / granularity) % 5)]);
     }
     return send(res, 200, rows.reverse());
   });

@@ -65,12 +65,14 @@ export async function startFakeGoogle(): Promise<FakeGoogle> {
       }
       const sheet = sheets.get(id);
       const published = kind === 'pub';
-      if (!sheet || (published !== (sheet.visibility === 'published'))) {
+      if (!sheet || published !== (sheet.visibility === 'published')) {
         response.writeHead(404, { 'content-type': 'text/html' });
         return void response.end('<html>Sorry, unable to open the file at this time.</html>');
       }
       if (sheet.visibility === 'private') {
-        response.writeHead(302, { location: `https://accounts.google.com/ServiceLogin?continue=${encodeURIComponent(url.toString())}` });
+        response.writeHead(302, {
+          location: `https://accounts.google.com/ServiceLogin?continue=${encodeURIComponent(url.toString())}`,
+        });
         return void response.end();
       }
       // Like Google: the export redirects to a short-lived download URL.
@@ -87,16 +89,25 @@ export async function startFakeGoogle(): Promise<FakeGoogle> {
         return void response.end();
       }
       const data = await workbook(sheet.sheetNames);
-      response.writeHead(200, { 'content-type': 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', 'content-length': data.length });
+      response.writeHead(200, {
+        'content-type': 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+        'content-length': data.length,
+      });
       return void response.end(data);
     }
     if ((match = /^\/v4\/spreadsheets\/([^/]+)$/.exec(url.pathname))) {
       if (url.searchParams.get('key') !== apiKey) {
-        return json(response, 400, { error: { code: 400, message: 'API key not valid. Please pass a valid API key.', status: 'INVALID_ARGUMENT' } });
+        return json(response, 400, {
+          error: { code: 400, message: 'API key not valid. Please pass a valid API key.', status: 'INVALID_ARGUMENT' },
+        });
       }
-      if (url.searchParams.get('fields') !== 'sheets.properties.title') return json(response, 400, { error: { code: 400, message: 'Bad fields', status: 'INVALID_ARGUMENT' } });
+      if (url.searchParams.get('fields') !== 'sheets.properties.title')
+        return json(response, 400, { error: { code: 400, message: 'Bad fields', status: 'INVALID_ARGUMENT' } });
       const sheet = sheets.get(match[1]);
-      if (!sheet || sheet.visibility === 'published') return json(response, 404, { error: { code: 404, message: 'Requested entity was not found.', status: 'NOT_FOUND' } });
+      if (!sheet || sheet.visibility === 'published')
+        return json(response, 404, {
+          error: { code: 404, message: 'Requested entity was not found.', status: 'NOT_FOUND' },
+        });
       return json(response, 200, { sheets: sheet.sheetNames.map((title) => ({ properties: { title } })) });
     }
     response.writeHead(404);

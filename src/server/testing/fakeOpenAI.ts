@@ -52,18 +52,27 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
   const server = createServer((request, response) => {
     void (async () => {
       if (request.method !== 'POST' || !request.url?.endsWith('/chat/completions')) {
-        response.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'Not found' } }));
+        response
+          .writeHead(404, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ error: { message: 'Not found' } }));
         return;
       }
-      const chat: FakeChatRequest = { authorization: request.headers.authorization, body: (await readJson(request)) as FakeChatRequest['body'] };
+      const chat: FakeChatRequest = {
+        authorization: request.headers.authorization,
+        body: (await readJson(request)) as FakeChatRequest['body'],
+      };
       requests.push(chat);
       const reply = handler(chat);
       if ('status' in reply) {
-        response.writeHead(reply.status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: reply.error, type: 'invalid_request_error' } }));
+        response
+          .writeHead(reply.status, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ error: { message: reply.error, type: 'invalid_request_error' } }));
         return;
       }
       if (!chat.body.stream) {
-        response.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'The fake only streams' } }));
+        response
+          .writeHead(400, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ error: { message: 'The fake only streams' } }));
         return;
       }
       sequence += 1;
@@ -71,7 +80,11 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
       const created = Math.floor(Date.now() / 1000);
       const chunk = (delta: object, finishReason: string | null = null) =>
         `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: chat.body.model, choices: [{ index: 0, delta, finish_reason: finishReason }] })}\n\n`;
-      response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+      response.writeHead(200, {
+        'content-type': 'text/event-stream',
+        'cache-control': 'no-cache',
+        connection: 'keep-alive',
+      });
       response.write(chunk({ role: 'assistant', content: '' }));
       if ('hangUpAfter' in reply) {
         response.write(chunk({ content: reply.hangUpAfter }));
@@ -83,7 +96,11 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
           const callId = `call_${sequence}_${index}`;
           const args = JSON.stringify(call.arguments);
           const middle = Math.ceil(args.length / 2);
-          response.write(chunk({ tool_calls: [{ index, id: callId, type: 'function', function: { name: call.name, arguments: '' } }] }));
+          response.write(
+            chunk({
+              tool_calls: [{ index, id: callId, type: 'function', function: { name: call.name, arguments: '' } }],
+            }),
+          );
           response.write(chunk({ tool_calls: [{ index, function: { arguments: args.slice(0, middle) } }] }));
           response.write(chunk({ tool_calls: [{ index, function: { arguments: args.slice(middle) } }] }));
         });
@@ -92,7 +109,9 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
         for (const piece of reply.text.match(/.{1,12}/gs) ?? []) response.write(chunk({ content: piece }));
         response.write(chunk({}, 'stop'));
       }
-      response.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: chat.body.model, choices: [], usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } })}\n\n`);
+      response.write(
+        `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: chat.body.model, choices: [], usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } })}\n\n`,
+      );
       response.end('data: [DONE]\n\n');
     })().catch((error: unknown) => {
       response.writeHead(500).end(String(error));

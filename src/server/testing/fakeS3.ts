@@ -63,7 +63,10 @@ async function readBody(request: IncomingMessage): Promise<Buffer> {
 
 export async function startFakeS3(bucket = 'watos-test-bucket'): Promise<FakeS3> {
   const objects = new Map<string, FakeS3Object>();
-  const uploads = new Map<string, { key: string; contentType: string | undefined; parts: Map<number, Buffer>; initiated: Date }>();
+  const uploads = new Map<
+    string,
+    { key: string; contentType: string | undefined; parts: Map<number, Buffer>; initiated: Date }
+  >();
   const requests: FakeS3['requests'] = [];
   let aborted = 0;
   let failures = 0;
@@ -77,11 +80,21 @@ export async function startFakeS3(bucket = 'watos-test-bucket'): Promise<FakeS3>
     const body = await readBody(request);
 
     if (!String(request.headers.authorization ?? '').includes(`Credential=${ACCESS_KEY_ID}/`)) {
-      return error(response, 403, 'InvalidAccessKeyId', 'The AWS Access Key Id you provided does not exist in our records.');
+      return error(
+        response,
+        403,
+        'InvalidAccessKeyId',
+        'The AWS Access Key Id you provided does not exist in our records.',
+      );
     }
     const signedHash = String(request.headers['x-amz-content-sha256'] ?? '');
     if (!UNSIGNED.has(signedHash) && signedHash !== createHash('sha256').update(body).digest('hex')) {
-      return error(response, 400, 'XAmzContentSHA256Mismatch', 'The provided x-amz-content-sha256 header does not match what was computed.');
+      return error(
+        response,
+        400,
+        'XAmzContentSHA256Mismatch',
+        'The provided x-amz-content-sha256 header does not match what was computed.',
+      );
     }
     if (failures > 0) {
       failures -= 1;
@@ -96,30 +109,47 @@ export async function startFakeS3(bucket = 'watos-test-bucket'): Promise<FakeS3>
     if (method === 'POST' && params.has('uploads')) {
       const uploadId = randomBytes(12).toString('hex');
       uploads.set(uploadId, { key, contentType, parts: new Map(), initiated: new Date() });
-      return xml(response, 200, `<InitiateMultipartUploadResult><Bucket>${bucket}</Bucket><Key>${key}</Key><UploadId>${uploadId}</UploadId></InitiateMultipartUploadResult>`);
+      return xml(
+        response,
+        200,
+        `<InitiateMultipartUploadResult><Bucket>${bucket}</Bucket><Key>${key}</Key><UploadId>${uploadId}</UploadId></InitiateMultipartUploadResult>`,
+      );
     }
     const uploadId = params.get('uploadId');
     if (uploadId !== null) {
       const upload = uploads.get(uploadId);
-      if (!upload || upload.key !== key) return error(response, 404, 'NoSuchUpload', 'The specified multipart upload does not exist.');
+      if (!upload || upload.key !== key)
+        return error(response, 404, 'NoSuchUpload', 'The specified multipart upload does not exist.');
       if (method === 'PUT') {
         upload.parts.set(Number(params.get('partNumber')), body);
         response.writeHead(200, { etag: `"${createHash('md5').update(body).digest('hex')}"` });
         return void response.end();
       }
       if (method === 'DELETE') {
-        if (abortsRefused) return error(response, 405, 'MethodNotAllowed', 'The specified method is not allowed against this resource.');
+        if (abortsRefused)
+          return error(response, 405, 'MethodNotAllowed', 'The specified method is not allowed against this resource.');
         uploads.delete(uploadId);
         aborted += 1;
         response.writeHead(204);
         return void response.end();
       }
       if (method === 'POST') {
-        const numbers = [...body.toString('utf8').matchAll(/<PartNumber>(\d+)<\/PartNumber>/g)].map((match) => Number(match[1]));
-        if (numbers.length === 0 || numbers.some((number) => !upload.parts.has(number))) return error(response, 400, 'InvalidPart', 'One or more of the specified parts could not be found.');
-        objects.set(key, { body: Buffer.concat(numbers.map((number) => upload.parts.get(number)!)), contentType: upload.contentType, modifiedAt: new Date() });
+        const numbers = [...body.toString('utf8').matchAll(/<PartNumber>(\d+)<\/PartNumber>/g)].map((match) =>
+          Number(match[1]),
+        );
+        if (numbers.length === 0 || numbers.some((number) => !upload.parts.has(number)))
+          return error(response, 400, 'InvalidPart', 'One or more of the specified parts could not be found.');
+        objects.set(key, {
+          body: Buffer.concat(numbers.map((number) => upload.parts.get(number)!)),
+          contentType: upload.contentType,
+          modifiedAt: new Date(),
+        });
         uploads.delete(uploadId);
-        return xml(response, 200, `<CompleteMultipartUploadResult><Bucket>${bucket}</Bucket><Key>${key}</Key><ETag>"done"</ETag></CompleteMultipartUploadResult>`);
+        return xml(
+          response,
+          200,
+          `<CompleteMultipartUploadResult><Bucket>${bucket}</Bucket><Key>${key}</Key><ETag>"done"</ETag></CompleteMultipartUploadResult>`,
+        );
       }
     }
     if (method === 'PUT') {
@@ -128,7 +158,13 @@ export async function startFakeS3(bucket = 'watos-test-bucket'): Promise<FakeS3>
       return void response.end();
     }
     if (method === 'GET' && key === '' && params.has('uploads')) {
-      if (listingMissing) return error(response, 501, 'NotImplemented', 'A parameter you provided implies functionality that is not implemented');
+      if (listingMissing)
+        return error(
+          response,
+          501,
+          'NotImplemented',
+          'A parameter you provided implies functionality that is not implemented',
+        );
       // ListMultipartUploads: ordered by key, then upload id; paged by the two markers.
       const prefix = params.get('prefix') ?? '';
       const keyMarker = params.get('key-marker') ?? '';
@@ -136,12 +172,18 @@ export async function startFakeS3(bucket = 'watos-test-bucket'): Promise<FakeS3>
       const matching = [...uploads.entries()]
         .filter(([, upload]) => upload.key.startsWith(prefix))
         .sort(([idA, a], [idB, b]) => (a.key === b.key ? idA.localeCompare(idB) : a.key.localeCompare(b.key)))
-        .filter(([id, upload]) => !keyMarker || upload.key > keyMarker || (upload.key === keyMarker && idMarker !== '' && id > idMarker));
+        .filter(
+          ([id, upload]) =>
+            !keyMarker || upload.key > keyMarker || (upload.key === keyMarker && idMarker !== '' && id > idMarker),
+        );
       const page = matching.slice(0, LIST_PAGE_SIZE);
       const more = matching.length > page.length;
       const last = page.at(-1);
       const entries = page
-        .map(([id, upload]) => `<Upload><Key>${upload.key}</Key><UploadId>${id}</UploadId><Initiated>${upload.initiated.toISOString()}</Initiated><StorageClass>STANDARD</StorageClass></Upload>`)
+        .map(
+          ([id, upload]) =>
+            `<Upload><Key>${upload.key}</Key><UploadId>${id}</UploadId><Initiated>${upload.initiated.toISOString()}</Initiated><StorageClass>STANDARD</StorageClass></Upload>`,
+        )
         .join('');
       return xml(
         response,
@@ -158,7 +200,10 @@ export async function startFakeS3(bucket = 'watos-test-bucket'): Promise<FakeS3>
       const page = matching.slice(start, start + LIST_PAGE_SIZE);
       const more = start + page.length < matching.length;
       const contents = page
-        .map((name) => `<Contents><Key>${name}</Key><LastModified>${objects.get(name)!.modifiedAt.toISOString()}</LastModified><ETag>"object"</ETag><Size>${objects.get(name)!.body.length}</Size><StorageClass>STANDARD</StorageClass></Contents>`)
+        .map(
+          (name) =>
+            `<Contents><Key>${name}</Key><LastModified>${objects.get(name)!.modifiedAt.toISOString()}</LastModified><ETag>"object"</ETag><Size>${objects.get(name)!.body.length}</Size><StorageClass>STANDARD</StorageClass></Contents>`,
+        )
         .join('');
       return xml(
         response,
@@ -175,7 +220,11 @@ export async function startFakeS3(bucket = 'watos-test-bucket'): Promise<FakeS3>
         }
         return error(response, 404, 'NoSuchKey', 'The specified key does not exist.');
       }
-      response.writeHead(200, { 'content-type': object.contentType ?? 'application/octet-stream', 'content-length': object.body.length, etag: '"object"' });
+      response.writeHead(200, {
+        'content-type': object.contentType ?? 'application/octet-stream',
+        'content-length': object.body.length,
+        etag: '"object"',
+      });
       return void response.end(method === 'GET' ? object.body : undefined);
     }
     if (method === 'DELETE') {

@@ -51,14 +51,17 @@ function send(response: ServerResponse, status: number, body: unknown): void {
 }
 
 function notFound(response: ServerResponse, what: string): void {
-  send(response, 404, { error: { type: 'invalid_request_error', code: 'resource_missing', message: `No such ${what}` } });
+  send(response, 404, {
+    error: { type: 'invalid_request_error', code: 'resource_missing', message: `No such ${what}` },
+  });
 }
 
 /** The fields under one key of a bracket-notation form: `metadata[userId]` -> { userId }. */
 function bracketed(form: Record<string, string>, prefix: string): Record<string, string> {
   const fields: Record<string, string> = {};
   for (const [key, value] of Object.entries(form)) {
-    if (key.startsWith(`${prefix}[`) && key.endsWith(']') && !key.slice(prefix.length + 1, -1).includes('[')) fields[key.slice(prefix.length + 1, -1)] = value;
+    if (key.startsWith(`${prefix}[`) && key.endsWith(']') && !key.slice(prefix.length + 1, -1).includes('['))
+      fields[key.slice(prefix.length + 1, -1)] = value;
   }
   return fields;
 }
@@ -141,14 +144,17 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     if ((match = /^\/v1\/subscriptions\/([^/]+)$/.exec(path))) {
       const subscription = subscriptions.get(match[1]);
       if (!subscription) return notFound(response, 'subscription');
-      if (method === 'POST' && form.cancel_at_period_end) subscription.cancel_at_period_end = form.cancel_at_period_end === 'true';
+      if (method === 'POST' && form.cancel_at_period_end)
+        subscription.cancel_at_period_end = form.cancel_at_period_end === 'true';
       return send(response, 200, subscription);
     }
     if (method === 'GET' && (match = /^\/v1\/invoices\/([^/]+)$/.exec(path))) {
       const invoice = invoices.get(match[1]);
       return invoice ? send(response, 200, invoice) : notFound(response, 'invoice');
     }
-    send(response, 404, { error: { type: 'invalid_request_error', message: `Unrecognized request URL (${method}: ${path})` } });
+    send(response, 404, {
+      error: { type: 'invalid_request_error', message: `Unrecognized request URL (${method}: ${path})` },
+    });
   }
 
   const server = createServer((request, response) => {
@@ -196,7 +202,15 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     },
     signedEvent(type, object, secret) {
       const id = newId('evt');
-      const payload = JSON.stringify({ id, object: 'event', type, api_version: '2023-10-16', created: nowSeconds(), livemode: false, data: { object } });
+      const payload = JSON.stringify({
+        id,
+        object: 'event',
+        type,
+        api_version: '2023-10-16',
+        created: nowSeconds(),
+        livemode: false,
+        data: { object },
+      });
       return { id, payload, signature: signer.webhooks.generateTestHeaderString({ payload, secret }) };
     },
     close: () =>

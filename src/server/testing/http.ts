@@ -19,7 +19,12 @@ export class Browser {
     this.cookies.clear();
   }
 
-  async request(method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, body?: unknown, headers: Record<string, string> = {}) {
+  async request(
+    method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+    url: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ) {
     const isForm = body instanceof URLSearchParams;
     const response = await this.app.inject({
       method,
@@ -27,7 +32,9 @@ export class Browser {
       headers: {
         origin: this.origin,
         ...(this.cookies.size > 0 ? { cookie: this.cookieHeader } : {}),
-        ...(body !== undefined ? { 'content-type': isForm ? 'application/x-www-form-urlencoded' : 'application/json' } : {}),
+        ...(body !== undefined
+          ? { 'content-type': isForm ? 'application/x-www-form-urlencoded' : 'application/json' }
+          : {}),
         ...headers,
       },
       payload: body === undefined ? undefined : isForm ? body.toString() : JSON.stringify(body),

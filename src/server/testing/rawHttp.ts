@@ -8,10 +8,18 @@ export interface RawAnswer {
   body: string;
 }
 
-export function rawRequest(origin: string, method: string, path: string, options: { headers?: Record<string, string>; body?: string | Buffer } = {}): Promise<RawAnswer> {
+export function rawRequest(
+  origin: string,
+  method: string,
+  path: string,
+  options: { headers?: Record<string, string>; body?: string | Buffer } = {},
+): Promise<RawAnswer> {
   const { hostname, port } = new URL(origin);
   // Node sends no length (and no chunking) for a DELETE body unless told.
-  const headers = options.body === undefined ? options.headers : { ...options.headers, 'content-length': String(Buffer.byteLength(options.body)) };
+  const headers =
+    options.body === undefined
+      ? options.headers
+      : { ...options.headers, 'content-length': String(Buffer.byteLength(options.body)) };
   return new Promise((resolve, reject) => {
     const outgoing = httpRequest({ host: hostname, port: Number(port), method, path, headers }, (response) => {
       // A stream (server-sent events) stays open: its status and headers are the answer.
@@ -22,7 +30,13 @@ export function rawRequest(origin: string, method: string, path: string, options
       }
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks).toString('utf8') }));
+      response.on('end', () =>
+        resolve({
+          status: response.statusCode ?? 0,
+          headers: response.headers,
+          body: Buffer.concat(chunks).toString('utf8'),
+        }),
+      );
       response.on('error', reject);
     });
     outgoing.setTimeout(15_000, () => outgoing.destroy(new Error(`${method} ${path}: no answer in 15 s`)));

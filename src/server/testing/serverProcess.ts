@@ -48,7 +48,9 @@ export async function startServerProcess(options: ServerProcessOptions): Promise
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   const running = () => child.exitCode === null && child.signalCode === null;
   const stop = () => {
     if (running()) {
@@ -63,7 +65,13 @@ export async function startServerProcess(options: ServerProcessOptions): Promise
   const deadline = Date.now() + (options.startTimeoutMs ?? 60_000);
   for (;;) {
     if (!running()) throw new Error(`The server exited before it was ready:\n${output}`);
-    if (await fetch(`${origin}/healthz`).then((response) => response.ok, () => false)) return server;
+    if (
+      await fetch(`${origin}/healthz`).then(
+        (response) => response.ok,
+        () => false,
+      )
+    )
+      return server;
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
       throw new Error(`The server did not answer /healthz on ${origin} in time:\n${output}`);
@@ -82,7 +90,10 @@ export class HttpSession {
     return this.cookies.header;
   }
 
-  async fetch(path: string, init: { method?: string; json?: unknown; form?: Record<string, string>; headers?: Record<string, string> } = {}): Promise<Response> {
+  async fetch(
+    path: string,
+    init: { method?: string; json?: unknown; form?: Record<string, string>; headers?: Record<string, string> } = {},
+  ): Promise<Response> {
     const headers: Record<string, string> = { origin: this.origin, ...init.headers };
     if (this.cookies.size > 0) headers.cookie = this.cookieHeader;
     let body: string | undefined;
@@ -93,7 +104,12 @@ export class HttpSession {
       headers['content-type'] = 'application/x-www-form-urlencoded';
       body = new URLSearchParams(init.form).toString();
     }
-    const response = await fetch(`${this.origin}${path}`, { method: init.method ?? (body ? 'POST' : 'GET'), headers, body, redirect: 'manual' });
+    const response = await fetch(`${this.origin}${path}`, {
+      method: init.method ?? (body ? 'POST' : 'GET'),
+      headers,
+      body,
+      redirect: 'manual',
+    });
     this.cookies.receive(response.headers.getSetCookie());
     return response;
   }
@@ -101,17 +117,31 @@ export class HttpSession {
 
 async function expectStatus(what: string, response: Promise<Response>, wanted: number[]): Promise<Response> {
   const answer = await response;
-  if (!wanted.includes(answer.status)) throw new Error(`${what} answered ${answer.status}: ${(await answer.text()).slice(0, 300)}`);
+  if (!wanted.includes(answer.status))
+    throw new Error(`${what} answered ${answer.status}: ${(await answer.text()).slice(0, 300)}`);
   return answer;
 }
 
 /** Registers, verifies and subscribes (three-day plan) a user on a server started with TEST_HOOKS. */
-export async function subscribeOverHttp(origin: string, email: string): Promise<{ session: HttpSession; userId: string }> {
+export async function subscribeOverHttp(
+  origin: string,
+  email: string,
+): Promise<{ session: HttpSession; userId: string }> {
   const session = new HttpSession(origin);
-  await expectStatus('register', session.fetch('/api/auth/register', { json: { email, password: 'secret-password', username: email.split('@')[0] } }), [200]);
+  await expectStatus(
+    'register',
+    session.fetch('/api/auth/register', {
+      json: { email, password: 'secret-password', username: email.split('@')[0] },
+    }),
+    [200],
+  );
   let link: string | undefined;
   for (let attempt = 0; attempt < 50 && !link; attempt += 1) {
-    const outbox = await expectStatus('outbox', session.fetch(`/api/test/outbox?to=${encodeURIComponent(email)}`), [200]);
+    const outbox = await expectStatus(
+      'outbox',
+      session.fetch(`/api/test/outbox?to=${encodeURIComponent(email)}`),
+      [200],
+    );
     const { messages } = (await outbox.json()) as { messages: Array<{ text: string }> };
     link = messages.map((message) => message.text.match(/https?:\/\/\S+/)?.[0]).find(Boolean);
     if (!link) await sleep(100);
@@ -119,10 +149,22 @@ export async function subscribeOverHttp(origin: string, email: string): Promise<
   if (!link) throw new Error(`No verification e-mail for ${email}`);
   const verify = new URL(link);
   await expectStatus('verification link', session.fetch(`${verify.pathname}${verify.search}`), [200, 302, 303, 307]);
-  const me = (await (await expectStatus('/api/me', session.fetch('/api/me'), [200])).json()) as { user: { id: string } | null };
+  const me = (await (await expectStatus('/api/me', session.fetch('/api/me'), [200])).json()) as {
+    user: { id: string } | null;
+  };
   if (!me.user) throw new Error(`${email} is not signed in after the verification link`);
-  const checkout = await expectStatus('create-checkout', session.fetch('/api/subscriptions/create-checkout', { json: { priceId: 'three-day', userId: me.user.id, email } }), [200]);
+  const checkout = await expectStatus(
+    'create-checkout',
+    session.fetch('/api/subscriptions/create-checkout', { json: { priceId: 'three-day', userId: me.user.id, email } }),
+    [200],
+  );
   const { sessionId } = (await checkout.json()) as { sessionId: string };
-  await expectStatus('test checkout', session.fetch(`/checkout/test/${sessionId}`, { form: { card: '4242 4242 4242 4242', expiry: '12/39', cvc: '123' } }), [303]);
+  await expectStatus(
+    'test checkout',
+    session.fetch(`/checkout/test/${sessionId}`, {
+      form: { card: '4242 4242 4242 4242', expiry: '12/39', cvc: '123' },
+    }),
+    [303],
+  );
   return { session, userId: me.user.id };
 }

@@ -16,7 +16,11 @@ export async function xlsxWorkbook(sheets: Record<string, Array<Array<string | n
 
 /** Bytes that start like an Excel 97-2003 workbook (OLE2 signature). */
 export function legacyXlsBytes(): Buffer {
-  return Buffer.concat([Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]), Buffer.alloc(504), randomBytes(1024)]);
+  return Buffer.concat([
+    Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]),
+    Buffer.alloc(504),
+    randomBytes(1024),
+  ]);
 }
 
 export interface ZipEntry {
@@ -45,7 +49,8 @@ async function deflateEntry(content: ZipEntry['content']): Promise<{ data: Buffe
   if (Buffer.isBuffer(content)) await write(content);
   else {
     const block = Buffer.alloc(1024 * 1024);
-    for (let left = content.zeros; left > 0; left -= block.length) await write(left >= block.length ? block : block.subarray(0, left));
+    for (let left = content.zeros; left > 0; left -= block.length)
+      await write(left >= block.length ? block : block.subarray(0, left));
   }
   deflate.end();
   await finished;
@@ -104,12 +109,20 @@ export async function zipArchive(entries: ZipEntry[]): Promise<Buffer> {
 export function zipBomb(unpackedBytes: number, options: { lieAboutSize?: boolean } = {}): Promise<Buffer> {
   return zipArchive([
     { name: '[Content_Types].xml', content: Buffer.from('<Types/>') },
-    { name: 'xl/workbook.xml', content: Buffer.from('<workbook><sheets><sheet name="Data" sheetId="1"/></sheets></workbook>') },
-    { name: 'xl/worksheets/sheet1.xml', content: { zeros: unpackedBytes }, declaredSize: options.lieAboutSize ? 1024 : undefined },
+    {
+      name: 'xl/workbook.xml',
+      content: Buffer.from('<workbook><sheets><sheet name="Data" sheetId="1"/></sheets></workbook>'),
+    },
+    {
+      name: 'xl/worksheets/sheet1.xml',
+      content: { zeros: unpackedBytes },
+      declaredSize: options.lieAboutSize ? 1024 : undefined,
+    },
   ]);
 }
 
-export type MultipartPart = { name: string; value: string } | { name: string; filename: string; contentType: string; data: Buffer };
+export type MultipartPart =
+  { name: string; value: string } | { name: string; filename: string; contentType: string; data: Buffer };
 
 /** A multipart/form-data body as a browser builds it from FormData, parts in the given order. */
 export function multipartBody(parts: MultipartPart[]): { body: Buffer; contentType: string } {
@@ -117,10 +130,16 @@ export function multipartBody(parts: MultipartPart[]): { body: Buffer; contentTy
   const chunks: Buffer[] = [];
   for (const part of parts) {
     if ('value' in part) {
-      chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${part.name}"\r\n\r\n${part.value}\r\n`));
+      chunks.push(
+        Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${part.name}"\r\n\r\n${part.value}\r\n`),
+      );
     } else {
       const filename = part.filename.replace(/"/g, '%22');
-      chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${part.name}"; filename="${filename}"\r\nContent-Type: ${part.contentType}\r\n\r\n`));
+      chunks.push(
+        Buffer.from(
+          `--${boundary}\r\nContent-Disposition: form-data; name="${part.name}"; filename="${filename}"\r\nContent-Type: ${part.contentType}\r\n\r\n`,
+        ),
+      );
       chunks.push(part.data, Buffer.from('\r\n'));
     }
   }
@@ -129,11 +148,20 @@ export function multipartBody(parts: MultipartPart[]): { body: Buffer; contentTy
 }
 
 /** The opening of a multipart body with one file part whose content follows (for streaming tests). */
-export function multipartHead(fields: Record<string, string>, file: { filename: string; contentType: string }): { head: Buffer; tail: Buffer; contentType: string } {
+export function multipartHead(
+  fields: Record<string, string>,
+  file: { filename: string; contentType: string },
+): { head: Buffer; tail: Buffer; contentType: string } {
   const boundary = `----WatosTestBoundary${randomBytes(8).toString('hex')}`;
   const fieldText = Object.entries(fields)
     .map(([name, value]) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`)
     .join('');
-  const head = Buffer.from(`${fieldText}--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${file.filename}"\r\nContent-Type: ${file.contentType}\r\n\r\n`);
-  return { head, tail: Buffer.from(`\r\n--${boundary}--\r\n`), contentType: `multipart/form-data; boundary=${boundary}` };
+  const head = Buffer.from(
+    `${fieldText}--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${file.filename}"\r\nContent-Type: ${file.contentType}\r\n\r\n`,
+  );
+  return {
+    head,
+    tail: Buffer.from(`\r\n--${boundary}--\r\n`),
+    contentType: `multipart/form-data; boundary=${boundary}`,
+  };
 }

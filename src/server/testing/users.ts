@@ -5,7 +5,11 @@ import { latestOutboxMessages } from '../mail/mailer.ts';
 import type { TestApp } from './app.ts';
 import { Browser } from './http.ts';
 
-export async function signedInUser(test: TestApp, email: string, password = 'secret-password'): Promise<{ browser: Browser; userId: string }> {
+export async function signedInUser(
+  test: TestApp,
+  email: string,
+  password = 'secret-password',
+): Promise<{ browser: Browser; userId: string }> {
   const browser = new Browser(test.app, test.config.publicUrl);
   const registered = await browser.post('/api/auth/register', { email, password, username: email.split('@')[0] });
   expect(registered.statusCode).toBe(200);
@@ -17,8 +21,17 @@ export async function signedInUser(test: TestApp, email: string, password = 'sec
   return { browser, userId: me.user.id };
 }
 
-export async function payOnTestCheckout(browser: Browser, userId: string, priceId: string, card = '4242 4242 4242 4242') {
-  const checkout = await browser.post('/api/subscriptions/create-checkout', { priceId, userId, email: 'ignored@example.com' });
+export async function payOnTestCheckout(
+  browser: Browser,
+  userId: string,
+  priceId: string,
+  card = '4242 4242 4242 4242',
+) {
+  const checkout = await browser.post('/api/subscriptions/create-checkout', {
+    priceId,
+    userId,
+    email: 'ignored@example.com',
+  });
   expect(checkout.statusCode).toBe(200);
   const sessionId = checkout.json().sessionId as string;
   const response = await browser.submitForm(`/checkout/test/${sessionId}`, { card, expiry: '12/39', cvc: '123' });

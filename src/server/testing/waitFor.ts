@@ -1,6 +1,10 @@
 // Polling for tests: waits until `probe` answers something truthy and answers that value, or
 // fails naming what it waited for.
-export async function waitFor<T>(probe: () => Promise<T | false | null | undefined> | T | false | null | undefined, what: string, timeoutMs = 10_000): Promise<T> {
+export async function waitFor<T>(
+  probe: () => Promise<T | false | null | undefined> | T | false | null | undefined,
+  what: string,
+  timeoutMs = 10_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();

@@ -8,10 +8,16 @@ import { watchlists } from '../db/schema.ts';
 import { DEFAULT_ALERTS_WATCHLIST, DEFAULT_CHART_WATCHLIST } from '../../shared/constants.ts';
 import { watchlistBody, type WatchlistKind } from '../../shared/schemas/watchlists.ts';
 
-const DEFAULTS: Record<WatchlistKind, readonly string[]> = { chart: DEFAULT_CHART_WATCHLIST, alerts: DEFAULT_ALERTS_WATCHLIST };
+const DEFAULTS: Record<WatchlistKind, readonly string[]> = {
+  chart: DEFAULT_CHART_WATCHLIST,
+  alerts: DEFAULT_ALERTS_WATCHLIST,
+};
 
 export async function loadWatchlist(db: Database, userId: string, kind: WatchlistKind): Promise<string[]> {
-  const [row] = await db.select().from(watchlists).where(and(eq(watchlists.userId, userId), eq(watchlists.kind, kind)));
+  const [row] = await db
+    .select()
+    .from(watchlists)
+    .where(and(eq(watchlists.userId, userId), eq(watchlists.kind, kind)));
   return row ? row.symbols : [...DEFAULTS[kind]];
 }
 
@@ -19,7 +25,9 @@ export async function watchlistRoutes(app: FastifyInstance, options: { db: Datab
   const { db } = options;
   const routes = app.withTypeProvider<ZodTypeProvider>();
   for (const kind of ['chart', 'alerts'] as const) {
-    routes.get(`/api/watchlists/${kind}`, async (request) => ({ symbols: await loadWatchlist(db, request.user!.id, kind) }));
+    routes.get(`/api/watchlists/${kind}`, async (request) => ({
+      symbols: await loadWatchlist(db, request.user!.id, kind),
+    }));
     routes.put(`/api/watchlists/${kind}`, { schema: { body: watchlistBody(kind) } }, async (request) => {
       const symbols = request.body.symbols;
       await db

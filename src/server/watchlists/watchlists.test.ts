@@ -15,13 +15,17 @@ describe('watchlists', () => {
     const { browser } = await subscribedUser(test, 'watch@example.com');
     expect((await browser.get('/api/watchlists/alerts')).json()).toEqual({ symbols: ['AAPL', 'TSLA', 'BTC', 'ETH'] });
 
-    const saved = await browser.put('/api/watchlists/chart', { symbols: [' nasdaq:aapl ', 'BINANCE:BTCUSDT', 'NASDAQ:AAPL'] });
+    const saved = await browser.put('/api/watchlists/chart', {
+      symbols: [' nasdaq:aapl ', 'BINANCE:BTCUSDT', 'NASDAQ:AAPL'],
+    });
     expect(saved.json()).toEqual({ symbols: ['NASDAQ:AAPL', 'BINANCE:BTCUSDT'] });
 
     const bad = await browser.put('/api/watchlists/chart', { symbols: ['AAPL'] });
     expect(bad.statusCode).toBe(400);
     expect(bad.json().error).toBe('symbols.0: Please use format EXCHANGE:SYMBOL (e.g., NASDAQ:AAPL)');
-    expect((await browser.get('/api/watchlists/chart')).json()).toEqual({ symbols: ['NASDAQ:AAPL', 'BINANCE:BTCUSDT'] });
+    expect((await browser.get('/api/watchlists/chart')).json()).toEqual({
+      symbols: ['NASDAQ:AAPL', 'BINANCE:BTCUSDT'],
+    });
 
     const other = await subscribedUser(test, 'other-watch@example.com');
     expect((await other.browser.get('/api/watchlists/chart')).json().symbols).toHaveLength(6);

@@ -42,6 +42,9 @@ export const alertQuery = z
     start_time: utcTime('start_time'),
     end_time: utcTime('end_time'),
   })
-  .refine((query) => !query.start_time || !query.end_time || query.start_time <= query.end_time, 'start_time must not be after end_time');
+  .refine(
+    (query) => !query.start_time || !query.end_time || query.start_time <= query.end_time,
+    'start_time must not be after end_time',
+  );
 
 export type AlertQuery = z.infer<typeof alertQuery>;

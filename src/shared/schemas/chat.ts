@@ -11,7 +11,8 @@ export const CHAT_WELCOME_GRID_LINE = 'WATOS Grid Trading Signals';
 export const CHAT_WELCOME_CONTENT = `${CHAT_WELCOME_TEXT}\n\n**${CHAT_WELCOME_GRID_LINE}**`;
 
 /** SPEC.md input bar. */
-export const CHAT_INPUT_PLACEHOLDER = "Ask about a symbol, request probability forecasts, or summarize today's alerts...";
+export const CHAT_INPUT_PLACEHOLDER =
+  "Ask about a symbol, request probability forecasts, or summarize today's alerts...";
 export const CHAT_ATTACH_TOOLTIP = 'Attach option chain file';
 export const CHAT_ATTACH_ACCEPT = '.csv,.xlsx,.xls';
 
@@ -60,7 +61,9 @@ export const promptField = z
   .max(PROMPT_MAX_CHARS, `The prompt may be at most ${PROMPT_MAX_CHARS.toLocaleString('en-US')} characters`)
   .refine((prompt) => prompt.trim() !== '', 'The prompt is empty');
 
-export const conversationIdField = z.string().regex(/^[A-Za-z0-9_-]{8,64}$/, 'conversation_id is not a valid conversation id');
+export const conversationIdField = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]{8,64}$/, 'conversation_id is not a valid conversation id');
 
 export interface SavedMessage {
   id: number;
@@ -99,7 +102,12 @@ export interface WatosCardSignal {
   strength: WatosStrengthName;
   description: string;
   /** Share of past bars in the same state whose close was higher after the horizon. */
-  odds: { probability: number | null; samples: number; interval: [number, number] | null; reason: string | null } | null;
+  odds: {
+    probability: number | null;
+    samples: number;
+    interval: [number, number] | null;
+    reason: string | null;
+  } | null;
 }
 
 /** GET /api/watos/{symbol}: the grid card's data, or why there is none. */

@@ -19,7 +19,8 @@ export const SPREADSHEET_MIME_TYPES: Record<SpreadsheetKind, string> = {
 export const ACCEPTED_UPLOAD_MIME_TYPES: readonly string[] = Object.values(SPREADSHEET_MIME_TYPES);
 
 /** The file picker's filter. */
-export const UPLOAD_ACCEPT = '.csv,.xls,.xlsx,text/csv,application/vnd.ms-excel,application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
+export const UPLOAD_ACCEPT =
+  '.csv,.xls,.xlsx,text/csv,application/vnd.ms-excel,application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 
 /** A MIME type without parameters, lower-cased: `text/csv; charset=utf-8` -> `text/csv`. */
 export function bareMimeType(value: string): string {
@@ -122,7 +123,14 @@ export function parseGoogleSheetUrl(value: string): GoogleSheetRef | null {
   } catch {
     return null;
   }
-  if (url.protocol !== 'https:' || url.hostname !== 'docs.google.com' || url.port !== '' || url.username !== '' || url.password !== '') return null;
+  if (
+    url.protocol !== 'https:' ||
+    url.hostname !== 'docs.google.com' ||
+    url.port !== '' ||
+    url.username !== '' ||
+    url.password !== ''
+  )
+    return null;
   const published = /^\/spreadsheets(?:\/u\/\d+)?\/d\/e\/([A-Za-z0-9_-]{20,200})(?:\/|$)/.exec(url.pathname);
   if (published) return { kind: 'published', id: published[1] };
   const editor = /^\/spreadsheets(?:\/u\/\d+)?\/d\/([A-Za-z0-9_-]{20,200})(?:\/|$)/.exec(url.pathname);

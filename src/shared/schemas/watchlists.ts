@@ -24,6 +24,9 @@ export type WatchlistKind = keyof typeof watchlistKinds;
 
 export function watchlistBody(kind: WatchlistKind) {
   return z.object({
-    symbols: z.array(watchlistKinds[kind]).max(WATCHLIST_MAX_SYMBOLS, `A watchlist holds at most ${WATCHLIST_MAX_SYMBOLS} symbols`).transform(unique),
+    symbols: z
+      .array(watchlistKinds[kind])
+      .max(WATCHLIST_MAX_SYMBOLS, `A watchlist holds at most ${WATCHLIST_MAX_SYMBOLS} symbols`)
+      .transform(unique),
   });
 }

@@ -58,13 +58,16 @@ export async function startCheckout(plan: PlanView, user: { id: string; email: s
     throw new Error(`Failed to start subscription process: ${detail}`, { cause: error });
   }
   if (!response.success || !response.sessionId) {
-    throw new Error(response.error ? `Failed to start subscription process: ${response.error}` : 'Failed to create checkout session');
+    throw new Error(
+      response.error ? `Failed to start subscription process: ${response.error}` : 'Failed to create checkout session',
+    );
   }
   if (response.provider === 'stripe' && response.publishableKey) {
     const stripe = (await loadStripeJs())(response.publishableKey);
     if (stripe.redirectToCheckout) {
       const result = await stripe.redirectToCheckout({ sessionId: response.sessionId });
-      if (result.error) throw new Error(`Failed to start subscription process: ${result.error.message ?? 'unknown error'}`);
+      if (result.error)
+        throw new Error(`Failed to start subscription process: ${result.error.message ?? 'unknown error'}`);
       return;
     }
   }

@@ -8,7 +8,12 @@ export function useSignOut(): () => Promise<void> {
   const navigate = useNavigate();
   return async () => {
     try {
-      await fetch('/api/auth/sign-out', { method: 'POST', credentials: 'same-origin', headers: { 'Content-Type': 'application/json' }, body: '{}' });
+      await fetch('/api/auth/sign-out', {
+        method: 'POST',
+        credentials: 'same-origin',
+        headers: { 'Content-Type': 'application/json' },
+        body: '{}',
+      });
     } finally {
       // Mounted observers keep their last result after a plain clear(): say "signed out" first.
       queryClient.setQueryData<MeResponse>(ME_QUERY_KEY, { user: null, subscription: null });

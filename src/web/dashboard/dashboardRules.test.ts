@@ -16,7 +16,9 @@ describe('checkChartSymbol', () => {
     expect(checkChartSymbol('nasdaq:aapl', current)).toEqual({ ignored: true });
   });
   it('asks for EXCHANGE:SYMBOL with the exact SPEC.md text', () => {
-    expect(checkChartSymbol('TSLA', current)).toEqual({ alert: 'Please use format EXCHANGE:SYMBOL (e.g., NASDAQ:AAPL)' });
+    expect(checkChartSymbol('TSLA', current)).toEqual({
+      alert: 'Please use format EXCHANGE:SYMBOL (e.g., NASDAQ:AAPL)',
+    });
   });
 });
 

@@ -22,7 +22,9 @@ function Dashboard() {
   const [source, setSource] = useState<ChartSource>('tradingview');
   const [chartSymbol, setChartSymbol] = useState<string | null>(null);
 
-  const column = (children: ReactNode, className: string) => <div className={`flex min-w-0 flex-col gap-4 ${className}`}>{children}</div>;
+  const column = (children: ReactNode, className: string) => (
+    <div className={`flex min-w-0 flex-col gap-4 ${className}`}>{children}</div>
+  );
 
   return (
     <main className="mx-auto grid max-w-[1920px] gap-4 p-4 lg:grid-cols-4" data-testid="dashboard">
@@ -34,8 +36,12 @@ function Dashboard() {
               symbols={watchlist.symbols}
               source={source}
               onSourceChange={setSource}
-              watchlistControls={<ChartWatchlist symbols={watchlist.symbols} onAdd={watchlist.add} onRemove={watchlist.remove} />}
-              exchangeView={(active) => <ExchangeView active={active} chartSymbol={chartSymbol} onChartSymbol={setChartSymbol} />}
+              watchlistControls={
+                <ChartWatchlist symbols={watchlist.symbols} onAdd={watchlist.add} onRemove={watchlist.remove} />
+              }
+              exchangeView={(active) => (
+                <ExchangeView active={active} chartSymbol={chartSymbol} onChartSymbol={setChartSymbol} />
+              )}
             />
           </div>
           <AiSection />

@@ -37,12 +37,24 @@ export function ForgotPasswordPage() {
       <main className="mx-auto max-w-md px-6 py-16">
         <div className="rounded-2xl border border-gray-800 bg-gray-900 p-6 shadow-xl">
           <h1 className="text-2xl font-bold text-white">Reset your password</h1>
-          <p className="mt-2 text-sm text-gray-400">Enter the e-mail address of your account and we will send you a link to choose a new password.</p>
+          <p className="mt-2 text-sm text-gray-400">
+            Enter the e-mail address of your account and we will send you a link to choose a new password.
+          </p>
           <div className="mt-6 space-y-4">
-            <SuccessMessage>{sent ? 'Password reset email sent! Check your inbox and follow the instructions.' : null}</SuccessMessage>
+            <SuccessMessage>
+              {sent ? 'Password reset email sent! Check your inbox and follow the instructions.' : null}
+            </SuccessMessage>
             {!sent && (
               <form onSubmit={(event) => void submit(event)} noValidate className="space-y-4">
-                <TextField id="email" label="Email" type="email" autoComplete="email" value={email} onChange={(e) => setEmail(e.target.value)} required />
+                <TextField
+                  id="email"
+                  label="Email"
+                  type="email"
+                  autoComplete="email"
+                  value={email}
+                  onChange={(e) => setEmail(e.target.value)}
+                  required
+                />
                 <ErrorMessage>{error}</ErrorMessage>
                 <PrimaryButton busy={busy}>{busy ? 'Sending...' : 'Send reset link'}</PrimaryButton>
               </form>

@@ -60,7 +60,9 @@ export function LandingPage() {
     try {
       const { loginRequest, registerRequest } = await loadAuthRules();
       const problem =
-        mode === 'login' ? firstIssue(loginRequest.safeParse({ email, password })) : firstIssue(registerRequest.safeParse({ email, password, username }));
+        mode === 'login'
+          ? firstIssue(loginRequest.safeParse({ email, password }))
+          : firstIssue(registerRequest.safeParse({ email, password, username }));
       if (problem) {
         setError(problem);
         return;
@@ -114,7 +116,12 @@ export function LandingPage() {
         {plans.isPending && <p className="text-gray-400">Loading...</p>}
         {plans.isError && <ErrorMessage>Plans could not be loaded. Please reload the page.</ErrorMessage>}
         {plans.data && (
-          <PlanCards plans={plans.data} onChoose={(plan) => void choosePlan(plan)} busyPriceId={checkoutPriceId} actionLabel={view === 'subscription' ? 'Subscribe' : 'Choose plan'} />
+          <PlanCards
+            plans={plans.data}
+            onChoose={(plan) => void choosePlan(plan)}
+            busyPriceId={checkoutPriceId}
+            actionLabel={view === 'subscription' ? 'Subscribe' : 'Choose plan'}
+          />
         )}
       </div>
     </section>
@@ -126,12 +133,19 @@ export function LandingPage() {
       <main className="mx-auto max-w-6xl px-6 py-10">
         <div className="grid items-start gap-10 md:grid-cols-2">
           <section>
-            <h1 className="text-4xl font-bold leading-tight text-white">What Are The Odds? Trade with measured edges.</h1>
-            <p className="mt-4 text-lg text-gray-300">AI trading intelligence for crypto, stocks, futures and micro-futures.</p>
+            <h1 className="text-4xl font-bold leading-tight text-white">
+              What Are The Odds? Trade with measured edges.
+            </h1>
+            <p className="mt-4 text-lg text-gray-300">
+              AI trading intelligence for crypto, stocks, futures and micro-futures.
+            </p>
             <ul className="mt-6 space-y-3">
               {BULLETS.map((bullet) => (
                 <li key={bullet} className="flex items-center gap-3 text-gray-200">
-                  <span aria-hidden className="flex h-6 w-6 items-center justify-center rounded-full bg-indigo-600 text-sm">
+                  <span
+                    aria-hidden
+                    className="flex h-6 w-6 items-center justify-center rounded-full bg-indigo-600 text-sm"
+                  >
                     ✓
                   </span>
                   {bullet}
@@ -141,7 +155,10 @@ export function LandingPage() {
           </section>
 
           {view === 'auth' && (
-            <section className="rounded-2xl border border-gray-800 bg-gray-900 p-6 shadow-xl" aria-label="Authentication">
+            <section
+              className="rounded-2xl border border-gray-800 bg-gray-900 p-6 shadow-xl"
+              aria-label="Authentication"
+            >
               <div role="tablist" className="mb-6 grid grid-cols-2 rounded-lg bg-gray-800 p-1">
                 {(['login', 'signup'] as const).map((option) => (
                   <button
@@ -161,9 +178,24 @@ export function LandingPage() {
               </div>
               <form onSubmit={(event) => void submit(event)} onFocus={warmAuthRules} noValidate className="space-y-4">
                 {mode === 'signup' && (
-                  <TextField id="username" label="Username" autoComplete="username" value={username} onChange={(e) => setUsername(e.target.value)} required />
+                  <TextField
+                    id="username"
+                    label="Username"
+                    autoComplete="username"
+                    value={username}
+                    onChange={(e) => setUsername(e.target.value)}
+                    required
+                  />
                 )}
-                <TextField id="email" label="Email" type="email" autoComplete="email" value={email} onChange={(e) => setEmail(e.target.value)} required />
+                <TextField
+                  id="email"
+                  label="Email"
+                  type="email"
+                  autoComplete="email"
+                  value={email}
+                  onChange={(e) => setEmail(e.target.value)}
+                  required
+                />
                 <TextField
                   id="password"
                   label="Password"
@@ -174,7 +206,9 @@ export function LandingPage() {
                   required
                 />
                 <ErrorMessage>{error}</ErrorMessage>
-                <PrimaryButton busy={busy}>{busy ? 'Please wait...' : mode === 'login' ? 'Login' : 'Create Account'}</PrimaryButton>
+                <PrimaryButton busy={busy}>
+                  {busy ? 'Please wait...' : mode === 'login' ? 'Login' : 'Create Account'}
+                </PrimaryButton>
                 {mode === 'login' && (
                   <p className="text-center text-sm">
                     <Link to="/forgot-password" className="text-indigo-400 hover:text-indigo-300">
@@ -190,7 +224,8 @@ export function LandingPage() {
             <section className="rounded-2xl border border-gray-800 bg-gray-900 p-6 text-center shadow-xl">
               <h2 className="text-2xl font-bold text-white">Check Your Email</h2>
               <p className="mt-3 text-gray-300">
-                We sent a verification link to <strong className="text-white">{verificationEmail}</strong>. Open it to activate your account.
+                We sent a verification link to <strong className="text-white">{verificationEmail}</strong>. Open it to
+                activate your account.
               </p>
               <p className="mt-3 text-sm text-gray-400">Can&apos;t find it? Check your spam folder.</p>
               <button

@@ -13,7 +13,10 @@ export function NotFoundPage() {
         <p className="mt-3 text-gray-400">
           There is no page at <code className="rounded bg-gray-800 px-1">{pathname}</code>.
         </p>
-        <Link to="/" className="mt-8 inline-block rounded bg-indigo-600 px-5 py-2 font-medium text-white hover:bg-indigo-500">
+        <Link
+          to="/"
+          className="mt-8 inline-block rounded bg-indigo-600 px-5 py-2 font-medium text-white hover:bg-indigo-500"
+        >
           Go to the home page
         </Link>
       </main>

@@ -19,8 +19,13 @@ function stubServer({ signedIn, tokenValid }: { signedIn: boolean; tokenValid: b
   vi.stubGlobal(
     'fetch',
     vi.fn(async (input: string, init?: RequestInit) => {
-      const json = (body: unknown) => new Response(JSON.stringify(body), { status: 200, headers: { 'content-type': 'application/json' } });
-      if (input === '/api/me') return json({ user: signedIn ? { id: 'u1', email: 't@example.com', username: 'trader' } : null, subscription: null });
+      const json = (body: unknown) =>
+        new Response(JSON.stringify(body), { status: 200, headers: { 'content-type': 'application/json' } });
+      if (input === '/api/me')
+        return json({
+          user: signedIn ? { id: 'u1', email: 't@example.com', username: 'trader' } : null,
+          subscription: null,
+        });
       if (input.startsWith('/api/account/reset-token')) return json({ valid: tokenValid });
       if (input === '/api/account/reset-password') {
         sent.push(JSON.parse(String(init?.body)));

@@ -96,7 +96,14 @@ export function ResetPasswordPage() {
                     onChange={(e) => setCurrentPassword(e.target.value)}
                   />
                 )}
-                <TextField id="new-password" label="New password" type="password" autoComplete="new-password" value={password} onChange={(e) => setPassword(e.target.value)} />
+                <TextField
+                  id="new-password"
+                  label="New password"
+                  type="password"
+                  autoComplete="new-password"
+                  value={password}
+                  onChange={(e) => setPassword(e.target.value)}
+                />
                 <TextField
                   id="confirm-password"
                   label="Confirm new password"

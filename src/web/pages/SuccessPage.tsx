@@ -18,7 +18,9 @@ function SuccessContent() {
   const confirmation = useQuery({
     queryKey: ['checkout-confirmation', sessionId],
     queryFn: async () => {
-      const result = await requestJson<{ success: boolean; status: 'paid' | 'open' }>(`/api/subscriptions/confirm?session_id=${encodeURIComponent(sessionId!)}`);
+      const result = await requestJson<{ success: boolean; status: 'paid' | 'open' }>(
+        `/api/subscriptions/confirm?session_id=${encodeURIComponent(sessionId!)}`,
+      );
       await refresh();
       return result;
     },
@@ -33,7 +35,10 @@ function SuccessContent() {
 
   return (
     <main className="mx-auto max-w-lg px-6 py-20 text-center">
-      <div className="mx-auto flex h-16 w-16 items-center justify-center rounded-full bg-green-600 text-3xl text-white" aria-hidden>
+      <div
+        className="mx-auto flex h-16 w-16 items-center justify-center rounded-full bg-green-600 text-3xl text-white"
+        aria-hidden
+      >
         ✓
       </div>
       <h1 className="mt-6 text-3xl font-bold text-white">Subscription Successful!</h1>
@@ -43,7 +48,10 @@ function SuccessContent() {
           : 'Thank you. Your access is active; taking you to the dashboard...'}
       </p>
       <div className="mt-8 flex justify-center gap-4">
-        <Link to="/dashboard" className="rounded-lg bg-indigo-600 px-5 py-2.5 font-semibold text-white hover:bg-indigo-500">
+        <Link
+          to="/dashboard"
+          className="rounded-lg bg-indigo-600 px-5 py-2.5 font-semibold text-white hover:bg-indigo-500"
+        >
           Start Trading with AI
         </Link>
         <Link to="/" className="rounded-lg border border-gray-600 px-5 py-2.5 text-gray-200 hover:bg-gray-800">

@@ -11,7 +11,11 @@ export function AccountMenu() {
   const plans = usePlans();
   const [message, setMessage] = useState<string | null>(null);
   const cancel = useMutation({
-    mutationFn: (id: string) => requestJson<{ success: boolean; error?: string }>(`/api/subscriptions/${id}/cancel`, { method: 'POST', body: '{}' }),
+    mutationFn: (id: string) =>
+      requestJson<{ success: boolean; error?: string }>(`/api/subscriptions/${id}/cancel`, {
+        method: 'POST',
+        body: '{}',
+      }),
     onSuccess: async () => {
       setMessage('Renewal cancelled. Your access stays until the end of the period.');
       await refresh();
@@ -25,12 +29,15 @@ export function AccountMenu() {
 
   return (
     <details className="relative">
-      <summary className="cursor-pointer list-none rounded border border-gray-700 px-2 py-1 text-gray-300 hover:bg-gray-800">Account</summary>
+      <summary className="cursor-pointer list-none rounded border border-gray-700 px-2 py-1 text-gray-300 hover:bg-gray-800">
+        Account
+      </summary>
       <div className="absolute right-0 z-50 mt-2 w-72 rounded-lg border border-gray-700 bg-gray-900 p-4 text-sm shadow-xl">
         <p className="font-semibold text-white">{plan?.name ?? 'Your plan'}</p>
         {end && (
           <p className="mt-1 text-gray-400">
-            {subscription.cancel_at_period_end ? 'Access ends' : plan?.interval === 'month' ? 'Renews' : 'Access until'} {end}
+            {subscription.cancel_at_period_end ? 'Access ends' : plan?.interval === 'month' ? 'Renews' : 'Access until'}{' '}
+            {end}
           </p>
         )}
         {plan?.interval === 'month' && !subscription.cancel_at_period_end && (

@@ -9,7 +9,15 @@ const PLACEMENT = {
   right: 'left-full top-1/2 ml-2 -translate-y-1/2',
 } as const;
 
-export function HelpTooltip({ children, placement = 'top', size = 16 }: { children: ReactNode; placement?: keyof typeof PLACEMENT; size?: number }) {
+export function HelpTooltip({
+  children,
+  placement = 'top',
+  size = 16,
+}: {
+  children: ReactNode;
+  placement?: keyof typeof PLACEMENT;
+  size?: number;
+}) {
   const id = useId();
   return (
     <span className="group relative inline-flex">
@@ -22,7 +30,12 @@ export function HelpTooltip({ children, placement = 'top', size = 16 }: { childr
       >
         ?
       </button>
-      <span role="tooltip" id={id} data-placement={placement} className={`invisible absolute z-50 w-64 rounded bg-gray-800 p-2 text-xs text-gray-200 shadow-lg group-focus-within:visible group-hover:visible ${PLACEMENT[placement]}`}>
+      <span
+        role="tooltip"
+        id={id}
+        data-placement={placement}
+        className={`invisible absolute z-50 w-64 rounded bg-gray-800 p-2 text-xs text-gray-200 shadow-lg group-focus-within:visible group-hover:visible ${PLACEMENT[placement]}`}
+      >
         {children}
       </span>
     </span>

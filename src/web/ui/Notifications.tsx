@@ -12,7 +12,10 @@ let nextId = 1;
 
 export function NotificationsProvider({ children }: { children: ReactNode }) {
   const [notices, setNotices] = useState<Notice[]>([]);
-  const dismiss = useCallback((id: number) => setNotices((current) => current.filter((notice) => notice.id !== id)), []);
+  const dismiss = useCallback(
+    (id: number) => setNotices((current) => current.filter((notice) => notice.id !== id)),
+    [],
+  );
   const notify = useCallback(
     (text: string) => {
       const id = nextId++;
@@ -27,9 +30,18 @@ export function NotificationsProvider({ children }: { children: ReactNode }) {
       {children}
       <div className="pointer-events-none fixed right-4 top-16 z-[11000] flex w-80 flex-col gap-2">
         {notices.map((notice) => (
-          <div key={notice.id} role="alert" className="pointer-events-auto flex items-start gap-3 rounded-lg border border-amber-600 bg-gray-900 p-3 text-sm text-amber-100 shadow-xl">
+          <div
+            key={notice.id}
+            role="alert"
+            className="pointer-events-auto flex items-start gap-3 rounded-lg border border-amber-600 bg-gray-900 p-3 text-sm text-amber-100 shadow-xl"
+          >
             <span className="flex-1">{notice.text}</span>
-            <button type="button" aria-label="Dismiss" className="text-gray-400 hover:text-white" onClick={() => dismiss(notice.id)}>
+            <button
+              type="button"
+              aria-label="Dismiss"
+              className="text-gray-400 hover:text-white"
+              onClick={() => dismiss(notice.id)}
+            >
               ×
             </button>
           </div>

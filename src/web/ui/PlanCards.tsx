@@ -26,12 +26,16 @@ export function PlanCards({
           className={`relative flex flex-col rounded-xl border p-5 ${plan.popular ? 'border-indigo-500 bg-indigo-950/40' : 'border-gray-800 bg-gray-900'}`}
         >
           {plan.popular && (
-            <span className="absolute -top-3 right-4 rounded-full bg-indigo-500 px-3 py-0.5 text-xs font-bold tracking-wide text-white">POPULAR</span>
+            <span className="absolute -top-3 right-4 rounded-full bg-indigo-500 px-3 py-0.5 text-xs font-bold tracking-wide text-white">
+              POPULAR
+            </span>
           )}
           <h3 className="text-lg font-semibold text-white">{plan.name}</h3>
           <p className="mt-2 text-3xl font-bold text-white">
             {price(plan.unitAmount)}
-            <span className="ml-1 text-sm font-normal text-gray-400">{plan.interval === 'month' ? '/month' : 'one-time'}</span>
+            <span className="ml-1 text-sm font-normal text-gray-400">
+              {plan.interval === 'month' ? '/month' : 'one-time'}
+            </span>
           </p>
           <p className="mt-2 text-sm text-gray-400">{plan.description}</p>
           <ul className="mt-3 flex-1 space-y-1 text-sm text-gray-300">

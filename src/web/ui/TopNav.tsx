@@ -44,7 +44,9 @@ export function TopNav() {
           <div className="ml-auto flex flex-wrap items-center gap-3 text-sm">
             {hasActiveSubscription ? (
               <span className="rounded bg-green-900/60 px-2 py-1 text-green-300" data-testid="subscription-status">
-                {subscription?.current_period_end ? `Active until ${formatDate(subscription.current_period_end)}` : 'Active'}
+                {subscription?.current_period_end
+                  ? `Active until ${formatDate(subscription.current_period_end)}`
+                  : 'Active'}
               </span>
             ) : (
               <span className="rounded bg-red-900/60 px-2 py-1 text-red-300" data-testid="subscription-status">
@@ -62,7 +64,11 @@ export function TopNav() {
             >
               Take Tour
             </button>
-            <button type="button" className="rounded border border-gray-600 px-3 py-1 text-gray-200 hover:bg-gray-800" onClick={() => void signOut()}>
+            <button
+              type="button"
+              className="rounded border border-gray-600 px-3 py-1 text-gray-200 hover:bg-gray-800"
+              onClick={() => void signOut()}
+            >
               Sign Out
             </button>
           </div>

@@ -2,7 +2,11 @@
 // button, and inline error / success messages.
 import type { InputHTMLAttributes, ReactNode } from 'react';
 
-export function TextField({ label, id, ...input }: { label: string; id: string } & InputHTMLAttributes<HTMLInputElement>) {
+export function TextField({
+  label,
+  id,
+  ...input
+}: { label: string; id: string } & InputHTMLAttributes<HTMLInputElement>) {
   return (
     <div>
       <label htmlFor={id} className="mb-1 block text-sm font-medium text-gray-300">
@@ -18,7 +22,11 @@ export function TextField({ label, id, ...input }: { label: string; id: string }
   );
 }
 
-export function PrimaryButton({ children, busy, ...rest }: { children: ReactNode; busy?: boolean } & React.ButtonHTMLAttributes<HTMLButtonElement>) {
+export function PrimaryButton({
+  children,
+  busy,
+  ...rest
+}: { children: ReactNode; busy?: boolean } & React.ButtonHTMLAttributes<HTMLButtonElement>) {
   return (
     <button
       type="submit"

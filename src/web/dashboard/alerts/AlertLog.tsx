@@ -36,7 +36,10 @@ export function AlertItem({ alert }: { alert: AlertRecord }) {
 export function AlertLog() {
   const queryClient = useQueryClient();
   const [draft, setDraft] = useState<AlertFilters>(EMPTY_FILTERS);
-  const [applied, setApplied] = useState<{ filters: AlertFilters; query: string }>(() => ({ filters: EMPTY_FILTERS, query: alertQueryString(EMPTY_FILTERS) }));
+  const [applied, setApplied] = useState<{ filters: AlertFilters; query: string }>(() => ({
+    filters: EMPTY_FILTERS,
+    query: alertQueryString(EMPTY_FILTERS),
+  }));
   const queryKey = ['alert-log', applied.query];
   const log = useQuery({
     queryKey,
@@ -61,7 +64,17 @@ export function AlertLog() {
       // A fixed end time means a historical view: live alerts do not belong in it.
       if (applied.filters.endTime) return;
       queryClient.setQueryData<AlertRecord[]>(['alert-log', applied.query], (current = []) =>
-        [alert, ...current.filter((existing) => !(existing.ticker === alert.ticker && existing.alert_type === alert.alert_type && existing.timestamp === alert.timestamp))].slice(0, Math.max(current.length, 1)),
+        [
+          alert,
+          ...current.filter(
+            (existing) =>
+              !(
+                existing.ticker === alert.ticker &&
+                existing.alert_type === alert.alert_type &&
+                existing.timestamp === alert.timestamp
+              ),
+          ),
+        ].slice(0, Math.max(current.length, 1)),
       );
     });
     // The server ends a stream whose access ended (sign-out elsewhere, a revoked session, the
@@ -78,7 +91,11 @@ export function AlertLog() {
 
   const field = 'w-full rounded border border-gray-700 bg-gray-800 px-2 py-1 text-sm text-white';
   return (
-    <section className="flex h-full flex-col rounded-lg bg-gray-900 p-3" aria-labelledby="alert-log-heading" data-tour="alert-log">
+    <section
+      className="flex h-full flex-col rounded-lg bg-gray-900 p-3"
+      aria-labelledby="alert-log-heading"
+      data-tour="alert-log"
+    >
       <h2 id="alert-log-heading" className="text-lg font-semibold text-white">
         All-Market Alert Log
       </h2>
@@ -92,7 +109,11 @@ export function AlertLog() {
       >
         <label className="text-xs text-gray-400">
           Alert type
-          <select className={field} value={draft.alertType} onChange={(event) => setDraft({ ...draft, alertType: event.target.value })}>
+          <select
+            className={field}
+            value={draft.alertType}
+            onChange={(event) => setDraft({ ...draft, alertType: event.target.value })}
+          >
             <option value="">All types</option>
             {ALERT_TYPES.map((type) => (
               <option key={type} value={type}>
@@ -103,22 +124,47 @@ export function AlertLog() {
         </label>
         <label className="text-xs text-gray-400">
           Symbol
-          <input className={field} value={draft.symbol} placeholder="e.g. BTC" onChange={(event) => setDraft({ ...draft, symbol: event.target.value })} />
+          <input
+            className={field}
+            value={draft.symbol}
+            placeholder="e.g. BTC"
+            onChange={(event) => setDraft({ ...draft, symbol: event.target.value })}
+          />
         </label>
         <label className="text-xs text-gray-400">
           Max count
-          <input className={field} type="number" min={1} max={100} value={draft.maxCount} onChange={(event) => setDraft({ ...draft, maxCount: event.target.value })} />
+          <input
+            className={field}
+            type="number"
+            min={1}
+            max={100}
+            value={draft.maxCount}
+            onChange={(event) => setDraft({ ...draft, maxCount: event.target.value })}
+          />
         </label>
         <span />
         <label className="text-xs text-gray-400">
           Start time
-          <input className={field} type="datetime-local" value={draft.startTime} onChange={(event) => setDraft({ ...draft, startTime: event.target.value })} />
+          <input
+            className={field}
+            type="datetime-local"
+            value={draft.startTime}
+            onChange={(event) => setDraft({ ...draft, startTime: event.target.value })}
+          />
         </label>
         <label className="text-xs text-gray-400">
           End time
-          <input className={field} type="datetime-local" value={draft.endTime} onChange={(event) => setDraft({ ...draft, endTime: event.target.value })} />
+          <input
+            className={field}
+            type="datetime-local"
+            value={draft.endTime}
+            onChange={(event) => setDraft({ ...draft, endTime: event.target.value })}
+          />
         </label>
-        <button type="submit" className="col-span-2 rounded bg-indigo-600 py-1.5 text-sm font-semibold text-white hover:bg-indigo-500">
+        <button
+          type="submit"
+          className="col-span-2 rounded bg-indigo-600 py-1.5 text-sm font-semibold text-white hover:bg-indigo-500"
+        >
           Apply Filters
         </button>
       </form>

@@ -28,7 +28,11 @@ export function WatchlistAlerts({ onOpenChart }: { onOpenChart?: (symbol: string
     refetchInterval: 60_000,
     queryFn: async () => {
       const since = new Date(Date.now() - 86_400_000).toISOString().slice(0, 19).replace('T', ' ');
-      const lists = await Promise.all(tracked.map((symbol) => fetchAlerts(new URLSearchParams({ symbol, max_count: '3', start_time: since }).toString())));
+      const lists = await Promise.all(
+        tracked.map((symbol) =>
+          fetchAlerts(new URLSearchParams({ symbol, max_count: '3', start_time: since }).toString()),
+        ),
+      );
       return lists.flat().sort((a, b) => b.timestamp.localeCompare(a.timestamp));
     },
   });
@@ -57,7 +61,11 @@ export function WatchlistAlerts({ onOpenChart }: { onOpenChart?: (symbol: string
   }
 
   return (
-    <section className="flex h-full flex-col rounded-lg bg-gray-900 p-3" aria-labelledby="watchlist-alerts-heading" data-tour="watchlist-alerts">
+    <section
+      className="flex h-full flex-col rounded-lg bg-gray-900 p-3"
+      aria-labelledby="watchlist-alerts-heading"
+      data-tour="watchlist-alerts"
+    >
       <div className="flex items-center justify-between">
         <h2 id="watchlist-alerts-heading" className="text-lg font-semibold text-white">
           Watchlist Alerts
@@ -68,7 +76,8 @@ export function WatchlistAlerts({ onOpenChart }: { onOpenChart?: (symbol: string
           title={audio ? 'Stop reading new alerts aloud' : 'Read new alerts aloud'}
           onClick={() => {
             // Alerts already on screen are not news: only later ones are spoken.
-            for (const alert of alerts.data ?? []) spoken.current.add(`${alert.ticker}-${alert.alert_type}-${alert.timestamp}`);
+            for (const alert of alerts.data ?? [])
+              spoken.current.add(`${alert.ticker}-${alert.alert_type}-${alert.timestamp}`);
             setAudio(!audio);
           }}
           className={`rounded px-2 py-1 text-sm ${audio ? 'bg-indigo-600 text-white' : 'text-gray-400 hover:text-white'}`}
@@ -84,13 +93,23 @@ export function WatchlistAlerts({ onOpenChart }: { onOpenChart?: (symbol: string
         {symbols.map((symbol) => (
           <li key={symbol} className="flex items-center gap-1 rounded-full bg-gray-800 px-2 py-0.5 text-sm text-white">
             {symbol}
-            <button type="button" aria-label={`Remove ${symbol}`} className="text-gray-400 hover:text-red-400" onClick={() => watchlist.save(symbols.filter((entry) => entry !== symbol))}>
+            <button
+              type="button"
+              aria-label={`Remove ${symbol}`}
+              className="text-gray-400 hover:text-red-400"
+              onClick={() => watchlist.save(symbols.filter((entry) => entry !== symbol))}
+            >
               ×
             </button>
           </li>
         ))}
         <li>
-          <button type="button" aria-label="Add symbol" onClick={() => setAdding(true)} className="rounded-full bg-indigo-600 px-2 py-0.5 text-sm font-bold text-white hover:bg-indigo-500">
+          <button
+            type="button"
+            aria-label="Add symbol"
+            onClick={() => setAdding(true)}
+            className="rounded-full bg-indigo-600 px-2 py-0.5 text-sm font-bold text-white hover:bg-indigo-500"
+          >
             +
           </button>
         </li>
@@ -135,13 +154,19 @@ export function WatchlistAlerts({ onOpenChart }: { onOpenChart?: (symbol: string
             </p>
           ))}
         {tracked.length > 0 && alerts.isPending && <p className="text-sm text-gray-400">Loading alerts...</p>}
-        {alerts.data?.length === 0 && <p className="text-sm text-gray-400">No alerts for your symbols in the last 24 hours</p>}
+        {alerts.data?.length === 0 && (
+          <p className="text-sm text-gray-400">No alerts for your symbols in the last 24 hours</p>
+        )}
         <ul className="space-y-2">
           {alerts.data?.map((alert: AlertRecord) => {
             const item = toAlertDisplayItem(alert);
             const style = TYPE_STYLES[item.type];
             return (
-              <li key={`${alert.ticker}-${alert.alert_type}-${alert.timestamp}`} className="flex gap-2 rounded border border-gray-800 bg-gray-800/50 p-2" data-type={item.type}>
+              <li
+                key={`${alert.ticker}-${alert.alert_type}-${alert.timestamp}`}
+                className="flex gap-2 rounded border border-gray-800 bg-gray-800/50 p-2"
+                data-type={item.type}
+              >
                 <span className={`mt-1.5 h-2 w-2 shrink-0 rounded-full ${style.dot}`} aria-hidden />
                 <div className="min-w-0 flex-1">
                   <div className="flex items-center gap-2 text-xs">
@@ -153,8 +178,20 @@ export function WatchlistAlerts({ onOpenChart }: { onOpenChart?: (symbol: string
                   </div>
                   <p className="text-sm text-gray-200">{item.content}</p>
                 </div>
-                <button type="button" title={`Open the ${item.symbol} chart`} onClick={() => onOpenChart?.(item.symbol)} className="self-start text-gray-400 hover:text-white">
-                  <svg aria-hidden viewBox="0 0 24 24" className="h-4 w-4" fill="none" stroke="currentColor" strokeWidth="2">
+                <button
+                  type="button"
+                  title={`Open the ${item.symbol} chart`}
+                  onClick={() => onOpenChart?.(item.symbol)}
+                  className="self-start text-gray-400 hover:text-white"
+                >
+                  <svg
+                    aria-hidden
+                    viewBox="0 0 24 24"
+                    className="h-4 w-4"
+                    fill="none"
+                    stroke="currentColor"
+                    strokeWidth="2"
+                  >
                     <rect x="2" y="6" width="14" height="12" rx="2" />
                     <path d="m22 8-6 4 6 4V8z" />
                   </svg>

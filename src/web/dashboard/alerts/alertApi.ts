@@ -12,7 +12,13 @@ export interface AlertFilters {
   endTime: string;
 }
 
-export const EMPTY_FILTERS: AlertFilters = { alertType: '', symbol: '', maxCount: String(ALERT_LOG_DEFAULT_MAX), startTime: '', endTime: '' };
+export const EMPTY_FILTERS: AlertFilters = {
+  alertType: '',
+  symbol: '',
+  maxCount: String(ALERT_LOG_DEFAULT_MAX),
+  startTime: '',
+  endTime: '',
+};
 
 /** SPEC.md: non-numeric or non-positive counts fall back to 10; at most 100. */
 export function effectiveMaxCount(input: string): number {

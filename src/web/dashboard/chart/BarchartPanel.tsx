@@ -42,7 +42,10 @@ function readSaved(): BarchartCredentials {
 }
 
 interface BarchartGlobal {
-  createWidget?: (element: HTMLElement, options: ReturnType<typeof barchartWidgetOptions>) => { destroy?: () => void } | void;
+  createWidget?: (
+    element: HTMLElement,
+    options: ReturnType<typeof barchartWidgetOptions>,
+  ) => { destroy?: () => void } | void;
 }
 
 declare global {
@@ -101,7 +104,11 @@ export function BarchartPanel({ open }: { open: boolean }) {
       <div className="flex h-full flex-col gap-2">
         <div className="flex items-center gap-3 text-xs text-gray-400">
           <span>Barchart widget for MSFT</span>
-          <button type="button" className="rounded border border-gray-600 px-2 py-0.5 text-gray-200 hover:bg-gray-800" onClick={() => setLoaded(null)}>
+          <button
+            type="button"
+            className="rounded border border-gray-600 px-2 py-0.5 text-gray-200 hover:bg-gray-800"
+            onClick={() => setLoaded(null)}
+          >
             Change credentials
           </button>
         </div>
@@ -112,7 +119,12 @@ export function BarchartPanel({ open }: { open: boolean }) {
 
   const field = 'w-full rounded border border-gray-700 bg-gray-800 px-3 py-2 text-sm text-white';
   return (
-    <form onSubmit={submit} noValidate className="mx-auto mt-6 max-w-md space-y-4 rounded-lg border border-gray-800 bg-gray-900 p-5" aria-label="Barchart widget setup">
+    <form
+      onSubmit={submit}
+      noValidate
+      className="mx-auto mt-6 max-w-md space-y-4 rounded-lg border border-gray-800 bg-gray-900 p-5"
+      aria-label="Barchart widget setup"
+    >
       <p role="note" className="rounded border border-amber-700 bg-amber-950/50 p-3 text-sm text-amber-200">
         This widget needs your own Barchart API credentials.{' '}
         <a href={BARCHART_SIGNUP_URL} target="_blank" rel="noreferrer" className="underline">
@@ -122,15 +134,32 @@ export function BarchartPanel({ open }: { open: boolean }) {
       </p>
       <label className="block text-sm text-gray-300">
         API Key
-        <input className={field} value={form.apiKey} onChange={(event) => setForm({ ...form, apiKey: event.target.value })} required autoComplete="off" />
+        <input
+          className={field}
+          value={form.apiKey}
+          onChange={(event) => setForm({ ...form, apiKey: event.target.value })}
+          required
+          autoComplete="off"
+        />
       </label>
       <label className="block text-sm text-gray-300">
         Username (optional)
-        <input className={field} value={form.username} onChange={(event) => setForm({ ...form, username: event.target.value })} autoComplete="off" />
+        <input
+          className={field}
+          value={form.username}
+          onChange={(event) => setForm({ ...form, username: event.target.value })}
+          autoComplete="off"
+        />
       </label>
       <label className="block text-sm text-gray-300">
         Password (optional)
-        <input className={field} type="password" value={form.password} onChange={(event) => setForm({ ...form, password: event.target.value })} autoComplete="off" />
+        <input
+          className={field}
+          type="password"
+          value={form.password}
+          onChange={(event) => setForm({ ...form, password: event.target.value })}
+          autoComplete="off"
+        />
       </label>
       {error && (
         <p role="alert" className="text-sm text-red-300">

@@ -41,7 +41,11 @@ export function ChartArea({
   );
 
   return (
-    <section className="flex h-full flex-col gap-3 rounded-lg bg-gray-900 p-3" aria-label="Chart area" data-tour="chart-area">
+    <section
+      className="flex h-full flex-col gap-3 rounded-lg bg-gray-900 p-3"
+      aria-label="Chart area"
+      data-tour="chart-area"
+    >
       <div role="tablist" aria-label="Chart source" className="flex flex-wrap gap-1" data-tour="chart-switcher">
         {CHART_SOURCES.map((entry) => (
           <button
@@ -60,8 +64,24 @@ export function ChartArea({
       {panel('tradingview', <TradingViewChart symbols={symbols} />)}
       {panel('barchart', <BarchartPanel open={source === 'barchart'} />)}
       {panel('exchange', exchangeView(source === 'exchange'))}
-      {panel('spreadsheet', <EmbedPanel title="Spreadsheet platform" url={embeds.data?.spreadsheetUrl} setting="SPREADSHEET_EMBED_URL" active={source === 'spreadsheet'} />)}
-      {panel('demo-trading', <EmbedPanel title="Demo trading platform" url={embeds.data?.demoTradingUrl} setting="DEMO_TRADING_EMBED_URL" active={source === 'demo-trading'} />)}
+      {panel(
+        'spreadsheet',
+        <EmbedPanel
+          title="Spreadsheet platform"
+          url={embeds.data?.spreadsheetUrl}
+          setting="SPREADSHEET_EMBED_URL"
+          active={source === 'spreadsheet'}
+        />,
+      )}
+      {panel(
+        'demo-trading',
+        <EmbedPanel
+          title="Demo trading platform"
+          url={embeds.data?.demoTradingUrl}
+          setting="DEMO_TRADING_EMBED_URL"
+          active={source === 'demo-trading'}
+        />,
+      )}
     </section>
   );
 }

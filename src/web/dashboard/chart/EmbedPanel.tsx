@@ -14,7 +14,17 @@ export function useEmbeds() {
   return useQuery({ queryKey: ['embeds'], queryFn: () => requestJson<Embeds>('/api/embeds'), staleTime: Infinity });
 }
 
-export function EmbedPanel({ title, url, setting, active }: { title: string; url: string | null | undefined; setting: string; active: boolean }) {
+export function EmbedPanel({
+  title,
+  url,
+  setting,
+  active,
+}: {
+  title: string;
+  url: string | null | undefined;
+  setting: string;
+  active: boolean;
+}) {
   const [loaded, setLoaded] = useState(false);
   const [slow, setSlow] = useState(false);
   useEffect(() => {
@@ -28,7 +38,8 @@ export function EmbedPanel({ title, url, setting, active }: { title: string; url
     return (
       <div className="flex h-[650px] items-center justify-center rounded border border-dashed border-gray-700 p-6 text-center text-gray-400">
         <p>
-          No {title.toLowerCase()} is configured. An operator sets its address with <code className="rounded bg-gray-800 px-1">{setting}</code>.
+          No {title.toLowerCase()} is configured. An operator sets its address with{' '}
+          <code className="rounded bg-gray-800 px-1">{setting}</code>.
         </p>
       </div>
     );
@@ -47,7 +58,11 @@ export function EmbedPanel({ title, url, setting, active }: { title: string; url
       )}
       {slow && !loaded && (
         <p role="status" className="absolute inset-x-0 top-0 m-4 rounded bg-gray-900 p-3 text-sm text-amber-200">
-          {title} has not loaded. The page may refuse to be shown inside another site; <a className="underline" href={url} target="_blank" rel="noreferrer">open it in a new tab</a>.
+          {title} has not loaded. The page may refuse to be shown inside another site;{' '}
+          <a className="underline" href={url} target="_blank" rel="noreferrer">
+            open it in a new tab
+          </a>
+          .
         </p>
       )}
     </div>

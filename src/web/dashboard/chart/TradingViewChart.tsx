@@ -45,5 +45,12 @@ export function TradingViewChart({ symbols }: { symbols: readonly string[] }) {
     return () => host.replaceChildren();
   }, [key]);
 
-  return <div ref={container} className="tradingview-widget-container h-[650px] w-full" data-testid="tradingview-container" data-tour="tradingview" />;
+  return (
+    <div
+      ref={container}
+      className="tradingview-widget-container h-[650px] w-full"
+      data-testid="tradingview-container"
+      data-tour="tradingview"
+    />
+  );
 }

@@ -3,11 +3,41 @@
 // the streamed answer, saved conversations, and the Prompt Catalog's call. It also provides
 // ChatAttachmentContext, so My Stuff's 'Analyze with AI' can attach a file to the input bar.
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode, type RefObject } from 'react';
-import { CHAT_SEND_ERROR_LOG, NO_RESPONSE_CONTENT, type ChatMessage, type ConversationDetail, type ConversationSummary } from '../../../shared/schemas/chat.ts';
+import {
+  createContext,
+  useCallback,
+  useContext,
+  useEffect,
+  useMemo,
+  useRef,
+  useState,
+  type ReactNode,
+  type RefObject,
+} from 'react';
+import {
+  CHAT_SEND_ERROR_LOG,
+  NO_RESPONSE_CONTENT,
+  type ChatMessage,
+  type ConversationDetail,
+  type ConversationSummary,
+} from '../../../shared/schemas/chat.ts';
 import { ChatAttachmentContext } from './chatAttachment.ts';
-import { ChatSendError, fetchConversation, fetchConversations, removeConversation, sendChat, sendPrompt } from './chatApi.ts';
-import { historyForRequest, nextMessageId, toolActivity, welcomeMessage, withAttachmentName, type DisplayMessage } from './chatRules.ts';
+import {
+  ChatSendError,
+  fetchConversation,
+  fetchConversations,
+  removeConversation,
+  sendChat,
+  sendPrompt,
+} from './chatApi.ts';
+import {
+  historyForRequest,
+  nextMessageId,
+  toolActivity,
+  welcomeMessage,
+  withAttachmentName,
+  type DisplayMessage,
+} from './chatRules.ts';
 
 export interface AssistantState {
   /** SPEC.md: 'Loading...' until the initial or welcome messages are set. */
@@ -41,14 +71,27 @@ export function useAssistant(): AssistantState {
 }
 
 function restored(conversation: ConversationDetail): DisplayMessage[] {
-  return [welcomeMessage(), ...conversation.messages.map((message) => ({ id: nextMessageId(Date.parse(message.created_at)), role: message.role, content: message.content }))];
+  return [
+    welcomeMessage(),
+    ...conversation.messages.map((message) => ({
+      id: nextMessageId(Date.parse(message.created_at)),
+      role: message.role,
+      content: message.content,
+    })),
+  ];
 }
 
 function reasonOf(error: unknown): string {
   return error instanceof Error && error.message ? error.message.replace(/\.$/, '') : 'the request failed';
 }
 
-export function AssistantProvider({ children, initialMessages }: { children: ReactNode; initialMessages?: ChatMessage[] }) {
+export function AssistantProvider({
+  children,
+  initialMessages,
+}: {
+  children: ReactNode;
+  initialMessages?: ChatMessage[];
+}) {
   const queryClient = useQueryClient();
   // SPEC.md: supplied initial messages are used instead of the welcome (and of a saved conversation).
   const [loading, setLoading] = useState(!initialMessages);
@@ -66,7 +109,11 @@ export function AssistantProvider({ children, initialMessages }: { children: Rea
     messagesRef.current = messages;
   }, [messages]);
 
-  const conversations = useQuery({ queryKey: ['conversations'], queryFn: fetchConversations, enabled: !loading && !initialMessages });
+  const conversations = useQuery({
+    queryKey: ['conversations'],
+    queryFn: fetchConversations,
+    enabled: !loading && !initialMessages,
+  });
 
   useEffect(() => {
     if (initialMessages) return;
@@ -105,7 +152,11 @@ export function AssistantProvider({ children, initialMessages }: { children: Rea
     const text = input.trim();
     if (!text || sending) return;
     const file = attachment;
-    const question: DisplayMessage = { id: nextMessageId(), role: 'user', content: withAttachmentName(text, file?.name) };
+    const question: DisplayMessage = {
+      id: nextMessageId(),
+      role: 'user',
+      content: withAttachmentName(text, file?.name),
+    };
     const replyId = nextMessageId();
     const earlier = messagesRef.current.filter((message) => !message.failed);
     setMessages([...earlier, question, { id: replyId, role: 'assistant', content: '', streaming: true }]);
@@ -114,15 +165,26 @@ export function AssistantProvider({ children, initialMessages }: { children: Rea
     const controller = new AbortController();
     inFlight.current = controller;
     try {
-      const stream = await sendChat({ messages: historyForRequest([...earlier, question]), conversationId, file, signal: controller.signal });
+      const stream = await sendChat({
+        messages: historyForRequest([...earlier, question]),
+        conversationId,
+        file,
+        signal: controller.signal,
+      });
       let failure: string | null = null;
       let finished = false;
       for await (const chunk of stream.chunks) {
         if (chunk.type === 'text-delta') {
-          setMessages((current) => current.map((message) => (message.id === replyId ? { ...message, content: message.content + chunk.delta } : message)));
+          setMessages((current) =>
+            current.map((message) =>
+              message.id === replyId ? { ...message, content: message.content + chunk.delta } : message,
+            ),
+          );
         } else if (chunk.type === 'tool-input-available') {
           const activity = toolActivity(chunk.toolName);
-          setMessages((current) => current.map((message) => (message.id === replyId ? { ...message, activity } : message)));
+          setMessages((current) =>
+            current.map((message) => (message.id === replyId ? { ...message, activity } : message)),
+          );
         } else if (chunk.type === 'error') {
           failure = chunk.errorText;
         } else if (chunk.type === 'abort') {
@@ -132,7 +194,9 @@ export function AssistantProvider({ children, initialMessages }: { children: Rea
         }
       }
       if (failure || !finished) throw new ChatSendError(failure ?? 'The answer stopped before it was complete');
-      setMessages((current) => current.map((message) => (message.id === replyId ? { ...message, streaming: false } : message)));
+      setMessages((current) =>
+        current.map((message) => (message.id === replyId ? { ...message, streaming: false } : message)),
+      );
       // The server saved the exchange in this conversation (a new one for a first message).
       if (stream.conversationId) setConversationId(stream.conversationId);
       setInput('');
@@ -141,7 +205,11 @@ export function AssistantProvider({ children, initialMessages }: { children: Rea
     } catch (failure) {
       if (controller.signal.aborted) return;
       console.error(CHAT_SEND_ERROR_LOG, failure);
-      setMessages((current) => current.filter((message) => message.id !== replyId).map((message) => (message.id === question.id ? { ...message, failed: true } : message)));
+      setMessages((current) =>
+        current
+          .filter((message) => message.id !== replyId)
+          .map((message) => (message.id === question.id ? { ...message, failed: true } : message)),
+      );
       setError(`Your message was not sent: ${reasonOf(failure)}. It is still in the box below; try again.`);
     } finally {
       if (inFlight.current === controller) inFlight.current = null;
@@ -156,21 +224,18 @@ export function AssistantProvider({ children, initialMessages }: { children: Rea
     setError(null);
   }, []);
 
-  const openConversation = useCallback(
-    async (id: string) => {
-      inFlight.current?.abort();
-      try {
-        const conversation = await fetchConversation(id);
-        setConversationId(conversation.id);
-        setMessages(restored(conversation));
-        setError(null);
-      } catch (failure) {
-        console.error('Error loading a saved conversation', failure);
-        setError(`That conversation could not be loaded: ${reasonOf(failure)}.`);
-      }
-    },
-    [],
-  );
+  const openConversation = useCallback(async (id: string) => {
+    inFlight.current?.abort();
+    try {
+      const conversation = await fetchConversation(id);
+      setConversationId(conversation.id);
+      setMessages(restored(conversation));
+      setError(null);
+    } catch (failure) {
+      console.error('Error loading a saved conversation', failure);
+      setError(`That conversation could not be loaded: ${reasonOf(failure)}.`);
+    }
+  }, []);
 
   const deleteConversation = useCallback(async () => {
     if (!conversationId) {
@@ -223,7 +288,22 @@ export function AssistantProvider({ children, initialMessages }: { children: Rea
       runPrompt,
       inputRef,
     }),
-    [loading, messages, error, sending, input, attachment, attach, send, conversationId, conversations.data, newConversation, openConversation, deleteConversation, runPrompt],
+    [
+      loading,
+      messages,
+      error,
+      sending,
+      input,
+      attachment,
+      attach,
+      send,
+      conversationId,
+      conversations.data,
+      newConversation,
+      openConversation,
+      deleteConversation,
+      runPrompt,
+    ],
   );
 
   return (

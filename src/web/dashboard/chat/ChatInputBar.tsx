@@ -3,7 +3,12 @@
 // button; an attached file shows as a chip with its name and a remove button. Enter sends,
 // Shift+Enter starts a new line. The text stays in the box until the answer has arrived.
 import { useRef } from 'react';
-import { CHAT_ATTACH_ACCEPT, CHAT_ATTACH_TOOLTIP, CHAT_INPUT_PLACEHOLDER, PROMPT_MAX_CHARS } from '../../../shared/schemas/chat.ts';
+import {
+  CHAT_ATTACH_ACCEPT,
+  CHAT_ATTACH_TOOLTIP,
+  CHAT_INPUT_PLACEHOLDER,
+  PROMPT_MAX_CHARS,
+} from '../../../shared/schemas/chat.ts';
 import { useAssistant } from './AssistantProvider.tsx';
 
 export function ChatInputBar({ className = '' }: { className?: string }) {
@@ -22,8 +27,18 @@ export function ChatInputBar({ className = '' }: { className?: string }) {
     >
       {attachment ? (
         <div className="flex">
-          <span className="flex max-w-full items-center gap-1.5 rounded-full border border-indigo-500/60 bg-indigo-500/15 py-0.5 pl-3 pr-1 text-xs text-indigo-100" data-testid="attachment-chip">
-            <svg viewBox="0 0 24 24" className="h-3.5 w-3.5 shrink-0" fill="none" stroke="currentColor" strokeWidth="2" aria-hidden>
+          <span
+            className="flex max-w-full items-center gap-1.5 rounded-full border border-indigo-500/60 bg-indigo-500/15 py-0.5 pl-3 pr-1 text-xs text-indigo-100"
+            data-testid="attachment-chip"
+          >
+            <svg
+              viewBox="0 0 24 24"
+              className="h-3.5 w-3.5 shrink-0"
+              fill="none"
+              stroke="currentColor"
+              strokeWidth="2"
+              aria-hidden
+            >
               <path d="M14 3H6a1 1 0 0 0-1 1v16a1 1 0 0 0 1 1h12a1 1 0 0 0 1-1V8z" />
               <path d="M14 3v5h5" />
             </svg>

@@ -12,7 +12,11 @@ import { WatosGrid } from './WatosGrid.tsx';
 
 function UserAvatar() {
   return (
-    <span className="flex h-8 w-8 shrink-0 items-center justify-center rounded-full bg-indigo-500 text-white" data-testid="user-avatar" aria-hidden>
+    <span
+      className="flex h-8 w-8 shrink-0 items-center justify-center rounded-full bg-indigo-500 text-white"
+      data-testid="user-avatar"
+      aria-hidden
+    >
       <svg viewBox="0 0 24 24" className="h-4 w-4" fill="none" stroke="currentColor" strokeWidth="2">
         <circle cx="12" cy="8" r="4" />
         <path d="M4 21a8 8 0 0 1 16 0" />
@@ -23,7 +27,11 @@ function UserAvatar() {
 
 function AssistantAvatar() {
   return (
-    <span className="flex h-8 w-8 shrink-0 items-center justify-center rounded-full bg-emerald-600 text-white" data-testid="assistant-avatar" aria-hidden>
+    <span
+      className="flex h-8 w-8 shrink-0 items-center justify-center rounded-full bg-emerald-600 text-white"
+      data-testid="assistant-avatar"
+      aria-hidden
+    >
       <svg viewBox="0 0 24 24" className="h-4 w-4" fill="none" stroke="currentColor" strokeWidth="2">
         <path d="M3 17l5-5 4 4 8-8" />
         <path d="M14 8h6v6" />
@@ -34,9 +42,18 @@ function AssistantAvatar() {
 
 export function TypingDots({ activity }: { activity?: string }) {
   return (
-    <span className="flex items-center gap-1 py-1" role="status" aria-label={activity ?? 'Assistant is typing'} data-testid="typing-dots">
+    <span
+      className="flex items-center gap-1 py-1"
+      role="status"
+      aria-label={activity ?? 'Assistant is typing'}
+      data-testid="typing-dots"
+    >
       {[0, 200, 400].map((delay) => (
-        <span key={delay} className="h-2 w-2 animate-pulse rounded-full bg-gray-300" style={{ animationDelay: `${delay}ms` }} />
+        <span
+          key={delay}
+          className="h-2 w-2 animate-pulse rounded-full bg-gray-300"
+          style={{ animationDelay: `${delay}ms` }}
+        />
       ))}
       {activity ? <span className="ml-2 text-xs text-gray-400">{activity}</span> : null}
     </span>
@@ -47,7 +64,11 @@ function Bubble({ message }: { message: DisplayMessage }) {
   const mine = message.role === 'user';
   const showGrid = !mine && !message.streaming && mentionsWatos(message.content);
   return (
-    <li className={`flex gap-2 ${mine ? 'flex-row-reverse' : ''}`} data-testid={mine ? 'user-message' : 'assistant-message'} data-message-id={message.id}>
+    <li
+      className={`flex gap-2 ${mine ? 'flex-row-reverse' : ''}`}
+      data-testid={mine ? 'user-message' : 'assistant-message'}
+      data-message-id={message.id}
+    >
       {mine ? <UserAvatar /> : <AssistantAvatar />}
       <div className={`min-w-0 ${mine ? 'max-w-[85%]' : 'max-w-[92%] flex-1'}`}>
         <div
@@ -57,7 +78,13 @@ function Bubble({ message }: { message: DisplayMessage }) {
               : 'rounded-2xl rounded-tl-sm bg-gray-800 px-3 py-2'
           }
         >
-          {mine ? message.content : message.streaming && message.content === '' ? <TypingDots activity={message.activity} /> : <Markdown text={message.content} />}
+          {mine ? (
+            message.content
+          ) : message.streaming && message.content === '' ? (
+            <TypingDots activity={message.activity} />
+          ) : (
+            <Markdown text={message.content} />
+          )}
         </div>
         {message.failed ? <p className="mt-1 text-right text-xs text-red-400">Not sent</p> : null}
         {showGrid ? <WatosGrid symbol={gridSymbolOf(message.content)} /> : null}
@@ -67,8 +94,10 @@ function Bubble({ message }: { message: DisplayMessage }) {
 }
 
 function ConversationControls() {
-  const { conversations, conversationId, openConversation, newConversation, deleteConversation, sending } = useAssistant();
-  const button = 'rounded border border-gray-700 px-2 py-1 text-xs text-gray-300 hover:bg-gray-800 hover:text-white disabled:opacity-50';
+  const { conversations, conversationId, openConversation, newConversation, deleteConversation, sending } =
+    useAssistant();
+  const button =
+    'rounded border border-gray-700 px-2 py-1 text-xs text-gray-300 hover:bg-gray-800 hover:text-white disabled:opacity-50';
   return (
     <div className="flex min-w-0 items-center gap-1.5">
       <label className="sr-only" htmlFor="saved-conversations">
@@ -91,7 +120,14 @@ function ConversationControls() {
       <button type="button" className={button} onClick={newConversation} disabled={sending}>
         New chat
       </button>
-      <button type="button" className={button} onClick={() => void deleteConversation()} disabled={sending || !conversationId} aria-label="Delete this conversation" title="Delete this conversation">
+      <button
+        type="button"
+        className={button}
+        onClick={() => void deleteConversation()}
+        disabled={sending || !conversationId}
+        aria-label="Delete this conversation"
+        title="Delete this conversation"
+      >
         <svg viewBox="0 0 24 24" className="h-3.5 w-3.5" fill="none" stroke="currentColor" strokeWidth="2" aria-hidden>
           <path d="M4 7h16M10 11v6M14 11v6M6 7l1 13h10l1-13M9 7V4h6v3" />
         </svg>
@@ -112,7 +148,11 @@ export function ChatPanel() {
   }, [messages.length, last?.content]);
 
   return (
-    <section className="flex h-[500px] min-h-0 flex-col rounded-lg bg-gray-900 p-3" aria-labelledby="chat-heading" data-tour="chat">
+    <section
+      className="flex h-[500px] min-h-0 flex-col rounded-lg bg-gray-900 p-3"
+      aria-labelledby="chat-heading"
+      data-tour="chat"
+    >
       <div className="flex flex-wrap items-center justify-between gap-2">
         <h2 id="chat-heading" className="whitespace-nowrap text-lg font-semibold text-white">
           AI Assistant
@@ -120,7 +160,11 @@ export function ChatPanel() {
         {loading ? null : <ConversationControls />}
       </div>
       {error ? (
-        <div role="alert" className="mt-2 rounded border border-red-700 bg-red-900/60 px-3 py-2 text-sm text-red-100" data-testid="chat-error">
+        <div
+          role="alert"
+          className="mt-2 rounded border border-red-700 bg-red-900/60 px-3 py-2 text-sm text-red-100"
+          data-testid="chat-error"
+        >
           {error}
         </div>
       ) : null}

@@ -36,9 +36,17 @@ function Tile({ signal, horizon }: { signal: WatosCardSignal; horizon: number })
       <div className="flex items-center justify-between gap-1">
         <span className="truncate text-xs font-semibold text-white">{signal.name}</span>
         {/* An inactive signal has no strength to speak of: its tile keeps the colour, without a badge. */}
-        {signal.active ? <span className={`shrink-0 rounded px-1.5 text-[10px] font-bold uppercase ${style.badge}`}>{signal.strength}</span> : null}
+        {signal.active ? (
+          <span className={`shrink-0 rounded px-1.5 text-[10px] font-bold uppercase ${style.badge}`}>
+            {signal.strength}
+          </span>
+        ) : null}
       </div>
-      <p className={`text-[11px] font-semibold capitalize ${signal.direction === 'bullish' ? 'text-green-300' : signal.direction === 'bearish' ? 'text-red-300' : 'text-gray-400'}`}>{direction}</p>
+      <p
+        className={`text-[11px] font-semibold capitalize ${signal.direction === 'bullish' ? 'text-green-300' : signal.direction === 'bearish' ? 'text-red-300' : 'text-gray-400'}`}
+      >
+        {direction}
+      </p>
       <p className="mt-0.5 text-[11px] leading-snug text-gray-300">{signal.description}</p>
       <p className="mt-1 text-[11px] font-medium text-gray-100">{oddsLine(signal, horizon)}</p>
     </li>
@@ -51,7 +59,9 @@ function Body({ card }: { card: WatosCard }) {
     <>
       <p className="mt-1 text-[11px] text-gray-400">
         {card.productId} · {card.timeframe} bars · last close ${formatPrice(card.lastClose)}
-        {card.baseRate.probability !== null ? ` · base rate ${percent(card.baseRate.probability)} higher after ${card.horizonBars} bars (n=${card.baseRate.samples.toLocaleString('en-US')})` : ''}
+        {card.baseRate.probability !== null
+          ? ` · base rate ${percent(card.baseRate.probability)} higher after ${card.horizonBars} bars (n=${card.baseRate.samples.toLocaleString('en-US')})`
+          : ''}
       </p>
       <ul className="mt-2 grid grid-cols-2 gap-2">
         {card.signals.map((signal) => (
@@ -65,13 +75,21 @@ function Body({ card }: { card: WatosCard }) {
 export function WatosGrid({ symbol }: { symbol: string }) {
   const card = useQuery({ queryKey: ['watos', symbol], queryFn: () => fetchWatosCard(symbol), staleTime: 60_000 });
   return (
-    <section className="mt-2 rounded-lg border border-gray-700 bg-gray-900/80 p-3" data-testid="watos-grid" aria-label={`WATOS Grid: ${symbol}`}>
+    <section
+      className="mt-2 rounded-lg border border-gray-700 bg-gray-900/80 p-3"
+      data-testid="watos-grid"
+      aria-label={`WATOS Grid: ${symbol}`}
+    >
       <div className="flex items-start justify-between gap-2">
         <div>
           <h3 className="text-sm font-bold text-white">WATOS Grid: {symbol}</h3>
           <p className="text-xs text-indigo-300">What Are The Odds?</p>
         </div>
-        {card.data?.available && card.data.source === 'demo' ? <span className="rounded bg-amber-500/20 px-1.5 py-0.5 text-[10px] font-semibold text-amber-300">Demo data</span> : null}
+        {card.data?.available && card.data.source === 'demo' ? (
+          <span className="rounded bg-amber-500/20 px-1.5 py-0.5 text-[10px] font-semibold text-amber-300">
+            Demo data
+          </span>
+        ) : null}
       </div>
       {card.isPending ? (
         <p className="mt-2 text-xs text-gray-400">Loading signals...</p>
@@ -80,7 +98,9 @@ export function WatosGrid({ symbol }: { symbol: string }) {
       ) : (
         <Body card={card.data} />
       )}
-      <p className="mt-2 text-[11px] text-gray-500">Last updated: {card.dataUpdatedAt ? new Date(card.dataUpdatedAt).toLocaleTimeString() : '…'}</p>
+      <p className="mt-2 text-[11px] text-gray-500">
+        Last updated: {card.dataUpdatedAt ? new Date(card.dataUpdatedAt).toLocaleTimeString() : '…'}
+      </p>
     </section>
   );
 }

@@ -12,7 +12,14 @@ import { fillPrompt, stripQuotes } from '../prompts/promptText.ts';
 import { AssistantProvider } from './AssistantProvider.tsx';
 import { ChatInputBar } from './ChatInputBar.tsx';
 import { ChatPanel } from './ChatPanel.tsx';
-import { gridSymbolOf, historyForRequest, nextMessageId, toolActivity, welcomeMessage, withAttachmentName } from './chatRules.ts';
+import {
+  gridSymbolOf,
+  historyForRequest,
+  nextMessageId,
+  toolActivity,
+  welcomeMessage,
+  withAttachmentName,
+} from './chatRules.ts';
 import { readUiMessageStream } from './uiStream.ts';
 
 beforeAll(() => {
@@ -61,7 +68,9 @@ describe('chat rules', () => {
   it('shows prompts without surrounding quotes and fills the selections', () => {
     expect(stripQuotes('"Summarize {symbol}"')).toBe('Summarize {symbol}');
     expect(stripQuotes('“Quoted”')).toBe('Quoted');
-    expect(fillPrompt('"Trend of {symbol} on the {timeframe} chart"', { symbol: 'ETH-USD', timeframe: '4h' })).toBe('Trend of ETH-USD on the 4h chart');
+    expect(fillPrompt('"Trend of {symbol} on the {timeframe} chart"', { symbol: 'ETH-USD', timeframe: '4h' })).toBe(
+      'Trend of ETH-USD on the 4h chart',
+    );
   });
 });
 
@@ -77,11 +86,20 @@ function streamOf(parts: string[]): ReadableStream<Uint8Array> {
 
 describe('readUiMessageStream', () => {
   it('reassembles events split across reads', async () => {
-    const body = 'data: {"type":"start"}\n\ndata: {"type":"text-delta","id":"a","delta":"Hel"}\n\ndata: {"type":"text-delta","id":"a","delta":"lo"}\r\n\r\ndata: {"type":"finish"}\n\ndata: [DONE]\n\n';
+    const body =
+      'data: {"type":"start"}\n\ndata: {"type":"text-delta","id":"a","delta":"Hel"}\n\ndata: {"type":"text-delta","id":"a","delta":"lo"}\r\n\r\ndata: {"type":"finish"}\n\ndata: [DONE]\n\n';
     const chunks = [];
-    for await (const chunk of readUiMessageStream(streamOf([body.slice(0, 7), body.slice(7, 50), body.slice(50, 51), body.slice(51)]))) chunks.push(chunk);
+    for await (const chunk of readUiMessageStream(
+      streamOf([body.slice(0, 7), body.slice(7, 50), body.slice(50, 51), body.slice(51)]),
+    ))
+      chunks.push(chunk);
     expect(chunks.map((chunk) => chunk.type)).toEqual(['other', 'text-delta', 'text-delta', 'finish']);
-    expect(chunks.filter((chunk) => chunk.type === 'text-delta').map((chunk) => chunk.delta).join('')).toBe('Hello');
+    expect(
+      chunks
+        .filter((chunk) => chunk.type === 'text-delta')
+        .map((chunk) => chunk.delta)
+        .join(''),
+    ).toBe('Hello');
   });
 });
 
@@ -96,7 +114,14 @@ const ethCard: WatosCard = {
   lastBarTime: '2026-11-22T19:00:00.000Z',
   lastClose: 3312.45,
   baseRate: { probability: 0.5, samples: 1416, interval: [0.47, 0.53] },
-  signals: ['Volume Surge', 'Price Momentum', 'MA Crossover', 'RSI Divergence', 'Support Test', 'Volatility Expansion'].map((name, index) => ({
+  signals: [
+    'Volume Surge',
+    'Price Momentum',
+    'MA Crossover',
+    'RSI Divergence',
+    'Support Test',
+    'Volatility Expansion',
+  ].map((name, index) => ({
     id: `watos${index + 1}`,
     name,
     active: index === 4,
@@ -113,7 +138,10 @@ function sseResponse(events: object[], headers: Record<string, string> = {}): Re
 }
 
 function renderChat(initialMessages: ChatMessage[], fetchMock: (url: string, init?: RequestInit) => Promise<Response>) {
-  vi.stubGlobal('fetch', vi.fn((url: string, init?: RequestInit) => fetchMock(String(url), init)));
+  vi.stubGlobal(
+    'fetch',
+    vi.fn((url: string, init?: RequestInit) => fetchMock(String(url), init)),
+  );
   const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
   const wrapper = ({ children }: { children: ReactNode }) => (
     <QueryClientProvider client={client}>
@@ -129,11 +157,13 @@ function renderChat(initialMessages: ChatMessage[], fetchMock: (url: string, ini
   );
 }
 
-const json = (body: unknown, status = 200) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+const json = (body: unknown, status = 200) =>
+  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
 
 describe('ChatPanel', () => {
   it('renders answers as Markdown without raw HTML, and a WATOS grid when they mention it', async () => {
-    const hostile = 'Hello <script>window.hacked = 1</script><img src="x" onerror="window.hacked = 2"> **bold** [click](javascript:alert(1))';
+    const hostile =
+      'Hello <script>window.hacked = 1</script><img src="x" onerror="window.hacked = 2"> **bold** [click](javascript:alert(1))';
     const { container } = renderChat(
       [
         { id: '1', role: 'assistant', content: hostile },
@@ -180,7 +210,9 @@ describe('ChatPanel', () => {
       if (url.startsWith('/api/watos/')) return json(ethCard);
       return json({ conversations: [] });
     });
-    const input = screen.getByPlaceholderText("Ask about a symbol, request probability forecasts, or summarize today's alerts...");
+    const input = screen.getByPlaceholderText(
+      "Ask about a symbol, request probability forecasts, or summarize today's alerts...",
+    );
     fireEvent.change(input, { target: { value: '   ' } });
     fireEvent.click(screen.getByRole('button', { name: 'Send message' }));
     expect(sent).toHaveLength(0);
@@ -194,9 +226,13 @@ describe('ChatPanel', () => {
     });
     await screen.findByText('File analysis: max pain 100');
     expect(sent).toHaveLength(1);
-    expect(JSON.parse(sent[0].get('messages') as string)).toEqual([{ role: 'user', content: 'What is the max pain? [chain.csv]' }]);
+    expect(JSON.parse(sent[0].get('messages') as string)).toEqual([
+      { role: 'user', content: 'What is the max pain? [chain.csv]' },
+    ]);
     expect((sent[0].get('file') as File).name).toBe('chain.csv');
-    expect(screen.getAllByTestId('user-message').map((item) => item.textContent)).toEqual(['What is the max pain? [chain.csv]']);
+    expect(screen.getAllByTestId('user-message').map((item) => item.textContent)).toEqual([
+      'What is the max pain? [chain.csv]',
+    ]);
     await waitFor(() => expect((input as HTMLTextAreaElement).value).toBe(''));
     expect(screen.queryByTestId('attachment-chip')).toBeNull();
   });
@@ -204,17 +240,29 @@ describe('ChatPanel', () => {
   it('on failure logs, shows the error, marks the message and keeps input and attachment', async () => {
     const logged = vi.spyOn(console, 'error').mockImplementation(() => undefined);
     renderChat([welcomeMessage()], async (url) => {
-      if (url === '/api/chat') return sseResponse([{ type: 'start' }, { type: 'error', errorText: 'The AI service at llm.example could not be reached. Please try again later; your message is kept.' }]);
+      if (url === '/api/chat')
+        return sseResponse([
+          { type: 'start' },
+          {
+            type: 'error',
+            errorText:
+              'The AI service at llm.example could not be reached. Please try again later; your message is kept.',
+          },
+        ]);
       return json(ethCard);
     });
-    const input = screen.getByPlaceholderText("Ask about a symbol, request probability forecasts, or summarize today's alerts...");
+    const input = screen.getByPlaceholderText(
+      "Ask about a symbol, request probability forecasts, or summarize today's alerts...",
+    );
     fireEvent.change(screen.getByTestId('chat-file-input'), { target: { files: [new File(['a'], 'chain.csv')] } });
     fireEvent.change(input, { target: { value: 'What are the odds for ETH?' } });
     await act(async () => {
       fireEvent.click(screen.getByRole('button', { name: 'Send message' }));
     });
     const banner = await screen.findByTestId('chat-error');
-    expect(banner.textContent).toContain('Your message was not sent: The AI service at llm.example could not be reached');
+    expect(banner.textContent).toContain(
+      'Your message was not sent: The AI service at llm.example could not be reached',
+    );
     expect(logged).toHaveBeenCalledWith('Error sending chat message', expect.any(Error));
     expect((input as HTMLTextAreaElement).value).toBe('What are the odds for ETH?');
     expect(screen.getByTestId('attachment-chip').textContent).toContain('chain.csv');

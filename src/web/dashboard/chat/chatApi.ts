@@ -19,7 +19,8 @@ export async function fetchConversations(): Promise<ConversationSummary[]> {
 }
 
 export async function fetchConversation(id: string): Promise<ConversationDetail> {
-  return (await requestJson<{ conversation: ConversationDetail }>(`/api/conversations/${encodeURIComponent(id)}`)).conversation;
+  return (await requestJson<{ conversation: ConversationDetail }>(`/api/conversations/${encodeURIComponent(id)}`))
+    .conversation;
 }
 
 export async function removeConversation(id: string): Promise<void> {
@@ -46,12 +47,22 @@ export interface ChatStream {
 }
 
 /** Sends the message list (and file) and returns the answer's chunks as they stream in. */
-export async function sendChat(input: { messages: Array<Pick<ChatMessage, 'role' | 'content'>>; conversationId: string | null; file: File | null; signal: AbortSignal }): Promise<ChatStream> {
+export async function sendChat(input: {
+  messages: Array<Pick<ChatMessage, 'role' | 'content'>>;
+  conversationId: string | null;
+  file: File | null;
+  signal: AbortSignal;
+}): Promise<ChatStream> {
   const form = new FormData();
   form.append('messages', JSON.stringify(input.messages));
   if (input.conversationId) form.append('conversation_id', input.conversationId);
   if (input.file) form.append('file', input.file, input.file.name);
-  const response = await fetch('/api/chat', { method: 'POST', body: form, credentials: 'same-origin', signal: input.signal });
+  const response = await fetch('/api/chat', {
+    method: 'POST',
+    body: form,
+    credentials: 'same-origin',
+    signal: input.signal,
+  });
   if (!response.ok || !response.body) throw new ChatSendError(await errorText(response));
   return { conversationId: response.headers.get(CONVERSATION_HEADER), chunks: readUiMessageStream(response.body) };
 }
@@ -63,7 +74,11 @@ export class PromptApiError extends Error {
 }
 
 /** SPEC.md: POST {api}/external-api/prompt with the prompt text and the optional file. */
-export async function sendPrompt(input: { prompt: string; conversationId: string | null; file: File | null }): Promise<PromptResponse> {
+export async function sendPrompt(input: {
+  prompt: string;
+  conversationId: string | null;
+  file: File | null;
+}): Promise<PromptResponse> {
   const form = new FormData();
   form.append('prompt', input.prompt);
   if (input.conversationId) form.append('conversation_id', input.conversationId);

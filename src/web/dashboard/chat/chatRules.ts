@@ -2,7 +2,12 @@
 // the file name appended in brackets, which ticker a WATOS grid shows, and what history goes
 // with a request.
 import { extractTicker } from '../../../shared/chatSignals.ts';
-import { CHAT_MAX_HISTORY, CHAT_WELCOME_CONTENT, PROMPT_MAX_CHARS, type ChatMessage } from '../../../shared/schemas/chat.ts';
+import {
+  CHAT_MAX_HISTORY,
+  CHAT_WELCOME_CONTENT,
+  PROMPT_MAX_CHARS,
+  type ChatMessage,
+} from '../../../shared/schemas/chat.ts';
 
 export interface DisplayMessage extends ChatMessage {
   /** The assistant message still arriving. */
@@ -31,7 +36,11 @@ export function toolActivity(toolName: string): string {
 
 export const WELCOME_ID = 'welcome';
 
-export const welcomeMessage = (): DisplayMessage => ({ id: WELCOME_ID, role: 'assistant', content: CHAT_WELCOME_CONTENT });
+export const welcomeMessage = (): DisplayMessage => ({
+  id: WELCOME_ID,
+  role: 'assistant',
+  content: CHAT_WELCOME_CONTENT,
+});
 
 let lastId = 0;
 
@@ -58,12 +67,20 @@ export function gridSymbolOf(content: string): string {
 
 /** The conversation as the request sends it: no welcome, no failed or unfinished messages, bounded. */
 export function historyForRequest(messages: DisplayMessage[]): Array<Pick<ChatMessage, 'role' | 'content'>> {
-  return messages
-    .filter((message) => message.id !== WELCOME_ID && !message.failed && !message.streaming && message.content.trim() !== '')
-    .slice(-CHAT_MAX_HISTORY)
-    // A long earlier answer is shortened to the request's limit; the trader's own text never is.
-    .map((message) => ({
-      role: message.role,
-      content: message.role === 'assistant' && message.content.length > PROMPT_MAX_CHARS ? `${message.content.slice(0, PROMPT_MAX_CHARS - 1)}…` : message.content,
-    }));
+  return (
+    messages
+      .filter(
+        (message) =>
+          message.id !== WELCOME_ID && !message.failed && !message.streaming && message.content.trim() !== '',
+      )
+      .slice(-CHAT_MAX_HISTORY)
+      // A long earlier answer is shortened to the request's limit; the trader's own text never is.
+      .map((message) => ({
+        role: message.role,
+        content:
+          message.role === 'assistant' && message.content.length > PROMPT_MAX_CHARS
+            ? `${message.content.slice(0, PROMPT_MAX_CHARS - 1)}…`
+            : message.content,
+      }))
+  );
 }

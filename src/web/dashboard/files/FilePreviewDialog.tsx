@@ -6,7 +6,12 @@ import type { FileEntry } from '../../../shared/schemas/files.ts';
 import { fetchPreview } from './filesApi.ts';
 
 export function FilePreviewDialog({ file, onClose }: { file: FileEntry; onClose: () => void }) {
-  const preview = useQuery({ queryKey: ['file-preview', file.id], queryFn: () => fetchPreview(file.id), retry: false, staleTime: 60_000 });
+  const preview = useQuery({
+    queryKey: ['file-preview', file.id],
+    queryFn: () => fetchPreview(file.id),
+    retry: false,
+    staleTime: 60_000,
+  });
   const [tab, setTab] = useState(0);
   const closeButton = useRef<HTMLButtonElement>(null);
 
@@ -35,7 +40,13 @@ export function FilePreviewDialog({ file, onClose }: { file: FileEntry; onClose:
           <h3 className="min-w-0 flex-1 truncate text-base font-semibold text-white" title={file.original_filename}>
             {file.original_filename}
           </h3>
-          <button ref={closeButton} type="button" aria-label="Close preview" className="rounded px-2 text-xl leading-none text-gray-400 hover:text-white" onClick={onClose}>
+          <button
+            ref={closeButton}
+            type="button"
+            aria-label="Close preview"
+            className="rounded px-2 text-xl leading-none text-gray-400 hover:text-white"
+            onClick={onClose}
+          >
             ×
           </button>
         </div>
@@ -88,7 +99,9 @@ export function FilePreviewDialog({ file, onClose }: { file: FileEntry; onClose:
               </table>
             </div>
             <p className="mt-2 text-xs text-gray-500">
-              {table.truncated ? `First ${table.rows.length} of ${table.totalRows} rows` : `${table.totalRows} ${table.totalRows === 1 ? 'row' : 'rows'}`}
+              {table.truncated
+                ? `First ${table.rows.length} of ${table.totalRows} rows`
+                : `${table.totalRows} ${table.totalRows === 1 ? 'row' : 'rows'}`}
             </p>
           </>
         )}

@@ -18,7 +18,16 @@ const iconButton = 'rounded p-1 text-gray-400 hover:bg-gray-800 hover:text-white
 
 function Icon({ children }: { children: ReactNode }) {
   return (
-    <svg aria-hidden viewBox="0 0 24 24" className="h-4 w-4" fill="none" stroke="currentColor" strokeWidth="2" strokeLinecap="round" strokeLinejoin="round">
+    <svg
+      aria-hidden
+      viewBox="0 0 24 24"
+      className="h-4 w-4"
+      fill="none"
+      stroke="currentColor"
+      strokeWidth="2"
+      strokeLinecap="round"
+      strokeLinejoin="round"
+    >
       {children}
     </svg>
   );
@@ -46,13 +55,25 @@ function FileRow({ file, actions }: { file: FileEntry; actions: FileActions }) {
         </div>
         {!confirming && (
           <div className="flex shrink-0 items-center">
-            <button type="button" className={iconButton} aria-label={`Preview ${file.original_filename}`} title="Preview" onClick={() => actions.onPreview(file)}>
+            <button
+              type="button"
+              className={iconButton}
+              aria-label={`Preview ${file.original_filename}`}
+              title="Preview"
+              onClick={() => actions.onPreview(file)}
+            >
               <Icon>
                 <path d="M2 12s3.5-7 10-7 10 7 10 7-3.5 7-10 7S2 12 2 12z" />
                 <circle cx="12" cy="12" r="3" />
               </Icon>
             </button>
-            <a className={iconButton} href={file.url} download={file.original_filename} aria-label={`Download ${file.original_filename}`} title="Download">
+            <a
+              className={iconButton}
+              href={file.url}
+              download={file.original_filename}
+              aria-label={`Download ${file.original_filename}`}
+              title="Download"
+            >
               <Icon>
                 <path d="M12 3v12m0 0-4-4m4 4 4-4M4 19h16" />
               </Icon>
@@ -100,7 +121,11 @@ function FileRow({ file, actions }: { file: FileEntry; actions: FileActions }) {
           >
             Delete
           </button>
-          <button type="button" className="rounded border border-gray-600 px-2 py-0.5 text-gray-300 hover:text-white" onClick={() => setConfirming(false)}>
+          <button
+            type="button"
+            className="rounded border border-gray-600 px-2 py-0.5 text-gray-300 hover:text-white"
+            onClick={() => setConfirming(false)}
+          >
             Cancel
           </button>
         </div>
@@ -110,7 +135,17 @@ function FileRow({ file, actions }: { file: FileEntry; actions: FileActions }) {
 }
 
 /** The list, or SPEC.md's loading, failure or empty text in its place. */
-export function FileRows({ files, state, emptyText, actions }: { files: FileEntry[]; state: 'loading' | 'failed' | 'ready'; emptyText: string; actions: FileActions }) {
+export function FileRows({
+  files,
+  state,
+  emptyText,
+  actions,
+}: {
+  files: FileEntry[];
+  state: 'loading' | 'failed' | 'ready';
+  emptyText: string;
+  actions: FileActions;
+}) {
   if (state === 'loading') return <p className="text-sm text-gray-400">{FILE_TEXTS.loadingFiles}</p>;
   if (state === 'failed') return <p className="text-sm text-red-400">{FILE_TEXTS.fetchFailed}</p>;
   if (files.length === 0) return <p className="text-sm text-gray-500">{emptyText}</p>;

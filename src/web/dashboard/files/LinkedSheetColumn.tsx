@@ -6,7 +6,15 @@ import { useState } from 'react';
 import { FILE_TEXTS, parseGoogleSheetUrl, SHEET_URL_RULE } from '../../../shared/schemas/files.ts';
 import { fetchLinkedSheet, fetchSheetNames, LINKED_SHEET_QUERY_KEY, unlinkSheet } from './filesApi.ts';
 
-export function LinkedSheetColumn({ columnClass, headerClass, listClass }: { columnClass: string; headerClass: string; listClass: string }) {
+export function LinkedSheetColumn({
+  columnClass,
+  headerClass,
+  listClass,
+}: {
+  columnClass: string;
+  headerClass: string;
+  listClass: string;
+}) {
   const queryClient = useQueryClient();
   const linked = useQuery({ queryKey: LINKED_SHEET_QUERY_KEY, queryFn: fetchLinkedSheet });
   const savedUrl = linked.data?.sheet_url ?? null;
@@ -52,7 +60,11 @@ export function LinkedSheetColumn({ columnClass, headerClass, listClass }: { col
 
   let body;
   if (activeUrl === '' || (linked.isPending && requested === null)) {
-    body = linked.isPending ? <p className="text-sm text-gray-400">{FILE_TEXTS.loadingSheetFiles}</p> : <p className="text-sm text-gray-500">{FILE_TEXTS.noSheetFiles}</p>;
+    body = linked.isPending ? (
+      <p className="text-sm text-gray-400">{FILE_TEXTS.loadingSheetFiles}</p>
+    ) : (
+      <p className="text-sm text-gray-500">{FILE_TEXTS.noSheetFiles}</p>
+    );
   } else if (sheets.isFetching && !sheets.data) {
     body = <p className="text-sm text-gray-400">{FILE_TEXTS.loadingSheetFiles}</p>;
   } else if (sheets.isError) {
@@ -67,8 +79,19 @@ export function LinkedSheetColumn({ columnClass, headerClass, listClass }: { col
     body = (
       <ul className="space-y-1.5" aria-label="Sheets of the linked spreadsheet">
         {sheets.data.map((name, index) => (
-          <li key={`${name}-${index}`} className="flex items-center gap-2 rounded border border-gray-800 bg-gray-800/40 px-2 py-1.5 text-sm text-white" data-testid="sheet-name">
-            <svg aria-hidden viewBox="0 0 24 24" className="h-4 w-4 shrink-0 text-green-400" fill="none" stroke="currentColor" strokeWidth="2">
+          <li
+            key={`${name}-${index}`}
+            className="flex items-center gap-2 rounded border border-gray-800 bg-gray-800/40 px-2 py-1.5 text-sm text-white"
+            data-testid="sheet-name"
+          >
+            <svg
+              aria-hidden
+              viewBox="0 0 24 24"
+              className="h-4 w-4 shrink-0 text-green-400"
+              fill="none"
+              stroke="currentColor"
+              strokeWidth="2"
+            >
               <rect x="4" y="3" width="16" height="18" rx="2" />
               <path d="M4 9h16M4 15h16M10 3v18" />
             </svg>
@@ -86,7 +109,12 @@ export function LinkedSheetColumn({ columnClass, headerClass, listClass }: { col
       <div className={headerClass}>
         <h3 className="text-sm font-semibold text-gray-200">{FILE_TEXTS.sheetFiles}</h3>
         {activeUrl !== '' && (
-          <a href={activeUrl} target="_blank" rel="noopener noreferrer" className="text-xs text-indigo-300 hover:text-indigo-200">
+          <a
+            href={activeUrl}
+            target="_blank"
+            rel="noopener noreferrer"
+            className="text-xs text-indigo-300 hover:text-indigo-200"
+          >
             Open sheet
           </a>
         )}
@@ -111,7 +139,10 @@ export function LinkedSheetColumn({ columnClass, headerClass, listClass }: { col
           }}
           className="min-w-0 flex-1 rounded border border-gray-700 bg-gray-800 px-2 py-1 text-xs text-white placeholder:text-gray-500"
         />
-        <button type="submit" className="rounded bg-indigo-600 px-2 py-1 text-xs font-semibold text-white hover:bg-indigo-500">
+        <button
+          type="submit"
+          className="rounded bg-indigo-600 px-2 py-1 text-xs font-semibold text-white hover:bg-indigo-500"
+        >
           Load
         </button>
         {activeUrl !== '' && (

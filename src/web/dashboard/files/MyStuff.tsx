@@ -71,7 +71,10 @@ export function MyStuff() {
       setUploadStatus({ tone: 'success', text: FILE_TEXTS.uploadSuccessful });
       await queryClient.invalidateQueries({ queryKey: FILES_QUERY_KEY });
     } catch (error) {
-      setUploadStatus({ tone: 'error', text: error instanceof Error && error.message ? error.message : FILE_TEXTS.uploadFailed });
+      setUploadStatus({
+        tone: 'error',
+        text: error instanceof Error && error.message ? error.message : FILE_TEXTS.uploadFailed,
+      });
     } finally {
       setProgress(null);
     }
@@ -106,7 +109,11 @@ export function MyStuff() {
   const uploading = progress !== null;
 
   return (
-    <section className="flex flex-col rounded-lg bg-gray-900 p-3 md:h-[400px]" aria-labelledby="my-stuff-heading" data-tour="files">
+    <section
+      className="flex flex-col rounded-lg bg-gray-900 p-3 md:h-[400px]"
+      aria-labelledby="my-stuff-heading"
+      data-tour="files"
+    >
       <div className="flex items-baseline justify-between gap-2">
         <h2 id="my-stuff-heading" className="text-lg font-semibold text-white">
           My Stuff
@@ -123,7 +130,15 @@ export function MyStuff() {
               onClick={() => input.current?.click()}
               className="flex items-center gap-1 rounded bg-indigo-600 px-2 py-1 text-xs font-semibold text-white hover:bg-indigo-500 disabled:opacity-60"
             >
-              <svg aria-hidden viewBox="0 0 24 24" className="h-3.5 w-3.5" fill="none" stroke="currentColor" strokeWidth="2.5" strokeLinecap="round">
+              <svg
+                aria-hidden
+                viewBox="0 0 24 24"
+                className="h-3.5 w-3.5"
+                fill="none"
+                stroke="currentColor"
+                strokeWidth="2.5"
+                strokeLinecap="round"
+              >
                 <path d="M12 16V4m0 0-4 4m4-4 4 4M4 20h16" />
               </svg>
               {uploading ? 'Uploading...' : 'Upload'}
@@ -143,9 +158,19 @@ export function MyStuff() {
             />
           </div>
           {uploading && (
-            <div className="mt-2" role="progressbar" aria-label="Upload progress" aria-valuemin={0} aria-valuemax={100} aria-valuenow={Math.round(progress * 100)}>
+            <div
+              className="mt-2"
+              role="progressbar"
+              aria-label="Upload progress"
+              aria-valuemin={0}
+              aria-valuemax={100}
+              aria-valuenow={Math.round(progress * 100)}
+            >
               <div className="h-1.5 overflow-hidden rounded bg-gray-800">
-                <div className="h-full bg-indigo-500 transition-[width]" style={{ width: `${Math.round(progress * 100)}%` }} />
+                <div
+                  className="h-full bg-indigo-500 transition-[width]"
+                  style={{ width: `${Math.round(progress * 100)}%` }}
+                />
               </div>
               <p className="mt-0.5 text-[11px] text-gray-400">{Math.round(progress * 100)}%</p>
             </div>

@@ -31,7 +31,11 @@ export function fetchPreview(id: string): Promise<FilePreview> {
  * POST /upload as SPEC.md's multipart form (user_id, user_email, file). `onProgress` gets the
  * share of bytes sent, 0 to 1. Rejects with the server's error text, or 'Upload failed.'.
  */
-export function uploadFile(file: File, user: { id: string; email: string }, onProgress: (share: number) => void): Promise<UploadResult> {
+export function uploadFile(
+  file: File,
+  user: { id: string; email: string },
+  onProgress: (share: number) => void,
+): Promise<UploadResult> {
   return new Promise((resolve, reject) => {
     const form = new FormData();
     // The fields first, so the server checks them before reading the file.
@@ -79,7 +83,10 @@ export function unlinkSheet(): Promise<LinkedSheet> {
 /** Sheet names of a Google spreadsheet; the server also saves it as the linked sheet. */
 export async function fetchSheetNames(sheetUrl: string): Promise<string[]> {
   try {
-    const metadata = await requestJson<SheetMetadata>('/sheets/metadata', { method: 'POST', body: JSON.stringify({ sheet_url: sheetUrl }) });
+    const metadata = await requestJson<SheetMetadata>('/sheets/metadata', {
+      method: 'POST',
+      body: JSON.stringify({ sheet_url: sheetUrl }),
+    });
     return metadata.sheet_names;
   } catch (error) {
     if (error instanceof ApiError && !error.message.startsWith('API error:')) throw error;

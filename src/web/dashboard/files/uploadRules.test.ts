@@ -11,7 +11,13 @@ describe('uploadRefusal', () => {
   it("accepts SPEC.md's three MIME types only, parameters and case aside", () => {
     expect(uploadRefusal(csv, true, undefined)).toBeNull();
     expect(uploadRefusal({ type: 'application/vnd.ms-excel', size: 1 }, true, undefined)).toBeNull();
-    expect(uploadRefusal({ type: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', size: 1 }, true, undefined)).toBeNull();
+    expect(
+      uploadRefusal(
+        { type: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', size: 1 },
+        true,
+        undefined,
+      ),
+    ).toBeNull();
     expect(uploadRefusal({ type: 'Text/CSV; charset=utf-8', size: 1 }, true, undefined)).toBeNull();
     for (const type of ['text/plain', '', 'application/octet-stream', 'application/pdf', 'text/csv-schema']) {
       expect(uploadRefusal({ type, size: 1 }, true, undefined)).toBe('Please select a CSV or Excel file.');
@@ -20,6 +26,8 @@ describe('uploadRefusal', () => {
 
   it("refuses a file over the server's limit before sending it", () => {
     expect(uploadRefusal({ type: 'text/csv', size: 25 * 1024 * 1024 }, true, 25 * 1024 * 1024)).toBeNull();
-    expect(uploadRefusal({ type: 'text/csv', size: 25 * 1024 * 1024 + 1 }, true, 25 * 1024 * 1024)).toBe('The file is larger than the 25 MB upload limit.');
+    expect(uploadRefusal({ type: 'text/csv', size: 25 * 1024 * 1024 + 1 }, true, 25 * 1024 * 1024)).toBe(
+      'The file is larger than the 25 MB upload limit.',
+    );
   });
 });

@@ -4,9 +4,14 @@ import { formatFileSize } from '../../../shared/format.ts';
 import { FILE_TEXTS, isAcceptedUploadMimeType } from '../../../shared/schemas/files.ts';
 
 /** The message that stops this upload, or null when it may be sent. */
-export function uploadRefusal(file: { type: string; size: number }, signedIn: boolean, maxBytes: number | undefined): string | null {
+export function uploadRefusal(
+  file: { type: string; size: number },
+  signedIn: boolean,
+  maxBytes: number | undefined,
+): string | null {
   if (!signedIn) return FILE_TEXTS.notSignedIn;
   if (!isAcceptedUploadMimeType(file.type)) return FILE_TEXTS.wrongType;
-  if (maxBytes !== undefined && file.size > maxBytes) return `The file is larger than the ${formatFileSize(maxBytes)} upload limit.`;
+  if (maxBytes !== undefined && file.size > maxBytes)
+    return `The file is larger than the ${formatFileSize(maxBytes)} upload limit.`;
   return null;
 }

@@ -2,7 +2,14 @@
 // alerts that fired on it marked on their bars: green up-arrows bullish, red down-arrows
 // bearish, yellow circles caution.
 import { useQuery } from '@tanstack/react-query';
-import { CandlestickSeries, ColorType, createChart, createSeriesMarkers, type SeriesMarker, type UTCTimestamp } from 'lightweight-charts';
+import {
+  CandlestickSeries,
+  ColorType,
+  createChart,
+  createSeriesMarkers,
+  type SeriesMarker,
+  type UTCTimestamp,
+} from 'lightweight-charts';
 import { useEffect, useRef, useState } from 'react';
 import { alertDisplayType, parseAlertTimestamp, type AlertRecord } from '../../../shared/alertDisplay.ts';
 import { requestJson } from '../../api/http.ts';
@@ -26,7 +33,10 @@ export function CandleChart({ productId, onClose }: { productId: string; onClose
   const container = useRef<HTMLDivElement>(null);
   const data = useQuery({
     queryKey: ['candles', productId, granularity],
-    queryFn: () => requestJson<CandleResponse>(`/api/market/candles?symbol=${encodeURIComponent(productId)}&granularity=${granularity}&limit=300`),
+    queryFn: () =>
+      requestJson<CandleResponse>(
+        `/api/market/candles?symbol=${encodeURIComponent(productId)}&granularity=${granularity}&limit=300`,
+      ),
   });
 
   useEffect(() => {
@@ -37,8 +47,17 @@ export function CandleChart({ productId, onClose }: { productId: string; onClose
       grid: { vertLines: { color: '#1f2937' }, horzLines: { color: '#1f2937' } },
       timeScale: { timeVisible: true, secondsVisible: false },
     });
-    const series = chart.addSeries(CandlestickSeries, { upColor: '#22c55e', downColor: '#ef4444', wickUpColor: '#22c55e', wickDownColor: '#ef4444', borderVisible: false });
-    const bars = data.data.candles.map((candle) => ({ ...candle, time: (Date.parse(candle.time) / 1000) as UTCTimestamp }));
+    const series = chart.addSeries(CandlestickSeries, {
+      upColor: '#22c55e',
+      downColor: '#ef4444',
+      wickUpColor: '#22c55e',
+      wickDownColor: '#ef4444',
+      borderVisible: false,
+    });
+    const bars = data.data.candles.map((candle) => ({
+      ...candle,
+      time: (Date.parse(candle.time) / 1000) as UTCTimestamp,
+    }));
     series.setData(bars);
     const size = data.data.granularity;
     // One marker per bar and kind keeps a busy hour readable; the log has every alert.
@@ -50,16 +69,25 @@ export function CandleChart({ productId, onClose }: { productId: string; onClose
       const kind = alertDisplayType(alert.alert_type, alert.message);
       byBar.set(`${time}-${kind}`, { time, ...MARKER_STYLE[kind], size: 1 });
     }
-    createSeriesMarkers(series, [...byBar.values()].sort((a, b) => a.time - b.time));
+    createSeriesMarkers(
+      series,
+      [...byBar.values()].sort((a, b) => a.time - b.time),
+    );
     chart.timeScale().fitContent();
     return () => chart.remove();
   }, [data.data]);
 
   return (
-    <div role="dialog" aria-label={`${productId} chart`} className="absolute inset-0 z-20 flex flex-col rounded-lg bg-gray-900 p-4">
+    <div
+      role="dialog"
+      aria-label={`${productId} chart`}
+      className="absolute inset-0 z-20 flex flex-col rounded-lg bg-gray-900 p-4"
+    >
       <div className="flex flex-wrap items-center gap-3">
         <h3 className="text-lg font-bold text-white">{productId}</h3>
-        {data.data?.source === 'demo' && <span className="rounded bg-amber-500 px-2 py-0.5 text-xs font-bold text-gray-900">Demo data</span>}
+        {data.data?.source === 'demo' && (
+          <span className="rounded bg-amber-500 px-2 py-0.5 text-xs font-bold text-gray-900">Demo data</span>
+        )}
         <div className="flex gap-1" role="group" aria-label="Bar size">
           {([3600, 60] as const).map((option) => (
             <button
@@ -74,13 +102,21 @@ export function CandleChart({ productId, onClose }: { productId: string; onClose
           ))}
         </div>
         <span className="text-xs text-gray-400">{data.data ? `${data.data.alerts.length} alerts marked` : ''}</span>
-        <button type="button" onClick={onClose} className="ml-auto rounded border border-gray-600 px-3 py-1 text-sm text-gray-200 hover:bg-gray-800">
+        <button
+          type="button"
+          onClick={onClose}
+          className="ml-auto rounded border border-gray-600 px-3 py-1 text-sm text-gray-200 hover:bg-gray-800"
+        >
           Close chart
         </button>
       </div>
       {data.isPending && <p className="mt-4 text-gray-400">Loading...</p>}
       {data.isError && <p className="mt-4 text-red-300">The chart could not be loaded: {data.error.message}</p>}
-      {data.data && data.data.candles.length === 0 && <p className="mt-4 text-gray-400">No candles stored for {productId} yet; the alert engine is still filling the history.</p>}
+      {data.data && data.data.candles.length === 0 && (
+        <p className="mt-4 text-gray-400">
+          No candles stored for {productId} yet; the alert engine is still filling the history.
+        </p>
+      )}
       <div ref={container} className="mt-3 min-h-0 flex-1" data-testid="candle-chart" />
     </div>
   );

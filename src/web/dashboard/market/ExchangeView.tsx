@@ -21,7 +21,15 @@ function time(value: string | null | undefined): string {
   return value ? new Date(value).toLocaleTimeString() : 'N/A';
 }
 
-export function ExchangeView({ active, chartSymbol, onChartSymbol }: { active: boolean; chartSymbol?: string | null; onChartSymbol?: (productId: string | null) => void }) {
+export function ExchangeView({
+  active,
+  chartSymbol,
+  onChartSymbol,
+}: {
+  active: boolean;
+  chartSymbol?: string | null;
+  onChartSymbol?: (productId: string | null) => void;
+}) {
   const [ownChart, setOwnChart] = useState<string | null>(null);
   const openChart = chartSymbol === undefined ? ownChart : chartSymbol;
   const setChart = onChartSymbol ?? setOwnChart;
@@ -46,14 +54,21 @@ export function ExchangeView({ active, chartSymbol, onChartSymbol }: { active: b
   const isDemo = snapshot?.metadata.source === 'demo';
 
   return (
-    <section className="relative h-full overflow-y-auto rounded-lg bg-gray-900 p-4" aria-label="Exchange market data" data-testid="exchange-view">
+    <section
+      className="relative h-full overflow-y-auto rounded-lg bg-gray-900 p-4"
+      aria-label="Exchange market data"
+      data-testid="exchange-view"
+    >
       {openChart && <CandleChart productId={openChart} onClose={() => setChart(null)} />}
       <header className="flex flex-wrap items-start justify-between gap-3">
         <div>
           <h2 className="text-xl font-bold text-white">
             {exchange} Market Data
             {isDemo && (
-              <span className="ml-3 rounded bg-amber-500 px-2 py-0.5 align-middle text-xs font-bold text-gray-900" title="Coinbase is unreachable from this server; these prices are simulated.">
+              <span
+                className="ml-3 rounded bg-amber-500 px-2 py-0.5 align-middle text-xs font-bold text-gray-900"
+                title="Coinbase is unreachable from this server; these prices are simulated."
+              >
                 Demo data
               </span>
             )}
@@ -74,7 +89,11 @@ export function ExchangeView({ active, chartSymbol, onChartSymbol }: { active: b
         <div role="alert" className="mt-4 rounded-lg border border-red-800 bg-red-950/60 p-4">
           <h3 className="font-semibold text-red-300">API Connection Failed</h3>
           <p className="mt-1 text-sm text-red-200">{prices.error.message}</p>
-          <button type="button" onClick={() => void refetch()} className="mt-3 rounded bg-red-700 px-3 py-1.5 text-sm font-semibold text-white hover:bg-red-600">
+          <button
+            type="button"
+            onClick={() => void refetch()}
+            className="mt-3 rounded bg-red-700 px-3 py-1.5 text-sm font-semibold text-white hover:bg-red-600"
+          >
             Retry Connection
           </button>
         </div>
@@ -115,22 +134,30 @@ export function ExchangeView({ active, chartSymbol, onChartSymbol }: { active: b
                 >
                   <div className="flex items-baseline justify-between">
                     <span className="font-bold text-white">{entry.symbol}</span>
-                    <span className={entry.spot_price === null ? 'font-semibold text-red-400' : 'font-semibold text-white'}>
+                    <span
+                      className={entry.spot_price === null ? 'font-semibold text-red-400' : 'font-semibold text-white'}
+                    >
                       {entry.spot_price === null ? 'Error' : `$${formatPrice(entry.spot_price)}`}
                     </span>
                   </div>
                   <dl className="mt-2 grid grid-cols-3 gap-1 text-xs">
                     <div>
                       <dt className="text-gray-500">Buy</dt>
-                      <dd className="text-green-400">{entry.buy_price === null ? '—' : `$${formatPrice(entry.buy_price)}`}</dd>
+                      <dd className="text-green-400">
+                        {entry.buy_price === null ? '—' : `$${formatPrice(entry.buy_price)}`}
+                      </dd>
                     </div>
                     <div>
                       <dt className="text-gray-500">Sell</dt>
-                      <dd className="text-red-400">{entry.sell_price === null ? '—' : `$${formatPrice(entry.sell_price)}`}</dd>
+                      <dd className="text-red-400">
+                        {entry.sell_price === null ? '—' : `$${formatPrice(entry.sell_price)}`}
+                      </dd>
                     </div>
                     <div>
                       <dt className="text-gray-500">Spread</dt>
-                      <dd className="text-gray-200">{entry.spread_percent === null ? '—' : formatSpread(entry.spread_percent)}</dd>
+                      <dd className="text-gray-200">
+                        {entry.spread_percent === null ? '—' : formatSpread(entry.spread_percent)}
+                      </dd>
                     </div>
                   </dl>
                   <p className="mt-2 text-[11px] text-gray-500">Updated: {time(entry.last_updated)}</p>

@@ -50,7 +50,9 @@ export function PromptCatalog({ className = '' }: { className?: string }) {
   const chosen = inCategory.find((entry) => entry.id === promptId);
   const optionsCategory = category === OPTIONS_CATEGORY;
   const ready = Boolean(category && chosen);
-  const text = chosen ? fillPrompt(chosen.prompt, { symbol: symbol || DEFAULT_SYMBOL, timeframe: timeframe || DEFAULT_TIMEFRAME }) : '';
+  const text = chosen
+    ? fillPrompt(chosen.prompt, { symbol: symbol || DEFAULT_SYMBOL, timeframe: timeframe || DEFAULT_TIMEFRAME })
+    : '';
 
   async function generate() {
     if (!ready || busy) return;
@@ -70,9 +72,14 @@ export function PromptCatalog({ className = '' }: { className?: string }) {
     }
   }
 
-  const field = 'mt-1 w-full rounded border border-gray-700 bg-gray-800 px-2 py-1.5 text-sm text-white disabled:opacity-50';
+  const field =
+    'mt-1 w-full rounded border border-gray-700 bg-gray-800 px-2 py-1.5 text-sm text-white disabled:opacity-50';
   return (
-    <section className={`flex min-h-0 flex-col rounded-lg bg-gray-900 p-3 ${className}`} aria-labelledby="prompt-catalog-heading" data-tour="prompt-catalog">
+    <section
+      className={`flex min-h-0 flex-col rounded-lg bg-gray-900 p-3 ${className}`}
+      aria-labelledby="prompt-catalog-heading"
+      data-tour="prompt-catalog"
+    >
       <h2 id="prompt-catalog-heading" className="text-lg font-semibold text-white">
         Prompt Catalog
       </h2>
@@ -111,7 +118,13 @@ export function PromptCatalog({ className = '' }: { className?: string }) {
           </select>
         </Field>
         <Field id={`${id}-prompt`} label="Prompt">
-          <select id={`${id}-prompt`} className={field} value={promptId} disabled={!category} onChange={(event) => setPromptId(event.target.value)}>
+          <select
+            id={`${id}-prompt`}
+            className={field}
+            value={promptId}
+            disabled={!category}
+            onChange={(event) => setPromptId(event.target.value)}
+          >
             <option value="">Select a prompt</option>
             {inCategory.map((entry) => (
               <option key={entry.id} value={entry.id}>
@@ -123,7 +136,12 @@ export function PromptCatalog({ className = '' }: { className?: string }) {
         {optionsCategory ? null : (
           <div className="grid grid-cols-2 gap-3">
             <Field id={`${id}-timeframe`} label="Timeframe">
-              <select id={`${id}-timeframe`} className={field} value={timeframe} onChange={(event) => setTimeframe(event.target.value)}>
+              <select
+                id={`${id}-timeframe`}
+                className={field}
+                value={timeframe}
+                onChange={(event) => setTimeframe(event.target.value)}
+              >
                 {TIMEFRAMES.map((value) => (
                   <option key={value} value={value}>
                     {value}
@@ -132,7 +150,12 @@ export function PromptCatalog({ className = '' }: { className?: string }) {
               </select>
             </Field>
             <Field id={`${id}-symbol`} label="Symbol">
-              <select id={`${id}-symbol`} className={field} value={symbol} onChange={(event) => setSymbol(event.target.value)}>
+              <select
+                id={`${id}-symbol`}
+                className={field}
+                value={symbol}
+                onChange={(event) => setSymbol(event.target.value)}
+              >
                 {CRYPTO_SYMBOLS.map((value) => (
                   <option key={value} value={value}>
                     {value}
@@ -143,7 +166,10 @@ export function PromptCatalog({ className = '' }: { className?: string }) {
           </div>
         )}
         {text ? (
-          <p className="rounded border border-gray-800 bg-gray-800/50 p-2 text-xs leading-relaxed text-gray-300" data-testid="prompt-preview">
+          <p
+            className="rounded border border-gray-800 bg-gray-800/50 p-2 text-xs leading-relaxed text-gray-300"
+            data-testid="prompt-preview"
+          >
             {text}
           </p>
         ) : null}
@@ -152,10 +178,16 @@ export function PromptCatalog({ className = '' }: { className?: string }) {
             Sent with the attached file: {attachment.name}
           </p>
         ) : optionsCategory ? (
-          <p className="text-xs text-gray-400">Options prompts work on an option chain: attach it with the paperclip button below.</p>
+          <p className="text-xs text-gray-400">
+            Options prompts work on an option chain: attach it with the paperclip button below.
+          </p>
         ) : null}
         <div className="mt-auto">
-          <button type="submit" disabled={busy || !ready} className="w-full rounded bg-indigo-600 py-2 text-sm font-semibold text-white hover:bg-indigo-500 disabled:cursor-not-allowed disabled:opacity-50">
+          <button
+            type="submit"
+            disabled={busy || !ready}
+            className="w-full rounded bg-indigo-600 py-2 text-sm font-semibold text-white hover:bg-indigo-500 disabled:cursor-not-allowed disabled:opacity-50"
+          >
             {busy ? 'Processing...' : 'Generate Analysis'}
           </button>
           {!ready ? <p className="mt-2 text-xs text-gray-400">{PROMPT_SELECT_MESSAGE}</p> : null}

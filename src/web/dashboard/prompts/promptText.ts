@@ -11,7 +11,10 @@ export interface CatalogPrompt {
 
 /** SPEC.md: surrounding quotes stripped for display. */
 export function stripQuotes(prompt: string): string {
-  return prompt.trim().replace(/^(["'“‘])([\s\S]*)(["'”’])$/, '$2').trim();
+  return prompt
+    .trim()
+    .replace(/^(["'“‘])([\s\S]*)(["'”’])$/, '$2')
+    .trim();
 }
 
 export function categoriesOf(prompts: CatalogPrompt[]): string[] {

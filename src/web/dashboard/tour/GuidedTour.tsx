@@ -11,12 +11,17 @@ export const TOUR_STEPS: Step[] = [
   {
     target: '[data-tour="chart-area"]',
     title: 'Chart Analysis Hub',
-    content: 'Your charts live here. Switch between the professional chart, the Barchart widget, live exchange prices and your spreadsheet or demo-trading pages without losing your place.',
+    content:
+      'Your charts live here. Switch between the professional chart, the Barchart widget, live exchange prices and your spreadsheet or demo-trading pages without losing your place.',
     skipBeacon: true,
     // The chart area is taller than most screens: a centred tooltip always fits.
     placement: 'center',
   },
-  { target: '[data-tour="chart-switcher"]', title: 'Platform Switcher', content: 'Choose the chart source here. Every panel stays loaded, so switching back is instant.' },
+  {
+    target: '[data-tour="chart-switcher"]',
+    title: 'Platform Switcher',
+    content: 'Choose the chart source here. Every panel stays loaded, so switching back is instant.',
+  },
   {
     target: '[data-tour="tradingview"]',
     title: 'Professional Charting',
@@ -26,37 +31,48 @@ export const TOUR_STEPS: Step[] = [
   {
     target: '[data-tour="watchlist"]',
     title: 'Watchlist Management',
-    content: 'Add symbols as EXCHANGE:SYMBOL, e.g. NASDAQ:AAPL, and remove them with the × button. The chart updates automatically, and the list is saved to your account.',
+    content:
+      'Add symbols as EXCHANGE:SYMBOL, e.g. NASDAQ:AAPL, and remove them with the × button. The chart updates automatically, and the list is saved to your account.',
   },
   {
     target: '[data-tour="watchlist-alerts"] h2',
     title: 'Watchlist Alerts',
-    content: 'Alerts for your symbols: green is bullish, red bearish, yellow caution. Turn on audio to hear new alerts, or open a symbol’s chart with the video button.',
+    content:
+      'Alerts for your symbols: green is bullish, red bearish, yellow caution. Turn on audio to hear new alerts, or open a symbol’s chart with the video button.',
     placement: 'auto',
   },
   {
     target: '[data-tour="alert-log"] h2',
     title: 'Market Alert Log',
-    content: 'Every alert across the market with its timestamp, filterable by signal type, symbol, count and time window. New alerts arrive live.',
+    content:
+      'Every alert across the market with its timestamp, filterable by signal type, symbol, count and time window. New alerts arrive live.',
     placement: 'auto',
   },
   {
     target: '[data-tour="chat"] h2',
     title: 'AI Assistant',
-    content: 'Ask about market conditions, get an analysis per symbol, probability forecasts (What Are The Odds?) and summaries of the day’s alerts.',
+    content:
+      'Ask about market conditions, get an analysis per symbol, probability forecasts (What Are The Odds?) and summaries of the day’s alerts.',
     placement: 'auto',
   },
   {
     target: '[data-tour="prompt-catalog"] h2',
     title: 'Prompt Catalog & File Management',
-    content: 'Ready-made analysis prompts by category, timeframe and symbol. Below, My Stuff holds your CSV and spreadsheet files for AI analysis and your linked spreadsheet.',
+    content:
+      'Ready-made analysis prompts by category, timeframe and symbol. Below, My Stuff holds your CSV and spreadsheet files for AI analysis and your linked spreadsheet.',
     placement: 'auto',
   },
 ];
 
 /** SPEC.md: steps must be an array of objects each with a target. */
 export function stepsAreValid(steps: unknown): steps is Step[] {
-  return Array.isArray(steps) && steps.length > 0 && steps.every((step) => typeof step === 'object' && step !== null && 'target' in step && Boolean((step as Step).target));
+  return (
+    Array.isArray(steps) &&
+    steps.length > 0 &&
+    steps.every(
+      (step) => typeof step === 'object' && step !== null && 'target' in step && Boolean((step as Step).target),
+    )
+  );
 }
 
 function isVisible(selector: Step['target']): boolean {
@@ -92,7 +108,10 @@ export function GuidedTour({ steps = TOUR_STEPS }: { steps?: Step[] }) {
     (from: number, direction: 1 | -1) => {
       for (let index = from; index >= 0 && index < steps.length; index += direction) {
         if (isVisible(steps[index].target)) return index;
-        console.warn(document.querySelector(String(steps[index].target)) ? 'Target not visible' : 'Target not mounted', steps[index].target);
+        console.warn(
+          document.querySelector(String(steps[index].target)) ? 'Target not visible' : 'Target not mounted',
+          steps[index].target,
+        );
       }
       return -1;
     },
@@ -116,7 +135,12 @@ export function GuidedTour({ steps = TOUR_STEPS }: { steps?: Step[] }) {
 
   const onEvent = (data: EventData) => {
     const { action, index, status, type } = data;
-    if (type === EVENTS.TOUR_END || status === STATUS.FINISHED || status === STATUS.SKIPPED || action === ACTIONS.SKIP) {
+    if (
+      type === EVENTS.TOUR_END ||
+      status === STATUS.FINISHED ||
+      status === STATUS.SKIPPED ||
+      action === ACTIONS.SKIP
+    ) {
       setRun(false);
       show(0);
       return;

@@ -4,7 +4,15 @@ import { useState } from 'react';
 import { HelpTooltip } from '../../ui/HelpTooltip.tsx';
 import { useNotify } from '../../ui/Notifications.tsx';
 
-export function ChartWatchlist({ symbols, onAdd, onRemove }: { symbols: string[]; onAdd: (input: string) => { added: boolean; alert?: string }; onRemove: (symbol: string) => void }) {
+export function ChartWatchlist({
+  symbols,
+  onAdd,
+  onRemove,
+}: {
+  symbols: string[];
+  onAdd: (input: string) => { added: boolean; alert?: string };
+  onRemove: (symbol: string) => void;
+}) {
   const notify = useNotify();
   const [input, setInput] = useState('');
 
@@ -21,9 +29,17 @@ export function ChartWatchlist({ symbols, onAdd, onRemove }: { symbols: string[]
     <div className="flex flex-wrap items-center gap-2" data-tour="watchlist">
       <ul className="flex flex-wrap gap-1.5" aria-label="Chart watchlist">
         {symbols.map((symbol, index) => (
-          <li key={symbol} className={`flex items-center gap-1 rounded-full px-2 py-0.5 text-xs ${index === 0 ? 'bg-indigo-700 text-white' : 'bg-gray-800 text-gray-200'}`}>
+          <li
+            key={symbol}
+            className={`flex items-center gap-1 rounded-full px-2 py-0.5 text-xs ${index === 0 ? 'bg-indigo-700 text-white' : 'bg-gray-800 text-gray-200'}`}
+          >
             {symbol}
-            <button type="button" aria-label={`Remove ${symbol}`} className="text-gray-400 hover:text-red-400" onClick={() => onRemove(symbol)}>
+            <button
+              type="button"
+              aria-label={`Remove ${symbol}`}
+              className="text-gray-400 hover:text-red-400"
+              onClick={() => onRemove(symbol)}
+            >
               ×
             </button>
           </li>
@@ -43,12 +59,18 @@ export function ChartWatchlist({ symbols, onAdd, onRemove }: { symbols: string[]
           placeholder="EXCHANGE:SYMBOL"
           className="w-40 rounded border border-gray-700 bg-gray-800 px-2 py-1 text-xs text-white"
         />
-        <button type="button" onClick={add} className="rounded bg-indigo-600 px-2 py-1 text-xs font-semibold text-white hover:bg-indigo-500">
+        <button
+          type="button"
+          onClick={add}
+          className="rounded bg-indigo-600 px-2 py-1 text-xs font-semibold text-white hover:bg-indigo-500"
+        >
           Add
         </button>
         <span className="text-[11px] text-gray-500">Format: EXCHANGE:SYMBOL, e.g. NASDAQ:AAPL</span>
         <HelpTooltip>
-          Add symbols as EXCHANGE:SYMBOL (for example NASDAQ:AAPL or BINANCE:BTCUSDT) and remove them with ×. The first symbol is the main chart; the rest appear in the chart&apos;s watchlist. The chart reloads on every change, and your list is saved to your account.
+          Add symbols as EXCHANGE:SYMBOL (for example NASDAQ:AAPL or BINANCE:BTCUSDT) and remove them with ×. The first
+          symbol is the main chart; the rest appear in the chart&apos;s watchlist. The chart reloads on every change,
+          and your list is saved to your account.
         </HelpTooltip>
       </div>
     </div>

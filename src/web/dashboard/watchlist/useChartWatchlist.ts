@@ -6,7 +6,10 @@ import { useSavedWatchlist } from './useSavedWatchlist.ts';
 export type AddResult = { added: true } | { added: false; alert?: string };
 
 /** SPEC.md rules: trimmed and upper-cased; empty or duplicate ignored; needs EXCHANGE:SYMBOL. */
-export function checkChartSymbol(input: string, current: readonly string[]): { symbol: string } | { ignored: true } | { alert: string } {
+export function checkChartSymbol(
+  input: string,
+  current: readonly string[],
+): { symbol: string } | { ignored: true } | { alert: string } {
   const symbol = input.trim().toUpperCase();
   if (!symbol || current.includes(symbol)) return { ignored: true };
   if (!symbol.includes(':')) return { alert: WATCHLIST_FORMAT_ALERT };

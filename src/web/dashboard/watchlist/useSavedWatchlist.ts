@@ -5,7 +5,11 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { WatchlistKind } from '../../../shared/schemas/watchlists.ts';
 import { ApiError, requestJson } from '../../api/http.ts';
 
-export function useSavedWatchlist(kind: WatchlistKind, defaults: readonly string[], onError: (message: string) => void) {
+export function useSavedWatchlist(
+  kind: WatchlistKind,
+  defaults: readonly string[],
+  onError: (message: string) => void,
+) {
   const queryClient = useQueryClient();
   const queryKey = ['watchlist', kind];
   const query = useQuery({
@@ -14,7 +18,11 @@ export function useSavedWatchlist(kind: WatchlistKind, defaults: readonly string
     placeholderData: [...defaults],
   });
   const save = useMutation({
-    mutationFn: (symbols: string[]) => requestJson<{ symbols: string[] }>(`/api/watchlists/${kind}`, { method: 'PUT', body: JSON.stringify({ symbols }) }),
+    mutationFn: (symbols: string[]) =>
+      requestJson<{ symbols: string[] }>(`/api/watchlists/${kind}`, {
+        method: 'PUT',
+        body: JSON.stringify({ symbols }),
+      }),
     onMutate: async (symbols) => {
       await queryClient.cancelQueries({ queryKey });
       const previous = queryClient.getQueryData<string[]>(queryKey);

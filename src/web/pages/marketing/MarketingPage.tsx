@@ -20,7 +20,10 @@ export function MarketingPage({ content }: { content: MarketingContent }) {
         <p className="text-sm font-semibold uppercase tracking-wider text-indigo-400">{content.eyebrow}</p>
         <h1 className="mt-2 text-4xl font-bold leading-tight text-white md:text-5xl">{content.title}</h1>
         <p className="mt-5 max-w-3xl text-lg text-gray-300">{content.lead}</p>
-        <Link to="/" className="mt-8 inline-block rounded-lg bg-indigo-600 px-6 py-3 font-semibold text-white hover:bg-indigo-500">
+        <Link
+          to="/"
+          className="mt-8 inline-block rounded-lg bg-indigo-600 px-6 py-3 font-semibold text-white hover:bg-indigo-500"
+        >
           {content.callToAction}
         </Link>
 
@@ -50,11 +53,15 @@ export function MarketingPage({ content }: { content: MarketingContent }) {
         <section className="mt-14 rounded-xl border border-indigo-900 bg-indigo-950/40 p-8 text-center">
           <h2 className="text-2xl font-semibold text-white">Ready to see the odds for yourself?</h2>
           <p className="mt-2 text-gray-300">Create an account, pick a plan, and open the dashboard in minutes.</p>
-          <Link to="/" className="mt-6 inline-block rounded-lg bg-indigo-600 px-6 py-3 font-semibold text-white hover:bg-indigo-500">
+          <Link
+            to="/"
+            className="mt-6 inline-block rounded-lg bg-indigo-600 px-6 py-3 font-semibold text-white hover:bg-indigo-500"
+          >
             {content.callToAction}
           </Link>
           <p className="mt-6 text-xs text-gray-400">
-            Trading involves substantial risk of loss. Nothing on this site is financial advice; odds are measured on past data and do not guarantee future results.
+            Trading involves substantial risk of loss. Nothing on this site is financial advice; odds are measured on
+            past data and do not guarantee future results.
           </p>
         </section>
       </main>
