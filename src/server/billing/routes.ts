@@ -109,12 +109,10 @@ export async function billingRoutes(app: FastifyInstance, options: BillingRoutes
       if (!row) return reply.code(404).send({ success: false, error: 'Subscription not found' });
       const [price] = row.priceId ? await db.select().from(prices).where(eq(prices.id, row.priceId)) : [];
       if (price && price.interval !== 'month') {
-        return reply
-          .code(400)
-          .send({
-            success: false,
-            error: 'One-time plans do not renew, so there is nothing to cancel. Access ends at the end of the period.',
-          });
+        return reply.code(400).send({
+          success: false,
+          error: 'One-time plans do not renew, so there is nothing to cancel. Access ends at the end of the period.',
+        });
       }
       try {
         await provider.cancelAtPeriodEnd(row);

@@ -346,12 +346,10 @@ const boundBodies = fc.oneof(
   fc
     .constantFrom('name', 'username', 'email', 'prompt', 'x')
     .map((key) => ({ refused: true, text: JSON.stringify({ [key]: 'x'.repeat(MAX_BODY_STRING + 1) }) })),
-  fc
-    .constantFrom('name', 'username')
-    .map((key) => ({
-      refused: false,
-      text: JSON.stringify({ [key]: 'x'.repeat(41), email: 'fuzz@example.com', password: 'secret-password' }),
-    })),
+  fc.constantFrom('name', 'username').map((key) => ({
+    refused: false,
+    text: JSON.stringify({ [key]: 'x'.repeat(41), email: 'fuzz@example.com', password: 'secret-password' }),
+  })),
   fc
     .constantFrom('{"name":null}', '{"name":"a\\u0000b"}', '{"username":"a\\u0000"}', '{"email":null,"password":null}')
     .map((text) => ({ refused: false, text })),

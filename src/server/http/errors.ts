@@ -51,11 +51,9 @@ export function installErrorHandling(app: FastifyInstance): void {
     if (hasSqlState(error, /^22/)) {
       // SQLSTATE class 22 (data exception): a value the database cannot take, such as a NUL
       // character in a text parameter. The client sent it; nothing was stored.
-      return reply
-        .code(400)
-        .send({
-          error: 'The request holds a value that cannot be stored or searched for (for example a NUL character).',
-        });
+      return reply.code(400).send({
+        error: 'The request holds a value that cannot be stored or searched for (for example a NUL character).',
+      });
     }
     if (await databaseUnavailable(request.server, error)) {
       request.log.warn({ err: error }, 'request failed: the database is not answering');
