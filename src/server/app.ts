@@ -29,7 +29,7 @@ import { createTestCheckoutProvider, testCheckoutRoutes } from './billing/testCh
 import { createStripeProvider, type StripeApiLocation } from './billing/stripe.ts';
 import { stripeWebhookRoutes } from './billing/stripeWebhook.ts';
 import { embedRoutes } from './embeds/routes.ts';
-import { registerDashboardApi } from './http/dashboardApi.ts';
+import { dashboardFeature, registerDashboardApi } from './http/dashboardApi.ts';
 import { watchlistRoutes } from './watchlists/routes.ts';
 import { promptRoutes, seedPrompts } from './prompts/routes.ts';
 import { createCoinbaseProvider } from './market/coinbase.ts';
@@ -228,28 +228,19 @@ export async function buildApp(options: AppOptions): Promise<App> {
     db: database.db,
     accessCache,
     features: [
-      [watchlistRoutes, { db: database.db }],
-      [embedRoutes, { config }],
-      [promptRoutes, { db: database.db }],
-      [marketRoutes, { quotes, db: database.db }],
-      [alertRoutes, { db: database.db }],
-      [alertStreamRoutes, { db: database.db, bus: alertBus, auth, accessCache }],
-      [aiRoutes, aiRouteOptions(services, app.log)],
-      [fileRoutes, fileRouteOptions(services)],
-      [
-        sheetRoutes,
-        {
-          db: database.db,
-          reader: createSheetNameReader({
-            apiKey: config.GOOGLE_API_KEY,
-            location: options.googleSheets,
-            log: app.log,
-          }),
-        },
-      ],
-      ...(config.TEST_HOOKS
-        ? [[alertTestHookRoutes, { db: database.db, bus: alertBus }] as [typeof alertTestHookRoutes, object]]
-        : []),
+      dashboardFeature(watchlistRoutes, { db: database.db }),
+      dashboardFeature(embedRoutes, { config }),
+      dashboardFeature(promptRoutes, { db: database.db }),
+      dashboardFeature(marketRoutes, { quotes, db: database.db }),
+      dashboardFeature(alertRoutes, { db: database.db }),
+      dashboardFeature(alertStreamRoutes, { db: database.db, bus: alertBus, auth, accessCache }),
+      dashboardFeature(aiRoutes, aiRouteOptions(services, app.log)),
+      dashboardFeature(fileRoutes, fileRouteOptions(services)),
+      dashboardFeature(sheetRoutes, {
+        db: database.db,
+        reader: createSheetNameReader({ apiKey: config.GOOGLE_API_KEY, location: options.googleSheets, log: app.log }),
+      }),
+      ...(config.TEST_HOOKS ? [dashboardFeature(alertTestHookRoutes, { db: database.db, bus: alertBus })] : []),
     ],
   });
 

@@ -29,7 +29,7 @@ import { readAndAnalyse, spreadsheetKindOf, TableReadError } from '../files/tabl
 import { UnsafeArchiveError } from '../files/zipGuard.ts';
 import { appendToBucket } from '../market/demoFeed.ts';
 import type { CandleRow, Granularity, MarketDataProvider, MarketSource, Quote } from '../market/types.ts';
-import { loadWatchlist } from '../watchlists/routes.ts';
+import { loadWatchlist } from '../watchlists/service.ts';
 import type { FileAnalysis } from './fileAnalysis.ts';
 import { plainTicker, resolveProduct } from './symbols.ts';
 

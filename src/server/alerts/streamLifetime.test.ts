@@ -8,7 +8,7 @@ import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { subscriptions } from '../db/schema.ts';
 import { installErrorHandling } from '../http/errors.ts';
-import { registerDashboardApi } from '../http/dashboardApi.ts';
+import { dashboardFeature, registerDashboardApi } from '../http/dashboardApi.ts';
 import { createTestApp, type TestApp } from '../testing/app.ts';
 import { Browser } from '../testing/http.ts';
 import { subscribedUser } from '../testing/users.ts';
@@ -219,7 +219,7 @@ describe('a stream on another instance (no shared access cache)', () => {
     await registerDashboardApi(other, {
       auth,
       db: database.db,
-      features: [[alertStreamRoutes, { db: database.db, bus: alertBus, auth, recheckMs: 300 }]],
+      features: [dashboardFeature(alertStreamRoutes, { db: database.db, bus: alertBus, auth, recheckMs: 300 })],
     });
     await other.listen({ host: '127.0.0.1', port: 0 });
     otherBase = baseOf(other);

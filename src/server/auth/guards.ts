@@ -6,15 +6,9 @@ import { fromNodeHeaders } from 'better-auth/node';
 import type { Database } from '../db/client.ts';
 import { subscriptions } from '../db/schema.ts';
 import { HttpError } from '../http/errors.ts';
+import { NOT_SIGNED_IN, requireUser, type SessionUser } from '../http/requestUser.ts';
 import { subscriptionState } from '../../shared/subscription.ts';
 import type { Auth } from './auth.ts';
-
-export interface SessionUser {
-  id: string;
-  email: string;
-  username: string | null;
-  emailVerified: boolean;
-}
 
 export interface SubscriptionSummary {
   id: string;
@@ -22,13 +16,6 @@ export interface SubscriptionSummary {
   current_period_end: string | null;
   price_id: string | null;
   cancel_at_period_end: boolean;
-}
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** Set by the dashboard guard; absent on open routes. */
-    user?: SessionUser;
-  }
 }
 
 export async function sessionUser(auth: Auth, request: FastifyRequest): Promise<SessionUser | null> {
@@ -61,10 +48,13 @@ export async function currentSubscription(db: Database, userId: string): Promise
   };
 }
 
-export function requireUser(auth: Auth) {
-  return async function requireUserHook(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+export type { SessionUser };
+
+/** A preHandler hook that signs the request's user in (401 without a session). */
+export function requireSignedIn(auth: Auth) {
+  return async function requireSignedInHook(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
     const user = await sessionUser(auth, request);
-    if (!user) throw new HttpError(401, 'Please log in first');
+    if (!user) throw new HttpError(401, NOT_SIGNED_IN);
     request.user = user;
   };
 }
@@ -137,7 +127,7 @@ export function sessionCookieOf(request: FastifyRequest): string | null {
 }
 
 export function requireSubscription(auth: Auth, db: Database, cache?: AccessCache) {
-  const userHook = requireUser(auth);
+  const userHook = requireSignedIn(auth);
   return async function requireSubscriptionHook(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const cookie = sessionCookieOf(request);
     if (!cookie) throw new HttpError(401, 'Please log in first');
@@ -147,13 +137,13 @@ export function requireSubscription(auth: Auth, db: Database, cache?: AccessCach
       return;
     }
     await userHook(request, reply);
-    const subscription = await currentSubscription(db, request.user!.id);
+    const subscription = await currentSubscription(db, requireUser(request).id);
     if (!subscriptionState(subscription).hasActiveSubscription) {
       throw new HttpError(403, 'An active subscription is required');
     }
     const periodEnd = subscription?.current_period_end
       ? Date.parse(subscription.current_period_end)
       : Number.POSITIVE_INFINITY;
-    cache?.grant(cookie, request.user!, periodEnd);
+    cache?.grant(cookie, requireUser(request), periodEnd);
   };
 }

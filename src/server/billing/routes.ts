@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Auth } from '../auth/auth.ts';
-import { requireUser } from '../auth/guards.ts';
+import { requireSignedIn } from '../auth/guards.ts';
 import type { Database } from '../db/client.ts';
 import { checkoutSessions, prices, subscriptions } from '../db/schema.ts';
 import { HttpError } from '../http/errors.ts';
@@ -37,7 +37,7 @@ function describe(row: SubscriptionRow) {
 export async function billingRoutes(app: FastifyInstance, options: BillingRoutesOptions): Promise<void> {
   const { db, auth, provider, publicUrl } = options;
   const routes = app.withTypeProvider<ZodTypeProvider>();
-  const signedIn = requireUser(auth);
+  const signedIn = requireSignedIn(auth);
 
   routes.get('/api/plans', async () => ({ plans: await listPlans(db) }));
 

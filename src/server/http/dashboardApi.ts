@@ -1,9 +1,25 @@
 // The dashboard API scope: every route registered here answers 401 without a user and 403
 // without an active, non-expired subscription. One hook, so no route can forget the check.
-import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync, FastifyPluginOptions } from 'fastify';
 import type { Auth } from '../auth/auth.ts';
 import { requireSubscription, type AccessCache } from '../auth/guards.ts';
 import type { Database } from '../db/client.ts';
+
+/** A dashboard feature: its route plugin with options checked against what the plugin takes. */
+export interface DashboardFeature {
+  register(scope: FastifyInstance): Promise<void>;
+}
+
+export function dashboardFeature<Options extends FastifyPluginOptions>(
+  plugin: FastifyPluginAsync<Options>,
+  options: Options,
+): DashboardFeature {
+  return {
+    async register(scope) {
+      await scope.register(plugin, options);
+    },
+  };
+}
 
 export async function registerDashboardApi(
   app: FastifyInstance,
@@ -11,7 +27,7 @@ export async function registerDashboardApi(
     auth: Auth;
     db: Database;
     accessCache?: AccessCache;
-    features: Array<[FastifyPluginAsync<never>, object]>;
+    features: DashboardFeature[];
   },
 ): Promise<void> {
   await app.register(async (scope) => {
@@ -26,8 +42,6 @@ export async function registerDashboardApi(
         if (entry) entry.dashboard = true;
       }
     });
-    for (const [plugin, pluginOptions] of options.features) {
-      await scope.register(plugin, pluginOptions as never);
-    }
+    for (const feature of options.features) await feature.register(scope);
   });
 }

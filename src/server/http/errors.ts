@@ -1,8 +1,10 @@
 // The JSON error shape of every 4xx/5xx answer: { "error": "<clear message>" }.
-// Expected failures throw HttpError with the text the trader should read; anything else is
+// Expected failures throw a DomainError (services) or HttpError (the HTTP layer) with the text
+// the trader should read, and become HTTP here and nowhere else; anything else is
 // logged with its context and answered with a generic message, never a stack trace.
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { DOMAIN_ERROR_STATUS, DomainError } from '../errors/domain.ts';
 
 export class HttpError extends Error {
   constructor(
@@ -36,6 +38,12 @@ function describeValidation(context: string | undefined, issues: ValidationIssue
 
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler(async (error: FastifyError, request, reply) => {
+    if (error instanceof DomainError) {
+      const { retryAfterSeconds, ...details } = error.details;
+      if (typeof retryAfterSeconds === 'number')
+        reply.header('Retry-After', String(Math.max(1, Math.ceil(retryAfterSeconds))));
+      return reply.code(DOMAIN_ERROR_STATUS[error.kind]).send({ ...details, error: error.message });
+    }
     if (error instanceof HttpError) {
       return reply.code(error.statusCode).send({ error: error.message });
     }

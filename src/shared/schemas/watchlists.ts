@@ -30,3 +30,7 @@ export function watchlistBody(kind: WatchlistKind) {
       .transform(unique),
   });
 }
+
+/** GET and PUT /api/watchlists/{kind}: the saved symbols (the defaults for a user with none). */
+export const watchlistResponse = z.object({ symbols: z.array(z.string()) });
+export type WatchlistResponse = z.infer<typeof watchlistResponse>;

@@ -1,5 +1,9 @@
-// Small typed fetch helpers for our JSON API: same-origin, cookies included, and errors
-// surfaced as ApiError carrying the server's { error } text.
+// The one fetch wrapper for our JSON API: same-origin, cookies included, errors surfaced as
+// ApiError carrying the server's { error } text, and every answer parsed with the shared zod
+// schema the server serialised it with, so a change on one side fails loudly, not as
+// `undefined` deep in a component.
+import type { z } from 'zod';
+
 export class ApiError extends Error {
   constructor(
     readonly status: number,
@@ -9,22 +13,70 @@ export class ApiError extends Error {
   }
 }
 
-export async function requestJson<T>(path: string, init: RequestInit = {}): Promise<T> {
+export const UNEXPECTED_RESPONSE = 'The server sent an answer this page does not understand. Please reload the page.';
+
+function requestHeaders(init: RequestInit): Headers {
   const headers = new Headers(init.headers);
   if (init.body !== undefined && !(init.body instanceof FormData) && !headers.has('Content-Type')) {
     headers.set('Content-Type', 'application/json');
   }
-  const response = await fetch(path, { credentials: 'same-origin', ...init, headers });
-  const text = await response.text();
-  let body: unknown;
+  return headers;
+}
+
+/** The server's { error } text of a failed answer, or a generic one. */
+export function errorFromBody(status: number, body: unknown): ApiError {
+  const message = (body as { error?: unknown } | undefined)?.error;
+  return new ApiError(status, typeof message === 'string' ? message : `API error: ${status}`);
+}
+
+/** Parses a successful answer's body with its schema (ApiError when it does not match). */
+export function parseBody<S extends z.ZodType>(schema: S, status: number, body: unknown): z.output<S> {
+  const parsed = schema.safeParse(body);
+  if (!parsed.success) {
+    console.error('Unexpected API response', parsed.error.issues);
+    throw new ApiError(status, UNEXPECTED_RESPONSE);
+  }
+  return parsed.data;
+}
+
+function parseText(text: string): unknown {
   try {
-    body = text ? JSON.parse(text) : undefined;
+    return text ? JSON.parse(text) : undefined;
   } catch {
-    body = undefined;
+    return undefined;
   }
-  if (!response.ok) {
-    const message = (body as { error?: unknown } | undefined)?.error;
-    throw new ApiError(response.status, typeof message === 'string' ? message : `API error: ${response.status}`);
-  }
+}
+
+/**
+ * Calls a JSON endpoint and returns its body parsed with `schema`; `null` for endpoints that
+ * answer without a body (204).
+ */
+export async function apiFetch<S extends z.ZodType>(path: string, schema: S, init?: RequestInit): Promise<z.output<S>>;
+export async function apiFetch(path: string, schema: null, init?: RequestInit): Promise<void>;
+export async function apiFetch(path: string, schema: z.ZodType | null, init: RequestInit = {}): Promise<unknown> {
+  const response = await fetch(path, { credentials: 'same-origin', ...init, headers: requestHeaders(init) });
+  const body = parseText(await response.text());
+  if (!response.ok) throw errorFromBody(response.status, body);
+  return schema ? parseBody(schema, response.status, body) : undefined;
+}
+
+/** Sends a JSON body with `method` and parses the answer with `schema`. */
+export function apiSend<S extends z.ZodType>(
+  method: 'POST' | 'PUT' | 'PATCH' | 'DELETE',
+  path: string,
+  schema: S,
+  body?: unknown,
+): Promise<z.output<S>> {
+  return apiFetch(path, schema, { method, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+}
+
+/**
+ * @deprecated Unparsed; use apiFetch with the endpoint's shared response schema. Kept only
+ * until every caller has moved (issue 18).
+ */
+export async function requestJson<T>(path: string, init: RequestInit = {}): Promise<T> {
+  const response = await fetch(path, { credentials: 'same-origin', ...init, headers: requestHeaders(init) });
+  const body = parseText(await response.text());
+  if (!response.ok) throw errorFromBody(response.status, body);
   return body as T;
 }

@@ -6,6 +6,7 @@ import { createContext, useContext, useMemo, type ReactNode } from 'react';
 import { USER_REFRESH_INTERVAL_MS } from '../../shared/constants.ts';
 import { subscriptionState, type SubscriptionLike } from '../../shared/subscription.ts';
 import { requestJson } from '../api/http.ts';
+import { queryKeys } from '../api/queryKeys.ts';
 
 export interface AuthUser {
   id: string;
@@ -27,7 +28,7 @@ export interface AuthState {
   refresh: () => Promise<void>;
 }
 
-export const ME_QUERY_KEY = ['me'] as const;
+export const ME_QUERY_KEY = queryKeys.me;
 
 const AuthContext = createContext<AuthState | null>(null);
 

@@ -2,8 +2,9 @@
 // so it follows the trader to any device. Changes apply at once and roll back, with a message,
 // if the server refuses them.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { WatchlistKind } from '../../../shared/schemas/watchlists.ts';
-import { ApiError, requestJson } from '../../api/http.ts';
+import { watchlistResponse, type WatchlistKind } from '../../../shared/schemas/watchlists.ts';
+import { ApiError, apiFetch, apiSend } from '../../api/http.ts';
+import { queryKeys } from '../../api/queryKeys.ts';
 
 export function useSavedWatchlist(
   kind: WatchlistKind,
@@ -11,18 +12,14 @@ export function useSavedWatchlist(
   onError: (message: string) => void,
 ) {
   const queryClient = useQueryClient();
-  const queryKey = ['watchlist', kind];
+  const queryKey = queryKeys.watchlists.one(kind);
   const query = useQuery({
     queryKey,
-    queryFn: async () => (await requestJson<{ symbols: string[] }>(`/api/watchlists/${kind}`)).symbols,
+    queryFn: async () => (await apiFetch(`/api/watchlists/${kind}`, watchlistResponse)).symbols,
     placeholderData: [...defaults],
   });
   const save = useMutation({
-    mutationFn: (symbols: string[]) =>
-      requestJson<{ symbols: string[] }>(`/api/watchlists/${kind}`, {
-        method: 'PUT',
-        body: JSON.stringify({ symbols }),
-      }),
+    mutationFn: (symbols: string[]) => apiSend('PUT', `/api/watchlists/${kind}`, watchlistResponse, { symbols }),
     onMutate: async (symbols) => {
       await queryClient.cancelQueries({ queryKey });
       const previous = queryClient.getQueryData<string[]>(queryKey);
