@@ -23,6 +23,7 @@ import {
   type CandleSummary,
   type MarketTools,
 } from './tools.ts';
+import { tickerOf } from '../../shared/tickers.ts';
 
 export const DISCLAIMER = '_Historical measurements on this data, not a forecast. Nothing here is financial advice._';
 const DEMO_NOTE =
@@ -212,7 +213,7 @@ export function describeSummary(
     lines.push('');
   }
   lines.push(
-    `Ask “What are the odds for ${summary.productId.replace(/-USD$/, '')}?” for the measured signal odds.`,
+    `Ask “What are the odds for ${tickerOf(summary.productId)}?” for the measured signal odds.`,
     '',
     DISCLAIMER,
     '',
@@ -404,7 +405,7 @@ function alertsSection(tools: MarketTools, text: string, products: readonly stri
     heading: `## Alerts: ${symbol ?? 'all symbols'}, ${window.label}\n\n`,
     body: async () => {
       const fact = await tools.alerts({ symbol, alertType, since: window.since, latest: 10 });
-      return describeAlerts(fact, window, symbol ? [] : products.map((product) => product.replace(/-USD$/, '')));
+      return describeAlerts(fact, window, symbol ? [] : products.map((product) => tickerOf(product)));
     },
   };
 }

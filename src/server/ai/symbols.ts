@@ -3,10 +3,9 @@
 // the symbols and the timeframe named in a free-text question. A symbol we have no data for
 // (AAPL, TSLA) is reported as such, never mapped to something else.
 import { CRYPTO_SYMBOLS, TIMEFRAMES, type CryptoSymbol, type Timeframe } from '../../shared/constants.ts';
+import { tickerOf } from '../../shared/tickers.ts';
 
-const TICKERS = new Map<string, CryptoSymbol>(
-  CRYPTO_SYMBOLS.map((productId) => [productId.replace(/-USD$/, ''), productId]),
-);
+const TICKERS = new Map<string, CryptoSymbol>(CRYPTO_SYMBOLS.map((productId) => [tickerOf(productId), productId]));
 
 const NAMES: Record<string, string> = {
   bitcoin: 'BTC',
@@ -192,7 +191,7 @@ export function resolveProduct(input: string): CryptoSymbol | null {
 /** The plain ticker of a typed symbol: 'BINANCE:BTCUSDT' gives 'BTC', 'aapl' gives 'AAPL'. */
 export function plainTicker(input: string): string {
   const product = resolveProduct(input);
-  if (product) return product.replace(/-USD$/, '');
+  if (product) return tickerOf(product);
   return input
     .trim()
     .toUpperCase()

@@ -32,6 +32,7 @@ import type { CandleRow, Granularity, MarketDataProvider, MarketSource, Quote } 
 import { loadWatchlist } from '../watchlists/service.ts';
 import type { FileAnalysis } from './fileAnalysis.ts';
 import { plainTicker, resolveProduct } from './symbols.ts';
+import { tickerOf } from '../../shared/tickers.ts';
 
 export class ToolError extends Error {}
 
@@ -364,7 +365,7 @@ export function createMarketTools(options: MarketToolsOptions) {
       const report = watosOdds(bars, horizon);
       const card: Extract<WatosCard, { available: true }> = {
         available: true,
-        symbol: productId.replace(/-USD$/, ''),
+        symbol: tickerOf(productId),
         productId,
         source,
         timeframe: frame,

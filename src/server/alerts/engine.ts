@@ -15,6 +15,7 @@ import { boundedConcurrency } from '../market/coinbase.ts';
 import type { CandleRow, Granularity, MarketDataProvider, MarketSource } from '../market/types.ts';
 import type { AlertBus } from './bus.ts';
 import { saveAlerts, toAlertRecord } from './store.ts';
+import { tickerOf } from '../../shared/tickers.ts';
 
 /** Advisory-lock key shared by every instance ("WATOS" in ASCII). */
 export const ENGINE_LOCK_KEY = 0x5741544f;
@@ -39,10 +40,6 @@ export interface AlertEngineOptions {
   /** Bars of history the generators see before the new ones (their warm-up). */
   warmupBars?: number;
   standbyRetryMs?: number;
-}
-
-export function tickerOf(productId: string): string {
-  return productId.replace(/-USD$/, '');
 }
 
 export function createAlertEngine(options: AlertEngineOptions) {

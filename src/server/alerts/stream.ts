@@ -15,6 +15,7 @@ import { subscriptionState } from '../../shared/subscription.ts';
 import { alerts } from '../db/schema.ts';
 import type { AlertBus, LiveAlert } from './bus.ts';
 import { saveAlerts, toAlertRecord } from './store.ts';
+import { tickerOf } from '../../shared/tickers.ts';
 
 const streamQuery = z.object({
   alert_type: z.enum(ALERT_TYPES).optional(),
@@ -23,7 +24,7 @@ const streamQuery = z.object({
     .trim()
     .toUpperCase()
     .regex(/^[A-Z0-9.-]{1,20}$/, 'symbol may only contain letters, digits, dots and dashes')
-    .transform((value) => value.replace(/-USD$/, ''))
+    .transform((value) => tickerOf(value))
     .optional(),
 });
 

@@ -5,6 +5,7 @@
 import { CRYPTO_SYMBOLS } from '../../shared/constants.ts';
 import type { MarketSource, PriceEntry, PriceSnapshot } from '../../shared/schemas/market.ts';
 import type { MarketDataProvider, QuoteResult } from './types.ts';
+import { tickerOf } from '../../shared/tickers.ts';
 
 export interface QuoteServiceOptions {
   mode: 'auto' | 'coinbase' | 'demo';
@@ -26,7 +27,7 @@ export function buildSnapshot(
   let successful = 0;
   let totalValue = 0;
   for (const productId of productIds) {
-    const symbol = productId.replace(/-USD$/, '');
+    const symbol = tickerOf(productId);
     const result = results.get(productId) ?? { ok: false, error: 'No answer' };
     if (result.ok) {
       const { spot, buy, sell } = result.quote;

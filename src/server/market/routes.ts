@@ -9,6 +9,7 @@ import type { Database } from '../db/client.ts';
 import { alerts, candles } from '../db/schema.ts';
 import { toAlertRecord } from '../alerts/store.ts';
 import type { QuoteService } from './quotes.ts';
+import { tickerOf } from '../../shared/tickers.ts';
 
 const candleQuery = z.object({
   symbol: z.enum(CRYPTO_SYMBOLS, { error: 'symbol must be one of the 28 tracked products, e.g. BTC-USD' }),
@@ -49,7 +50,7 @@ export async function marketRoutes(
     const fired = await options.db
       .select()
       .from(alerts)
-      .where(and(eq(alerts.ticker, symbol.replace(/-USD$/, '')), gte(alerts.timestamp, since)))
+      .where(and(eq(alerts.ticker, tickerOf(symbol)), gte(alerts.timestamp, since)))
       .orderBy(asc(alerts.timestamp))
       .limit(500);
     return {

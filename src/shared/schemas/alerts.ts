@@ -2,6 +2,7 @@
 // in the browser and on the server.
 import { z } from 'zod';
 import { ALERT_LOG_MAX_CAP, ALERT_TYPES } from '../constants.ts';
+import { tickerOf } from '../tickers.ts';
 
 const ALERT_TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
 
@@ -30,7 +31,7 @@ export const alertQuery = z
       .toUpperCase()
       .max(20, 'symbol is too long')
       .regex(/^[A-Z0-9.-]*$/, 'symbol may only contain letters, digits, dots and dashes')
-      .transform((value) => value.replace(/-USD$/, '') || undefined)
+      .transform((value) => tickerOf(value) || undefined)
       .optional(),
     max_count: z
       .string()

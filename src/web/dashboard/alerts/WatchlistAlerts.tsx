@@ -10,8 +10,9 @@ import { useNotify } from '../../ui/Notifications.tsx';
 import { useSavedWatchlist } from '../watchlist/useSavedWatchlist.ts';
 import { fetchAlerts } from './alertApi.ts';
 import { TYPE_STYLES } from './AlertLog.tsx';
+import { tickerOf } from '../../../shared/tickers.ts';
 
-const TRACKED = new Set(CRYPTO_SYMBOLS.map((productId) => productId.replace(/-USD$/, '')));
+const TRACKED = new Set(CRYPTO_SYMBOLS.map((productId) => tickerOf(productId)));
 
 function speak(text: string) {
   if ('speechSynthesis' in window) window.speechSynthesis.speak(new SpeechSynthesisUtterance(text));
