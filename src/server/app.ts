@@ -31,7 +31,8 @@ import { stripeWebhookRoutes } from './billing/stripeWebhook.ts';
 import { embedRoutes } from './embeds/routes.ts';
 import { dashboardFeature, registerDashboardApi } from './http/dashboardApi.ts';
 import { watchlistRoutes } from './watchlists/routes.ts';
-import { promptRoutes, seedPrompts } from './prompts/routes.ts';
+import { promptRoutes } from './prompts/routes.ts';
+import { seedPrompts } from './prompts/service.ts';
 import { createCoinbaseProvider } from './market/coinbase.ts';
 import { createDemoFeed } from './market/demoFeed.ts';
 import { createQuoteService, type QuoteService } from './market/quotes.ts';
@@ -40,7 +41,8 @@ import type { MarketDataProvider } from './market/types.ts';
 import { alertRoutes } from './alerts/routes.ts';
 import { createAlertBus, type AlertBus } from './alerts/bus.ts';
 import { alertStreamRoutes, alertTestHookRoutes } from './alerts/stream.ts';
-import { aiRouteOptions, aiRoutes } from './ai/routes.ts';
+import { aiRoutes } from './ai/routes.ts';
+import { createAiRouteOptions } from './ai/service.ts';
 import { fileRouteOptions, fileRoutes, sheetRoutes } from './files/routes.ts';
 import { createSheetNameReader, type GoogleSheetsLocation } from './files/sheets.ts';
 import { createFileStorage, type FileStorage } from './files/storage.ts';
@@ -234,7 +236,18 @@ export async function buildApp(options: AppOptions): Promise<App> {
       dashboardFeature(marketRoutes, { quotes, db: database.db }),
       dashboardFeature(alertRoutes, { db: database.db }),
       dashboardFeature(alertStreamRoutes, { db: database.db, bus: alertBus, auth, accessCache }),
-      dashboardFeature(aiRoutes, aiRouteOptions(services, app.log)),
+      dashboardFeature(
+        aiRoutes,
+        createAiRouteOptions({
+          config,
+          db: database.db,
+          market,
+          currentSource: quotes.currentSource,
+          fileStorage,
+          redis,
+          log: app.log,
+        }),
+      ),
       dashboardFeature(fileRoutes, fileRouteOptions(services)),
       dashboardFeature(sheetRoutes, {
         db: database.db,

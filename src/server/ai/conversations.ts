@@ -1,13 +1,23 @@
 // Saved assistant conversations, per user (tables `conversations` and `chat_messages`): the
 // chat restores the latest one on reload, lists older ones, starts new ones. Every read and
-// write is scoped to the owner, so one trader can never see another's conversation.
+// write is scoped to the owner, so one trader can never see another's conversation. The only
+// module that touches those two tables; a conversation that is missing, or someone else's, is
+// a NotFound domain error ('Conversation not found').
 import { randomUUID } from 'node:crypto';
 import { and, asc, desc, eq } from 'drizzle-orm';
-import type { ChatRole, ConversationDetail, ConversationSummary, SavedMessage } from '../../shared/schemas/chat.ts';
+import {
+  conversationIdField,
+  type ChatRole,
+  type ConversationDetail,
+  type ConversationSummary,
+  type SavedMessage,
+} from '../../shared/schemas/chat.ts';
 import type { Database } from '../db/client.ts';
+import { invalid, notFound } from '../errors/domain.ts';
 import { chatMessages, conversations } from '../db/schema.ts';
 
 const TITLE_LENGTH = 60;
+const NOT_FOUND = 'Conversation not found';
 
 /** A conversation's title: its first question, without the attached file's name, shortened. */
 export function titleOf(text: string): string {
@@ -38,7 +48,7 @@ export async function listConversations(db: Database, userId: string, limit = 50
   return rows.map(summary);
 }
 
-export async function findConversation(db: Database, userId: string, id: string): Promise<ConversationSummary | null> {
+async function findConversation(db: Database, userId: string, id: string): Promise<ConversationSummary | null> {
   const [row] = await db
     .select()
     .from(conversations)
@@ -46,9 +56,10 @@ export async function findConversation(db: Database, userId: string, id: string)
   return row ? summary(row) : null;
 }
 
-export async function loadConversation(db: Database, userId: string, id: string): Promise<ConversationDetail | null> {
+/** The trader's conversation with its messages (NotFound when missing or someone else's). */
+export async function loadConversation(db: Database, userId: string, id: string): Promise<ConversationDetail> {
   const found = await findConversation(db, userId, id);
-  if (!found) return null;
+  if (!found) throw notFound(NOT_FOUND);
   const rows = await db
     .select()
     .from(chatMessages)
@@ -73,12 +84,41 @@ export async function createConversation(
   return summary(row);
 }
 
-export async function deleteConversation(db: Database, userId: string, id: string): Promise<boolean> {
+/** Deletes the trader's conversation and its messages (NotFound when missing or someone else's). */
+export async function deleteConversation(db: Database, userId: string, id: string): Promise<void> {
+  if (!(await removeConversation(db, userId, id))) throw notFound(NOT_FOUND);
+}
+
+async function removeConversation(db: Database, userId: string, id: string): Promise<boolean> {
   const deleted = await db
     .delete(conversations)
     .where(and(eq(conversations.id, id), eq(conversations.userId, userId)))
     .returning({ id: conversations.id });
   return deleted.length > 0;
+}
+
+/**
+ * The conversation a new exchange is saved in: the given one (the form's conversation_id, the
+ * trader's own, retitled by its first question if still new; NotFound otherwise) or a new one
+ * titled by the question.
+ */
+export async function conversationFor(
+  db: Database,
+  userId: string,
+  rawId: string | undefined,
+  firstQuestion: string,
+): Promise<{ id: string; created: boolean }> {
+  if (rawId) {
+    const parsed = conversationIdField.safeParse(rawId);
+    if (!parsed.success)
+      throw invalid(parsed.error.issues.map((issue) => issue.message).join('; ') || 'conversation_id is invalid');
+    const id = parsed.data;
+    if (!(await findConversation(db, userId, id))) throw notFound(NOT_FOUND);
+    await retitleIfNew(db, id, firstQuestion);
+    return { id, created: false };
+  }
+  const created = await createConversation(db, userId, titleOf(firstQuestion));
+  return { id: created.id, created: true };
 }
 
 export async function appendMessage(
@@ -99,12 +139,20 @@ export async function appendMessage(
   return row.id;
 }
 
-export async function deleteMessage(db: Database, id: number): Promise<void> {
-  await db.delete(chatMessages).where(eq(chatMessages.id, id));
+/**
+ * Undoes a failed exchange: drops the saved user message, and the conversation too when the
+ * exchange created it (the trader keeps the text in the input box and sends it again).
+ */
+export async function discardExchange(
+  db: Database,
+  exchange: { userId: string; conversation: { id: string; created: boolean }; userMessageId: number },
+): Promise<void> {
+  await db.delete(chatMessages).where(eq(chatMessages.id, exchange.userMessageId));
+  if (exchange.conversation.created) await removeConversation(db, exchange.userId, exchange.conversation.id);
 }
 
 /** A new conversation gets the title of its first question. */
-export async function retitleIfNew(db: Database, conversationId: string, firstQuestion: string): Promise<void> {
+async function retitleIfNew(db: Database, conversationId: string, firstQuestion: string): Promise<void> {
   await db
     .update(conversations)
     .set({ title: titleOf(firstQuestion) })

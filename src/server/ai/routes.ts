@@ -8,150 +8,39 @@
 // Chat and prompt calls share one per-user rate limit (Redis-backed when configured).
 import type { MultipartFile } from '@fastify/multipart';
 import type { UIMessageChunk } from 'ai';
-import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import {
   chatMessagesField,
+  conversationDeletedResponse,
   conversationIdField,
+  conversationListResponse,
+  conversationResponse,
   CONVERSATION_HEADER,
   NO_RESPONSE_CONTENT,
   promptField,
+  promptResponse,
+  watosCard,
   type ChatTurn,
   type PromptResponse,
   type WatosCard,
 } from '../../shared/schemas/chat.ts';
-import type { AppServices } from '../app.ts';
-import type { Config } from '../config.ts';
-import type { Database } from '../db/client.ts';
-import { StoredObjectMissingError } from '../files/storage.ts';
 import { HttpError } from '../http/errors.ts';
 import { counterStore, perUserRateLimit } from '../http/rateLimit.ts';
-import type { MarketDataProvider, MarketSource } from '../market/types.ts';
-import { collectAnswer, type Assistant } from './assistant.ts';
-import { createBuiltinAnalyst } from './builtinAnalyst.ts';
+import { requireUser } from '../http/requestUser.ts';
 import {
   appendMessage,
+  conversationFor,
   createConversation,
   deleteConversation,
-  deleteMessage,
-  findConversation,
+  discardExchange,
   listConversations,
   loadConversation,
-  retitleIfNew,
-  titleOf,
 } from './conversations.ts';
-import type { FileAnalysis } from './fileAnalysis.ts';
-import { createLlmAssistant } from './llm.ts';
+import { analyseAttachment, answerPrompt, type AiRouteOptions } from './service.ts';
 import { plainTicker, resolveProduct } from './symbols.ts';
-import {
-  analyseUpload,
-  createMarketTools,
-  formatMegabytes,
-  ToolError,
-  type FileLimits,
-  type MarketTools,
-  type StoredFileReader,
-} from './tools.ts';
-
-export interface AiServices {
-  tools: MarketTools;
-  assistant: Assistant;
-}
-
-/** The LLM when LLM_BASE_URL is set, the built-in analyst otherwise. */
-export function createAiServices(options: {
-  config: Config;
-  market: { coinbase: MarketDataProvider; demo: MarketDataProvider };
-  currentSource: () => MarketSource;
-  db: Database;
-  log?: FastifyBaseLogger;
-  readStoredFile?: StoredFileReader;
-}): AiServices {
-  const { config } = options;
-  const tools = createMarketTools({
-    mode: config.MARKET_DATA,
-    market: options.market,
-    currentSource: options.currentSource,
-    db: options.db,
-    fileLimits: fileLimitsOf(config),
-    readStoredFile: options.readStoredFile,
-  });
-  const assistant =
-    config.LLM_BASE_URL && config.LLM_MODEL
-      ? createLlmAssistant({
-          baseURL: config.LLM_BASE_URL,
-          apiKey: config.LLM_API_KEY,
-          model: config.LLM_MODEL,
-          tools,
-          log: options.log,
-        })
-      : createBuiltinAnalyst({ tools });
-  return { tools, assistant };
-}
-
-export function fileLimitsOf(config: Config): FileLimits {
-  return {
-    maxBytes: config.AI_FILE_MAX_MB * 1024 * 1024,
-    maxRows: config.AI_FILE_MAX_ROWS,
-    readTimeoutMs: config.SHEET_READ_TIMEOUT_MS,
-  };
-}
-
-export interface AiRouteOptions {
-  db: Database;
-  ai: AiServices;
-  fileLimits: FileLimits;
-  rateLimit: { max: number; windowMs: number };
-  redis?: Redis;
-  /** The deployment's Redis namespace (config.redisPrefix). */
-  redisPrefix: string;
-}
-
-/** Everything aiRoutes needs, built from the app's services (LLM or built-in analyst by config). */
-export function aiRouteOptions(services: AppServices, log?: FastifyBaseLogger): AiRouteOptions {
-  const { config, fileStorage } = services;
-  const fileLimits = fileLimitsOf(config);
-  const readStoredFile: StoredFileReader = async ({ storageKey }) => {
-    let stream;
-    try {
-      stream = await fileStorage.get(storageKey);
-    } catch (error) {
-      if (error instanceof StoredObjectMissingError)
-        throw new ToolError('The file is listed but its content is missing from storage.');
-      throw error;
-    }
-    const chunks: Buffer[] = [];
-    let total = 0;
-    for await (const chunk of stream) {
-      total += (chunk as Buffer).length;
-      if (total > fileLimits.maxBytes) {
-        stream.destroy();
-        throw new ToolError(
-          `The file is larger than ${formatMegabytes(fileLimits.maxBytes)}, the largest the assistant analyses.`,
-        );
-      }
-      chunks.push(chunk as Buffer);
-    }
-    return Buffer.concat(chunks);
-  };
-  return {
-    db: services.database.db,
-    ai: createAiServices({
-      config,
-      market: services.market,
-      currentSource: services.quotes.currentSource,
-      db: services.database.db,
-      log,
-      readStoredFile,
-    }),
-    fileLimits,
-    rateLimit: { max: config.AI_RATE_LIMIT_PER_MINUTE, windowMs: 60_000 },
-    redis: services.redis,
-    redisPrefix: config.redisPrefix,
-  };
-}
+import { formatMegabytes, ToolError, type FileLimits } from './tools.ts';
 
 interface MultipartInput {
   fields: Record<string, string>;
@@ -195,16 +84,6 @@ async function readMultipart(request: FastifyRequest, limits: FileLimits, expect
   return { fields, file };
 }
 
-async function analyseAttachment(file: MultipartInput['file'], limits: FileLimits): Promise<FileAnalysis | null> {
-  if (!file) return null;
-  try {
-    return await analyseUpload(file.filename, file.data, limits);
-  } catch (error) {
-    if (error instanceof ToolError) throw new HttpError(400, error.message);
-    throw error;
-  }
-}
-
 function parseField<T>(schema: z.ZodType<T>, value: unknown, name: string): T {
   const parsed = schema.safeParse(value);
   if (!parsed.success)
@@ -222,23 +101,6 @@ function parseMessages(raw: string | undefined): ChatTurn[] {
     throw new HttpError(400, 'messages must be a JSON list of {role, content}.');
   }
   return parseField(chatMessagesField, value, 'messages');
-}
-
-/** The conversation to save into: the given one (the trader's own) or a new one. */
-async function conversationFor(
-  db: Database,
-  userId: string,
-  rawId: string | undefined,
-  firstQuestion: string,
-): Promise<{ id: string; created: boolean }> {
-  if (rawId) {
-    const id = parseField(conversationIdField, rawId, 'conversation_id');
-    if (!(await findConversation(db, userId, id))) throw new HttpError(404, 'Conversation not found');
-    await retitleIfNew(db, id, firstQuestion);
-    return { id, created: false };
-  }
-  const created = await createConversation(db, userId, titleOf(firstQuestion));
-  return { id: created.id, created: true };
 }
 
 const HEARTBEAT_MS = 15_000;
@@ -259,26 +121,29 @@ export async function aiRoutes(app: FastifyInstance, options: AiRouteOptions): P
 
   const idParams = z.object({ id: conversationIdField });
 
-  routes.get('/api/conversations', async (request) => ({
-    conversations: await listConversations(db, request.user!.id),
+  routes.get('/api/conversations', { schema: { response: { 200: conversationListResponse } } }, async (request) => ({
+    conversations: await listConversations(db, requireUser(request).id),
   }));
 
-  routes.post('/api/conversations', async (request) => {
-    const created = await createConversation(db, request.user!.id);
+  routes.post('/api/conversations', { schema: { response: { 200: conversationResponse } } }, async (request) => {
+    const created = await createConversation(db, requireUser(request).id);
     return { conversation: { ...created, messages: [] } };
   });
 
-  routes.get('/api/conversations/:id', { schema: { params: idParams } }, async (request) => {
-    const conversation = await loadConversation(db, request.user!.id, request.params.id);
-    if (!conversation) throw new HttpError(404, 'Conversation not found');
-    return { conversation };
-  });
+  routes.get(
+    '/api/conversations/:id',
+    { schema: { params: idParams, response: { 200: conversationResponse } } },
+    async (request) => ({ conversation: await loadConversation(db, requireUser(request).id, request.params.id) }),
+  );
 
-  routes.delete('/api/conversations/:id', { schema: { params: idParams } }, async (request) => {
-    if (!(await deleteConversation(db, request.user!.id, request.params.id)))
-      throw new HttpError(404, 'Conversation not found');
-    return { success: true };
-  });
+  routes.delete(
+    '/api/conversations/:id',
+    { schema: { params: idParams, response: { 200: conversationDeletedResponse } } },
+    async (request) => {
+      await deleteConversation(db, requireUser(request).id, request.params.id);
+      return { success: true as const };
+    },
+  );
 
   routes.get(
     '/api/watos/:symbol',
@@ -287,6 +152,7 @@ export async function aiRoutes(app: FastifyInstance, options: AiRouteOptions): P
         params: z.object({
           symbol: z.string().regex(/^[A-Za-z0-9:._/-]{1,30}$/, 'symbol may only contain letters, digits and : . _ / -'),
         }),
+        response: { 200: watosCard },
       },
     },
     async (request, reply): Promise<WatosCard> => {
@@ -303,8 +169,9 @@ export async function aiRoutes(app: FastifyInstance, options: AiRouteOptions): P
     },
   );
 
+  // The answer streams as server-sent events (hijacked reply): no JSON response schema.
   routes.post('/api/chat', { preHandler: limitPerUser }, async (request, reply) => {
-    const userId = request.user!.id;
+    const userId = requireUser(request).id;
     const { fields, file } = await readMultipart(request, fileLimits, 'a messages field and an optional file');
     const messages = parseMessages(fields.messages);
     const analysis = await analyseAttachment(file, fileLimits);
@@ -363,8 +230,7 @@ export async function aiRoutes(app: FastifyInstance, options: AiRouteOptions): P
     try {
       if (failed || abort.signal.aborted) {
         // The trader keeps the message in the input box and sends it again: drop it here.
-        await deleteMessage(db, userMessageId);
-        if (conversation.created) await deleteConversation(db, userId, conversation.id);
+        await discardExchange(db, { userId, conversation, userMessageId });
       } else {
         await appendMessage(db, conversation.id, { role: 'assistant', content: text });
       }
@@ -374,35 +240,22 @@ export async function aiRoutes(app: FastifyInstance, options: AiRouteOptions): P
     if (!raw.writableEnded) raw.end(sse('[DONE]'));
   });
 
-  routes.post('/external-api/prompt', { preHandler: limitPerUser }, async (request, reply): Promise<PromptResponse> => {
-    const userId = request.user!.id;
-    const { fields, file } = await readMultipart(request, fileLimits, 'a prompt field and an optional file');
-    const prompt = parseField(promptField, fields.prompt, 'prompt');
-    const analysis = await analyseAttachment(file, fileLimits);
-    const abort = new AbortController();
-    reply.raw.on('close', () => {
-      if (!reply.raw.writableFinished) abort.abort();
-    });
-    const { text, error } = await collectAnswer(
-      ai.assistant.respond({
-        messages: [{ role: 'user', content: prompt }],
-        file: analysis,
-        userId,
-        signal: abort.signal,
-      }),
-    );
-    if (error) throw new HttpError(502, error);
-    const response = text.trim() === '' ? NO_RESPONSE_CONTENT : text;
-
-    // Saved like a chat exchange, so the Prompt Catalog's messages come back on reload too.
-    const question = file ? `${prompt} [${file.filename}]` : prompt;
-    const conversation = await conversationFor(db, userId, fields.conversation_id, question);
-    await appendMessage(db, conversation.id, {
-      role: 'user',
-      content: question,
-      attachmentName: file?.filename ?? null,
-    });
-    await appendMessage(db, conversation.id, { role: 'assistant', content: response });
-    return { response, conversation_id: conversation.id };
-  });
+  routes.post(
+    '/external-api/prompt',
+    { preHandler: limitPerUser, schema: { response: { 200: promptResponse } } },
+    async (request, reply): Promise<PromptResponse> => {
+      const userId = requireUser(request).id;
+      const { fields, file } = await readMultipart(request, fileLimits, 'a prompt field and an optional file');
+      const prompt = parseField(promptField, fields.prompt, 'prompt');
+      const analysis = await analyseAttachment(file, fileLimits);
+      const abort = new AbortController();
+      reply.raw.on('close', () => {
+        if (!reply.raw.writableFinished) abort.abort();
+      });
+      return answerPrompt(
+        { db, ai },
+        { userId, prompt, file, analysis, conversationId: fields.conversation_id, signal: abort.signal },
+      );
+    },
+  );
 }

@@ -65,64 +65,82 @@ export const conversationIdField = z
   .string()
   .regex(/^[A-Za-z0-9_-]{8,64}$/, 'conversation_id is not a valid conversation id');
 
-export interface SavedMessage {
-  id: number;
-  role: ChatRole;
-  content: string;
-  attachment_name: string | null;
-  created_at: string;
-}
+export const chatRole = z.enum(['user', 'assistant']) satisfies z.ZodType<ChatRole>;
 
-export interface ConversationSummary {
-  id: string;
-  title: string;
-  created_at: string;
-  updated_at: string;
-}
+export const savedMessage = z.object({
+  id: z.number(),
+  role: chatRole,
+  content: z.string(),
+  attachment_name: z.string().nullable(),
+  created_at: z.string(),
+});
+export type SavedMessage = z.infer<typeof savedMessage>;
 
-export interface ConversationDetail extends ConversationSummary {
-  messages: SavedMessage[];
-}
+export const conversationSummary = z.object({
+  id: z.string(),
+  title: z.string(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type ConversationSummary = z.infer<typeof conversationSummary>;
+
+export const conversationDetail = conversationSummary.extend({ messages: z.array(savedMessage) });
+export type ConversationDetail = z.infer<typeof conversationDetail>;
+
+/** GET /api/conversations: the trader's saved conversations, latest first. */
+export const conversationListResponse = z.object({ conversations: z.array(conversationSummary) });
+/** POST /api/conversations and GET /api/conversations/{id}: one conversation with its messages. */
+export const conversationResponse = z.object({ conversation: conversationDetail });
+/** DELETE /api/conversations/{id}. */
+export const conversationDeletedResponse = z.object({ success: z.literal(true) });
 
 /** Header of the chat stream response naming the conversation the exchange was saved in. */
 export const CONVERSATION_HEADER = 'x-conversation-id';
 
-export interface PromptResponse {
-  response: string;
-  conversation_id: string | null;
-}
+/** POST /external-api/prompt: the answer, and the conversation it was saved in. */
+export const promptResponse = z.object({ response: z.string(), conversation_id: z.string().nullable() });
+export type PromptResponse = z.infer<typeof promptResponse>;
 
-export type WatosStrengthName = 'low' | 'medium' | 'high';
+const marketSource = z.enum(['coinbase', 'demo']) satisfies z.ZodType<MarketSource>;
+const interval = z.tuple([z.number(), z.number()]).nullable();
 
-export interface WatosCardSignal {
-  id: string;
-  name: string;
-  active: boolean;
-  direction: 'bullish' | 'bearish' | 'neutral';
-  strength: WatosStrengthName;
-  description: string;
+export const watosStrengthName = z.enum(['low', 'medium', 'high']);
+export type WatosStrengthName = z.infer<typeof watosStrengthName>;
+
+export const watosCardSignal = z.object({
+  id: z.string(),
+  name: z.string(),
+  active: z.boolean(),
+  direction: z.enum(['bullish', 'bearish', 'neutral']),
+  strength: watosStrengthName,
+  description: z.string(),
   /** Share of past bars in the same state whose close was higher after the horizon. */
-  odds: {
-    probability: number | null;
-    samples: number;
-    interval: [number, number] | null;
-    reason: string | null;
-  } | null;
-}
+  odds: z
+    .object({
+      probability: z.number().nullable(),
+      samples: z.number(),
+      interval,
+      reason: z.string().nullable(),
+    })
+    .nullable(),
+});
+export type WatosCardSignal = z.infer<typeof watosCardSignal>;
 
 /** GET /api/watos/{symbol}: the grid card's data, or why there is none. */
-export type WatosCard =
-  | {
-      available: true;
-      symbol: string;
-      productId: string;
-      source: MarketSource;
-      timeframe: string;
-      horizonBars: number;
-      bars: number;
-      lastBarTime: string;
-      lastClose: number;
-      baseRate: { probability: number | null; samples: number; interval: [number, number] | null };
-      signals: WatosCardSignal[];
-    }
-  | { available: false; symbol: string; message: string };
+export const watosCard = z.discriminatedUnion('available', [
+  z.object({
+    available: z.literal(true),
+    symbol: z.string(),
+    productId: z.string(),
+    source: marketSource,
+    timeframe: z.string(),
+    horizonBars: z.number(),
+    bars: z.number(),
+    lastBarTime: z.string(),
+    lastClose: z.number(),
+    baseRate: z.object({ probability: z.number().nullable(), samples: z.number(), interval }),
+    signals: z.array(watosCardSignal),
+  }),
+  z.object({ available: z.literal(false), symbol: z.string(), message: z.string() }),
+]);
+export type WatosCard = z.infer<typeof watosCard>;

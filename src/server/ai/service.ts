@@ -1,0 +1,200 @@
+// The assistant's public surface: building it from the app's services (the LLM when
+// LLM_BASE_URL is set, the built-in analyst otherwise, both over the same market tools), the
+// options its routes take, and the steps of an exchange that are not HTTP: analysing an
+// attached file and answering a prompt. Failures are domain errors (errors/domain.ts), which
+// the HTTP layer turns into answers. The composition root (app.ts) calls this module; it
+// imports nothing of the app.
+import type { FastifyBaseLogger } from 'fastify';
+import type { Redis } from 'ioredis';
+import { NO_RESPONSE_CONTENT, type PromptResponse } from '../../shared/schemas/chat.ts';
+import type { Config } from '../config.ts';
+import type { Database } from '../db/client.ts';
+import { DomainError, invalid } from '../errors/domain.ts';
+import { StoredObjectMissingError, type FileStorage } from '../files/storage.ts';
+import type { MarketDataProvider, MarketSource } from '../market/types.ts';
+import { collectAnswer, type Assistant } from './assistant.ts';
+import { createBuiltinAnalyst } from './builtinAnalyst.ts';
+import { appendMessage, conversationFor } from './conversations.ts';
+import type { FileAnalysis } from './fileAnalysis.ts';
+import { createLlmAssistant } from './llm.ts';
+import {
+  analyseUpload,
+  createMarketTools,
+  formatMegabytes,
+  ToolError,
+  type FileLimits,
+  type MarketTools,
+  type StoredFileReader,
+} from './tools.ts';
+
+export interface AiServices {
+  tools: MarketTools;
+  assistant: Assistant;
+}
+
+/** The LLM when LLM_BASE_URL is set, the built-in analyst otherwise. */
+export function createAiServices(options: {
+  config: Config;
+  market: { coinbase: MarketDataProvider; demo: MarketDataProvider };
+  currentSource: () => MarketSource;
+  db: Database;
+  log?: FastifyBaseLogger;
+  readStoredFile?: StoredFileReader;
+}): AiServices {
+  const { config } = options;
+  const tools = createMarketTools({
+    mode: config.MARKET_DATA,
+    market: options.market,
+    currentSource: options.currentSource,
+    db: options.db,
+    fileLimits: fileLimitsOf(config),
+    readStoredFile: options.readStoredFile,
+  });
+  const assistant =
+    config.LLM_BASE_URL && config.LLM_MODEL
+      ? createLlmAssistant({
+          baseURL: config.LLM_BASE_URL,
+          apiKey: config.LLM_API_KEY,
+          model: config.LLM_MODEL,
+          tools,
+          log: options.log,
+        })
+      : createBuiltinAnalyst({ tools });
+  return { tools, assistant };
+}
+
+export function fileLimitsOf(config: Config): FileLimits {
+  return {
+    maxBytes: config.AI_FILE_MAX_MB * 1024 * 1024,
+    maxRows: config.AI_FILE_MAX_ROWS,
+    readTimeoutMs: config.SHEET_READ_TIMEOUT_MS,
+  };
+}
+
+/** What the assistant is built from: the app's services it uses. */
+export interface AiDependencies {
+  config: Config;
+  db: Database;
+  market: { coinbase: MarketDataProvider; demo: MarketDataProvider };
+  currentSource: () => MarketSource;
+  /** My Stuff's file bytes, which the assistant's file tool reads. */
+  fileStorage: Pick<FileStorage, 'get'>;
+  redis?: Redis;
+  log?: FastifyBaseLogger;
+}
+
+/** The options of the assistant's routes (ai/routes.ts). */
+export interface AiRouteOptions {
+  db: Database;
+  ai: AiServices;
+  fileLimits: FileLimits;
+  rateLimit: { max: number; windowMs: number };
+  redis?: Redis;
+  /** The deployment's Redis namespace (config.redisPrefix). */
+  redisPrefix: string;
+}
+
+/** A stored file's bytes, read up to the assistant's file limit (a ToolError beyond it). */
+function storedFileReader(fileStorage: Pick<FileStorage, 'get'>, fileLimits: FileLimits): StoredFileReader {
+  return async ({ storageKey }) => {
+    let stream;
+    try {
+      stream = await fileStorage.get(storageKey);
+    } catch (error) {
+      if (error instanceof StoredObjectMissingError)
+        throw new ToolError('The file is listed but its content is missing from storage.');
+      throw error;
+    }
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for await (const chunk of stream) {
+      total += (chunk as Buffer).length;
+      if (total > fileLimits.maxBytes) {
+        stream.destroy();
+        throw new ToolError(
+          `The file is larger than ${formatMegabytes(fileLimits.maxBytes)}, the largest the assistant analyses.`,
+        );
+      }
+      chunks.push(chunk as Buffer);
+    }
+    return Buffer.concat(chunks);
+  };
+}
+
+/** Everything the assistant's routes need (LLM or built-in analyst by config). */
+export function createAiRouteOptions(deps: AiDependencies): AiRouteOptions {
+  const { config } = deps;
+  const fileLimits = fileLimitsOf(config);
+  return {
+    db: deps.db,
+    ai: createAiServices({
+      config,
+      market: deps.market,
+      currentSource: deps.currentSource,
+      db: deps.db,
+      log: deps.log,
+      readStoredFile: storedFileReader(deps.fileStorage, fileLimits),
+    }),
+    fileLimits,
+    rateLimit: { max: config.AI_RATE_LIMIT_PER_MINUTE, windowMs: 60_000 },
+    redis: deps.redis,
+    redisPrefix: config.redisPrefix,
+  };
+}
+
+export interface Attachment {
+  filename: string;
+  data: Buffer;
+}
+
+/** The attached file read and analysed (Invalid with the reason when it cannot be). */
+export async function analyseAttachment(file: Attachment | null, limits: FileLimits): Promise<FileAnalysis | null> {
+  if (!file) return null;
+  try {
+    return await analyseUpload(file.filename, file.data, limits);
+  } catch (error) {
+    if (error instanceof ToolError) throw invalid(error.message);
+    throw error;
+  }
+}
+
+/**
+ * SPEC.md's prompt call: the assistant's whole answer to one prompt (and file), saved like a
+ * chat exchange so the Prompt Catalog's messages come back on reload too. An assistant that
+ * fails is an 'upstream' domain error (502) with its message; nothing is saved then.
+ */
+export async function answerPrompt(
+  options: Pick<AiRouteOptions, 'db' | 'ai'>,
+  request: {
+    userId: string;
+    prompt: string;
+    file: Attachment | null;
+    analysis: FileAnalysis | null;
+    /** The form's conversation_id, unchecked. */
+    conversationId: string | undefined;
+    signal: AbortSignal;
+  },
+): Promise<PromptResponse> {
+  const { db, ai } = options;
+  const { userId, prompt, file } = request;
+  const { text, error } = await collectAnswer(
+    ai.assistant.respond({
+      messages: [{ role: 'user', content: prompt }],
+      file: request.analysis,
+      userId,
+      signal: request.signal,
+    }),
+  );
+  if (error) throw new DomainError('upstream', error);
+  const response = text.trim() === '' ? NO_RESPONSE_CONTENT : text;
+
+  const question = file ? `${prompt} [${file.filename}]` : prompt;
+  const conversation = await conversationFor(db, userId, request.conversationId, question);
+  await appendMessage(db, conversation.id, {
+    role: 'user',
+    content: question,
+    attachmentName: file?.filename ?? null,
+  });
+  await appendMessage(db, conversation.id, { role: 'assistant', content: response });
+  return { response, conversation_id: conversation.id };
+}
