@@ -9,4 +9,13 @@ export const queryKeys = {
     all: ['watchlist'] as const,
     one: (kind: WatchlistKind) => ['watchlist', kind] as const,
   },
+  conversations: {
+    all: ['conversations'] as const,
+  },
+  prompts: {
+    all: ['prompts'] as const,
+  },
+  watos: {
+    card: (symbol: string) => ['watos', symbol] as const,
+  },
 };

@@ -2,6 +2,8 @@
 // saved conversation, or the welcome message), the input box and its attachment, sending with
 // the streamed answer, saved conversations, and the Prompt Catalog's call. It also provides
 // ChatAttachmentContext, so My Stuff's 'Analyze with AI' can attach a file to the input bar.
+// The input box's text has its own context (useChatInput): typing re-renders the input bar
+// only, not every panel that reads the assistant's state.
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import {
   createContext,
@@ -21,6 +23,7 @@ import {
   type ConversationDetail,
   type ConversationSummary,
 } from '../../../shared/schemas/chat.ts';
+import { queryKeys } from '../../api/queryKeys.ts';
 import { ChatAttachmentContext } from './chatAttachment.ts';
 import {
   ChatSendError,
@@ -46,8 +49,6 @@ export interface AssistantState {
   /** The red banner's text. */
   error: string | null;
   sending: boolean;
-  input: string;
-  setInput(text: string): void;
   attachment: File | null;
   attach(file: File): void;
   removeAttachment(): void;
@@ -62,11 +63,24 @@ export interface AssistantState {
   inputRef: RefObject<HTMLTextAreaElement | null>;
 }
 
+/** The input box's text: kept until the answer has arrived, cleared after a successful send. */
+export interface ChatInputState {
+  input: string;
+  setInput(text: string): void;
+}
+
 const AssistantContext = createContext<AssistantState | null>(null);
+const ChatInputContext = createContext<ChatInputState | null>(null);
 
 export function useAssistant(): AssistantState {
   const state = useContext(AssistantContext);
   if (!state) throw new Error('useAssistant must be used inside <AssistantProvider>');
+  return state;
+}
+
+export function useChatInput(): ChatInputState {
+  const state = useContext(ChatInputContext);
+  if (!state) throw new Error('useChatInput must be used inside <AssistantProvider>');
   return state;
 }
 
@@ -98,7 +112,13 @@ export function AssistantProvider({
   const [messages, setMessages] = useState<DisplayMessage[]>(() => initialMessages ?? []);
   const [error, setError] = useState<string | null>(null);
   const [sending, setSending] = useState(false);
-  const [input, setInput] = useState('');
+  const [input, setInputText] = useState('');
+  // The text as last typed, for send (which must not change identity on every keystroke).
+  const inputText = useRef('');
+  const setInput = useCallback((text: string) => {
+    inputText.current = text;
+    setInputText(text);
+  }, []);
   const [attachment, setAttachment] = useState<File | null>(null);
   const [conversationId, setConversationId] = useState<string | null>(null);
   const inputRef = useRef<HTMLTextAreaElement | null>(null);
@@ -110,7 +130,7 @@ export function AssistantProvider({
   }, [messages]);
 
   const conversations = useQuery({
-    queryKey: ['conversations'],
+    queryKey: queryKeys.conversations.all,
     queryFn: fetchConversations,
     enabled: !loading && !initialMessages,
   });
@@ -120,7 +140,10 @@ export function AssistantProvider({
     let cancelled = false;
     void (async () => {
       try {
-        const list = await queryClient.fetchQuery({ queryKey: ['conversations'], queryFn: fetchConversations });
+        const list = await queryClient.fetchQuery({
+          queryKey: queryKeys.conversations.all,
+          queryFn: fetchConversations,
+        });
         const latest = list[0] ? await fetchConversation(list[0].id) : null;
         if (cancelled) return;
         setConversationId(latest?.id ?? null);
@@ -149,7 +172,7 @@ export function AssistantProvider({
   }, []);
 
   const send = useCallback(async () => {
-    const text = input.trim();
+    const text = inputText.current.trim();
     if (!text || sending) return;
     const file = attachment;
     const question: DisplayMessage = {
@@ -201,7 +224,7 @@ export function AssistantProvider({
       if (stream.conversationId) setConversationId(stream.conversationId);
       setInput('');
       setAttachment(null);
-      void queryClient.invalidateQueries({ queryKey: ['conversations'] });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.conversations.all });
     } catch (failure) {
       if (controller.signal.aborted) return;
       console.error(CHAT_SEND_ERROR_LOG, failure);
@@ -215,7 +238,7 @@ export function AssistantProvider({
       if (inFlight.current === controller) inFlight.current = null;
       setSending(false);
     }
-  }, [attachment, conversationId, input, queryClient, sending]);
+  }, [attachment, conversationId, queryClient, sending, setInput]);
 
   const newConversation = useCallback(() => {
     inFlight.current?.abort();
@@ -245,7 +268,7 @@ export function AssistantProvider({
     try {
       await removeConversation(conversationId);
       newConversation();
-      await queryClient.invalidateQueries({ queryKey: ['conversations'] });
+      await queryClient.invalidateQueries({ queryKey: queryKeys.conversations.all });
     } catch (failure) {
       console.error('Error deleting a conversation', failure);
       setError(`The conversation could not be deleted: ${reasonOf(failure)}.`);
@@ -263,7 +286,7 @@ export function AssistantProvider({
       ]);
       if (result.conversation_id) setConversationId(result.conversation_id);
       setAttachment(null);
-      void queryClient.invalidateQueries({ queryKey: ['conversations'] });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.conversations.all });
     },
     [attachment, conversationId, queryClient],
   );
@@ -274,8 +297,6 @@ export function AssistantProvider({
       messages,
       error,
       sending,
-      input,
-      setInput,
       attachment,
       attach,
       removeAttachment: () => setAttachment(null),
@@ -293,7 +314,6 @@ export function AssistantProvider({
       messages,
       error,
       sending,
-      input,
       attachment,
       attach,
       send,
@@ -306,9 +326,13 @@ export function AssistantProvider({
     ],
   );
 
+  const inputState = useMemo<ChatInputState>(() => ({ input, setInput }), [input, setInput]);
+
   return (
     <AssistantContext.Provider value={state}>
-      <ChatAttachmentContext.Provider value={attach}>{children}</ChatAttachmentContext.Provider>
+      <ChatInputContext.Provider value={inputState}>
+        <ChatAttachmentContext.Provider value={attach}>{children}</ChatAttachmentContext.Provider>
+      </ChatInputContext.Provider>
     </AssistantContext.Provider>
   );
 }

@@ -9,10 +9,11 @@ import {
   CHAT_INPUT_PLACEHOLDER,
   PROMPT_MAX_CHARS,
 } from '../../../shared/schemas/chat.ts';
-import { useAssistant } from './AssistantProvider.tsx';
+import { useAssistant, useChatInput } from './AssistantProvider.tsx';
 
 export function ChatInputBar({ className = '' }: { className?: string }) {
-  const { input, setInput, attachment, attach, removeAttachment, send, sending, inputRef, loading } = useAssistant();
+  const { attachment, attach, removeAttachment, send, sending, inputRef, loading } = useAssistant();
+  const { input, setInput } = useChatInput();
   const picker = useRef<HTMLInputElement | null>(null);
 
   return (

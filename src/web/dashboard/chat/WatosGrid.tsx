@@ -6,6 +6,7 @@
 import { useQuery } from '@tanstack/react-query';
 import type { WatosCard, WatosCardSignal, WatosStrengthName } from '../../../shared/schemas/chat.ts';
 import { formatPrice } from '../../../shared/format.ts';
+import { queryKeys } from '../../api/queryKeys.ts';
 import { fetchWatosCard } from './chatApi.ts';
 
 export const STRENGTH_STYLES: Record<WatosStrengthName, { tile: string; badge: string }> = {
@@ -73,7 +74,11 @@ function Body({ card }: { card: WatosCard }) {
 }
 
 export function WatosGrid({ symbol }: { symbol: string }) {
-  const card = useQuery({ queryKey: ['watos', symbol], queryFn: () => fetchWatosCard(symbol), staleTime: 60_000 });
+  const card = useQuery({
+    queryKey: queryKeys.watos.card(symbol),
+    queryFn: () => fetchWatosCard(symbol),
+    staleTime: 60_000,
+  });
   return (
     <section
       className="mt-2 rounded-lg border border-gray-700 bg-gray-900/80 p-3"

@@ -1,9 +1,15 @@
 // The assistant's calls from the browser: chat send (POST /api/chat, multipart, streamed),
 // saved conversations, the WATOS grid card, and SPEC.md's prompt call
-// (POST /external-api/prompt, multipart prompt + optional file).
-import { requestJson } from '../../api/http.ts';
+// (POST /external-api/prompt, multipart prompt + optional file). JSON answers are parsed with
+// the shared schemas the server serialises them with.
+import { ApiError, apiFetch } from '../../api/http.ts';
 import {
   CONVERSATION_HEADER,
+  conversationDeletedResponse,
+  conversationListResponse,
+  conversationResponse,
+  promptResponse,
+  watosCard,
   type ChatMessage,
   type ConversationDetail,
   type ConversationSummary,
@@ -15,20 +21,19 @@ import { readUiMessageStream, type StreamChunk } from './uiStream.ts';
 export class ChatSendError extends Error {}
 
 export async function fetchConversations(): Promise<ConversationSummary[]> {
-  return (await requestJson<{ conversations: ConversationSummary[] }>('/api/conversations')).conversations;
+  return (await apiFetch('/api/conversations', conversationListResponse)).conversations;
 }
 
 export async function fetchConversation(id: string): Promise<ConversationDetail> {
-  return (await requestJson<{ conversation: ConversationDetail }>(`/api/conversations/${encodeURIComponent(id)}`))
-    .conversation;
+  return (await apiFetch(`/api/conversations/${encodeURIComponent(id)}`, conversationResponse)).conversation;
 }
 
 export async function removeConversation(id: string): Promise<void> {
-  await requestJson(`/api/conversations/${encodeURIComponent(id)}`, { method: 'DELETE' });
+  await apiFetch(`/api/conversations/${encodeURIComponent(id)}`, conversationDeletedResponse, { method: 'DELETE' });
 }
 
 export async function fetchWatosCard(symbol: string): Promise<WatosCard> {
-  return requestJson<WatosCard>(`/api/watos/${encodeURIComponent(symbol)}`);
+  return apiFetch(`/api/watos/${encodeURIComponent(symbol)}`, watosCard);
 }
 
 async function errorText(response: Response): Promise<string> {
@@ -46,7 +51,10 @@ export interface ChatStream {
   chunks: AsyncGenerator<StreamChunk>;
 }
 
-/** Sends the message list (and file) and returns the answer's chunks as they stream in. */
+/**
+ * Sends the message list (and file) and returns the answer's chunks as they stream in. A
+ * streaming fetch, not apiFetch: the answer is a server-sent event stream, not JSON.
+ */
 export async function sendChat(input: {
   messages: Array<Pick<ChatMessage, 'role' | 'content'>>;
   conversationId: string | null;
@@ -73,7 +81,10 @@ export class PromptApiError extends Error {
   }
 }
 
-/** SPEC.md: POST {api}/external-api/prompt with the prompt text and the optional file. */
+/**
+ * SPEC.md: POST {api}/external-api/prompt with the prompt text and the optional file. A
+ * refusal is a PromptApiError ('API error: {status}', the text SPEC.md logs).
+ */
 export async function sendPrompt(input: {
   prompt: string;
   conversationId: string | null;
@@ -83,7 +94,10 @@ export async function sendPrompt(input: {
   form.append('prompt', input.prompt);
   if (input.conversationId) form.append('conversation_id', input.conversationId);
   if (input.file) form.append('file', input.file, input.file.name);
-  const response = await fetch('/external-api/prompt', { method: 'POST', body: form, credentials: 'same-origin' });
-  if (!response.ok) throw new PromptApiError(response.status);
-  return (await response.json()) as PromptResponse;
+  try {
+    return await apiFetch('/external-api/prompt', promptResponse, { method: 'POST', body: form });
+  } catch (error) {
+    if (error instanceof ApiError && error.status >= 400) throw new PromptApiError(error.status);
+    throw error;
+  }
 }

@@ -3,25 +3,37 @@
 // ('Processing...' while busy). The prompt goes to POST /external-api/prompt with the input
 // bar's attached file, and the prompt and its answer are appended to the chat. After success
 // the selections reset and the attachment is removed; a failure logs 'API error: {status}' and
-// shows 'An error occurred while processing the prompt'.
+// shows 'An error occurred while processing the prompt'. The chat wires it in (AiSection):
+// the catalogue knows nothing of the chat beyond the two props it is given.
 import { useQuery } from '@tanstack/react-query';
 import { useId, useState, type ReactNode } from 'react';
 import { CRYPTO_SYMBOLS, TIMEFRAMES } from '../../../shared/constants.ts';
 import { OPTIONS_CATEGORY, PROMPT_ERROR_MESSAGE, PROMPT_SELECT_MESSAGE } from '../../../shared/schemas/chat.ts';
-import { useAssistant } from '../chat/AssistantProvider.tsx';
+import { promptsResponse } from '../../../shared/schemas/prompts.ts';
+import { ApiError, apiFetch } from '../../api/http.ts';
+import { queryKeys } from '../../api/queryKeys.ts';
 import { categoriesOf, fillPrompt, stripQuotes, type CatalogPrompt } from './promptText.ts';
 
 const DEFAULT_TIMEFRAME = '1h';
 const DEFAULT_SYMBOL = 'BTC-USD';
 
 async function fetchPrompts(): Promise<CatalogPrompt[]> {
-  const response = await fetch('/prompts', { credentials: 'same-origin' });
-  if (!response.ok) {
+  try {
+    return (await apiFetch('/prompts', promptsResponse)).prompts;
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.status < 400) throw error;
     // SPEC.md: 'API error: {status}' is logged and the catalogue stays empty.
-    console.error(`API error: ${response.status}`);
+    console.error(`API error: ${error.status}`);
     return [];
   }
-  return ((await response.json()) as { prompts: CatalogPrompt[] }).prompts;
+}
+
+export interface PromptCatalogProps {
+  className?: string;
+  /** Sends the filled-in prompt (with the attachment) and shows it and its answer; throws on failure. */
+  runPrompt(prompt: string): Promise<void>;
+  /** The file attached in the input bar, sent with the prompt. */
+  attachment: File | null;
 }
 
 /** A label beside (not around) its select, so the select's accessible name is the label alone. */
@@ -34,10 +46,9 @@ function Field({ id, label, children }: { id: string; label: string; children: R
   );
 }
 
-export function PromptCatalog({ className = '' }: { className?: string }) {
+export function PromptCatalog({ className = '', runPrompt, attachment }: PromptCatalogProps) {
   const id = useId();
-  const { runPrompt, attachment } = useAssistant();
-  const prompts = useQuery({ queryKey: ['prompts'], queryFn: fetchPrompts, staleTime: Infinity });
+  const prompts = useQuery({ queryKey: queryKeys.prompts.all, queryFn: fetchPrompts, staleTime: Infinity });
   const [category, setCategory] = useState('');
   const [promptId, setPromptId] = useState('');
   const [timeframe, setTimeframe] = useState(DEFAULT_TIMEFRAME);

@@ -1,13 +1,9 @@
 // Prompt Catalog rules from SPEC.md as pure functions: prompts shown without surrounding
 // quotes, categories in catalogue order, and the prompt text sent with the chosen timeframe
 // and symbol filled in.
+import type { CatalogPrompt } from '../../../shared/schemas/prompts.ts';
 
-export interface CatalogPrompt {
-  id: string;
-  category: string;
-  prompt: string;
-  uses_market_context?: boolean;
-}
+export type { CatalogPrompt };
 
 /** SPEC.md: surrounding quotes stripped for display. */
 export function stripQuotes(prompt: string): string {
