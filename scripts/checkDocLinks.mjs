@@ -1,6 +1,8 @@
 // Every relative link in README.md and docs/**/*.md must resolve: the file (or folder) exists,
 // and a #fragment names a heading of the target Markdown file (GitHub's anchor rules). Also:
-// no table is split by a blank line (rows after it would render as a stray paragraph).
+// no table is split by a blank line (rows after it would render as a stray paragraph), and
+// every repository path quoted in code style (`src/...`, `scripts/...`, `bench/...`, `e2e/...`)
+// exists, so a moved file cannot leave the docs pointing at nothing.
 // Plain Node, no dependencies. Exits 1 and lists what is broken; 0 when all is well.
 //   node scripts/checkDocLinks.mjs
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -62,11 +64,22 @@ function splitTables(file) {
   return problems;
 }
 
+const QUOTED_PATH = /`((?:src|scripts|bench|e2e|public|\.ci)\/[A-Za-z0-9_./-]+)`/g;
+
+/** Repository paths quoted in code style that do not exist (globs and placeholders skipped). */
+function missingPaths(file) {
+  const text = readFileSync(file, 'utf8');
+  return [...new Set([...text.matchAll(QUOTED_PATH)].map((match) => match[1]))]
+    .filter((path) => !existsSync(join(root, path.replace(/\/$/, ''))))
+    .map((path) => `${relative(root, file)}: \`${path}\` (no such file in the repository)`);
+}
+
 const files = [join(root, 'README.md'), ...(existsSync(join(root, 'docs')) ? markdownFiles(join(root, 'docs')) : [])];
 const broken = [];
 let checked = 0;
 for (const file of files) {
   broken.push(...splitTables(file));
+  if (!file.endsWith('SPEC.md')) broken.push(...missingPaths(file));
   const text = prose(readFileSync(file, 'utf8'));
   const targets = [
     ...[...text.matchAll(/!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)].map((match) => match[1]),
@@ -94,4 +107,4 @@ if (broken.length > 0) {
   );
   process.exit(1);
 }
-console.log(`Documentation links: ${checked} relative links in ${files.length} files resolve.`);
+console.log(`Documentation: ${checked} relative links and every quoted path in ${files.length} files resolve.`);
