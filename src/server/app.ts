@@ -32,13 +32,16 @@ import { embedRoutes } from './embeds/routes.ts';
 import { dashboardFeature, registerDashboardApi } from './http/dashboardApi.ts';
 import { watchlistRoutes } from './watchlists/routes.ts';
 import { promptRoutes, seedPrompts } from './prompts/routes.ts';
-import { createCoinbaseProvider } from './market/coinbase.ts';
-import { createDemoFeed } from './market/demoFeed.ts';
-import { createQuoteService, type QuoteService } from './market/quotes.ts';
+import {
+  createCoinbaseProvider,
+  createDemoFeed,
+  createQuoteService,
+  type MarketDataProvider,
+  type QuoteService,
+} from './market/service.ts';
 import { marketRoutes } from './market/routes.ts';
-import type { MarketDataProvider } from './market/types.ts';
 import { alertRoutes } from './alerts/routes.ts';
-import { createAlertBus, type AlertBus } from './alerts/bus.ts';
+import { alertsSince, createAlertBus, type AlertBus } from './alerts/service.ts';
 import { alertStreamRoutes, alertTestHookRoutes } from './alerts/stream.ts';
 import { aiRouteOptions, aiRoutes } from './ai/routes.ts';
 import { fileRouteOptions, fileRoutes, sheetRoutes } from './files/routes.ts';
@@ -231,7 +234,11 @@ export async function buildApp(options: AppOptions): Promise<App> {
       dashboardFeature(watchlistRoutes, { db: database.db }),
       dashboardFeature(embedRoutes, { config }),
       dashboardFeature(promptRoutes, { db: database.db }),
-      dashboardFeature(marketRoutes, { quotes, db: database.db }),
+      dashboardFeature(marketRoutes, {
+        quotes,
+        db: database.db,
+        alertsSince: (ticker, since) => alertsSince(database.db, ticker, since),
+      }),
       dashboardFeature(alertRoutes, { db: database.db }),
       dashboardFeature(alertStreamRoutes, { db: database.db, bus: alertBus, auth, accessCache }),
       dashboardFeature(aiRoutes, aiRouteOptions(services, app.log)),
