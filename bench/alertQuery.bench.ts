@@ -3,7 +3,7 @@
 // p50/p95 against a peer measured in the same run: the same filter done by scanning all
 // alerts in memory. Target: p95 under 10 ms.
 import { sql } from 'drizzle-orm';
-import { queryAlerts } from '../src/server/alerts/store.ts';
+import { queryAlerts } from '../src/server/alerts/service.ts';
 import { openDatabase } from '../src/server/db/client.ts';
 import { ALERT_TYPES, CRYPTO_SYMBOLS } from '../src/shared/constants.ts';
 import { formatAlertTimestamp } from '../src/shared/alertDisplay.ts';

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import autocannon, { type Result } from 'autocannon';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { buildApp } from '../src/server/app.ts';
-import { saveAlerts, type NewAlert } from '../src/server/alerts/store.ts';
+import { saveAlerts, type NewAlert } from '../src/server/alerts/service.ts';
 import { loadConfig } from '../src/server/config.ts';
 import { openDatabase, type DatabaseHandle } from '../src/server/db/client.ts';
 import { ALERT_TYPES, CRYPTO_SYMBOLS } from '../src/shared/constants.ts';

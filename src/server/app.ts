@@ -33,13 +33,16 @@ import { dashboardFeature, registerDashboardApi } from './http/dashboardApi.ts';
 import { watchlistRoutes } from './watchlists/routes.ts';
 import { promptRoutes } from './prompts/routes.ts';
 import { seedPrompts } from './prompts/service.ts';
-import { createCoinbaseProvider } from './market/coinbase.ts';
-import { createDemoFeed } from './market/demoFeed.ts';
-import { createQuoteService, type QuoteService } from './market/quotes.ts';
+import {
+  createCoinbaseProvider,
+  createDemoFeed,
+  createQuoteService,
+  type MarketDataProvider,
+  type QuoteService,
+} from './market/service.ts';
 import { marketRoutes } from './market/routes.ts';
-import type { MarketDataProvider } from './market/types.ts';
 import { alertRoutes } from './alerts/routes.ts';
-import { createAlertBus, type AlertBus } from './alerts/bus.ts';
+import { alertsSince, createAlertBus, type AlertBus } from './alerts/service.ts';
 import { alertStreamRoutes, alertTestHookRoutes } from './alerts/stream.ts';
 import { aiRoutes } from './ai/routes.ts';
 import { createAiRouteOptions } from './ai/service.ts';
@@ -233,7 +236,11 @@ export async function buildApp(options: AppOptions): Promise<App> {
       dashboardFeature(watchlistRoutes, { db: database.db }),
       dashboardFeature(embedRoutes, { config }),
       dashboardFeature(promptRoutes, { db: database.db }),
-      dashboardFeature(marketRoutes, { quotes, db: database.db }),
+      dashboardFeature(marketRoutes, {
+        quotes,
+        db: database.db,
+        alertsSince: (ticker, since) => alertsSince(database.db, ticker, since),
+      }),
       dashboardFeature(alertRoutes, { db: database.db }),
       dashboardFeature(alertStreamRoutes, { db: database.db, bus: alertBus, auth, accessCache }),
       dashboardFeature(

@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { BlockList, isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { COINBASE_EXCHANGE_API, COINBASE_PRICE_API } from './market/coinbase.ts';
+import { COINBASE_EXCHANGE_API, COINBASE_PRICE_API } from './market/service.ts';
 
 const optionalUrl = z.url().optional();
 

@@ -10,7 +10,7 @@ import { extractTicker, mentionsWatos } from '../../shared/chatSignals.ts';
 import { formatPrice } from '../../shared/format.ts';
 import { candleSeries } from '../../signals/candles.ts';
 import { watosOdds } from '../../signals/watosOdds.ts';
-import { saveAlerts } from '../alerts/store.ts';
+import { saveAlerts } from '../alerts/service.ts';
 import { openTestDatabase, type TestDatabase } from '../db/testing.ts';
 import { readTables } from '../files/tableReader.ts';
 import { createDemoFeed, DEMO_EPOCH } from '../market/demoFeed.ts';

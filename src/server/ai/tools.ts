@@ -22,7 +22,7 @@ import type { WatosCard } from '../../shared/schemas/chat.ts';
 import { candleSeries, type CandleSeries } from '../../signals/candles.ts';
 import { atr, rsi, sma, supportResistance, swingPoints, volumeZScore } from '../../signals/indicators.ts';
 import { watosOdds } from '../../signals/watosOdds.ts';
-import { queryAlerts } from '../alerts/store.ts';
+import { queryAlerts } from '../alerts/service.ts';
 import type { Database } from '../db/client.ts';
 import { alerts, files } from '../db/schema.ts';
 import { readAndAnalyse, spreadsheetKindOf, TableReadError } from '../files/tableReader.ts';

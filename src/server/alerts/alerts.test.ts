@@ -5,7 +5,7 @@ import { formatAlertTimestamp } from '../../shared/alertDisplay.ts';
 import { createTestApp, type TestApp } from '../testing/app.ts';
 import type { Browser } from '../testing/http.ts';
 import { subscribedUser } from '../testing/users.ts';
-import { saveAlerts, type NewAlert } from './store.ts';
+import { saveAlerts, type NewAlert } from './service.ts';
 
 let test: TestApp;
 let browser: Browser;

@@ -5,12 +5,9 @@
 import { EventEmitter } from 'node:events';
 import type { Redis } from 'ioredis';
 import pg from 'pg';
-import type { AlertRecord } from '../../shared/alertDisplay.ts';
+import type { LiveAlert } from '../../shared/schemas/alerts.ts';
 
-export interface LiveAlert extends AlertRecord {
-  id: number;
-  source: string;
-}
+export type { LiveAlert };
 
 export interface AlertBus {
   /** Resolves once this instance hears the shared channel. */

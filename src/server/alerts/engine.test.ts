@@ -10,7 +10,7 @@ import { createDemoFeed } from '../market/demoFeed.ts';
 import type { MarketDataProvider } from '../market/types.ts';
 import { createAlertBus, type LiveAlert } from './bus.ts';
 import { createAlertEngine } from './engine.ts';
-import { queryAlerts } from './store.ts';
+import { queryAlerts } from './service.ts';
 
 const quietLog = { info: () => undefined, warn: () => undefined, error: () => undefined };
 const products = ['BTC-USD', 'ETH-USD'];

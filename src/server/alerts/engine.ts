@@ -4,18 +4,24 @@
 // Exactly one instance runs it (a Postgres advisory lock); the others stand by and take over
 // when the leader goes away. After an outage it resumes from the last stored bar: no gaps,
 // and the alerts table's unique key means no repeats.
-import { and, desc, eq, max } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import { CRYPTO_SYMBOLS } from '../../shared/constants.ts';
+import { tickerOf } from '../../shared/tickers.ts';
 import { candleSeries } from '../../signals/candles.ts';
 import { runAlertGenerators } from '../../signals/alertGenerators.ts';
 import type { DatabaseHandle, Leadership } from '../db/client.ts';
-import { candles } from '../db/schema.ts';
-import { boundedConcurrency } from '../market/coinbase.ts';
-import type { CandleRow, Granularity, MarketDataProvider, MarketSource } from '../market/types.ts';
+import {
+  boundedConcurrency,
+  lastCandleTime,
+  latestCandles,
+  storeCandles,
+  type CandleRow,
+  type Granularity,
+  type MarketDataProvider,
+  type MarketSource,
+} from '../market/service.ts';
 import type { AlertBus } from './bus.ts';
-import { saveAlerts, toAlertRecord } from './store.ts';
-import { tickerOf } from '../../shared/tickers.ts';
+import { saveAlerts, toLiveAlert } from './service.ts';
 
 /** Advisory-lock key shared by every instance ("WATOS" in ASCII). */
 export const ENGINE_LOCK_KEY = 0x5741544f;
@@ -58,21 +64,13 @@ export function createAlertEngine(options: AlertEngineOptions) {
   /** Stores the bars closed since the last stored one; returns the new bars. */
   async function sync(productId: string, granularity: Granularity, backfillDays: number): Promise<CandleRow[]> {
     const size = granularity * 1000;
-    const [{ last }] = await db
-      .select({ last: max(candles.time) })
-      .from(candles)
-      .where(and(eq(candles.productId, productId), eq(candles.granularity, granularity)));
+    const last = await lastCandleTime(db, productId, granularity);
     const earliest = Math.floor((now() - backfillDays * DAY) / size) * size;
-    const from = last ? Math.max(new Date(last).getTime() + size, earliest) : earliest;
+    const from = last !== null ? Math.max(last + size, earliest) : earliest;
     const end = Math.floor(now() / size) * size;
     if (from >= end) return [];
     const rows = await provider.candles(productId, granularity, new Date(from), new Date(end));
-    for (let start = 0; start < rows.length; start += 1000) {
-      const chunk = rows
-        .slice(start, start + 1000)
-        .map((row) => ({ ...row, productId, granularity, time: new Date(row.time), source: options.source }));
-      await db.insert(candles).values(chunk).onConflictDoNothing();
-    }
+    await storeCandles(db, productId, granularity, options.source, rows);
     return rows;
   }
 
@@ -80,13 +78,8 @@ export function createAlertEngine(options: AlertEngineOptions) {
     await sync(productId, 3600, options.backfillHourDays ?? 30);
     const fresh = await sync(productId, 60, options.backfillMinuteDays ?? 2);
     if (fresh.length === 0) return 0;
-    const history = await db
-      .select()
-      .from(candles)
-      .where(and(eq(candles.productId, productId), eq(candles.granularity, 60)))
-      .orderBy(desc(candles.time))
-      .limit(warmupBars + fresh.length);
-    const series = candleSeries(history.reverse().map((row) => ({ ...row, time: row.time.getTime() })));
+    const history = await latestCandles(db, productId, 60, warmupBars + fresh.length);
+    const series = candleSeries(history);
     const firstNew = series.length - fresh.length;
     const ticker = tickerOf(productId);
     const generated = runAlertGenerators(series, ticker, MINUTE, Math.max(firstNew, 0));
@@ -102,11 +95,7 @@ export function createAlertEngine(options: AlertEngineOptions) {
     );
     // Only bars that just closed are news; a backfill fills the log without a burst of pushes.
     const liveSince = now() - 5 * MINUTE;
-    await bus.publish(
-      saved
-        .filter((row) => row.timestamp.getTime() >= liveSince)
-        .map((row) => ({ id: row.id, source: row.source, ...toAlertRecord(row) })),
-    );
+    await bus.publish(saved.filter((row) => row.timestamp.getTime() >= liveSince).map(toLiveAlert));
     return saved.length;
   }
 

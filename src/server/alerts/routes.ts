@@ -2,12 +2,14 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Database } from '../db/client.ts';
-import { alertQuery } from '../../shared/schemas/alerts.ts';
-import { queryAlerts } from './store.ts';
+import { alertLogResponse, alertQuery } from '../../shared/schemas/alerts.ts';
+import { queryAlerts } from './service.ts';
 
 export async function alertRoutes(app: FastifyInstance, options: { db: Database }): Promise<void> {
   const routes = app.withTypeProvider<ZodTypeProvider>();
-  routes.get('/external-api/alert', { schema: { querystring: alertQuery } }, async (request) => ({
-    alerts: await queryAlerts(options.db, request.query),
-  }));
+  routes.get(
+    '/external-api/alert',
+    { schema: { querystring: alertQuery, response: { 200: alertLogResponse } } },
+    async (request) => ({ alerts: await queryAlerts(options.db, request.query) }),
+  );
 }

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../testing/app.ts';
 import { subscribedUser } from '../testing/users.ts';
-import { saveAlerts } from './store.ts';
+import { saveAlerts } from './service.ts';
 
 let test: TestApp;
 let base: string;

@@ -2,31 +2,18 @@
 // same alert_type / symbol as the alert log. A reconnecting browser sends Last-Event-ID and
 // first receives what it missed (at most 100 alerts). A stream lives only as long as the
 // access it was opened with (session and subscription), and a user holds at most ten.
-import { and, asc, eq, gt, type SQL } from 'drizzle-orm';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { z } from 'zod';
-import { ALERT_TYPES } from '../../shared/constants.ts';
+import { alertStreamQuery, testAlertBody, testAlertResponse } from '../../shared/schemas/alerts.ts';
+import { subscriptionState } from '../../shared/subscription.ts';
 import type { Auth } from '../auth/auth.ts';
 import { currentSubscription, sessionCookieOf, type AccessCache } from '../auth/guards.ts';
 import type { Database } from '../db/client.ts';
-import { boundedConcurrency } from '../market/coinbase.ts';
-import { subscriptionState } from '../../shared/subscription.ts';
-import { alerts } from '../db/schema.ts';
+import { HttpError } from '../http/errors.ts';
+import { NOT_SIGNED_IN, requireUser } from '../http/requestUser.ts';
+import { boundedConcurrency } from '../market/service.ts';
 import type { AlertBus, LiveAlert } from './bus.ts';
-import { saveAlerts, toAlertRecord } from './store.ts';
-import { tickerOf } from '../../shared/tickers.ts';
-
-const streamQuery = z.object({
-  alert_type: z.enum(ALERT_TYPES).optional(),
-  symbol: z
-    .string()
-    .trim()
-    .toUpperCase()
-    .regex(/^[A-Z0-9.-]{1,20}$/, 'symbol may only contain letters, digits, dots and dashes')
-    .transform((value) => tickerOf(value))
-    .optional(),
-});
+import { alertsAfter, saveAlerts, toAlertRecord, toLiveAlert } from './service.ts';
 
 const HEARTBEAT_MS = 25_000;
 /** Streams one user may hold at once; opening one more closes that user's oldest. */
@@ -178,13 +165,16 @@ export async function alertStreamRoutes(app: FastifyInstance, options: AlertStre
     stopListening?.();
     registry.endAll('server-closing');
   });
-  routes.get('/api/alerts/stream', { schema: { querystring: streamQuery } }, async (request, reply) => {
+  // A stream of events, not one JSON answer: no response schema (the events' data follow
+  // liveAlert and alertStreamEnd in shared/schemas/alerts.ts).
+  routes.get('/api/alerts/stream', { schema: { querystring: alertStreamQuery } }, async (request, reply) => {
     const { alert_type: alertType, symbol } = request.query;
     const matches = (alert: LiveAlert) =>
       (!alertType || alert.alert_type === alertType) && (!symbol || alert.ticker === symbol);
     // The dashboard gate ran, so both are present.
-    const userId = request.user!.id;
-    const sessionCookie = sessionCookieOf(request)!;
+    const userId = requireUser(request).id;
+    const sessionCookie = sessionCookieOf(request);
+    if (!sessionCookie) throw new HttpError(401, NOT_SIGNED_IN);
 
     reply.hijack();
     const raw = reply.raw;
@@ -224,17 +214,9 @@ export async function alertStreamRoutes(app: FastifyInstance, options: AlertStre
 
     const lastId = Number(request.headers['last-event-id']);
     if (Number.isInteger(lastId) && lastId > 0) {
-      const conditions: SQL[] = [gt(alerts.id, lastId)];
-      if (alertType) conditions.push(eq(alerts.alertType, alertType));
-      if (symbol) conditions.push(eq(alerts.ticker, symbol));
-      let missed;
+      let missed: LiveAlert[];
       try {
-        missed = await options.db
-          .select()
-          .from(alerts)
-          .where(and(...conditions))
-          .orderBy(asc(alerts.id))
-          .limit(100);
+        missed = await alertsAfter(options.db, lastId, { alertType, ticker: symbol });
       } catch (error) {
         // The answer has begun, so no error status is possible: end the stream, and the
         // browser reconnects with the same Last-Event-ID.
@@ -243,7 +225,7 @@ export async function alertStreamRoutes(app: FastifyInstance, options: AlertStre
         return;
       }
       if (ended) return;
-      for (const row of missed) send({ id: row.id, source: row.source, ...toAlertRecord(row) });
+      for (const alert of missed) send(alert);
     }
 
     if (ended) return;
@@ -265,13 +247,7 @@ export async function alertTestHookRoutes(
   routes.post(
     '/api/test/alerts',
     {
-      schema: {
-        body: z.object({
-          ticker: z.string().regex(/^[A-Z0-9]{1,10}$/),
-          alert_type: z.enum(ALERT_TYPES),
-          message: z.string().min(1).max(300),
-        }),
-      },
+      schema: { body: testAlertBody, response: { 200: testAlertResponse } },
     },
     async (request) => {
       const [saved] = await saveAlerts(options.db, [
@@ -283,7 +259,7 @@ export async function alertTestHookRoutes(
           source: 'test',
         },
       ]);
-      if (saved) await options.bus.publish([{ id: saved.id, source: saved.source, ...toAlertRecord(saved) }]);
+      if (saved) await options.bus.publish([toLiveAlert(saved)]);
       return { alert: saved ? toAlertRecord(saved) : null };
     },
   );

@@ -1,71 +1,65 @@
 // Market-data routes: GET /external-api/coinbase-prices (SPEC.md section 7), and the candles
 // of one asset with the alerts that fired on them (the exchange view's chart).
-import { and, asc, desc, eq, gte } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { z } from 'zod';
-import { CRYPTO_SYMBOLS } from '../../shared/constants.ts';
-import type { Database } from '../db/client.ts';
-import { alerts, candles } from '../db/schema.ts';
-import { toAlertRecord } from '../alerts/store.ts';
-import type { QuoteService } from './quotes.ts';
+import type { AlertRecord } from '../../shared/alertDisplay.ts';
+import { candleQuery, candleResponse, priceSnapshot } from '../../shared/schemas/market.ts';
 import { tickerOf } from '../../shared/tickers.ts';
+import type { Database } from '../db/client.ts';
+import { latestCandles, type QuoteService } from './service.ts';
 
-const candleQuery = z.object({
-  symbol: z.enum(CRYPTO_SYMBOLS, { error: 'symbol must be one of the 28 tracked products, e.g. BTC-USD' }),
-  granularity: z
-    .enum(['60', '3600'], { error: 'granularity must be 60 or 3600 seconds' })
-    .default('3600')
-    .transform(Number),
-  limit: z.coerce.number().int().min(10).max(1000).default(300),
-});
+export interface MarketRouteOptions {
+  quotes: QuoteService;
+  db: Database;
+  /**
+   * The alerts of one ticker since a moment, oldest first (the chart's markers). Given by the
+   * composition root (the alerts feature's service), so market does not depend on alerts,
+   * whose engine depends on market.
+   */
+  alertsSince: (ticker: string, since: Date) => Promise<AlertRecord[]>;
+}
 
-export async function marketRoutes(
-  app: FastifyInstance,
-  options: { quotes: QuoteService; db: Database },
-): Promise<void> {
+export async function marketRoutes(app: FastifyInstance, options: MarketRouteOptions): Promise<void> {
   const routes = app.withTypeProvider<ZodTypeProvider>();
-  // Every subscriber polls the same snapshot for 10 s: serialize it once, not per request.
+  // Every subscriber polls the same snapshot for 10 s: serialize it once (with the response
+  // schema, as Fastify would), not per request.
   const serialized = new WeakMap<object, string>();
-  routes.get('/external-api/coinbase-prices', async (_request, reply) => {
-    const snapshot = await options.quotes.snapshot();
-    let body = serialized.get(snapshot);
-    if (body === undefined) {
-      body = JSON.stringify(snapshot);
-      serialized.set(snapshot, body);
-    }
-    return reply.header('Cache-Control', 'private, max-age=5').type('application/json; charset=utf-8').send(body);
-  });
+  // Untyped on purpose: the reply is that string, which a JSON content type sends as it is.
+  app.get(
+    '/external-api/coinbase-prices',
+    { schema: { response: { 200: priceSnapshot } } },
+    async (_request, reply) => {
+      const snapshot = await options.quotes.snapshot();
+      let body = serialized.get(snapshot);
+      if (body === undefined) {
+        body = JSON.stringify(priceSnapshot.parse(snapshot));
+        serialized.set(snapshot, body);
+      }
+      return reply.header('Cache-Control', 'private, max-age=5').type('application/json; charset=utf-8').send(body);
+    },
+  );
 
-  routes.get('/api/market/candles', { schema: { querystring: candleQuery } }, async (request) => {
-    const { symbol, granularity, limit } = request.query;
-    const rows = await options.db
-      .select()
-      .from(candles)
-      .where(and(eq(candles.productId, symbol), eq(candles.granularity, granularity)))
-      .orderBy(desc(candles.time))
-      .limit(limit);
-    rows.reverse();
-    const since = rows[0]?.time ?? new Date();
-    const fired = await options.db
-      .select()
-      .from(alerts)
-      .where(and(eq(alerts.ticker, tickerOf(symbol)), gte(alerts.timestamp, since)))
-      .orderBy(asc(alerts.timestamp))
-      .limit(500);
-    return {
-      symbol,
-      granularity,
-      source: rows[0]?.source ?? null,
-      candles: rows.map((row) => ({
-        time: row.time.toISOString(),
-        open: row.open,
-        high: row.high,
-        low: row.low,
-        close: row.close,
-        volume: row.volume,
-      })),
-      alerts: fired.map(toAlertRecord),
-    };
-  });
+  routes.get(
+    '/api/market/candles',
+    { schema: { querystring: candleQuery, response: { 200: candleResponse } } },
+    async (request) => {
+      const { symbol, granularity, limit } = request.query;
+      const bars = await latestCandles(options.db, symbol, granularity, limit);
+      const since = bars.length > 0 ? new Date(bars[0].time) : new Date();
+      return {
+        symbol,
+        granularity,
+        source: bars[0]?.source ?? null,
+        candles: bars.map((bar) => ({
+          time: new Date(bar.time).toISOString(),
+          open: bar.open,
+          high: bar.high,
+          low: bar.low,
+          close: bar.close,
+          volume: bar.volume,
+        })),
+        alerts: await options.alertsSince(tickerOf(symbol), since),
+      };
+    },
+  );
 }

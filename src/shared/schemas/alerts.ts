@@ -1,5 +1,6 @@
-// The alert log query of SPEC.md section 7 (GET /external-api/alert), validated the same way
-// in the browser and on the server.
+// Shapes of the alert calls shared by server and browser: the alert log query and answer of
+// SPEC.md section 7 (GET /external-api/alert), the live stream's filters and events, and the
+// test hook.
 import { z } from 'zod';
 import { ALERT_LOG_MAX_CAP, ALERT_TYPES } from '../constants.ts';
 import { tickerOf } from '../tickers.ts';
@@ -49,3 +50,42 @@ export const alertQuery = z
   );
 
 export type AlertQuery = z.infer<typeof alertQuery>;
+
+/** One alert as SPEC.md shows it (timestamp in UTC, 'YYYY-MM-DD HH:MM:SS'). */
+export const alertRecord = z.object({
+  ticker: z.string(),
+  alert_type: z.string(),
+  message: z.string(),
+  timestamp: z.string(),
+});
+
+/** GET /external-api/alert. */
+export const alertLogResponse = z.object({ alerts: z.array(alertRecord) });
+export type AlertLogResponse = z.infer<typeof alertLogResponse>;
+
+/** GET /api/alerts/stream query: the alert log's type and symbol filters. */
+export const alertStreamQuery = z.object({
+  alert_type: z.enum(ALERT_TYPES).optional(),
+  symbol: z
+    .string()
+    .trim()
+    .toUpperCase()
+    .regex(/^[A-Z0-9.-]{1,20}$/, 'symbol may only contain letters, digits, dots and dashes')
+    .transform((value) => tickerOf(value))
+    .optional(),
+});
+
+/** The data of the stream's `alert` event: the alert with its id (the event id) and source. */
+export const liveAlert = alertRecord.extend({ id: z.number(), source: z.string() });
+export type LiveAlert = z.infer<typeof liveAlert>;
+
+/** The data of the stream's `end` event: why the server closed it. */
+export const alertStreamEnd = z.object({ reason: z.string() });
+
+/** POST /api/test/alerts (TEST_HOOKS=true only). */
+export const testAlertBody = z.object({
+  ticker: z.string().regex(/^[A-Z0-9]{1,10}$/),
+  alert_type: z.enum(ALERT_TYPES),
+  message: z.string().min(1).max(300),
+});
+export const testAlertResponse = z.object({ alert: alertRecord.nullable() });

@@ -1,6 +1,7 @@
 // Every React Query key of the app, one factory per feature, so a key is written once and an
 // invalidation cannot miss its query by a typo. Keys start with the feature's name; signing
 // out removes every key but `me` (auth/useSignOut.ts).
+import type { CandleGranularity } from '../../shared/schemas/market.ts';
 import type { WatchlistKind } from '../../shared/schemas/watchlists.ts';
 
 export const queryKeys = {
@@ -18,4 +19,20 @@ export const queryKeys = {
   watos: {
     card: (symbol: string) => ['watos', symbol] as const,
   },
+  market: {
+    all: ['market'] as const,
+    /** The exchange price snapshot (GET /external-api/coinbase-prices). */
+    prices: ['market', 'prices'] as const,
+    candles: (productId: string, granularity: CandleGranularity) =>
+      ['market', 'candles', productId, granularity] as const,
+  },
+  alerts: {
+    all: ['alerts'] as const,
+    /** The alert log for one applied filter (its query string). */
+    logs: ['alerts', 'log'] as const,
+    log: (query: string) => ['alerts', 'log', query] as const,
+    /** The latest alerts of the tracked symbols of the alerts watchlist. */
+    watchlist: (symbols: readonly string[]) => ['alerts', 'watchlist', symbols] as const,
+  },
+  embeds: ['embeds'] as const,
 };

@@ -5,7 +5,8 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { ALERT_TYPES } from '../../../shared/constants.ts';
 import { toAlertDisplayItem, type AlertDisplayType, type AlertRecord } from '../../../shared/alertDisplay.ts';
-import { ME_QUERY_KEY } from '../../auth/AuthProvider.tsx';
+import { alertStreamEnd, liveAlert } from '../../../shared/schemas/alerts.ts';
+import { queryKeys } from '../../api/queryKeys.ts';
 import { alertQueryString, EMPTY_FILTERS, fetchAlerts, type AlertFilters } from './alertApi.ts';
 
 export const TYPE_STYLES: Record<AlertDisplayType, { dot: string; text: string; label: string }> = {
@@ -33,6 +34,15 @@ export function AlertItem({ alert }: { alert: AlertRecord }) {
   );
 }
 
+/** The JSON data of a server-sent event (undefined when it is not JSON). */
+function parseEventData(event: Event): unknown {
+  try {
+    return JSON.parse((event as MessageEvent<string>).data) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
 export function AlertLog() {
   const queryClient = useQueryClient();
   const [draft, setDraft] = useState<AlertFilters>(EMPTY_FILTERS);
@@ -40,9 +50,8 @@ export function AlertLog() {
     filters: EMPTY_FILTERS,
     query: alertQueryString(EMPTY_FILTERS),
   }));
-  const queryKey = ['alert-log', applied.query];
   const log = useQuery({
-    queryKey,
+    queryKey: queryKeys.alerts.log(applied.query),
     queryFn: async () => {
       try {
         return await fetchAlerts(applied.query);
@@ -60,10 +69,11 @@ export function AlertLog() {
     if (applied.filters.symbol.trim()) params.set('symbol', applied.filters.symbol.trim().toUpperCase());
     const source = new EventSource(`/api/alerts/stream?${params.toString()}`);
     source.addEventListener('alert', (event) => {
-      const alert = JSON.parse((event as MessageEvent<string>).data) as AlertRecord;
+      const parsed = liveAlert.safeParse(parseEventData(event));
       // A fixed end time means a historical view: live alerts do not belong in it.
-      if (applied.filters.endTime) return;
-      queryClient.setQueryData<AlertRecord[]>(['alert-log', applied.query], (current = []) =>
+      if (!parsed.success || applied.filters.endTime) return;
+      const alert = parsed.data;
+      queryClient.setQueryData<AlertRecord[]>(queryKeys.alerts.log(applied.query), (current = []) =>
         [
           alert,
           ...current.filter(
@@ -81,10 +91,10 @@ export function AlertLog() {
     // plan's period end): stop reconnecting and re-read the auth state, whose guard then shows
     // the login or the plans. Other reasons (too many tabs, a restart) reconnect by themselves.
     source.addEventListener('end', (event) => {
-      const { reason } = JSON.parse((event as MessageEvent<string>).data) as { reason?: string };
+      const reason = alertStreamEnd.safeParse(parseEventData(event)).data?.reason;
       if (reason !== 'signed-out' && reason !== 'subscription-ended') return;
       source.close();
-      void queryClient.invalidateQueries({ queryKey: ME_QUERY_KEY });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.me });
     });
     return () => source.close();
   }, [applied, queryClient]);
@@ -104,7 +114,7 @@ export function AlertLog() {
         onSubmit={(event) => {
           event.preventDefault();
           setApplied({ filters: draft, query: alertQueryString(draft) });
-          void queryClient.invalidateQueries({ queryKey: ['alert-log'] });
+          void queryClient.invalidateQueries({ queryKey: queryKeys.alerts.logs });
         }}
       >
         <label className="text-xs text-gray-400">

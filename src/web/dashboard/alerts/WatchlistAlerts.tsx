@@ -6,6 +6,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { CRYPTO_SYMBOLS, DEFAULT_ALERTS_WATCHLIST } from '../../../shared/constants.ts';
 import { toAlertDisplayItem, type AlertRecord } from '../../../shared/alertDisplay.ts';
+import { queryKeys } from '../../api/queryKeys.ts';
 import { useNotify } from '../../ui/Notifications.tsx';
 import { useSavedWatchlist } from '../watchlist/useSavedWatchlist.ts';
 import { fetchAlerts } from './alertApi.ts';
@@ -24,7 +25,7 @@ export function WatchlistAlerts({ onOpenChart }: { onOpenChart?: (symbol: string
   const { symbols } = watchlist;
   const tracked = symbols.filter((symbol) => TRACKED.has(symbol));
   const alerts = useQuery({
-    queryKey: ['watchlist-alerts', tracked],
+    queryKey: queryKeys.alerts.watchlist(tracked),
     enabled: tracked.length > 0,
     refetchInterval: 60_000,
     queryFn: async () => {

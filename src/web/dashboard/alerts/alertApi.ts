@@ -2,6 +2,8 @@
 // filter form) and the live stream.
 import { ALERT_LOG_DEFAULT_MAX, ALERT_LOG_DEFAULT_WINDOW_MS, ALERT_LOG_MAX_CAP } from '../../../shared/constants.ts';
 import { formatAlertTimestamp, type AlertRecord } from '../../../shared/alertDisplay.ts';
+import { alertLogResponse } from '../../../shared/schemas/alerts.ts';
+import { apiFetch } from '../../api/http.ts';
 
 export interface AlertFilters {
   alertType: string;
@@ -41,7 +43,5 @@ export function alertQueryString(filters: AlertFilters, now = new Date()): strin
 }
 
 export async function fetchAlerts(query: string): Promise<AlertRecord[]> {
-  const response = await fetch(`/external-api/alert?${query}`, { credentials: 'same-origin' });
-  if (!response.ok) throw new Error(`API error: ${response.status}`);
-  return ((await response.json()) as { alerts: AlertRecord[] }).alerts;
+  return (await apiFetch(`/external-api/alert?${query}`, alertLogResponse)).alerts;
 }

@@ -3,15 +3,16 @@
 // is set, or when the page refuses to load in a frame.
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
-import { requestJson } from '../../api/http.ts';
-
-export interface Embeds {
-  spreadsheetUrl: string | null;
-  demoTradingUrl: string | null;
-}
+import { embedsResponse } from '../../../shared/schemas/embeds.ts';
+import { apiFetch } from '../../api/http.ts';
+import { queryKeys } from '../../api/queryKeys.ts';
 
 export function useEmbeds() {
-  return useQuery({ queryKey: ['embeds'], queryFn: () => requestJson<Embeds>('/api/embeds'), staleTime: Infinity });
+  return useQuery({
+    queryKey: queryKeys.embeds,
+    queryFn: () => apiFetch('/api/embeds', embedsResponse),
+    staleTime: Infinity,
+  });
 }
 
 export function EmbedPanel({

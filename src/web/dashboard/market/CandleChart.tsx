@@ -1,7 +1,6 @@
 // The candlestick chart of one asset (lightweight-charts), opened from a price card, with the
 // alerts that fired on it marked on their bars: green up-arrows bullish, red down-arrows
 // bearish, yellow circles caution.
-import { useQuery } from '@tanstack/react-query';
 import {
   CandlestickSeries,
   ColorType,
@@ -11,16 +10,9 @@ import {
   type UTCTimestamp,
 } from 'lightweight-charts';
 import { useEffect, useRef, useState } from 'react';
-import { alertDisplayType, parseAlertTimestamp, type AlertRecord } from '../../../shared/alertDisplay.ts';
-import { requestJson } from '../../api/http.ts';
-
-interface CandleResponse {
-  symbol: string;
-  granularity: number;
-  source: string | null;
-  candles: Array<{ time: string; open: number; high: number; low: number; close: number; volume: number }>;
-  alerts: AlertRecord[];
-}
+import { alertDisplayType, parseAlertTimestamp } from '../../../shared/alertDisplay.ts';
+import type { CandleGranularity } from '../../../shared/schemas/market.ts';
+import { useCandles } from './marketApi.ts';
 
 const MARKER_STYLE = {
   bullish: { position: 'belowBar', shape: 'arrowUp', color: '#22c55e' },
@@ -29,15 +21,9 @@ const MARKER_STYLE = {
 } as const;
 
 export function CandleChart({ productId, onClose }: { productId: string; onClose: () => void }) {
-  const [granularity, setGranularity] = useState<60 | 3600>(3600);
+  const [granularity, setGranularity] = useState<CandleGranularity>(3600);
   const container = useRef<HTMLDivElement>(null);
-  const data = useQuery({
-    queryKey: ['candles', productId, granularity],
-    queryFn: () =>
-      requestJson<CandleResponse>(
-        `/api/market/candles?symbol=${encodeURIComponent(productId)}&granularity=${granularity}&limit=300`,
-      ),
-  });
+  const data = useCandles(productId, granularity);
 
   useEffect(() => {
     if (!container.current || !data.data) return;

@@ -2,20 +2,10 @@
 // buy/sell/spread, 'Refresh Data', and 'API Connection Failed' with 'Retry Connection' on
 // failure. Refetches when it becomes the active source and every 30 s while active; demo
 // data is labelled as such.
-import { useQuery } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
-import { EXCHANGE_REFRESH_INTERVAL_MS } from '../../../shared/constants.ts';
 import { formatPrice, formatSpread } from '../../../shared/format.ts';
-import type { PriceSnapshot } from '../../../shared/schemas/market.ts';
 import { CandleChart } from './CandleChart.tsx';
-
-export const COINBASE_PRICES_QUERY_KEY = ['coinbase-prices'] as const;
-
-async function fetchPrices(): Promise<PriceSnapshot> {
-  const response = await fetch('/external-api/coinbase-prices', { credentials: 'same-origin' });
-  if (!response.ok) throw new Error(`HTTP error! status: ${response.status}`);
-  return (await response.json()) as PriceSnapshot;
-}
+import { usePrices } from './marketApi.ts';
 
 function time(value: string | null | undefined): string {
   return value ? new Date(value).toLocaleTimeString() : 'N/A';
@@ -33,13 +23,7 @@ export function ExchangeView({
   const [ownChart, setOwnChart] = useState<string | null>(null);
   const openChart = chartSymbol === undefined ? ownChart : chartSymbol;
   const setChart = onChartSymbol ?? setOwnChart;
-  const prices = useQuery({
-    queryKey: COINBASE_PRICES_QUERY_KEY,
-    queryFn: fetchPrices,
-    enabled: active,
-    refetchInterval: active ? EXCHANGE_REFRESH_INTERVAL_MS : false,
-    retry: false,
-  });
+  const prices = usePrices(active);
   const { refetch } = prices;
 
   // Becoming the visible source always fetches fresh figures, not only the first time.

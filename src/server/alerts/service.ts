@@ -1,0 +1,141 @@
+// Alerts: the only module that reads or writes the `alerts` table. Saving the engine's alerts
+// once each (ticker, generator, bar), the filtered newest-first alert log behind
+// GET /external-api/alert, a ticker's alerts for the chart's markers, the stream's replay
+// after a reconnect, and the rows the assistant counts. Other features and the composition
+// root use the alerts feature through this module.
+import { and, asc, desc, eq, gt, gte, lte, type SQL } from 'drizzle-orm';
+import type { Database } from '../db/client.ts';
+import { alerts } from '../db/schema.ts';
+import { ALERT_LOG_DEFAULT_MAX, ALERT_LOG_DEFAULT_WINDOW_MS } from '../../shared/constants.ts';
+import { formatAlertTimestamp, parseAlertTimestamp, type AlertRecord } from '../../shared/alertDisplay.ts';
+import type { AlertQuery, LiveAlert } from '../../shared/schemas/alerts.ts';
+
+export { createAlertBus, type AlertBus } from './bus.ts';
+export type { LiveAlert } from '../../shared/schemas/alerts.ts';
+
+export interface NewAlert {
+  ticker: string;
+  alertType: string;
+  message: string;
+  timestamp: Date;
+  source: string;
+}
+
+/** Inserts alerts, skipping ones already stored; returns the ones that were new. */
+export async function saveAlerts(db: Database, batch: NewAlert[]): Promise<Array<NewAlert & { id: number }>> {
+  if (batch.length === 0) return [];
+  return db
+    .insert(alerts)
+    .values(batch)
+    .onConflictDoNothing({ target: [alerts.ticker, alerts.alertType, alerts.timestamp] })
+    .returning({
+      id: alerts.id,
+      ticker: alerts.ticker,
+      alertType: alerts.alertType,
+      message: alerts.message,
+      timestamp: alerts.timestamp,
+      source: alerts.source,
+    });
+}
+
+export function toAlertRecord(row: {
+  ticker: string;
+  alertType: string;
+  message: string;
+  timestamp: Date;
+}): AlertRecord {
+  return {
+    ticker: row.ticker,
+    alert_type: row.alertType,
+    message: row.message,
+    timestamp: formatAlertTimestamp(row.timestamp),
+  };
+}
+
+/** A stored alert as the live stream sends it: SPEC.md's record with its id and source. */
+export function toLiveAlert(row: NewAlert & { id: number }): LiveAlert {
+  return { id: row.id, source: row.source, ...toAlertRecord(row) };
+}
+
+export async function queryAlerts(db: Database, query: AlertQuery, now = new Date()): Promise<AlertRecord[]> {
+  const end = query.end_time ? parseAlertTimestamp(query.end_time) : now;
+  const start = query.start_time
+    ? parseAlertTimestamp(query.start_time)
+    : new Date(now.getTime() - ALERT_LOG_DEFAULT_WINDOW_MS);
+  const conditions: SQL[] = [gte(alerts.timestamp, start), lte(alerts.timestamp, end)];
+  if (query.alert_type) conditions.push(eq(alerts.alertType, query.alert_type));
+  if (query.symbol) conditions.push(eq(alerts.ticker, query.symbol));
+  const rows = await db
+    .select({
+      ticker: alerts.ticker,
+      alertType: alerts.alertType,
+      message: alerts.message,
+      timestamp: alerts.timestamp,
+    })
+    .from(alerts)
+    .where(and(...conditions))
+    .orderBy(desc(alerts.timestamp), desc(alerts.id))
+    .limit(query.max_count ?? ALERT_LOG_DEFAULT_MAX);
+  return rows.map(toAlertRecord);
+}
+
+/** One ticker's alerts since a moment, oldest first (at most `limit`): the chart's markers. */
+export async function alertsSince(db: Database, ticker: string, since: Date, limit = 500): Promise<AlertRecord[]> {
+  const rows = await db
+    .select()
+    .from(alerts)
+    .where(and(eq(alerts.ticker, ticker), gte(alerts.timestamp, since)))
+    .orderBy(asc(alerts.timestamp))
+    .limit(limit);
+  return rows.map(toAlertRecord);
+}
+
+/**
+ * The alerts stored after `lastId` that pass the stream's filters, oldest first (at most
+ * `limit`): what a reconnecting stream missed.
+ */
+export async function alertsAfter(
+  db: Database,
+  lastId: number,
+  filter: { alertType?: string; ticker?: string },
+  limit = 100,
+): Promise<LiveAlert[]> {
+  const conditions: SQL[] = [gt(alerts.id, lastId)];
+  if (filter.alertType) conditions.push(eq(alerts.alertType, filter.alertType));
+  if (filter.ticker) conditions.push(eq(alerts.ticker, filter.ticker));
+  const rows = await db
+    .select()
+    .from(alerts)
+    .where(and(...conditions))
+    .orderBy(asc(alerts.id))
+    .limit(limit);
+  return rows.map(toLiveAlert);
+}
+
+export interface AlertWindow {
+  since: Date;
+  until: Date;
+  /** Plain ticker, e.g. 'BTC'. */
+  ticker?: string;
+  alertType?: string;
+}
+
+/**
+ * The alerts of a time window (optionally one ticker and type), newest first, at most `limit`
+ * of them, with what counting them needs (the assistant's alert summary).
+ */
+export async function alertsInWindow(
+  db: Database,
+  window: AlertWindow,
+  limit: number,
+): Promise<Array<{ ticker: string; alertType: string; message: string; source: string }>> {
+  const conditions: SQL[] = [gte(alerts.timestamp, window.since), lte(alerts.timestamp, window.until)];
+  if (window.ticker) conditions.push(eq(alerts.ticker, window.ticker));
+  if (window.alertType) conditions.push(eq(alerts.alertType, window.alertType));
+  return db
+    .select({ ticker: alerts.ticker, alertType: alerts.alertType, message: alerts.message, source: alerts.source })
+    .from(alerts)
+    .where(and(...conditions))
+    .orderBy(desc(alerts.timestamp))
+    .limit(limit);
+}
