@@ -4,7 +4,7 @@
 // trader's stored files. Every figure comes from the market provider, the signals engine or
 // the database, with its source ('coinbase' or 'demo') so demo data is always labelled.
 // Expected failures ("no market data for AAPL") are ToolErrors with the text to show.
-import { and, desc, eq, gte, isNull, lte, or, type SQL } from 'drizzle-orm';
+import { and, desc, eq, isNull, or } from 'drizzle-orm';
 import {
   ALERT_LOG_MAX_CAP,
   ALERT_TYPES,
@@ -22,13 +22,19 @@ import type { WatosCard } from '../../shared/schemas/chat.ts';
 import { candleSeries, type CandleSeries } from '../../signals/candles.ts';
 import { atr, rsi, sma, supportResistance, swingPoints, volumeZScore } from '../../signals/indicators.ts';
 import { watosOdds } from '../../signals/watosOdds.ts';
-import { queryAlerts } from '../alerts/service.ts';
+import { alertsInWindow, queryAlerts } from '../alerts/service.ts';
 import type { Database } from '../db/client.ts';
-import { alerts, files } from '../db/schema.ts';
+import { files } from '../db/schema.ts';
 import { readAndAnalyse, spreadsheetKindOf, TableReadError } from '../files/tableReader.ts';
 import { UnsafeArchiveError } from '../files/zipGuard.ts';
-import { appendToBucket } from '../market/demoFeed.ts';
-import type { CandleRow, Granularity, MarketDataProvider, MarketSource, Quote } from '../market/types.ts';
+import {
+  appendToBucket,
+  type CandleRow,
+  type Granularity,
+  type MarketDataProvider,
+  type MarketSource,
+  type Quote,
+} from '../market/service.ts';
 import { loadWatchlist } from '../watchlists/service.ts';
 import type { FileAnalysis } from './fileAnalysis.ts';
 import { plainTicker, resolveProduct } from './symbols.ts';
@@ -391,17 +397,13 @@ export function createMarketTools(options: MarketToolsOptions) {
     async alerts(filter: AlertFilter): Promise<AlertsFact> {
       const until = filter.until ?? new Date(now());
       const ticker = filter.symbol ? plainTicker(filter.symbol) : undefined;
-      const conditions: SQL[] = [gte(alerts.timestamp, filter.since), lte(alerts.timestamp, until)];
-      if (ticker) conditions.push(eq(alerts.ticker, ticker));
-      if (filter.alertType) conditions.push(eq(alerts.alertType, filter.alertType));
       // Counting in code keeps SPEC.md's display-type rule in one place (alertDisplayType).
       const countCap = 20_000;
-      const rows = await options.db
-        .select({ ticker: alerts.ticker, alertType: alerts.alertType, message: alerts.message, source: alerts.source })
-        .from(alerts)
-        .where(and(...conditions))
-        .orderBy(desc(alerts.timestamp))
-        .limit(countCap + 1);
+      const rows = await alertsInWindow(
+        options.db,
+        { since: filter.since, until, ticker, alertType: filter.alertType },
+        countCap + 1,
+      );
       const capped = rows.length > countCap;
       if (capped) rows.pop();
       const byType = new Map<string, number>();
