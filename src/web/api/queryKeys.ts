@@ -9,4 +9,16 @@ export const queryKeys = {
     all: ['watchlist'] as const,
     one: (kind: WatchlistKind) => ['watchlist', kind] as const,
   },
+  /** GET /api/plans (the same for every visitor). */
+  plans: ['plans'] as const,
+  billing: {
+    all: ['billing'] as const,
+    /** The /success re-check of one checkout session. */
+    confirmation: (sessionId: string | null) => ['billing', 'confirmation', sessionId] as const,
+  },
+  account: {
+    all: ['account'] as const,
+    /** Whether an e-mailed reset link is still valid. */
+    resetToken: (token: string | null) => ['account', 'reset-token', token] as const,
+  },
 };
