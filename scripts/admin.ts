@@ -27,8 +27,13 @@ import { spreadsheetKindOf, SPREADSHEET_MIME_TYPES } from '../src/server/files/t
 import { safeOriginalFilename, storeSpreadsheet } from '../src/server/files/uploads.ts';
 import { HttpError } from '../src/server/http/errors.ts';
 import { formatFileSize } from '../src/shared/format.ts';
-import { createMailer, mailRetryPolicy, type Mailer } from '../src/server/mail/mailer.ts';
-import { openMailQueue, type DeliveryState } from '../src/server/mail/queue.ts';
+import {
+  createMailer,
+  mailRetryPolicy,
+  openMailQueue,
+  type DeliveryState,
+  type Mailer,
+} from '../src/server/mail/service.ts';
 
 const USAGE = `Usage: npm run admin -- <command> [options]
 

@@ -20,7 +20,7 @@ import { loggerOptions } from './http/logging.ts';
 import { installRequestGuards } from './http/requestGuards.ts';
 import { installSecurityHeaders } from './http/security.ts';
 import { registerSpa } from './http/spa.ts';
-import { createMailer, type Mailer } from './mail/mailer.ts';
+import { createMailer, type Mailer } from './mail/service.ts';
 import { createRedis } from './redis.ts';
 import { seedPlans, type PaymentProvider } from './billing/service.ts';
 import { billingRoutes } from './billing/routes.ts';

@@ -10,7 +10,7 @@ import { currentSubscription } from '../billing/service.ts';
 import type { Database } from '../db/client.ts';
 import { DomainError } from '../errors/domain.ts';
 import { HttpError } from '../http/errors.ts';
-import { latestOutboxMessages, type Mailer } from '../mail/mailer.ts';
+import { latestOutboxMessages, type Mailer } from '../mail/service.ts';
 import {
   meResponse,
   outboxQuery,
