@@ -14,24 +14,26 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { basename, join } from 'node:path';
-import { and, desc, eq, isNull } from 'drizzle-orm';
-import { createAuth } from '../src/server/auth/auth.ts';
-import { resolveAuthSecret } from '../src/server/auth/secret.ts';
-import { applyGrant, periodEndFor } from '../src/server/billing/fulfilment.ts';
-import { findActivePrice, seedPlans } from '../src/server/billing/plans.ts';
+import { desc, isNull } from 'drizzle-orm';
+import { createAuth, createUser, resolveAuthSecret, userByEmail } from '../src/server/auth/service.ts';
+import { grantPlan, revokeAccess, seedPlans } from '../src/server/billing/service.ts';
 import { ConfigError, loadConfig, type Config } from '../src/server/config.ts';
 import { openDatabase, type DatabaseHandle } from '../src/server/db/client.ts';
-import { files, subscriptions, user } from '../src/server/db/schema.ts';
+import { files } from '../src/server/db/schema.ts';
+import { isDomainError } from '../src/server/errors/domain.ts';
 import { findFile, recordStoredFile, removeFile } from '../src/server/files/fileRecords.ts';
 import { createFileStorage } from '../src/server/files/storage.ts';
 import { spreadsheetKindOf, SPREADSHEET_MIME_TYPES } from '../src/server/files/tableReader.ts';
 import { safeOriginalFilename, storeSpreadsheet } from '../src/server/files/uploads.ts';
 import { HttpError } from '../src/server/http/errors.ts';
 import { formatFileSize } from '../src/shared/format.ts';
-import { createMailer, mailRetryPolicy, type Mailer } from '../src/server/mail/mailer.ts';
-import { openMailQueue, type DeliveryState } from '../src/server/mail/queue.ts';
-
-const PLAN_ALIASES: Record<string, string> = { monthly: 'monthly', '3day': 'three-day', livetest: 'live-test' };
+import {
+  createMailer,
+  mailRetryPolicy,
+  openMailQueue,
+  type DeliveryState,
+  type Mailer,
+} from '../src/server/mail/service.ts';
 
 const USAGE = `Usage: npm run admin -- <command> [options]
 
@@ -50,12 +52,6 @@ function required(values: Record<string, unknown>, name: string): string {
   const value = values[name];
   if (typeof value !== 'string' || value.trim() === '') throw new UsageError(`--${name} is required`);
   return value.trim();
-}
-
-async function findUser(database: DatabaseHandle, email: string) {
-  const [row] = await database.db.select().from(user).where(eq(user.email, email.toLowerCase()));
-  if (!row) throw new UsageError(`No user with e-mail ${email}`);
-  return row;
 }
 
 const FILE_COMMANDS = ['publish-file', 'unpublish-file', 'list-public-files'];
@@ -213,41 +209,24 @@ async function run(argv: string[]): Promise<string> {
         ? { kind: 'outbox', send: async () => undefined, close: async () => undefined }
         : await createMailer(config, database, { info: () => undefined, warn: toStderr }, { deliver: false });
       const auth = createAuth({ config, db: database.db, mailer, secret: resolveAuthSecret(config), log });
-      const result = await auth.api
-        .signUpEmail({ body: { email, password, name: username, username } })
-        .finally(() => mailer.close());
-      const [created] = await database.db.select().from(user).where(eq(user.id, result.user.id));
-      if (!created) throw new UsageError(`A user with e-mail ${email} already exists`);
-      if (values.verified) await database.db.update(user).set({ emailVerified: true }).where(eq(user.id, created.id));
+      const created = await createUser(auth, database.db, {
+        email,
+        password,
+        username,
+        verified: values.verified,
+      }).finally(() => mailer.close());
       return `Created user ${created.email} (${created.id})${values.verified ? ', e-mail verified' : ''}.`;
     }
 
-    const account = await findUser(database, email);
+    const account = await userByEmail(database.db, email);
     if (command === 'grant') {
       const alias = required(values, 'plan');
-      const priceId = PLAN_ALIASES[alias];
-      if (!priceId) throw new UsageError(`--plan must be one of ${Object.keys(PLAN_ALIASES).join(', ')}`);
-      const price = await findActivePrice(database.db, priceId);
-      if (!price) throw new UsageError(`Plan ${alias} is not active`);
-      const now = new Date();
-      const currentPeriodEnd = periodEndFor(price, now);
-      await applyGrant(database.db, {
-        userId: account.id,
-        priceId,
-        provider: 'admin',
-        providerSubscriptionId: `admin-${account.id}-${now.getTime()}`,
-        status: 'active',
-        currentPeriodEnd,
-      });
+      const currentPeriodEnd = await grantPlan(database.db, account.id, alias);
       return `Granted ${alias} to ${account.email} until ${currentPeriodEnd.toISOString()}.`;
     }
 
-    const revoked = await database.db
-      .update(subscriptions)
-      .set({ status: 'canceled', currentPeriodEnd: new Date(), updatedAt: new Date() })
-      .where(and(eq(subscriptions.userId, account.id), eq(subscriptions.status, 'active')))
-      .returning({ id: subscriptions.id });
-    return `Revoked ${revoked.length} subscription(s) of ${account.email}.`;
+    const revoked = await revokeAccess(database.db, account.id);
+    return `Revoked ${revoked} subscription(s) of ${account.email}.`;
   } finally {
     await database.close();
   }
@@ -258,6 +237,8 @@ run(process.argv.slice(2)).then(
   (error: unknown) => {
     if (
       error instanceof UsageError ||
+      // A refusal of a service (no such user, a plan that is not sold): the operator's input.
+      isDomainError(error) ||
       error instanceof ConfigError ||
       (error instanceof Error && error.name === 'TypeError' && /parseArgs|option/i.test(error.message))
     ) {

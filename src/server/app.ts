@@ -1,29 +1,28 @@
 // buildApp(options): the whole HTTP application as a Fastify instance, without listening.
 // main.ts listens; tests call buildApp and use app.inject or listen on a free port.
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import multipart from '@fastify/multipart';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
-import { sql } from 'drizzle-orm';
 import type { Redis } from 'ioredis';
-import { createAuth, type Auth } from './auth/auth.ts';
-import type { AuthRateLimitPolicy } from './auth/rateLimits.ts';
 import { authRoutes } from './auth/routes.ts';
-import { createAccessCache } from './auth/guards.ts';
-import { resolveAuthSecret } from './auth/secret.ts';
+import {
+  createAccessCache,
+  createAuth,
+  resolveAuthSecret,
+  type Auth,
+  type AuthRateLimitPolicy,
+} from './auth/service.ts';
 import type { Config } from './config.ts';
-import { migrationsFolder, type DatabaseHandle } from './db/client.ts';
+import { appliedMigrationCount, expectedMigrationCount, type DatabaseHandle } from './db/client.ts';
 import { installCsrfGuard } from './http/csrf.ts';
 import { installErrorHandling } from './http/errors.ts';
 import { loggerOptions } from './http/logging.ts';
 import { installRequestGuards } from './http/requestGuards.ts';
 import { installSecurityHeaders } from './http/security.ts';
 import { registerSpa } from './http/spa.ts';
-import { createMailer, type Mailer } from './mail/mailer.ts';
+import { createMailer, type Mailer } from './mail/service.ts';
 import { createRedis } from './redis.ts';
-import { seedPlans } from './billing/plans.ts';
-import type { PaymentProvider } from './billing/provider.ts';
+import { seedPlans, type PaymentProvider } from './billing/service.ts';
 import { billingRoutes } from './billing/routes.ts';
 import { createTestCheckoutProvider, testCheckoutRoutes } from './billing/testCheckout.ts';
 import { createStripeProvider, type StripeApiLocation } from './billing/stripe.ts';
@@ -98,13 +97,6 @@ declare module 'fastify' {
 }
 
 export type App = FastifyInstance;
-
-function expectedMigrationCount(): number {
-  const journal = JSON.parse(readFileSync(join(migrationsFolder, 'meta', '_journal.json'), 'utf8')) as {
-    entries: unknown[];
-  };
-  return journal.entries.length;
-}
 
 /**
  * Fastify's trustProxy for TRUST_PROXY. A hop count becomes "trust the nearest N addresses"
@@ -186,10 +178,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const migrations = expectedMigrationCount();
   app.get('/healthz', async (_request, reply) => {
     try {
-      const result = await database.db.execute<{ applied: number }>(
-        sql`select count(*)::int as applied from drizzle.__drizzle_migrations`,
-      );
-      const applied = (result as unknown as { rows: Array<{ applied: number }> }).rows[0]?.applied ?? 0;
+      const applied = await appliedMigrationCount(database.db);
       if (applied < migrations) {
         return reply
           .code(503)

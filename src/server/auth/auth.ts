@@ -8,9 +8,9 @@ import type { Config } from '../config.ts';
 import type { Database } from '../db/client.ts';
 import * as schema from '../db/schema.ts';
 import { withoutQueryParameters } from '../http/logging.ts';
-import type { Mailer } from '../mail/mailer.ts';
+import { createProfile } from './accounts.ts';
 import { afterPasswordReset, passwordChangeHooks } from './passwords.ts';
-import { existingAccountMail, passwordResetMail, verificationMail } from '../mail/templates.ts';
+import { existingAccountMail, passwordResetMail, verificationMail, type Mailer } from '../mail/service.ts';
 import { MIN_PASSWORD_LENGTH } from '../../shared/constants.ts';
 
 export interface AuthOptions {
@@ -92,7 +92,7 @@ export function createAuth({ config, db, mailer, secret, log }: AuthOptions) {
         create: {
           after: async (created) => {
             const username = (created as { username?: string | null }).username || created.name;
-            await db.insert(schema.profiles).values({ id: created.id, username }).onConflictDoNothing();
+            await createProfile(db, created.id, username);
           },
         },
       },

@@ -1,22 +1,16 @@
 // Who is asking: the signed-in user from the Better Auth session cookie, and the one hook
 // that gates every dashboard API (401 without a user, 403 without an active subscription).
-import { desc, eq, sql } from 'drizzle-orm';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { fromNodeHeaders } from 'better-auth/node';
+import { currentSubscription } from '../billing/service.ts';
 import type { Database } from '../db/client.ts';
-import { subscriptions } from '../db/schema.ts';
 import { HttpError } from '../http/errors.ts';
 import { NOT_SIGNED_IN, requireUser, type SessionUser } from '../http/requestUser.ts';
 import { subscriptionState } from '../../shared/subscription.ts';
 import type { Auth } from './auth.ts';
 
-export interface SubscriptionSummary {
-  id: string;
-  status: string;
-  current_period_end: string | null;
-  price_id: string | null;
-  cancel_at_period_end: boolean;
-}
+/** Moved to billing/service.ts (the billing tables' owner); re-exported for callers not moved yet. */
+export { currentSubscription, type SubscriptionSummary } from '../billing/service.ts';
 
 export async function sessionUser(auth: Auth, request: FastifyRequest): Promise<SessionUser | null> {
   const session = await auth.api.getSession({ headers: fromNodeHeaders(request.headers) });
@@ -27,24 +21,6 @@ export async function sessionUser(auth: Auth, request: FastifyRequest): Promise<
     email: user.email,
     username: (user as { username?: string | null }).username ?? null,
     emailVerified: user.emailVerified,
-  };
-}
-
-/** The subscription that decides access: the one with the latest period end. */
-export async function currentSubscription(db: Database, userId: string): Promise<SubscriptionSummary | null> {
-  const [row] = await db
-    .select()
-    .from(subscriptions)
-    .where(eq(subscriptions.userId, userId))
-    .orderBy(sql`${subscriptions.status} = 'active' desc`, desc(subscriptions.currentPeriodEnd))
-    .limit(1);
-  if (!row) return null;
-  return {
-    id: row.id,
-    status: row.status,
-    current_period_end: row.currentPeriodEnd?.toISOString() ?? null,
-    price_id: row.priceId,
-    cancel_at_period_end: row.cancelAtPeriodEnd,
   };
 }
 

@@ -11,25 +11,12 @@
 // /api/auth/change-password and /api/auth/reset-password. Better Auth's endpoints get the
 // rules through its options (revokeSessionsOnPasswordReset, onPasswordReset) and the hooks
 // below; our route calls the same endpoints, so it inherits them.
-import { and, eq, like } from 'drizzle-orm';
-import { APIError, createAuthMiddleware, isAPIError } from 'better-auth/api';
+import { createAuthMiddleware, isAPIError } from 'better-auth/api';
 import type { Database } from '../db/client.ts';
-import { user, verification } from '../db/schema.ts';
-import { HttpError } from '../http/errors.ts';
-import type { Auth } from './auth.ts';
-
-/** Better Auth stores a reset link as a `verification` row `reset-password:<token>` whose value is the user id. */
-const RESET_IDENTIFIER_PATTERN = 'reset-password:%';
+import { markEmailVerified, revokeResetLinks } from './accounts.ts';
 
 export const CURRENT_PASSWORD_REQUIRED = 'Please enter your current password to choose a new one.';
 export const CURRENT_PASSWORD_WRONG = 'Your current password is incorrect.';
-
-/** Deletes every outstanding reset link of a user (a link used already is gone). */
-export async function revokeResetLinks(db: Database, userId: string): Promise<void> {
-  await db
-    .delete(verification)
-    .where(and(like(verification.identifier, RESET_IDENTIFIER_PATTERN), eq(verification.value, userId)));
-}
 
 /**
  * Better Auth's `emailAndPassword.onPasswordReset`: runs after a reset with a valid token has
@@ -41,10 +28,7 @@ export async function afterPasswordReset(db: Database, userId: string): Promise<
   // gives. Without this, the reset changed the password but the follow-up sign-in was refused
   // for an unverified e-mail. Nothing of an unproven account survives a reset: its password is
   // replaced and its sessions are gone (and e-mail + password is the only sign-in method).
-  await db
-    .update(user)
-    .set({ emailVerified: true, updatedAt: new Date() })
-    .where(and(eq(user.id, userId), eq(user.emailVerified, false)));
+  await markEmailVerified(db, userId);
 }
 
 const CHANGE_PASSWORD_PATH = '/change-password';
@@ -68,31 +52,4 @@ export function passwordChangeHooks(db: Database) {
       if (typeof userId === 'string') await revokeResetLinks(db, userId);
     }),
   };
-}
-
-/**
- * A signed-in change on /api/account/reset-password: Better Auth's change-password checks the
- * current password and, through the hooks above, ends other sessions and reset links.
- * Returns the Set-Cookie values of the caller's fresh session.
- */
-export async function changeSignedInPassword(
-  auth: Auth,
-  headers: Headers,
-  currentPassword: string | undefined,
-  newPassword: string,
-): Promise<string[]> {
-  if (!currentPassword) throw new HttpError(400, CURRENT_PASSWORD_REQUIRED);
-  try {
-    const result = await auth.api.changePassword({
-      body: { currentPassword, newPassword, revokeOtherSessions: true },
-      headers,
-      returnHeaders: true,
-    });
-    return result.headers.getSetCookie();
-  } catch (error) {
-    if (!(error instanceof APIError)) throw error;
-    const body = error.body as { code?: string; message?: string } | undefined;
-    if (body?.code === 'INVALID_PASSWORD') throw new HttpError(403, CURRENT_PASSWORD_WRONG);
-    throw new HttpError(error.statusCode, body?.message || error.message);
-  }
 }

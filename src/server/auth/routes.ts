@@ -1,23 +1,38 @@
 // HTTP routes of accounts: Better Auth under /api/auth/* (rate-limited where credentials or
 // e-mails are involved), SPEC.md's POST /api/auth/register, the auth state for screens
 // (GET /api/me), and the reset-password helpers the /reset-password page uses.
-import { and, eq, gt } from 'drizzle-orm';
 import { STATUS_CODES } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { fromNodeHeaders } from 'better-auth/node';
-import { isAPIError } from 'better-auth/api';
 import type { Redis } from 'ioredis';
-import { z } from 'zod';
-import { user, verification } from '../db/schema.ts';
+import { currentSubscription } from '../billing/service.ts';
 import type { Database } from '../db/client.ts';
+import { DomainError } from '../errors/domain.ts';
 import { HttpError } from '../http/errors.ts';
-import { latestOutboxMessages, type Mailer } from '../mail/mailer.ts';
-import { registerRequest, resetPasswordRequest } from '../../shared/schemas/auth.ts';
-import type { Auth } from './auth.ts';
-import { currentSubscription, sessionUser, type AccessCache } from './guards.ts';
+import { latestOutboxMessages, type Mailer } from '../mail/service.ts';
+import {
+  meResponse,
+  outboxQuery,
+  outboxResponse,
+  registerRequest,
+  registerResponse,
+  resetPasswordRequest,
+  resetPasswordResponse,
+  resetTokenQuery,
+  resetTokenResponse,
+  type MeResponse,
+} from '../../shared/schemas/auth.ts';
 import { betterAuthBodies, checkAuthBody } from './bodies.ts';
-import { changeSignedInPassword } from './passwords.ts';
+import {
+  changeSignedInPassword,
+  registerUser,
+  resetLinkValid,
+  resetPasswordWithToken,
+  sessionUser,
+  type AccessCache,
+  type Auth,
+} from './service.ts';
 import { authRateLimiter, DEFAULT_AUTH_RATE_LIMITS, type AuthRateLimitPolicy, type LimitKind } from './rateLimits.ts';
 
 export interface AuthRoutesOptions {
@@ -138,14 +153,6 @@ async function sendBetterAuthAnswer(response: Response, reply: FastifyReply) {
   return reply.send(text);
 }
 
-function providerMessage(error: unknown): { status: number; message: string } | null {
-  if (isAPIError(error)) {
-    const body = error.body as { message?: string } | undefined;
-    return { status: error.statusCode, message: body?.message ?? error.message };
-  }
-  return null;
-}
-
 export async function authRoutes(app: FastifyInstance, options: AuthRoutesOptions): Promise<void> {
   const { auth, db, publicUrl } = options;
   const routes = app.withTypeProvider<ZodTypeProvider>();
@@ -195,32 +202,15 @@ export async function authRoutes(app: FastifyInstance, options: AuthRoutesOption
 
   routes.post(
     '/api/auth/register',
-    { preHandler: limiter.preHandler('email'), schema: { body: registerRequest } },
-    async (request, reply) => {
-      const { email, password, username } = request.body;
-      try {
-        const result = await auth.api.signUpEmail({
-          body: { email, password, name: username, username, callbackURL: '/' },
-          headers: fromNodeHeaders(request.headers),
-        });
-        return reply.send({
-          success: true,
-          error: null,
-          user: { id: result.user.id, email: result.user.email, username },
-          // E-mail verification is required, so sign-up never opens a session by itself.
-          session: null,
-        });
-      } catch (error) {
-        const known = providerMessage(error);
-        if (!known) throw error;
-        return reply
-          .code(known.status)
-          .send({ success: false, error: known.message || 'Failed to sign up', user: null });
-      }
+    {
+      preHandler: limiter.preHandler('email'),
+      schema: { body: registerRequest, response: { 200: registerResponse } },
     },
+    // A refusal answers SPEC.md's { success: false, error, user: null } (auth/service.ts).
+    async (request) => registerUser(auth, fromNodeHeaders(request.headers), request.body),
   );
 
-  routes.get('/api/me', async (request) => {
+  routes.get('/api/me', { schema: { response: { 200: meResponse } } }, async (request): Promise<MeResponse> => {
     const current = await sessionUser(auth, request);
     if (!current) return { user: null, subscription: null };
     return {
@@ -231,64 +221,49 @@ export async function authRoutes(app: FastifyInstance, options: AuthRoutesOption
 
   routes.get(
     '/api/account/reset-token',
-    { schema: { querystring: z.object({ token: z.string().min(1).max(200) }) } },
-    async (request) => {
-      const row = await findResetToken(db, request.query.token);
-      return { valid: row !== null };
-    },
+    { schema: { querystring: resetTokenQuery, response: { 200: resetTokenResponse } } },
+    async (request) => ({ valid: await resetLinkValid(db, request.query.token) }),
   );
 
-  routes.post('/api/account/reset-password', { schema: { body: resetPasswordRequest } }, async (request, reply) => {
-    const { newPassword, currentPassword, token } = request.body;
-    // A signed-in change checks the current password: its failures count per session.
-    const settle = await limiter.attempt(request, reply, token ? 'ip' : 'password');
-    if (token) {
-      const row = await findResetToken(db, token);
-      if (!row) throw new HttpError(400, 'This reset link is invalid or has expired. Please request a new one.');
-      const [account] = await db.select({ email: user.email }).from(user).where(eq(user.id, row.value));
-      try {
-        await auth.api.resetPassword({ body: { newPassword, token } });
-      } catch (error) {
-        const known = providerMessage(error);
-        if (!known) throw error;
-        throw new HttpError(known.status, known.message);
-      }
-      // Every old session was revoked; open a fresh one so the trader continues signed in.
-      if (account) {
-        const signIn = await auth.api.signInEmail({
-          body: { email: account.email, password: newPassword },
-          returnHeaders: true,
-        });
-        const cookies = signIn.headers.getSetCookie();
+  routes.post(
+    '/api/account/reset-password',
+    { schema: { body: resetPasswordRequest, response: { 200: resetPasswordResponse } } },
+    async (request, reply) => {
+      const { newPassword, currentPassword, token } = request.body;
+      // A signed-in change checks the current password: its failures count per session.
+      const settle = await limiter.attempt(request, reply, token ? 'ip' : 'password');
+      if (token) {
+        const cookies = await resetPasswordWithToken(auth, db, token, newPassword);
         if (cookies.length > 0) reply.header('set-cookie', cookies);
+        return { success: true as const };
       }
-      return { success: true };
-    }
 
-    const current = await sessionUser(auth, request);
-    if (!current) throw new HttpError(401, 'Your reset link is missing or has expired. Please request a new one.');
-    // Current password required; other sessions and reset links end (auth/passwords.ts).
-    const cookies = await changeSignedInPassword(auth, fromNodeHeaders(request.headers), currentPassword, newPassword);
-    await settle(200);
-    if (cookies.length > 0) reply.header('set-cookie', cookies);
-    return { success: true };
-  });
+      const current = await sessionUser(auth, request);
+      if (!current)
+        throw new DomainError(
+          'unauthenticated',
+          'Your reset link is missing or has expired. Please request a new one.',
+        );
+      // Current password required; other sessions and reset links end (auth/passwords.ts).
+      const cookies = await changeSignedInPassword(
+        auth,
+        fromNodeHeaders(request.headers),
+        currentPassword,
+        newPassword,
+      );
+      await settle(200);
+      if (cookies.length > 0) reply.header('set-cookie', cookies);
+      return { success: true as const };
+    },
+  );
 
   if (options.exposeOutbox && options.mailer.kind === 'outbox') {
     routes.get(
       '/api/test/outbox',
-      { schema: { querystring: z.object({ to: z.string().optional() }) } },
+      { schema: { querystring: outboxQuery, response: { 200: outboxResponse } } },
       async (request) => ({
         messages: await latestOutboxMessages(db, request.query.to),
       }),
     );
   }
-}
-
-async function findResetToken(db: Database, token: string) {
-  const [row] = await db
-    .select({ value: verification.value })
-    .from(verification)
-    .where(and(eq(verification.identifier, `reset-password:${token}`), gt(verification.expiresAt, new Date())));
-  return row ?? null;
 }

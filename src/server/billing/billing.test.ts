@@ -7,8 +7,7 @@ import { subscriptions } from '../db/schema.ts';
 import { createTestApp, type TestApp } from '../testing/app.ts';
 import { Browser } from '../testing/http.ts';
 import { payOnTestCheckout, signedInUser, subscribedUser } from '../testing/users.ts';
-import { seedPlans } from './plans.ts';
-import { addMonths, periodEndFor } from './fulfilment.ts';
+import { addMonths, periodEndFor, seedPlans } from './service.ts';
 import { cardProblem } from './testCheckout.ts';
 
 let test: TestApp;

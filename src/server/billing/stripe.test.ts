@@ -11,7 +11,7 @@ import type { TestApp } from '../testing/app.ts';
 import { startFakeStripe, type FakeStripe, type SignedEvent, type StripeObject } from '../testing/fakeStripe.ts';
 import type { Browser } from '../testing/http.ts';
 import { signedInUser } from '../testing/users.ts';
-import { seedPlans } from './plans.ts';
+import { seedPlans } from './service.ts';
 import { createStripeProvider, mapStripeStatus, STRIPE_API_VERSION } from './stripe.ts';
 
 const WEBHOOK_SECRET = 'whsec_test';

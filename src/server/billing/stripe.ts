@@ -2,13 +2,20 @@
 // for the one-time plans and subscription mode for Monthly, the amount always from our own
 // prices table. Payment state is always re-read from Stripe, never taken from a payload, and
 // stored through the shared fulfilment, so webhooks, /success re-checks and replays agree.
-import { and, eq } from 'drizzle-orm';
 import Stripe from 'stripe';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/client.ts';
-import { checkoutSessions, products, subscriptions } from '../db/schema.ts';
-import { applyGrant, fulfilCheckoutSession } from './fulfilment.ts';
 import type { PaymentProvider } from './provider.ts';
+import {
+  applyGrant,
+  findCheckoutSession,
+  findProviderSubscription,
+  fulfilCheckoutSession,
+  hasCheckoutFor,
+  markCheckoutSessionPaid,
+  productNameOf,
+  recordCheckoutSession,
+} from './service.ts';
 
 /** SPEC.md section 9 pins the payment client's API version. */
 export const STRIPE_API_VERSION = '2023-10-16';
@@ -96,25 +103,11 @@ export function createStripeProvider(db: Database, config: Config, options?: Str
    * metadata we put on it at checkout, trusted only if one of our checkout sessions backs it.
    */
   async function ownerOf(subscription: Stripe.Subscription): Promise<SubscriptionOwner | null> {
-    const [known] = await db
-      .select({ userId: subscriptions.userId, priceId: subscriptions.priceId })
-      .from(subscriptions)
-      .where(and(eq(subscriptions.provider, 'stripe'), eq(subscriptions.providerSubscriptionId, subscription.id)));
+    const known = await findProviderSubscription(db, 'stripe', subscription.id);
     if (known?.priceId) return { userId: known.userId, priceId: known.priceId };
     const { userId, priceId } = subscription.metadata ?? {};
     if (!userId || !priceId) return null;
-    const [session] = await db
-      .select({ id: checkoutSessions.id })
-      .from(checkoutSessions)
-      .where(
-        and(
-          eq(checkoutSessions.provider, 'stripe'),
-          eq(checkoutSessions.userId, userId),
-          eq(checkoutSessions.priceId, priceId),
-        ),
-      )
-      .limit(1);
-    return session ? { userId, priceId } : null;
+    return (await hasCheckoutFor(db, 'stripe', userId, priceId)) ? { userId, priceId } : null;
   }
 
   async function storeSubscription(subscription: Stripe.Subscription, owner: SubscriptionOwner): Promise<void> {
@@ -138,10 +131,7 @@ export function createStripeProvider(db: Database, config: Config, options?: Str
   }
 
   async function syncCheckoutSession(sessionId: string): Promise<'paid' | 'open' | 'ignored'> {
-    const [ours] = await db
-      .select()
-      .from(checkoutSessions)
-      .where(and(eq(checkoutSessions.id, sessionId), eq(checkoutSessions.provider, 'stripe')));
+    const ours = await findCheckoutSession(db, sessionId, 'stripe');
     if (!ours) return 'ignored';
     const session = await stripe.checkout.sessions.retrieve(sessionId);
     const paid =
@@ -156,10 +146,7 @@ export function createStripeProvider(db: Database, config: Config, options?: Str
       return 'paid';
     }
     // Monthly: access follows the subscription's own status and period, not a fixed grant.
-    await db
-      .update(checkoutSessions)
-      .set({ status: 'paid', paidAt: new Date() })
-      .where(and(eq(checkoutSessions.id, sessionId), eq(checkoutSessions.status, 'open')));
+    await markCheckoutSessionPaid(db, sessionId);
     await syncSubscription(subscriptionId, { userId: ours.userId, priceId: ours.priceId });
     return 'paid';
   }
@@ -170,7 +157,7 @@ export function createStripeProvider(db: Database, config: Config, options?: Str
 
     async createCheckout({ price, user, successUrl, cancelUrl }) {
       const recurring = price.interval === 'month';
-      const [product] = await db.select({ name: products.name }).from(products).where(eq(products.id, price.productId));
+      const productName = await productNameOf(db, price.productId);
       const lineItem: Stripe.Checkout.SessionCreateParams.LineItem = price.providerPriceId
         ? { price: price.providerPriceId, quantity: 1 }
         : {
@@ -178,7 +165,7 @@ export function createStripeProvider(db: Database, config: Config, options?: Str
             price_data: {
               currency: price.currency,
               unit_amount: price.unitAmount,
-              product_data: { name: product?.name ?? price.id },
+              product_data: { name: productName ?? price.id },
               ...(recurring ? { recurring: { interval: 'month' as const } } : {}),
             },
           };
@@ -195,9 +182,13 @@ export function createStripeProvider(db: Database, config: Config, options?: Str
         ...(recurring ? { subscription_data: { metadata } } : { payment_intent_data: { metadata } }),
       });
       if (!session.url) throw new Error(`Stripe returned checkout session ${session.id} without a URL`);
-      await db
-        .insert(checkoutSessions)
-        .values({ id: session.id, userId: user.id, priceId: price.id, provider: 'stripe', url: session.url });
+      await recordCheckoutSession(db, {
+        id: session.id,
+        userId: user.id,
+        priceId: price.id,
+        provider: 'stripe',
+        url: session.url,
+      });
       return { sessionId: session.id, url: session.url };
     },
 

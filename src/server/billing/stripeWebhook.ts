@@ -1,11 +1,12 @@
 // POST /api/webhooks/stripe: verifies the signature on the raw body (default tolerance),
 // handles each event id once, and re-reads the session, subscription or invoice from Stripe
 // instead of trusting the payload, because events arrive late, twice, or out of order.
-import { eq } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type Stripe from 'stripe';
 import type { Database } from '../db/client.ts';
-import { webhookEvents } from '../db/schema.ts';
+import { plainError, stripeWebhookResponse } from '../../shared/schemas/billing.ts';
+import { claimWebhookEvent, releaseWebhookEvent } from './service.ts';
 import type { StripeProvider } from './stripe.ts';
 
 export interface StripeWebhookOptions {
@@ -38,7 +39,9 @@ export async function stripeWebhookRoutes(app: FastifyInstance, options: StripeW
   // The signature covers the exact bytes Stripe sent; this plugin's scope keeps them raw.
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 
-  app.post('/api/webhooks/stripe', async (request, reply) => {
+  const routes = app.withTypeProvider<ZodTypeProvider>();
+  const response = { 200: stripeWebhookResponse, 400: plainError, 500: plainError };
+  routes.post('/api/webhooks/stripe', { schema: { response } }, async (request, reply) => {
     const signature = request.headers['stripe-signature'];
     if (typeof signature !== 'string' || !Buffer.isBuffer(request.body)) {
       return reply.code(400).send({ error: 'Missing Stripe signature' });
@@ -51,15 +54,11 @@ export async function stripeWebhookRoutes(app: FastifyInstance, options: StripeW
     }
 
     const handle = handlerFor(event, provider);
-    if (!handle) return { received: true };
+    const received = { received: true as const };
+    if (!handle) return received;
 
     // Claiming the id first makes a concurrent duplicate delivery skip instead of racing.
-    const claimed = await db
-      .insert(webhookEvents)
-      .values({ id: event.id, provider: 'stripe', type: event.type })
-      .onConflictDoNothing()
-      .returning({ id: webhookEvents.id });
-    if (claimed.length === 0) return { received: true };
+    if (!(await claimWebhookEvent(db, { id: event.id, provider: 'stripe', type: event.type }))) return received;
 
     try {
       const outcome = await handle();
@@ -67,10 +66,10 @@ export async function stripeWebhookRoutes(app: FastifyInstance, options: StripeW
         request.log.info({ eventId: event.id, type: event.type }, 'Stripe event names nothing of ours');
     } catch (error) {
       // Release the claim so Stripe's retry of this event does the work.
-      await db.delete(webhookEvents).where(eq(webhookEvents.id, event.id));
+      await releaseWebhookEvent(db, event.id);
       request.log.error({ err: error, eventId: event.id, type: event.type }, 'Stripe webhook handling failed');
       return reply.code(500).send({ error: 'The Stripe event could not be processed; Stripe will retry it' });
     }
-    return { received: true };
+    return received;
   });
 }

@@ -3,14 +3,19 @@
 // conventions: 4242 4242 4242 4242 pays, 4000 0000 0000 0002 is declined. Paying runs the same
 // fulfilment as a Stripe webhook, then returns to /success?session_id=...
 import { randomBytes } from 'node:crypto';
-import { eq } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import type { Database } from '../db/client.ts';
-import { checkoutSessions, prices, products, subscriptions } from '../db/schema.ts';
-import type { Auth } from '../auth/auth.ts';
-import { sessionUser } from '../auth/guards.ts';
-import { fulfilCheckoutSession } from './fulfilment.ts';
+import { sessionUser, type Auth } from '../auth/service.ts';
 import type { PaymentProvider } from './provider.ts';
+import {
+  findCheckoutSession,
+  findOwnTestCheckout,
+  fulfilCheckoutSession,
+  markCancelAtPeriodEnd,
+  recordCheckoutSession,
+} from './service.ts';
 
 export const DECLINED_CARD = '4000000000000002';
 
@@ -21,22 +26,17 @@ export function createTestCheckoutProvider(db: Database, publicUrl: string): Pay
     async createCheckout({ price, user }) {
       const sessionId = `cs_test_${randomBytes(18).toString('base64url')}`;
       const url = `${publicUrl}/checkout/test/${sessionId}`;
-      await db
-        .insert(checkoutSessions)
-        .values({ id: sessionId, userId: user.id, priceId: price.id, provider: 'test', url });
+      await recordCheckoutSession(db, { id: sessionId, userId: user.id, priceId: price.id, provider: 'test', url });
       return { sessionId, url };
     },
     async confirm(sessionId) {
-      const [session] = await db.select().from(checkoutSessions).where(eq(checkoutSessions.id, sessionId));
+      const session = await findCheckoutSession(db, sessionId);
       if (session?.status !== 'paid') return 'open';
       await fulfilCheckoutSession(db, sessionId);
       return 'paid';
     },
     async cancelAtPeriodEnd(subscription) {
-      await db
-        .update(subscriptions)
-        .set({ cancelAtPeriodEnd: true, updatedAt: new Date() })
-        .where(eq(subscriptions.id, subscription.id));
+      await markCancelAtPeriodEnd(db, subscription.id);
     },
   };
 }
@@ -115,42 +115,49 @@ export async function testCheckoutRoutes(app: FastifyInstance, options: { db: Da
     },
   );
 
-  async function loadOwnSession(sessionId: string, userId: string) {
-    const [row] = await db
-      .select({ session: checkoutSessions, price: prices, product: products })
-      .from(checkoutSessions)
-      .innerJoin(prices, eq(checkoutSessions.priceId, prices.id))
-      .innerJoin(products, eq(prices.productId, products.id))
-      .where(eq(checkoutSessions.id, sessionId));
-    return row && row.session.userId === userId && row.session.provider === 'test' ? row : null;
-  }
+  const loadOwnSession = (sessionId: string, userId: string) => findOwnTestCheckout(db, sessionId, userId);
+  const routes = app.withTypeProvider<ZodTypeProvider>();
+  // HTML pages: the schemas document the answers; a text/html string is sent as it is.
+  const params = z.object({ sessionId: z.string() });
+  const html = z.string();
+  const formFields = z.record(z.string(), z.unknown());
 
   const notFound =
     '<!doctype html><title>Checkout not found</title><p>This checkout session does not exist or belongs to another account. <a href="/">Return</a></p>';
 
-  app.get<{ Params: { sessionId: string } }>('/checkout/test/:sessionId', async (request, reply) => {
-    const viewer = await sessionUser(auth, request);
-    const row = viewer && (await loadOwnSession(request.params.sessionId, viewer.id));
-    reply.type('text/html; charset=utf-8').header('Cache-Control', 'no-store');
-    if (!viewer || !row) return reply.code(404).send(notFound);
-    if (row.session.status === 'paid')
-      return reply.redirect(`/success?session_id=${encodeURIComponent(row.session.id)}`, 303);
-    return page({
-      sessionId: row.session.id,
-      productName: row.product.name,
-      amount: row.price.unitAmount,
-      email: viewer.email,
-    });
-  });
-
-  app.post<{ Params: { sessionId: string }; Body: Record<string, string> }>(
+  routes.get(
     '/checkout/test/:sessionId',
+    { schema: { params, response: { 200: html, 404: html } } },
     async (request, reply) => {
       const viewer = await sessionUser(auth, request);
       const row = viewer && (await loadOwnSession(request.params.sessionId, viewer.id));
       reply.type('text/html; charset=utf-8').header('Cache-Control', 'no-store');
       if (!viewer || !row) return reply.code(404).send(notFound);
-      const body = request.body ?? {};
+      if (row.session.status === 'paid')
+        return reply.redirect(`/success?session_id=${encodeURIComponent(row.session.id)}`, 303);
+      return page({
+        sessionId: row.session.id,
+        productName: row.product.name,
+        amount: row.price.unitAmount,
+        email: viewer.email,
+      });
+    },
+  );
+
+  routes.post(
+    '/checkout/test/:sessionId',
+    {
+      schema: {
+        params,
+        response: { 402: html, 404: html },
+      },
+    },
+    async (request, reply) => {
+      const viewer = await sessionUser(auth, request);
+      const row = viewer && (await loadOwnSession(request.params.sessionId, viewer.id));
+      reply.type('text/html; charset=utf-8').header('Cache-Control', 'no-store');
+      if (!viewer || !row) return reply.code(404).send(notFound);
+      const body = formFields.safeParse(request.body).data ?? {};
       const card = { number: String(body.card ?? ''), expiry: String(body.expiry ?? ''), cvc: String(body.cvc ?? '') };
       const problem = cardProblem(card);
       if (problem) {

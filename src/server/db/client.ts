@@ -1,6 +1,6 @@
 // One factory for the database: PGlite (Postgres compiled to WASM) in DATA_DIR/db by default,
 // PostgreSQL through `pg` when DATABASE_URL is set. Both speak the same schema and migrations.
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
@@ -17,6 +17,22 @@ export type Schema = typeof schema;
 export type Database = PgDatabase<PgQueryResultHKT, Schema>;
 
 export const migrationsFolder = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
+
+/** How many migrations this build ships (drizzle's journal). */
+export function expectedMigrationCount(): number {
+  const journal = JSON.parse(readFileSync(join(migrationsFolder, 'meta', '_journal.json'), 'utf8')) as {
+    entries: unknown[];
+  };
+  return journal.entries.length;
+}
+
+/** How many migrations the database has applied (the health check compares the two). */
+export async function appliedMigrationCount(db: Database): Promise<number> {
+  const result = await db.execute<{ applied: number }>(
+    sql`select count(*)::int as applied from drizzle.__drizzle_migrations`,
+  );
+  return (result as unknown as { rows: Array<{ applied: number }> }).rows[0]?.applied ?? 0;
+}
 
 export interface DatabaseHandle {
   db: Database;

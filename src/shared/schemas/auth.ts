@@ -2,6 +2,7 @@
 // (the same rules and the same SPEC.md texts before anything is sent).
 import { z } from 'zod';
 import { MIN_PASSWORD_LENGTH } from '../constants.ts';
+import { subscriptionSummary } from './billing.ts';
 
 export const PASSWORD_TOO_SHORT = 'Password must be at least 6 characters long';
 export const PASSWORDS_DO_NOT_MATCH = 'Passwords do not match';
@@ -59,4 +60,45 @@ export const resetPasswordRequest = z.object({
   token: z.string().min(1).max(200).optional(),
   // Required by the server for a change without a token (a signed-in change).
   currentPassword: z.string().max(128, 'Password must be at most 128 characters long').optional(),
+});
+
+/** GET /api/me: who is signed in, and the subscription that decides access (both null for a visitor). */
+export const meUser = z.object({ id: z.string(), email: z.string(), username: z.string().nullable() });
+export type MeUser = z.infer<typeof meUser>;
+export const meResponse = z.object({ user: meUser.nullable(), subscription: subscriptionSummary.nullable() });
+export type MeResponse = z.infer<typeof meResponse>;
+
+/** POST /api/auth/register: SPEC.md's shape; a refusal answers `{ success: false, error, user: null }`. */
+export const registerResponse = z.object({
+  success: z.literal(true),
+  error: z.null(),
+  user: z.object({ id: z.string(), email: z.string(), username: z.string() }),
+  // E-mail verification is required, so sign-up never opens a session by itself.
+  session: z.null(),
+});
+export type RegisterResponse = z.infer<typeof registerResponse>;
+
+/** GET /api/account/reset-token?token=: whether a reset link can still be used. */
+export const resetTokenQuery = z.object({ token: z.string().min(1).max(200) });
+export const resetTokenResponse = z.object({ valid: z.boolean() });
+
+/** POST /api/account/reset-password. */
+export const resetPasswordResponse = z.object({ success: z.literal(true) });
+
+/** Better Auth's own answers (sign-in, reset request, sign-out): read only for their status. */
+export const betterAuthAnswer = z.unknown();
+
+/** GET /api/test/outbox (TEST_HOOKS only): the latest e-mails the embedded outbox kept. */
+export const outboxQuery = z.object({ to: z.string().optional() });
+export const outboxResponse = z.object({
+  messages: z.array(
+    z.object({
+      id: z.number(),
+      to: z.string(),
+      subject: z.string(),
+      text: z.string(),
+      html: z.string(),
+      createdAt: z.date(),
+    }),
+  ),
 });

@@ -1,35 +1,34 @@
-// The account calls the pages make: Better Auth endpoints and our own account routes.
-import { requestJson } from './http.ts';
+// The account calls the pages make: Better Auth endpoints and our own account routes, parsed
+// with the shared schemas. The schemas load on first use (`accountSchemas`): they bring zod,
+// which the landing route must not load before it renders (scripts/bundleBudget.mjs).
+import type { MeResponse, RegisterResponse } from '../../shared/schemas/auth.ts';
+import { apiFetch, apiSend } from './http.ts';
 
-export interface RegisterResponse {
-  success: boolean;
-  error: string | null;
-  user: { id: string; email: string; username: string } | null;
-  session: unknown;
-}
+export type { MeResponse, RegisterResponse };
+
+/** The shared account schemas, imported on demand (one chunk with the form rules). */
+export const accountSchemas = () => import('../../shared/schemas/auth.ts');
+
+const schema = <K extends keyof Awaited<ReturnType<typeof accountSchemas>>>(name: K) =>
+  accountSchemas().then((module) => module[name]);
 
 export const accountApi = {
+  /** GET /api/me: who is signed in, and the subscription that decides access. */
+  me: () => apiFetch('/api/me', schema('meResponse')),
   signIn: (email: string, password: string) =>
-    requestJson<unknown>('/api/auth/sign-in/email', {
-      method: 'POST',
-      body: JSON.stringify({ email, password, rememberMe: true }),
-    }),
+    apiSend('POST', '/api/auth/sign-in/email', schema('betterAuthAnswer'), { email, password, rememberMe: true }),
+  /** Ends the session; a refusal (already signed out) is no failure. */
+  signOut: () => apiFetch('/api/auth/sign-out', null, { method: 'POST', body: '{}' }),
   register: (email: string, password: string, username: string) =>
-    requestJson<RegisterResponse>('/api/auth/register', {
-      method: 'POST',
-      body: JSON.stringify({ email, password, username }),
-    }),
+    apiSend('POST', '/api/auth/register', schema('registerResponse'), { email, password, username }),
   requestPasswordReset: (email: string) =>
-    requestJson<unknown>('/api/auth/request-password-reset', {
-      method: 'POST',
-      body: JSON.stringify({ email, redirectTo: `${window.location.origin}/reset-password` }),
+    apiSend('POST', '/api/auth/request-password-reset', schema('betterAuthAnswer'), {
+      email,
+      redirectTo: `${window.location.origin}/reset-password`,
     }),
   checkResetToken: (token: string) =>
-    requestJson<{ valid: boolean }>(`/api/account/reset-token?token=${encodeURIComponent(token)}`),
+    apiFetch(`/api/account/reset-token?token=${encodeURIComponent(token)}`, schema('resetTokenResponse')),
   /** With the e-mailed token, or (signed in, no token) with the current password. */
   resetPassword: (newPassword: string, proof: { token: string } | { currentPassword: string }) =>
-    requestJson<{ success: boolean }>('/api/account/reset-password', {
-      method: 'POST',
-      body: JSON.stringify({ newPassword, ...proof }),
-    }),
+    apiSend('POST', '/api/account/reset-password', schema('resetPasswordResponse'), { newPassword, ...proof }),
 };

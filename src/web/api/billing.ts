@@ -1,24 +1,41 @@
-// Billing in the browser: the plan list, and starting a checkout (Stripe's hosted checkout
-// through Stripe.js, or the built-in TEST MODE checkout page).
+// Billing in the browser: the plan list, starting a checkout (Stripe's hosted checkout
+// through Stripe.js, or the built-in TEST MODE checkout page), the /success re-check and
+// cancelling a renewal, parsed with the shared schemas. The schemas load on first use: the
+// landing route must not load zod before it renders (scripts/bundleBudget.mjs).
 import { useQuery } from '@tanstack/react-query';
-import type { PlanView } from '../../shared/schemas/billing.ts';
-import { ApiError, requestJson } from './http.ts';
+import type { CreateCheckoutResponse, PlanView } from '../../shared/schemas/billing.ts';
+import { ApiError, apiFetch, apiSend } from './http.ts';
+import { queryKeys } from './queryKeys.ts';
+
+const billingSchemas = () => import('../../shared/schemas/billing.ts');
+const schema = <K extends keyof Awaited<ReturnType<typeof billingSchemas>>>(name: K) =>
+  billingSchemas().then((module) => module[name]);
+
+export const billingApi = {
+  plans: async () => (await apiFetch('/api/plans', schema('plansResponse'))).plans,
+  createCheckout: (plan: PlanView, user: { id: string; email: string }) =>
+    apiSend('POST', '/api/subscriptions/create-checkout', schema('createCheckoutResponse'), {
+      priceId: plan.priceId,
+      userId: user.id,
+      email: user.email,
+    }),
+  /** Re-checks a checkout session (fulfilling it if the provider's webhook is late). */
+  confirmCheckout: (sessionId: string) =>
+    apiFetch(
+      `/api/subscriptions/confirm?session_id=${encodeURIComponent(sessionId)}`,
+      schema('confirmCheckoutResponse'),
+    ),
+  /** Stops a Monthly plan renewing; access stays until the period ends. */
+  cancelSubscription: (id: string) =>
+    apiSend('POST', `/api/subscriptions/${encodeURIComponent(id)}/cancel`, schema('subscriptionResponse'), {}),
+};
 
 export function usePlans() {
   return useQuery({
-    queryKey: ['plans'],
-    queryFn: async () => (await requestJson<{ plans: PlanView[] }>('/api/plans')).plans,
+    queryKey: queryKeys.plans,
+    queryFn: billingApi.plans,
     staleTime: 5 * 60_000,
   });
-}
-
-interface CheckoutResponse {
-  success: boolean;
-  error?: string | null;
-  sessionId?: string;
-  url?: string;
-  provider?: 'stripe' | 'test';
-  publishableKey?: string | null;
 }
 
 interface StripeJs {
@@ -47,20 +64,13 @@ function loadStripeJs(): Promise<NonNullable<Window['Stripe']>> {
 
 /** Starts the checkout for a plan; resolves once the browser is on its way to pay. */
 export async function startCheckout(plan: PlanView, user: { id: string; email: string }): Promise<void> {
-  let response: CheckoutResponse;
+  let response: CreateCheckoutResponse;
   try {
-    response = await requestJson<CheckoutResponse>('/api/subscriptions/create-checkout', {
-      method: 'POST',
-      body: JSON.stringify({ priceId: plan.priceId, userId: user.id, email: user.email }),
-    });
+    // A refusal answers { success: false, error }: apiSend throws it as an ApiError.
+    response = await billingApi.createCheckout(plan, user);
   } catch (error) {
     const detail = error instanceof ApiError ? error.message : 'Network error';
     throw new Error(`Failed to start subscription process: ${detail}`, { cause: error });
-  }
-  if (!response.success || !response.sessionId) {
-    throw new Error(
-      response.error ? `Failed to start subscription process: ${response.error}` : 'Failed to create checkout session',
-    );
   }
   if (response.provider === 'stripe' && response.publishableKey) {
     const stripe = (await loadStripeJs())(response.publishableKey);
@@ -71,6 +81,5 @@ export async function startCheckout(plan: PlanView, user: { id: string; email: s
       return;
     }
   }
-  if (!response.url) throw new Error('Failed to create checkout session');
   window.location.assign(response.url);
 }

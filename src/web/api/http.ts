@@ -49,22 +49,32 @@ function parseText(text: string): unknown {
 
 /**
  * Calls a JSON endpoint and returns its body parsed with `schema`; `null` for endpoints that
- * answer without a body (204).
+ * answer without a body (204). The schema may be a promise: pages on the landing route pass
+ * a lazily imported one, so zod stays out of its initial JS (scripts/bundleBudget.mjs) and
+ * loads while the request is under way.
  */
-export async function apiFetch<S extends z.ZodType>(path: string, schema: S, init?: RequestInit): Promise<z.output<S>>;
+export async function apiFetch<S extends z.ZodType>(
+  path: string,
+  schema: S | PromiseLike<S>,
+  init?: RequestInit,
+): Promise<z.output<S>>;
 export async function apiFetch(path: string, schema: null, init?: RequestInit): Promise<void>;
-export async function apiFetch(path: string, schema: z.ZodType | null, init: RequestInit = {}): Promise<unknown> {
+export async function apiFetch(
+  path: string,
+  schema: z.ZodType | PromiseLike<z.ZodType> | null,
+  init: RequestInit = {},
+): Promise<unknown> {
   const response = await fetch(path, { credentials: 'same-origin', ...init, headers: requestHeaders(init) });
   const body = parseText(await response.text());
   if (!response.ok) throw errorFromBody(response.status, body);
-  return schema ? parseBody(schema, response.status, body) : undefined;
+  return schema ? parseBody(await schema, response.status, body) : undefined;
 }
 
 /** Sends a JSON body with `method` and parses the answer with `schema`. */
 export function apiSend<S extends z.ZodType>(
   method: 'POST' | 'PUT' | 'PATCH' | 'DELETE',
   path: string,
-  schema: S,
+  schema: S | PromiseLike<S>,
   body?: unknown,
 ): Promise<z.output<S>> {
   return apiFetch(path, schema, { method, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });

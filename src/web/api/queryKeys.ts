@@ -35,4 +35,16 @@ export const queryKeys = {
     watchlist: (symbols: readonly string[]) => ['alerts', 'watchlist', symbols] as const,
   },
   embeds: ['embeds'] as const,
+  /** GET /api/plans (the same for every visitor). */
+  plans: ['plans'] as const,
+  billing: {
+    all: ['billing'] as const,
+    /** The /success re-check of one checkout session. */
+    confirmation: (sessionId: string | null) => ['billing', 'confirmation', sessionId] as const,
+  },
+  account: {
+    all: ['account'] as const,
+    /** Whether an e-mailed reset link is still valid. */
+    resetToken: (token: string | null) => ['account', 'reset-token', token] as const,
+  },
 };

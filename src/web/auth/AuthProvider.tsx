@@ -4,20 +4,13 @@
 import { useQuery } from '@tanstack/react-query';
 import { createContext, useContext, useMemo, type ReactNode } from 'react';
 import { USER_REFRESH_INTERVAL_MS } from '../../shared/constants.ts';
-import { subscriptionState, type SubscriptionLike } from '../../shared/subscription.ts';
-import { requestJson } from '../api/http.ts';
+import type { MeResponse, MeUser } from '../../shared/schemas/auth.ts';
+import { subscriptionState } from '../../shared/subscription.ts';
+import { accountApi } from '../api/account.ts';
 import { queryKeys } from '../api/queryKeys.ts';
 
-export interface AuthUser {
-  id: string;
-  email: string;
-  username: string | null;
-}
-
-export interface MeResponse {
-  user: AuthUser | null;
-  subscription: (SubscriptionLike & { id: string; price_id: string | null; cancel_at_period_end: boolean }) | null;
-}
+export type AuthUser = MeUser;
+export type { MeResponse };
 
 export interface AuthState {
   user: AuthUser | null;
@@ -35,7 +28,7 @@ const AuthContext = createContext<AuthState | null>(null);
 export function AuthProvider({ children }: { children: ReactNode }) {
   const me = useQuery({
     queryKey: ME_QUERY_KEY,
-    queryFn: () => requestJson<MeResponse>('/api/me'),
+    queryFn: accountApi.me,
     refetchInterval: (query) => (query.state.data?.user ? USER_REFRESH_INTERVAL_MS : false),
     retry: false,
   });

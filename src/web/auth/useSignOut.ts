@@ -1,6 +1,8 @@
 // Signs out on the server, forgets every cached query of the old user, and goes to /.
 import { useQueryClient } from '@tanstack/react-query';
 import { useNavigate } from 'react-router';
+import { accountApi } from '../api/account.ts';
+import { ApiError } from '../api/http.ts';
 import { ME_QUERY_KEY, type MeResponse } from './AuthProvider.tsx';
 
 export function useSignOut(): () => Promise<void> {
@@ -8,11 +10,9 @@ export function useSignOut(): () => Promise<void> {
   const navigate = useNavigate();
   return async () => {
     try {
-      await fetch('/api/auth/sign-out', {
-        method: 'POST',
-        credentials: 'same-origin',
-        headers: { 'Content-Type': 'application/json' },
-        body: '{}',
+      // A refusal (the session ended already) still signs out here; a network failure is reported.
+      await accountApi.signOut().catch((error: unknown) => {
+        if (!(error instanceof ApiError)) throw error;
       });
     } finally {
       // Mounted observers keep their last result after a plain clear(): say "signed out" first.

@@ -73,10 +73,10 @@ export function LandingPage() {
         await accountApi.signIn(email.trim(), password);
         await refresh();
       } else {
-        const result = await accountApi.register(email.trim(), password, username.trim());
-        if (!result.success) throw new Error(result.error ?? 'Failed to sign up');
-        if (result.session) await refresh();
-        else setVerificationEmail(email.trim());
+        // A refusal ({ success: false, error }) arrives as an ApiError with the server's text.
+        // E-mail verification is required, so sign-up never opens a session by itself.
+        await accountApi.register(email.trim(), password, username.trim());
+        setVerificationEmail(email.trim());
       }
       setPassword('');
     } catch (caught) {

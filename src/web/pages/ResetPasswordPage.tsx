@@ -7,6 +7,7 @@ import { Navigate, useNavigate, useSearchParams } from 'react-router';
 import { PASSWORD_UPDATE_REDIRECT_DELAY_MS, MIN_PASSWORD_LENGTH } from '../../shared/constants.ts';
 import { PASSWORD_TOO_SHORT, PASSWORDS_DO_NOT_MATCH } from '../../shared/schemas/auth.ts';
 import { accountApi } from '../api/account.ts';
+import { queryKeys } from '../api/queryKeys.ts';
 import { useAuth } from '../auth/AuthProvider.tsx';
 import { LoadingScreen } from '../auth/guards.tsx';
 import { ErrorMessage, PrimaryButton, SuccessMessage, TextField } from '../ui/forms.tsx';
@@ -18,8 +19,8 @@ export function ResetPasswordPage() {
   const { user, isLoading, refresh } = useAuth();
   const navigate = useNavigate();
   const tokenCheck = useQuery({
-    queryKey: ['reset-token', token],
-    queryFn: () => accountApi.checkResetToken(token!),
+    queryKey: queryKeys.account.resetToken(token),
+    queryFn: () => accountApi.checkResetToken(token ?? ''),
     enabled: Boolean(token),
     retry: false,
   });

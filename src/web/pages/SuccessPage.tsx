@@ -5,7 +5,8 @@ import { useQuery } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { PAYMENT_REDIRECT_DELAY_MS } from '../../shared/constants.ts';
-import { requestJson } from '../api/http.ts';
+import { billingApi } from '../api/billing.ts';
+import { queryKeys } from '../api/queryKeys.ts';
 import { useAuth } from '../auth/AuthProvider.tsx';
 import { RequireUser } from '../auth/guards.tsx';
 import { TopNav } from '../ui/TopNav.tsx';
@@ -16,11 +17,9 @@ function SuccessContent() {
   const { refresh } = useAuth();
   const navigate = useNavigate();
   const confirmation = useQuery({
-    queryKey: ['checkout-confirmation', sessionId],
+    queryKey: queryKeys.billing.confirmation(sessionId),
     queryFn: async () => {
-      const result = await requestJson<{ success: boolean; status: 'paid' | 'open' }>(
-        `/api/subscriptions/confirm?session_id=${encodeURIComponent(sessionId!)}`,
-      );
+      const result = await billingApi.confirmCheckout(sessionId ?? '');
       await refresh();
       return result;
     },

@@ -2,8 +2,8 @@
 // Monthly renewal (access stays until the period ends).
 import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
-import { ApiError, requestJson } from '../api/http.ts';
-import { usePlans } from '../api/billing.ts';
+import { ApiError } from '../api/http.ts';
+import { billingApi, usePlans } from '../api/billing.ts';
 import { useAuth } from '../auth/AuthProvider.tsx';
 
 export function AccountMenu() {
@@ -11,11 +11,7 @@ export function AccountMenu() {
   const plans = usePlans();
   const [message, setMessage] = useState<string | null>(null);
   const cancel = useMutation({
-    mutationFn: (id: string) =>
-      requestJson<{ success: boolean; error?: string }>(`/api/subscriptions/${id}/cancel`, {
-        method: 'POST',
-        body: '{}',
-      }),
+    mutationFn: billingApi.cancelSubscription,
     onSuccess: async () => {
       setMessage('Renewal cancelled. Your access stays until the end of the period.');
       await refresh();
