@@ -1,8 +1,7 @@
 // The dashboard API scope: every route registered here answers 401 without a user and 403
 // without an active, non-expired subscription. One hook, so no route can forget the check.
 import type { FastifyInstance, FastifyPluginAsync, FastifyPluginOptions } from 'fastify';
-import type { Auth } from '../auth/auth.ts';
-import { requireSubscription, type AccessCache } from '../auth/guards.ts';
+import { requireSubscription, type AccessCache, type Auth } from '../auth/service.ts';
 import type { Database } from '../db/client.ts';
 
 /** A dashboard feature: its route plugin with options checked against what the plugin takes. */

@@ -1,7 +1,7 @@
 // Test users through the real flows: register, open the e-mailed verification link, and
 // (optionally) buy a plan on the built-in test checkout.
 import { expect } from 'vitest';
-import { latestOutboxMessages } from '../mail/mailer.ts';
+import { latestOutboxMessages } from '../mail/service.ts';
 import type { TestApp } from './app.ts';
 import { Browser } from './http.ts';
 
