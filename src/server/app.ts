@@ -42,8 +42,12 @@ import { createAlertBus, type AlertBus } from './alerts/bus.ts';
 import { alertStreamRoutes, alertTestHookRoutes } from './alerts/stream.ts';
 import { aiRouteOptions, aiRoutes } from './ai/routes.ts';
 import { fileRouteOptions, fileRoutes, sheetRoutes } from './files/routes.ts';
-import { createSheetNameReader, type GoogleSheetsLocation } from './files/sheets.ts';
-import { createFileStorage, type FileStorage } from './files/storage.ts';
+import {
+  createFileStorage,
+  createSheetNameReader,
+  type FileStorage,
+  type GoogleSheetsLocation,
+} from './files/service.ts';
 
 export interface AppOptions {
   config: Config;

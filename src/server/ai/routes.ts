@@ -25,8 +25,10 @@ import {
 import type { AppServices } from '../app.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/client.ts';
-import { StoredObjectMissingError } from '../files/storage.ts';
+import { StoredObjectMissingError } from '../files/service.ts';
 import { HttpError } from '../http/errors.ts';
+import { readCapped } from '../http/cappedRead.ts';
+import { multipartFailure } from '../http/multipart.ts';
 import { counterStore, perUserRateLimit } from '../http/rateLimit.ts';
 import type { MarketDataProvider, MarketSource } from '../market/types.ts';
 import { collectAnswer, type Assistant } from './assistant.ts';
@@ -122,19 +124,13 @@ export function aiRouteOptions(services: AppServices, log?: FastifyBaseLogger): 
         throw new ToolError('The file is listed but its content is missing from storage.');
       throw error;
     }
-    const chunks: Buffer[] = [];
-    let total = 0;
-    for await (const chunk of stream) {
-      total += (chunk as Buffer).length;
-      if (total > fileLimits.maxBytes) {
-        stream.destroy();
-        throw new ToolError(
+    return readCapped(stream, {
+      maxBytes: fileLimits.maxBytes,
+      tooLarge: () =>
+        new ToolError(
           `The file is larger than ${formatMegabytes(fileLimits.maxBytes)}, the largest the assistant analyses.`,
-        );
-      }
-      chunks.push(chunk as Buffer);
-    }
-    return Buffer.concat(chunks);
+        ),
+    });
   };
   return {
     db: services.database.db,
@@ -178,19 +174,17 @@ async function readMultipart(request: FastifyRequest, limits: FileLimits, expect
       }
     }
   } catch (error) {
-    if (error instanceof HttpError) throw error;
-    const { code, statusCode } = error as { code?: string; statusCode?: number };
-    if (code === 'FST_REQ_FILE_TOO_LARGE')
-      throw new HttpError(
-        413,
-        `The file is larger than ${formatMegabytes(limits.maxBytes)}, the largest the assistant analyses.`,
-      );
-    if (code === 'FST_FILES_LIMIT') throw new HttpError(400, 'Attach one file at a time.');
-    if (code === 'FST_PARTS_LIMIT' || code === 'FST_FIELDS_LIMIT')
-      throw new HttpError(400, 'The request has too many fields.');
-    if (statusCode !== undefined && statusCode >= 400 && statusCode < 500) throw error;
-    // Anything else while reading the body is a malformed form (no boundary, a cut-off part).
-    throw new HttpError(400, `The form could not be read: send it as multipart/form-data with ${expected}.`);
+    // Anything but a limit while reading the body is a malformed form (no boundary, a cut-off part).
+    throw multipartFailure(error, {
+      fileTooLarge: () =>
+        new HttpError(
+          413,
+          `The file is larger than ${formatMegabytes(limits.maxBytes)}, the largest the assistant analyses.`,
+        ),
+      tooManyFiles: 'Attach one file at a time.',
+      tooManyFields: 'The request has too many fields.',
+      malformed: `The form could not be read: send it as multipart/form-data with ${expected}.`,
+    });
   }
   return { fields, file };
 }
