@@ -14,18 +14,22 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { basename, join } from 'node:path';
-import { desc, isNull } from 'drizzle-orm';
 import { createAuth, createUser, resolveAuthSecret, userByEmail } from '../src/server/auth/service.ts';
 import { grantPlan, revokeAccess, seedPlans } from '../src/server/billing/service.ts';
 import { ConfigError, loadConfig, type Config } from '../src/server/config.ts';
 import { openDatabase, type DatabaseHandle } from '../src/server/db/client.ts';
-import { files } from '../src/server/db/schema.ts';
-import { isDomainError } from '../src/server/errors/domain.ts';
-import { findFile, recordStoredFile, removeFile } from '../src/server/files/fileRecords.ts';
-import { createFileStorage } from '../src/server/files/storage.ts';
-import { spreadsheetKindOf, SPREADSHEET_MIME_TYPES } from '../src/server/files/tableReader.ts';
-import { safeOriginalFilename, storeSpreadsheet } from '../src/server/files/uploads.ts';
-import { HttpError } from '../src/server/http/errors.ts';
+import { DomainError, isDomainError } from '../src/server/errors/domain.ts';
+import {
+  createFileStorage,
+  findFile,
+  listPublicFiles,
+  recordStoredFile,
+  removeFile,
+  safeOriginalFilename,
+  spreadsheetKindOf,
+  SPREADSHEET_MIME_TYPES,
+  storeSpreadsheet,
+} from '../src/server/files/service.ts';
 import { formatFileSize } from '../src/shared/format.ts';
 import {
   createMailer,
@@ -116,11 +120,7 @@ async function fileCommand(
   database: DatabaseHandle,
 ): Promise<string> {
   if (command === 'list-public-files') {
-    const rows = await database.db
-      .select()
-      .from(files)
-      .where(isNull(files.uploadedByUserId))
-      .orderBy(desc(files.uploadDate));
+    const rows = await listPublicFiles(database.db);
     if (rows.length === 0) return 'No public files.';
     return rows
       .map(
@@ -156,7 +156,7 @@ async function fileCommand(
       const row = await recordStoredFile(database.db, storage, stored, null);
       return `Published ${row.originalFilename} (${formatFileSize(row.fileSize)}) as public file ${row.id}.`;
     } catch (error) {
-      if (error instanceof HttpError) throw new UsageError(`${path}: ${error.message}`);
+      if (error instanceof DomainError) throw new UsageError(`${path}: ${error.message}`);
       throw error;
     }
   } finally {

@@ -46,8 +46,12 @@ import { alertStreamRoutes, alertTestHookRoutes } from './alerts/stream.ts';
 import { aiRoutes } from './ai/routes.ts';
 import { createAiRouteOptions } from './ai/service.ts';
 import { fileRouteOptions, fileRoutes, sheetRoutes } from './files/routes.ts';
-import { createSheetNameReader, type GoogleSheetsLocation } from './files/sheets.ts';
-import { createFileStorage, type FileStorage } from './files/storage.ts';
+import {
+  createFileStorage,
+  createSheetNameReader,
+  type FileStorage,
+  type GoogleSheetsLocation,
+} from './files/service.ts';
 
 export interface AppOptions {
   config: Config;

@@ -6,7 +6,7 @@ import { buildApp } from './app.ts';
 import { ConfigError, loadConfig, startupWarnings, type Config } from './config.ts';
 import { openDatabase } from './db/client.ts';
 import { createAlertEngine } from './alerts/engine.ts';
-import { scheduleOrphanReclaim } from './files/fileRecords.ts';
+import { scheduleOrphanReclaim } from './files/service.ts';
 import { applyHttpTimeouts } from './http/timeouts.ts';
 
 /** A warning framed so it stands out in a scrolling terminal. */

@@ -12,7 +12,7 @@ import { candleSeries } from '../../signals/candles.ts';
 import { watosOdds } from '../../signals/watosOdds.ts';
 import { saveAlerts } from '../alerts/service.ts';
 import { openTestDatabase, type TestDatabase } from '../db/testing.ts';
-import { readTables } from '../files/tableReader.ts';
+import { readTables } from '../files/service.ts';
 import { createDemoFeed, DEMO_EPOCH } from '../market/demoFeed.ts';
 import { OPTIONS_CATEGORY, PROMPT_CATALOGUE } from '../prompts/catalogue.ts';
 import { createBuiltinAnalyst } from './builtinAnalyst.ts';

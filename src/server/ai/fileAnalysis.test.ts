@@ -6,7 +6,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import ExcelJS from 'exceljs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { readTables } from '../files/tableReader.ts';
+import { readTables } from '../files/service.ts';
 import { bigWorkbook } from '../testing/bigWorkbook.ts';
 import { analyseFile, maxPain, parseNumber, profileColumn } from './fileAnalysis.ts';
 import { analyseUpload, ToolError } from './tools.ts';

@@ -4,7 +4,7 @@
 // names, in long or wide layout), the put/call ratios by open interest and by volume, max
 // pain and the implied-volatility smile by strike, per expiry when the chain has several.
 // Pure functions over strings: every figure is computed from the file's own cells.
-import type { Table } from '../files/tableReader.ts';
+import type { Table } from '../files/service.ts';
 
 export type ColumnType = 'number' | 'date' | 'boolean' | 'text' | 'empty';
 

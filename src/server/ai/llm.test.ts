@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { UIMessageChunk } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestDatabase, type TestDatabase } from '../db/testing.ts';
-import { readTables } from '../files/tableReader.ts';
+import { readTables } from '../files/service.ts';
 import { createDemoFeed, DEMO_EPOCH } from '../market/demoFeed.ts';
 import { startFakeOpenAI, type FakeChatRequest, type FakeOpenAI } from '../testing/fakeOpenAI.ts';
 import { analyseFile, type FileAnalysis } from './fileAnalysis.ts';

@@ -27,6 +27,7 @@ import {
   type WatosCard,
 } from '../../shared/schemas/chat.ts';
 import { HttpError } from '../http/errors.ts';
+import { multipartFailure } from '../http/multipart.ts';
 import { counterStore, perUserRateLimit } from '../http/rateLimit.ts';
 import { requireUser } from '../http/requestUser.ts';
 import {
@@ -67,19 +68,17 @@ async function readMultipart(request: FastifyRequest, limits: FileLimits, expect
       }
     }
   } catch (error) {
-    if (error instanceof HttpError) throw error;
-    const { code, statusCode } = error as { code?: string; statusCode?: number };
-    if (code === 'FST_REQ_FILE_TOO_LARGE')
-      throw new HttpError(
-        413,
-        `The file is larger than ${formatMegabytes(limits.maxBytes)}, the largest the assistant analyses.`,
-      );
-    if (code === 'FST_FILES_LIMIT') throw new HttpError(400, 'Attach one file at a time.');
-    if (code === 'FST_PARTS_LIMIT' || code === 'FST_FIELDS_LIMIT')
-      throw new HttpError(400, 'The request has too many fields.');
-    if (statusCode !== undefined && statusCode >= 400 && statusCode < 500) throw error;
-    // Anything else while reading the body is a malformed form (no boundary, a cut-off part).
-    throw new HttpError(400, `The form could not be read: send it as multipart/form-data with ${expected}.`);
+    // Anything but a limit while reading the body is a malformed form (no boundary, a cut-off part).
+    throw multipartFailure(error, {
+      fileTooLarge: () =>
+        new HttpError(
+          413,
+          `The file is larger than ${formatMegabytes(limits.maxBytes)}, the largest the assistant analyses.`,
+        ),
+      tooManyFiles: 'Attach one file at a time.',
+      tooManyFields: 'The request has too many fields.',
+      malformed: `The form could not be read: send it as multipart/form-data with ${expected}.`,
+    });
   }
   return { fields, file };
 }

@@ -10,8 +10,9 @@ import { NO_RESPONSE_CONTENT, type PromptResponse } from '../../shared/schemas/c
 import type { Config } from '../config.ts';
 import type { Database } from '../db/client.ts';
 import { DomainError, invalid } from '../errors/domain.ts';
-import { StoredObjectMissingError, type FileStorage } from '../files/storage.ts';
-import type { MarketDataProvider, MarketSource } from '../market/types.ts';
+import { StoredObjectMissingError, type FileStorage } from '../files/service.ts';
+import { readCapped } from '../http/cappedRead.ts';
+import type { MarketDataProvider, MarketSource } from '../market/service.ts';
 import { collectAnswer, type Assistant } from './assistant.ts';
 import { createBuiltinAnalyst } from './builtinAnalyst.ts';
 import { appendMessage, conversationFor } from './conversations.ts';
@@ -105,19 +106,13 @@ function storedFileReader(fileStorage: Pick<FileStorage, 'get'>, fileLimits: Fil
         throw new ToolError('The file is listed but its content is missing from storage.');
       throw error;
     }
-    const chunks: Buffer[] = [];
-    let total = 0;
-    for await (const chunk of stream) {
-      total += (chunk as Buffer).length;
-      if (total > fileLimits.maxBytes) {
-        stream.destroy();
-        throw new ToolError(
+    return readCapped(stream, {
+      maxBytes: fileLimits.maxBytes,
+      tooLarge: () =>
+        new ToolError(
           `The file is larger than ${formatMegabytes(fileLimits.maxBytes)}, the largest the assistant analyses.`,
-        );
-      }
-      chunks.push(chunk as Buffer);
-    }
-    return Buffer.concat(chunks);
+        ),
+    });
   };
 }
 

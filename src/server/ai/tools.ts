@@ -4,7 +4,6 @@
 // trader's stored files. Every figure comes from the market provider, the signals engine or
 // the database, with its source ('coinbase' or 'demo') so demo data is always labelled.
 // Expected failures ("no market data for AAPL") are ToolErrors with the text to show.
-import { and, desc, eq, isNull, or } from 'drizzle-orm';
 import {
   ALERT_LOG_MAX_CAP,
   ALERT_TYPES,
@@ -24,9 +23,14 @@ import { atr, rsi, sma, supportResistance, swingPoints, volumeZScore } from '../
 import { watosOdds } from '../../signals/watosOdds.ts';
 import { alertsInWindow, queryAlerts } from '../alerts/service.ts';
 import type { Database } from '../db/client.ts';
-import { files } from '../db/schema.ts';
-import { readAndAnalyse, spreadsheetKindOf, TableReadError } from '../files/tableReader.ts';
-import { UnsafeArchiveError } from '../files/zipGuard.ts';
+import {
+  findVisibleFileByIdOrName,
+  listVisibleFiles,
+  readAndAnalyse,
+  spreadsheetKindOf,
+  TableReadError,
+  UnsafeArchiveError,
+} from '../files/service.ts';
 import {
   appendToBucket,
   type CandleRow,
@@ -464,12 +468,7 @@ export function createMarketTools(options: MarketToolsOptions) {
 
     /** The trader's own spreadsheet files and the public ones (My Stuff), newest first. */
     async storedFiles(userId: string): Promise<StoredFileEntry[]> {
-      const rows = await options.db
-        .select()
-        .from(files)
-        .where(or(eq(files.uploadedByUserId, userId), isNull(files.uploadedByUserId)))
-        .orderBy(desc(files.uploadDate))
-        .limit(200);
+      const rows = await listVisibleFiles(options.db, userId, { limit: 200 });
       return rows
         .filter((row) => spreadsheetKindOf(row.originalFilename) !== null)
         .map((row) => ({
@@ -483,18 +482,7 @@ export function createMarketTools(options: MarketToolsOptions) {
 
     /** Reads and analyses one of the trader's stored files (own or public) by id or file name. */
     async storedFile(userId: string, idOrName: string): Promise<FileAnalysis> {
-      const rows = await options.db
-        .select()
-        .from(files)
-        .where(
-          and(
-            or(eq(files.uploadedByUserId, userId), isNull(files.uploadedByUserId)),
-            or(eq(files.id, idOrName), eq(files.originalFilename, idOrName)),
-          ),
-        )
-        .orderBy(desc(files.uploadDate))
-        .limit(1);
-      const row = rows[0];
+      const row = await findVisibleFileByIdOrName(options.db, userId, idOrName);
       if (!row) throw new ToolError(`No file named '${idOrName}' in your files or the public files.`);
       if (!options.readStoredFile)
         throw new ToolError('Stored files cannot be read on this server yet; attach the file to your message instead.');

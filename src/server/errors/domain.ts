@@ -16,7 +16,8 @@ export type DomainErrorKind =
   | 'unprocessable' // well-formed but cannot be used (422)
   | 'rate-limited' // too many tries; wait (429)
   | 'unavailable' // a dependency is down; try again soon (503)
-  | 'upstream'; // an outside service answered wrongly (502)
+  | 'upstream' // an outside service answered wrongly (502)
+  | 'timeout'; // an outside service did not answer in time (504)
 
 export class DomainError extends Error {
   constructor(
@@ -59,6 +60,7 @@ export const DOMAIN_ERROR_STATUS: Readonly<Record<DomainErrorKind, number>> = {
   'rate-limited': 429,
   unavailable: 503,
   upstream: 502,
+  timeout: 504,
 };
 
 export function isDomainError(error: unknown): error is DomainError {

@@ -10,7 +10,7 @@ import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { assertStorageKey, isStorageKey, StoredObjectMissingError, type FileStorage } from './storage.ts';
+import { assertStorageKey, isStorageKey, StoredObjectMissingError, type FileStorage } from './storageTypes.ts';
 
 /** Temporary files start with this prefix; real objects never do (see assertStorageKey). */
 export const TEMP_PREFIX = '.partial-';

@@ -6,9 +6,9 @@ import { randomUUID } from 'node:crypto';
 import { and, desc, eq, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
 import { files } from '../db/schema.ts';
-import { HttpError } from '../http/errors.ts';
+import { tooLarge, type DomainError } from '../errors/domain.ts';
 import { sanitizeDisplayName, type FileEntry } from '../../shared/schemas/files.ts';
-import type { FileStorage } from './storage.ts';
+import type { FileStorage } from './storageTypes.ts';
 import type { StoredSpreadsheet } from './uploads.ts';
 
 export type FileRow = typeof files.$inferSelect;
@@ -29,11 +29,21 @@ export function toFileEntry(row: FileRow): FileEntry {
   };
 }
 
+/**
+ * The one "visible file" rule: a user sees their own files and the public ones (no owner),
+ * never another user's. The file routes, the assistant's tools and the admin CLI all ask
+ * through the functions below.
+ */
 const visibleTo = (userId: string) => or(eq(files.uploadedByUserId, userId), isNull(files.uploadedByUserId));
 
-/** The user's own files and the public ones, newest first. */
-export async function listVisibleFiles(db: Database, userId: string): Promise<FileRow[]> {
-  return db.select().from(files).where(visibleTo(userId)).orderBy(desc(files.uploadDate), desc(files.id));
+/** The user's own files and the public ones, newest first (at most `limit` when given). */
+export async function listVisibleFiles(
+  db: Database,
+  userId: string,
+  options: { limit?: number } = {},
+): Promise<FileRow[]> {
+  const query = db.select().from(files).where(visibleTo(userId)).orderBy(desc(files.uploadDate), desc(files.id));
+  return options.limit === undefined ? query : query.limit(options.limit);
 }
 
 /** A file the user may read (own or public), or null: another user's file is simply not there. */
@@ -43,6 +53,26 @@ export async function findVisibleFile(db: Database, id: string, userId: string):
     .from(files)
     .where(and(eq(files.id, id), visibleTo(userId)));
   return row ?? null;
+}
+
+/** The newest file the user may read whose id or original name is `idOrName`, or null. */
+export async function findVisibleFileByIdOrName(
+  db: Database,
+  userId: string,
+  idOrName: string,
+): Promise<FileRow | null> {
+  const [row] = await db
+    .select()
+    .from(files)
+    .where(and(visibleTo(userId), or(eq(files.id, idOrName), eq(files.originalFilename, idOrName))))
+    .orderBy(desc(files.uploadDate))
+    .limit(1);
+  return row ?? null;
+}
+
+/** The public files (no owner), newest first: the operator's list-public-files. */
+export async function listPublicFiles(db: Database): Promise<FileRow[]> {
+  return db.select().from(files).where(isNull(files.uploadedByUserId)).orderBy(desc(files.uploadDate));
 }
 
 export async function findFile(db: Database, id: string): Promise<FileRow | null> {
@@ -79,10 +109,9 @@ const megabytes = (bytes: number) => `${+(bytes / 1024 / 1024).toFixed(2)}`;
  * `addingBytes` 0 asks whether anything at all could still be added (the check before a byte
  * of the upload is read).
  */
-export function quotaRefusal(usage: QuotaUsage, quota: FileQuota, addingBytes: number): HttpError | null {
+export function quotaRefusal(usage: QuotaUsage, quota: FileQuota, addingBytes: number): DomainError | null {
   if (usage.files + 1 > quota.maxFiles) {
-    return new HttpError(
-      413,
+    return tooLarge(
       `You have ${usage.files} files, the most you can keep is ${quota.maxFiles}. Delete some files to upload more.`,
     );
   }
@@ -90,9 +119,8 @@ export function quotaRefusal(usage: QuotaUsage, quota: FileQuota, addingBytes: n
   return null;
 }
 
-export function bytesQuotaError(usedBytes: number, maxBytes: number): HttpError {
-  return new HttpError(
-    413,
+export function bytesQuotaError(usedBytes: number, maxBytes: number): DomainError {
+  return tooLarge(
     `Your files use ${megabytes(usedBytes)} of ${megabytes(maxBytes)} MB. Delete some files to upload more.`,
   );
 }

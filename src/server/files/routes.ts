@@ -4,22 +4,27 @@
 // /api/sheets/linked. Another user's private file answers 404 everywhere, exactly like a
 // file that does not exist.
 import type { Readable } from 'node:stream';
-import { eq } from 'drizzle-orm';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Redis } from 'ioredis';
-import type { AppServices } from '../app.ts';
+import type { Config } from '../config.ts';
 import type { Database } from '../db/client.ts';
-import { linkedSheets } from '../db/schema.ts';
-import { HttpError } from '../http/errors.ts';
+import { DomainError, forbidden, invalid, notFound, unavailable, unprocessable } from '../errors/domain.ts';
+import { readCapped } from '../http/cappedRead.ts';
+import { multipartFailure } from '../http/multipart.ts';
+import { requireUser } from '../http/requestUser.ts';
 import { counterStore, perUserRateLimit } from '../http/rateLimit.ts';
 import {
+  deleteFileResultSchema,
   fileIdParams,
+  fileListSchema,
+  filePreviewSchema,
+  linkedSheetSchema,
   parseGoogleSheetUrl,
   sanitizeDisplayName,
   sheetMetadataBody,
-  type FileListing,
-  type FilePreview,
+  sheetMetadataSchema,
+  uploadResultSchema,
 } from '../../shared/schemas/files.ts';
 import {
   bytesQuotaError,
@@ -32,8 +37,9 @@ import {
   toFileEntry,
   type FileQuota,
 } from './fileRecords.ts';
+import { loadLinkedSheet, saveLinkedSheet, unlinkSheet } from './service.ts';
 import type { SheetNameReader } from './sheets.ts';
-import { StoredObjectMissingError, type FileStorage } from './storage.ts';
+import { StoredObjectMissingError, type FileStorage } from './storageTypes.ts';
 import {
   DEFAULT_SHEET_READ_TIMEOUT_MS,
   readTables,
@@ -49,8 +55,9 @@ import { UnsafeArchiveError } from './zipGuard.ts';
 /** Rows, columns and tables a preview shows at most. */
 export const PREVIEW_LIMITS = { rows: 20, columns: 50, tables: 10 } as const;
 
-const notFound = () => new HttpError(404, 'File not found');
-const noFileSent = () => new HttpError(400, 'No file was sent; choose a CSV or Excel file.');
+const fileNotFound = () => notFound('File not found');
+const noFileSent = () => invalid('No file was sent; choose a CSV or Excel file.');
+const oneFileOnly = 'Send exactly one file, in the field "file".';
 
 /** RFC 6266 / 5987: an ASCII fallback name plus the exact UTF-8 name. */
 export function attachmentDisposition(filename: string): string {
@@ -80,28 +87,6 @@ function dropRestOfBody(request: FastifyRequest, reply: FastifyReply): void {
   raw.once('close', () => clearTimeout(timer));
 }
 
-/**
- * A stored file's bytes, copied chunk by chunk into one buffer of its recorded size: one
- * Buffer.concat of 30 MB at the end held the event loop for ~20 ms, a chunk's copy does not.
- * The buffer then spans its whole memory, so it moves to the reader worker without a copy.
- */
-async function readAll(stream: Readable, maxBytes: number, expectedBytes: number): Promise<Buffer> {
-  let buffer = Buffer.allocUnsafe(Math.min(expectedBytes, maxBytes));
-  let total = 0;
-  for await (const chunk of stream as AsyncIterable<Buffer>) {
-    if (total + chunk.length > maxBytes) {
-      stream.destroy();
-      throw new HttpError(422, 'The file is too large to preview.');
-    }
-    // Larger than recorded (should not happen): grow, at the cost of one copy.
-    if (total + chunk.length > buffer.length)
-      buffer = Buffer.concat([buffer.subarray(0, total)], Math.min(maxBytes, (total + chunk.length) * 2));
-    chunk.copy(buffer, total);
-    total += chunk.length;
-  }
-  return total === buffer.length ? buffer : buffer.subarray(0, total);
-}
-
 export interface FileRoutesOptions {
   db: Database;
   storage: FileStorage;
@@ -121,8 +106,16 @@ export interface FileRoutesOptions {
   warmSheetReader?: boolean;
 }
 
+/** The app's services the file routes use (a part of AppServices, named here so files/ needs no import of app.ts). */
+export interface FileRouteServices {
+  config: Config;
+  database: { db: Database };
+  fileStorage: FileStorage;
+  redis?: Redis;
+}
+
 /** The file routes' options from the app's services and configuration. */
-export function fileRouteOptions(services: AppServices): FileRoutesOptions {
+export function fileRouteOptions(services: FileRouteServices): FileRoutesOptions {
   const { config } = services;
   return {
     db: services.database.db,
@@ -158,101 +151,105 @@ export async function fileRoutes(app: FastifyInstance, options: FileRoutesOption
     } catch (error) {
       if (error instanceof StoredObjectMissingError) {
         app.log.error({ storageKey }, 'a listed file has no stored object');
-        throw new HttpError(404, "The file's content is missing from storage.");
+        throw notFound("The file's content is missing from storage.");
       }
       throw error;
     }
   }
 
-  routes.get('/files', async (request): Promise<FileListing> => ({
-    files: (await listVisibleFiles(db, request.user!.id)).map(toFileEntry),
+  routes.get('/files', { schema: { response: { 200: fileListSchema } } }, async (request) => ({
+    files: (await listVisibleFiles(db, requireUser(request).id)).map(toFileEntry),
     max_upload_bytes: maxUploadBytes,
   }));
 
-  routes.post('/upload', { preHandler: limitUploads }, async (request, reply) => {
-    if (!request.isMultipart())
-      throw new HttpError(415, 'Send the upload as multipart/form-data with the fields file and user_id.');
-    const userId = request.user!.id;
-    // A full account is refused before a byte is read; the room left also stops a file that
-    // outgrows it while streaming. The locked check when the row is written is the one that
-    // holds against concurrent uploads (recordStoredFile).
-    const usage = await quotaUsage(db, userId);
-    const full = quotaRefusal(usage, quota, 0);
-    if (full) {
-      dropRestOfBody(request, reply);
-      throw full;
-    }
-    const room = {
-      remainingBytes: quota.maxBytes - usage.bytes,
-      error: () => bytesQuotaError(usage.bytes, quota.maxBytes),
-    };
-    const wrongUser = () => new HttpError(403, 'You can only upload files to your own account.');
-    let claimedUserId: string | undefined;
-    let stored: StoredSpreadsheet | null = null;
-    const discard = async () => {
-      if (stored)
-        await storage
-          .delete(stored.storageKey)
-          .catch((error: unknown) => request.log.error({ err: error }, 'could not remove a refused upload'));
-      stored = null;
-    };
-
-    try {
-      for await (const part of request.parts({ limits: { fileSize: maxUploadBytes } })) {
-        if (part.type === 'field') {
-          // user_email is accepted for SPEC.md's payload but not needed: the session names the user.
-          if (part.fieldname === 'user_id') {
-            claimedUserId = String(part.value);
-            if (claimedUserId !== userId) throw wrongUser();
-          }
-          continue;
-        }
-        if (part.fieldname !== 'file' || stored) {
-          part.file.destroy();
-          throw new HttpError(400, 'Send exactly one file, in the field "file".');
-        }
-        // An empty file input (or a nameless blob) sends a file part without a file name.
-        if (!part.filename) {
-          part.file.destroy();
-          throw noFileSent();
-        }
-        stored = await storeSpreadsheet(
-          storage,
-          { source: part.file, filename: part.filename, mimeType: part.mimetype },
-          { maxBytes: maxUploadBytes, quota: room },
+  routes.post(
+    '/upload',
+    { preHandler: limitUploads, schema: { response: { 201: uploadResultSchema } } },
+    async (request, reply) => {
+      if (!request.isMultipart())
+        throw new DomainError(
+          'unsupported',
+          'Send the upload as multipart/form-data with the fields file and user_id.',
         );
+      const userId = requireUser(request).id;
+      // A full account is refused before a byte is read; the room left also stops a file that
+      // outgrows it while streaming. The locked check when the row is written is the one that
+      // holds against concurrent uploads (recordStoredFile).
+      const usage = await quotaUsage(db, userId);
+      const full = quotaRefusal(usage, quota, 0);
+      if (full) {
+        dropRestOfBody(request, reply);
+        throw full;
       }
-    } catch (error) {
-      await discard();
-      dropRestOfBody(request, reply);
-      if (error instanceof HttpError) throw error;
-      const code = (error as { code?: unknown }).code;
-      if (code === 'FST_REQ_FILE_TOO_LARGE') throw tooLargeError(maxUploadBytes);
-      if (code === 'FST_FILES_LIMIT') throw new HttpError(400, 'Send exactly one file, in the field "file".');
-      if (typeof code === 'string' && code.startsWith('FST_')) throw error;
-      // busboy reports a malformed body with plain errors ('Multipart: Boundary not found',
-      // 'Unexpected end of form', 'Malformed part header'): the client's fault, not storage's.
-      if (/multipart|boundary|end of form|part header/i.test(String((error as { message?: unknown }).message))) {
-        throw new HttpError(400, 'The upload is not a well-formed multipart form.');
-      }
-      request.log.error({ err: error }, 'upload could not be stored');
-      throw new HttpError(503, 'The file could not be stored right now. Please try again.');
-    }
+      const room = {
+        remainingBytes: quota.maxBytes - usage.bytes,
+        error: () => bytesQuotaError(usage.bytes, quota.maxBytes),
+      };
+      const wrongUser = () => forbidden('You can only upload files to your own account.');
+      let claimedUserId: string | undefined;
+      let stored: StoredSpreadsheet | null = null;
+      const discard = async () => {
+        if (stored)
+          await storage
+            .delete(stored.storageKey)
+            .catch((error: unknown) => request.log.error({ err: error }, 'could not remove a refused upload'));
+        stored = null;
+      };
 
-    if (!stored) throw noFileSent();
-    // user_id may follow the file in the form: then the stored object waits for it here.
-    if (claimedUserId !== userId) {
-      await discard();
-      throw claimedUserId === undefined ? new HttpError(400, 'user_id is required.') : wrongUser();
-    }
-    const row = await recordStoredFile(db, storage, stored, userId, quota);
-    return reply.code(201).send({ success: true, file: toFileEntry(row) });
-  });
+      try {
+        for await (const part of request.parts({ limits: { fileSize: maxUploadBytes } })) {
+          if (part.type === 'field') {
+            // user_email is accepted for SPEC.md's payload but not needed: the session names the user.
+            if (part.fieldname === 'user_id') {
+              claimedUserId = String(part.value);
+              if (claimedUserId !== userId) throw wrongUser();
+            }
+            continue;
+          }
+          if (part.fieldname !== 'file' || stored) {
+            part.file.destroy();
+            throw invalid(oneFileOnly);
+          }
+          // An empty file input (or a nameless blob) sends a file part without a file name.
+          if (!part.filename) {
+            part.file.destroy();
+            throw noFileSent();
+          }
+          stored = await storeSpreadsheet(
+            storage,
+            { source: part.file, filename: part.filename, mimeType: part.mimetype },
+            { maxBytes: maxUploadBytes, quota: room },
+          );
+        }
+      } catch (error) {
+        await discard();
+        dropRestOfBody(request, reply);
+        throw multipartFailure(error, {
+          fileTooLarge: () => tooLargeError(maxUploadBytes),
+          tooManyFiles: oneFileOnly,
+          malformed: 'The upload is not a well-formed multipart form.',
+          otherFailure: (failure) => {
+            request.log.error({ err: failure }, 'upload could not be stored');
+            return unavailable('The file could not be stored right now. Please try again.');
+          },
+        });
+      }
+
+      if (!stored) throw noFileSent();
+      // user_id may follow the file in the form: then the stored object waits for it here.
+      if (claimedUserId !== userId) {
+        await discard();
+        throw claimedUserId === undefined ? invalid('user_id is required.') : wrongUser();
+      }
+      const row = await recordStoredFile(db, storage, stored, userId, quota);
+      return reply.code(201).send({ success: true, file: toFileEntry(row) });
+    },
+  );
 
   /** The download's headers for a file the user may read; 404 otherwise. */
   async function prepareDownload(request: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply) {
-    const row = await findVisibleFile(db, request.params.id, request.user!.id);
-    if (!row) throw notFound();
+    const row = await findVisibleFile(db, request.params.id, requireUser(request).id);
+    if (!row) throw fileNotFound();
     reply
       .header('Content-Type', row.contentType)
       .header('Content-Length', row.fileSize)
@@ -263,7 +260,8 @@ export async function fileRoutes(app: FastifyInstance, options: FileRoutesOption
     return row;
   }
 
-  // Fastify's automatic HEAD would read the whole object just to discard it.
+  // Fastify's automatic HEAD would read the whole object just to discard it. The download is
+  // the file's bytes, not JSON: no response schema.
   routes.get(
     '/files/:id/download',
     { schema: { params: fileIdParams }, exposeHeadRoute: false },
@@ -277,50 +275,60 @@ export async function fileRoutes(app: FastifyInstance, options: FileRoutesOption
     return reply.send();
   });
 
-  routes.get('/files/:id/preview', { schema: { params: fileIdParams } }, async (request): Promise<FilePreview> => {
-    const row = await findVisibleFile(db, request.params.id, request.user!.id);
-    if (!row) throw notFound();
-    const kind = spreadsheetKindOf(row.storageKey);
-    if (!kind) throw new HttpError(422, 'This file cannot be previewed.');
-    const data = await readAll(await openStored(row.storageKey), Math.max(maxUploadBytes, row.fileSize), row.fileSize);
-    try {
-      // Read in a worker, only as far as the preview shows, within the time budget.
-      const tables = await readTables(data, kind, {
-        maxRows: PREVIEW_LIMITS.rows,
-        maxColumns: PREVIEW_LIMITS.columns,
-        maxTables: PREVIEW_LIMITS.tables,
-        timeoutMs: sheetReadTimeoutMs,
-        handOver: true,
+  routes.get(
+    '/files/:id/preview',
+    { schema: { params: fileIdParams, response: { 200: filePreviewSchema } } },
+    async (request) => {
+      const row = await findVisibleFile(db, request.params.id, requireUser(request).id);
+      if (!row) throw fileNotFound();
+      const kind = spreadsheetKindOf(row.storageKey);
+      if (!kind) throw unprocessable('This file cannot be previewed.');
+      const data = await readCapped(await openStored(row.storageKey), {
+        maxBytes: Math.max(maxUploadBytes, row.fileSize),
+        expectedBytes: row.fileSize,
+        tooLarge: () => unprocessable('The file is too large to preview.'),
       });
-      return {
-        tables: tables.slice(0, PREVIEW_LIMITS.tables).map((table) => ({
-          ...table,
-          columns: table.columns.slice(0, PREVIEW_LIMITS.columns),
-          rows: table.rows.map((cells) => cells.slice(0, PREVIEW_LIMITS.columns)),
-        })),
-      };
-    } catch (error) {
-      if (error instanceof SheetReadTimeoutError) {
-        throw new HttpError(
-          422,
-          `This spreadsheet is too large or complex to preview here (it took longer than ${error.seconds} s). Download it or split it into smaller files.`,
-        );
+      try {
+        // Read in a worker, only as far as the preview shows, within the time budget.
+        const tables = await readTables(data, kind, {
+          maxRows: PREVIEW_LIMITS.rows,
+          maxColumns: PREVIEW_LIMITS.columns,
+          maxTables: PREVIEW_LIMITS.tables,
+          timeoutMs: sheetReadTimeoutMs,
+          handOver: true,
+        });
+        return {
+          tables: tables.slice(0, PREVIEW_LIMITS.tables).map((table) => ({
+            ...table,
+            columns: table.columns.slice(0, PREVIEW_LIMITS.columns),
+            rows: table.rows.map((cells) => cells.slice(0, PREVIEW_LIMITS.columns)),
+          })),
+        };
+      } catch (error) {
+        if (error instanceof SheetReadTimeoutError) {
+          throw unprocessable(
+            `This spreadsheet is too large or complex to preview here (it took longer than ${error.seconds} s). Download it or split it into smaller files.`,
+          );
+        }
+        if (error instanceof SheetReaderBusyError)
+          throw unavailable('Previews are busy right now; try again in a moment.');
+        if (error instanceof TableReadError || error instanceof UnsafeArchiveError) throw unprocessable(error.message);
+        throw error;
       }
-      if (error instanceof SheetReaderBusyError)
-        throw new HttpError(503, 'Previews are busy right now; try again in a moment.');
-      if (error instanceof TableReadError || error instanceof UnsafeArchiveError)
-        throw new HttpError(422, error.message);
-      throw error;
-    }
-  });
+    },
+  );
 
-  routes.delete('/files/:id', { schema: { params: fileIdParams } }, async (request) => {
-    const row = await findVisibleFile(db, request.params.id, request.user!.id);
-    if (!row) throw notFound();
-    if (row.uploadedByUserId === null) throw new HttpError(403, 'Public files can only be removed by an operator.');
-    await removeFile(db, storage, row);
-    return { success: true };
-  });
+  routes.delete(
+    '/files/:id',
+    { schema: { params: fileIdParams, response: { 200: deleteFileResultSchema } } },
+    async (request) => {
+      const row = await findVisibleFile(db, request.params.id, requireUser(request).id);
+      if (!row) throw fileNotFound();
+      if (row.uploadedByUserId === null) throw forbidden('Public files can only be removed by an operator.');
+      await removeFile(db, storage, row);
+      return { success: true as const };
+    },
+  );
 }
 
 export async function sheetRoutes(
@@ -330,24 +338,24 @@ export async function sheetRoutes(
   const { db, reader } = options;
   const routes = app.withTypeProvider<ZodTypeProvider>();
 
-  routes.post('/sheets/metadata', { schema: { body: sheetMetadataBody } }, async (request) => {
-    const sheetUrl = request.body.sheet_url;
-    // The body schema already refused anything that is not a Google Sheets link.
-    const sheetNames = await reader.sheetNames(parseGoogleSheetUrl(sheetUrl)!);
-    await db
-      .insert(linkedSheets)
-      .values({ userId: request.user!.id, sheetUrl })
-      .onConflictDoUpdate({ target: linkedSheets.userId, set: { sheetUrl, updatedAt: new Date() } });
-    return { sheet_names: sheetNames };
-  });
+  routes.post(
+    '/sheets/metadata',
+    { schema: { body: sheetMetadataBody, response: { 200: sheetMetadataSchema } } },
+    async (request) => {
+      const sheetUrl = request.body.sheet_url;
+      // The body schema already refused anything that is not a Google Sheets link.
+      const sheetNames = await reader.sheetNames(parseGoogleSheetUrl(sheetUrl)!);
+      await saveLinkedSheet(db, requireUser(request).id, sheetUrl);
+      return { sheet_names: sheetNames };
+    },
+  );
 
-  routes.get('/api/sheets/linked', async (request) => {
-    const [row] = await db.select().from(linkedSheets).where(eq(linkedSheets.userId, request.user!.id));
-    return { sheet_url: row?.sheetUrl ?? null };
-  });
+  routes.get('/api/sheets/linked', { schema: { response: { 200: linkedSheetSchema } } }, async (request) => ({
+    sheet_url: await loadLinkedSheet(db, requireUser(request).id),
+  }));
 
-  routes.delete('/api/sheets/linked', async (request) => {
-    await db.delete(linkedSheets).where(eq(linkedSheets.userId, request.user!.id));
+  routes.delete('/api/sheets/linked', { schema: { response: { 200: linkedSheetSchema } } }, async (request) => {
+    await unlinkSheet(db, requireUser(request).id);
     return { sheet_url: null };
   });
 }

@@ -23,7 +23,7 @@ import {
   StoredObjectMissingError,
   type FileStorage,
   type StorageLog,
-} from './storage.ts';
+} from './storageTypes.ts';
 
 export interface S3StorageOptions {
   bucket: string;

@@ -9,7 +9,7 @@ import { createTestApp, type TestApp } from '../testing/app.ts';
 import { startFakeGoogle, type FakeGoogle } from '../testing/fakeGoogle.ts';
 import { subscribedUser } from '../testing/users.ts';
 import { parseGoogleSheetUrl } from '../../shared/schemas/files.ts';
-import { HttpError } from '../http/errors.ts';
+import { DOMAIN_ERROR_STATUS, DomainError } from '../errors/domain.ts';
 import { createSheetNameReader } from './sheets.ts';
 
 const PUBLIC_ID = '1PublicSheetAbcdefghijklmnopqrstuvwxyz012345';
@@ -151,9 +151,9 @@ describe('createSheetNameReader', () => {
       () => null,
       (failure: unknown) => failure,
     );
-    expect(error).toBeInstanceOf(HttpError);
-    expect((error as HttpError).statusCode).toBe(status);
-    expect((error as HttpError).message).toMatch(message);
+    expect(error).toBeInstanceOf(DomainError);
+    expect(DOMAIN_ERROR_STATUS[(error as DomainError).kind]).toBe(status);
+    expect((error as DomainError).message).toMatch(message);
   };
 
   it('reads a sheet published to the web through its published export', async () => {

@@ -6,7 +6,8 @@
 // over https; the whole call has one 10 s deadline and the download a size cap. Of the
 // export only xl/workbook.xml is read, in a worker of the spreadsheet reader pool.
 import { z } from 'zod';
-import { HttpError } from '../http/errors.ts';
+import { DomainError, notFound, unavailable, unprocessable } from '../errors/domain.ts';
+import { readCapped } from '../http/cappedRead.ts';
 import { FILE_TEXTS, type GoogleSheetRef } from '../../shared/schemas/files.ts';
 import { readXlsxSheetNames, SheetReaderBusyError, SheetReadTimeoutError } from './tableReader.ts';
 import { UnsafeArchiveError } from './zipGuard.ts';
@@ -36,13 +37,13 @@ const NOT_PUBLIC =
   "This spreadsheet is not shared publicly. In Google Sheets choose Share > 'Anyone with the link' (Viewer), or ask the operator to set GOOGLE_API_KEY.";
 const NOT_FOUND = 'Google Sheets has no spreadsheet at that link.';
 
-class NotPublicError extends HttpError {
+class NotPublicError extends DomainError {
   constructor() {
-    super(422, NOT_PUBLIC);
+    super('unprocessable', NOT_PUBLIC);
   }
 }
 
-const upstreamFailure = () => new HttpError(502, FILE_TEXTS.sheetMetadataFailed);
+const upstreamFailure = () => new DomainError('upstream', FILE_TEXTS.sheetMetadataFailed);
 
 export interface SheetNameReader {
   sheetNames(ref: GoogleSheetRef): Promise<string[]>;
@@ -85,15 +86,10 @@ export function createSheetNameReader(options: {
 
   async function readBody(response: Response): Promise<Buffer> {
     const declared = Number(response.headers.get('content-length') ?? 0);
-    if (declared > MAX_EXPORT_BYTES) throw new HttpError(422, 'The spreadsheet is too large to read its sheet names.');
-    const chunks: Uint8Array[] = [];
-    let total = 0;
-    for await (const chunk of response.body ?? []) {
-      total += chunk.length;
-      if (total > MAX_EXPORT_BYTES) throw new HttpError(422, 'The spreadsheet is too large to read its sheet names.');
-      chunks.push(chunk);
-    }
-    return Buffer.concat(chunks);
+    const tooLarge = () => unprocessable('The spreadsheet is too large to read its sheet names.');
+    if (declared > MAX_EXPORT_BYTES) throw tooLarge();
+    if (!response.body) return Buffer.alloc(0);
+    return readCapped(response.body, { maxBytes: MAX_EXPORT_BYTES, tooLarge });
   }
 
   async function namesFromExport(ref: GoogleSheetRef, signal: AbortSignal): Promise<string[]> {
@@ -103,7 +99,7 @@ export function createSheetNameReader(options: {
         : `/spreadsheets/d/${ref.id}/export?format=xlsx`;
     const response = await fetchExport(new URL(path, location.docsBase), signal);
     if (response.status === 401 || response.status === 403) throw new NotPublicError();
-    if (response.status === 404) throw new HttpError(404, NOT_FOUND);
+    if (response.status === 404) throw notFound(NOT_FOUND);
     if (!response.ok) throw upstreamFailure();
     // A sign-in or consent page instead of the workbook means the sheet is not public.
     if ((response.headers.get('content-type') ?? '').startsWith('text/html')) {
@@ -116,13 +112,12 @@ export function createSheetNameReader(options: {
       return await readXlsxSheetNames(data, { timeoutMs: location.timeoutMs, handOver: true });
     } catch (error) {
       if (error instanceof UnsafeArchiveError)
-        throw new HttpError(422, `Google's export of this spreadsheet was refused: ${error.message}`);
+        throw unprocessable(`Google's export of this spreadsheet was refused: ${error.message}`);
       if (error instanceof SheetReadTimeoutError)
-        throw new HttpError(
-          422,
+        throw unprocessable(
           `This spreadsheet is too large or complex to read its sheet names (it took longer than ${error.seconds} s).`,
         );
-      if (error instanceof SheetReaderBusyError) throw new HttpError(503, error.message);
+      if (error instanceof SheetReaderBusyError) throw unavailable(error.message);
       throw upstreamFailure();
     }
   }
@@ -145,10 +140,9 @@ export function createSheetNameReader(options: {
     }
     const detail = apiError.safeParse(body);
     const status = detail.success ? detail.data.error.status : undefined;
-    if (response.status === 404) throw new HttpError(404, NOT_FOUND);
+    if (response.status === 404) throw notFound(NOT_FOUND);
     if (response.status === 403 && status === 'PERMISSION_DENIED') {
-      throw new HttpError(
-        422,
+      throw unprocessable(
         'Google refused access to this spreadsheet. Share it with "Anyone with the link" (Viewer) so the Sheets API can read it.',
       );
     }
@@ -172,10 +166,10 @@ export function createSheetNameReader(options: {
           throw error;
         }
       } catch (error) {
-        if (error instanceof HttpError) throw error;
+        if (error instanceof DomainError) throw error;
         if (signal.aborted)
-          throw new HttpError(
-            504,
+          throw new DomainError(
+            'timeout',
             `Google Sheets did not answer within ${Number((location.timeoutMs / 1000).toFixed(1))} seconds.`,
           );
         options.log?.warn(

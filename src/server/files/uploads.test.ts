@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { HttpError } from '../http/errors.ts';
+import { DomainError } from '../errors/domain.ts';
 import { xlsxWorkbook } from '../testing/spreadsheets.ts';
 import { createDiskStorage, temporaryName, writerIsGone } from './disk.ts';
 import { attachmentDisposition } from './routes.ts';
@@ -42,8 +42,9 @@ describe('storeSpreadsheet on a plain stream', () => {
       { source: tooLong, filename: 'big.csv', mimeType: 'text/csv' },
       { maxBytes: 1000 },
     );
-    await expect(csv).rejects.toBeInstanceOf(HttpError);
-    await expect(csv).rejects.toMatchObject({ statusCode: 413, message: expect.stringMatching(/upload limit\.$/) });
+    await expect(csv).rejects.toBeInstanceOf(DomainError);
+    // 'too-large' answers 413 (DOMAIN_ERROR_STATUS).
+    await expect(csv).rejects.toMatchObject({ kind: 'too-large', message: expect.stringMatching(/upload limit\.$/) });
     const workbook = await xlsxWorkbook({ S: [['x'.repeat(2000)]] });
     const xlsx = storeSpreadsheet(
       storage,
@@ -54,7 +55,7 @@ describe('storeSpreadsheet on a plain stream', () => {
       },
       { maxBytes: 1000 },
     );
-    await expect(xlsx).rejects.toMatchObject({ statusCode: 413 });
+    await expect(xlsx).rejects.toMatchObject({ kind: 'too-large' });
     expect(await readdir(join(dataDir, 'uploads'))).toEqual([]);
   });
 

@@ -6,14 +6,15 @@
 // limit because its zip directory sits at the end. Any failure leaves nothing stored.
 import { pipeline, Readable, Transform, type TransformCallback } from 'node:stream';
 import yauzl from 'yauzl';
-import { HttpError } from '../http/errors.ts';
+import { DomainError, tooLarge, unprocessable } from '../errors/domain.ts';
+import { readCapped } from '../http/cappedRead.ts';
 import {
   isAcceptedUploadMimeType,
   sanitizeDisplayName,
   SPREADSHEET_MIME_TYPES,
   type SpreadsheetKind,
 } from '../../shared/schemas/files.ts';
-import { newStorageKey, type FileStorage } from './storage.ts';
+import { newStorageKey, type FileStorage } from './storageTypes.ts';
 import { spreadsheetKindOf } from './tableReader.ts';
 import { assertSafeZip, DEFAULT_ZIP_LIMITS, UnsafeArchiveError, type ZipGuardLimits } from './zipGuard.ts';
 
@@ -41,7 +42,7 @@ export interface UploadLimits {
    * The room left in the uploader's quota: a file growing past it is refused with `error` while
    * it streams, not after it was stored. (The authoritative check comes when its row is written.)
    */
-  quota?: { remainingBytes: number; error: () => HttpError };
+  quota?: { remainingBytes: number; error: () => DomainError };
 }
 
 /** OLE2 compound document signature of legacy .xls files. */
@@ -56,10 +57,10 @@ const KIND_LABELS: Record<SpreadsheetKind, string> = {
 };
 
 export const tooLargeError = (maxBytes: number) =>
-  new HttpError(413, `The file is larger than the ${+(maxBytes / 1024 / 1024).toFixed(2)} MB upload limit.`);
+  tooLarge(`The file is larger than the ${+(maxBytes / 1024 / 1024).toFixed(2)} MB upload limit.`);
 
 const contentMismatch = (kind: SpreadsheetKind, detail = '') =>
-  new HttpError(415, `The file's content is not ${KIND_LABELS[kind]}${detail}, so it was refused.`);
+  new DomainError('unsupported', `The file's content is not ${KIND_LABELS[kind]}${detail}, so it was refused.`);
 
 /**
  * The name a client gave, reduced to something safe to show and to put in a download header:
@@ -79,10 +80,13 @@ export function safeOriginalFilename(name: string): string {
 export function acceptedKind(filename: string, mimeType: string): SpreadsheetKind {
   const kind = spreadsheetKindOf(filename);
   if (!kind)
-    throw new HttpError(415, 'Please select a CSV or Excel file. Only .csv, .xls and .xlsx files are accepted.');
+    throw new DomainError(
+      'unsupported',
+      'Please select a CSV or Excel file. Only .csv, .xls and .xlsx files are accepted.',
+    );
   if (!isAcceptedUploadMimeType(mimeType)) {
-    throw new HttpError(
-      415,
+    throw new DomainError(
+      'unsupported',
       `Please select a CSV or Excel file. The file was sent as "${mimeType || 'no type'}", which is not a CSV or Excel type.`,
     );
   }
@@ -115,14 +119,14 @@ class ContentGuard extends Transform {
   }
 
   override _flush(done: TransformCallback): void {
-    if (this.bytes === 0) return done(new HttpError(422, 'The file is empty.'));
+    if (this.bytes === 0) return done(unprocessable('The file is empty.'));
     if (this.kind === 'xls' && this.head.length < OLE_SIGNATURE.length) return done(contentMismatch('xls'));
     done();
   }
 }
 
 /** The refusal for a file that has grown to `bytes`: over the upload limit or the quota's room. */
-function limitError(bytes: number, limits: UploadLimits): HttpError | null {
+function limitError(bytes: number, limits: UploadLimits): DomainError | null {
   if (bytes > limits.maxBytes) return tooLargeError(limits.maxBytes);
   if (limits.quota && bytes > limits.quota.remainingBytes) return limits.quota.error();
   return null;
@@ -134,19 +138,13 @@ async function readLimited(source: Readable, limits: UploadLimits): Promise<Buff
   // Busboy stops at the limit and only says so with 'limit': fail right there, not once the
   // sender has finished sending the rest.
   source.once('limit', () => source.destroy(tooLargeError(maxBytes)));
-  const chunks: Buffer[] = [];
-  let total = 0;
-  for await (const chunk of source as AsyncIterable<Buffer>) {
-    total += chunk.length;
-    const overflow = limitError(total, limits);
-    if (overflow) {
-      source.destroy();
-      throw overflow;
-    }
-    chunks.push(chunk);
-  }
+  // The first byte past the upload limit or the quota's room fails the read with that refusal.
+  const data = await readCapped(source, {
+    maxBytes: Math.min(maxBytes, limits.quota?.remainingBytes ?? Infinity),
+    tooLarge: (total) => limitError(total, limits) ?? tooLargeError(maxBytes),
+  });
   if ((source as Readable & { truncated?: boolean }).truncated) throw tooLargeError(maxBytes);
-  return Buffer.concat(chunks);
+  return data;
 }
 
 /** The entry names of a zip archive, read from its central directory (nothing is inflated). */
@@ -163,21 +161,21 @@ function zipEntryNames(data: Buffer): Promise<string[]> {
 }
 
 async function checkXlsx(data: Buffer, zipLimits: ZipGuardLimits): Promise<void> {
-  if (data.length === 0) throw new HttpError(422, 'The file is empty.');
+  if (data.length === 0) throw unprocessable('The file is empty.');
   if (!data.subarray(0, ZIP_SIGNATURE.length).equals(ZIP_SIGNATURE)) throw contentMismatch('xlsx');
   try {
     await assertSafeZip(data, zipLimits);
     if (!(await zipEntryNames(data)).includes('xl/workbook.xml'))
       throw contentMismatch('xlsx', ' (the archive holds no workbook)');
   } catch (error) {
-    if (error instanceof UnsafeArchiveError) throw new HttpError(422, error.message);
+    if (error instanceof UnsafeArchiveError) throw unprocessable(error.message);
     throw error;
   }
 }
 
 /**
  * Validates an incoming spreadsheet and streams it into storage under a new key. Resolves
- * with what was stored; rejects (HttpError for anything the sender can fix) with nothing
+ * with what was stored; rejects (a DomainError for anything the sender can fix) with nothing
  * left in storage.
  */
 export async function storeSpreadsheet(
@@ -220,7 +218,7 @@ export async function storeSpreadsheet(
     // Storage may fail without consuming the body (bucket down): release both streams.
     guard.destroy();
     source.destroy();
-    if (refusal instanceof HttpError) throw refusal;
+    if (refusal instanceof DomainError) throw refusal;
     throw error;
   }
   return { storageKey, kind, contentType, size: guard.bytes, originalFilename };

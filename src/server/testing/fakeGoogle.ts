@@ -6,7 +6,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import ExcelJS from 'exceljs';
-import type { GoogleSheetsLocation } from '../files/sheets.ts';
+import type { GoogleSheetsLocation } from '../files/service.ts';
 
 export interface FakeSpreadsheet {
   sheetNames: string[];

@@ -91,6 +91,9 @@ export type FileListing = z.infer<typeof fileListSchema>;
 export const uploadResultSchema = z.object({ success: z.literal(true), file: fileEntrySchema });
 export type UploadResult = z.infer<typeof uploadResultSchema>;
 
+/** DELETE /files/{id}. */
+export const deleteFileResultSchema = z.object({ success: z.literal(true) });
+
 /** The first rows of each table of a file (one for CSV, one a non-empty worksheet for xlsx). */
 export const filePreviewSchema = z.object({
   tables: z.array(

@@ -47,4 +47,14 @@ export const queryKeys = {
     /** Whether an e-mailed reset link is still valid. */
     resetToken: (token: string | null) => ['account', 'reset-token', token] as const,
   },
+  files: {
+    /** GET /files: the user's own and the public files. */
+    list: ['files', 'list'] as const,
+    /** GET /files/{id}/preview. */
+    preview: (id: string) => ['files', 'preview', id] as const,
+    /** GET /api/sheets/linked: the saved Google spreadsheet link. */
+    linkedSheet: ['files', 'linked-sheet'] as const,
+    /** POST /sheets/metadata: the sheet names of a linked spreadsheet. */
+    sheetNames: (sheetUrl: string) => ['files', 'sheet-names', sheetUrl] as const,
+  },
 };

@@ -3,11 +3,12 @@
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import type { FileEntry } from '../../../shared/schemas/files.ts';
+import { queryKeys } from '../../api/queryKeys.ts';
 import { fetchPreview } from './filesApi.ts';
 
 export function FilePreviewDialog({ file, onClose }: { file: FileEntry; onClose: () => void }) {
   const preview = useQuery({
-    queryKey: ['file-preview', file.id],
+    queryKey: queryKeys.files.preview(file.id),
     queryFn: () => fetchPreview(file.id),
     retry: false,
     staleTime: 60_000,

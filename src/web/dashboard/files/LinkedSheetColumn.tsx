@@ -4,7 +4,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { FILE_TEXTS, parseGoogleSheetUrl, SHEET_URL_RULE } from '../../../shared/schemas/files.ts';
-import { fetchLinkedSheet, fetchSheetNames, LINKED_SHEET_QUERY_KEY, unlinkSheet } from './filesApi.ts';
+import { queryKeys } from '../../api/queryKeys.ts';
+import { fetchLinkedSheet, fetchSheetNames, unlinkSheet } from './filesApi.ts';
 
 export function LinkedSheetColumn({
   columnClass,
@@ -16,7 +17,7 @@ export function LinkedSheetColumn({
   listClass: string;
 }) {
   const queryClient = useQueryClient();
-  const linked = useQuery({ queryKey: LINKED_SHEET_QUERY_KEY, queryFn: fetchLinkedSheet });
+  const linked = useQuery({ queryKey: queryKeys.files.linkedSheet, queryFn: fetchLinkedSheet });
   const savedUrl = linked.data?.sheet_url ?? null;
   /** What the trader typed; null until they type, so the saved link shows. */
   const [draft, setDraft] = useState<string | null>(null);
@@ -27,10 +28,10 @@ export function LinkedSheetColumn({
   const field = draft ?? savedUrl ?? '';
 
   const sheets = useQuery({
-    queryKey: ['sheet-names', activeUrl],
+    queryKey: queryKeys.files.sheetNames(activeUrl),
     queryFn: async () => {
       const names = await fetchSheetNames(activeUrl);
-      queryClient.setQueryData(LINKED_SHEET_QUERY_KEY, { sheet_url: activeUrl });
+      queryClient.setQueryData(queryKeys.files.linkedSheet, { sheet_url: activeUrl });
       return names;
     },
     enabled: activeUrl !== '',
@@ -41,7 +42,7 @@ export function LinkedSheetColumn({
   const unlink = useMutation({
     mutationFn: unlinkSheet,
     onSuccess: (result) => {
-      queryClient.setQueryData(LINKED_SHEET_QUERY_KEY, result);
+      queryClient.setQueryData(queryKeys.files.linkedSheet, result);
       setRequested('');
       setDraft('');
     },

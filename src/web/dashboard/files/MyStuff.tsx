@@ -7,11 +7,12 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useCallback, useRef, useState } from 'react';
 import { FILE_TEXTS, UPLOAD_ACCEPT, type FileEntry } from '../../../shared/schemas/files.ts';
+import { queryKeys } from '../../api/queryKeys.ts';
 import { useAuth } from '../../auth/AuthProvider.tsx';
 import { useAttachToChat } from '../chat/chatAttachment.ts';
 import { FilePreviewDialog } from './FilePreviewDialog.tsx';
 import { FileRows, type FileActions } from './FileRows.tsx';
-import { deleteFile, fetchFiles, FILES_QUERY_KEY, fileForChat, uploadFile } from './filesApi.ts';
+import { deleteFile, fetchFiles, fileForChat, uploadFile } from './filesApi.ts';
 import { LinkedSheetColumn } from './LinkedSheetColumn.tsx';
 import { uploadRefusal } from './uploadRules.ts';
 
@@ -39,7 +40,7 @@ export function MyStuff() {
   const { user } = useAuth();
   const attachToChat = useAttachToChat();
   const queryClient = useQueryClient();
-  const listing = useQuery({ queryKey: FILES_QUERY_KEY, queryFn: fetchFiles, enabled: Boolean(user) });
+  const listing = useQuery({ queryKey: queryKeys.files.list, queryFn: fetchFiles, enabled: Boolean(user) });
   const input = useRef<HTMLInputElement>(null);
   const [progress, setProgress] = useState<number | null>(null);
   const [uploadStatus, setUploadStatus] = useState<Status>(null);
@@ -57,7 +58,7 @@ export function MyStuff() {
     onError: () => setPanelStatus({ tone: 'error', text: FILE_TEXTS.deleteFailed }),
     onSettled: () => {
       setBusyId(null);
-      return queryClient.invalidateQueries({ queryKey: FILES_QUERY_KEY });
+      return queryClient.invalidateQueries({ queryKey: queryKeys.files.list });
     },
   });
 
@@ -69,7 +70,7 @@ export function MyStuff() {
     try {
       await uploadFile(file, user, setProgress);
       setUploadStatus({ tone: 'success', text: FILE_TEXTS.uploadSuccessful });
-      await queryClient.invalidateQueries({ queryKey: FILES_QUERY_KEY });
+      await queryClient.invalidateQueries({ queryKey: queryKeys.files.list });
     } catch (error) {
       setUploadStatus({
         tone: 'error',

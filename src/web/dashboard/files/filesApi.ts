@@ -1,30 +1,33 @@
 // My Stuff's calls from the browser: the file list, upload (XMLHttpRequest, for its upload
 // progress events), delete, preview, a file as a browser File for the chat, and the linked
-// Google spreadsheet. Failures carry the server's error text, or SPEC.md's fallback.
-import { ApiError, requestJson } from '../../api/http.ts';
+// Google spreadsheet. Every JSON answer is parsed with the schema the server serialised it
+// with (src/shared/schemas/files.ts). Failures carry the server's error text, or SPEC.md's fallback.
+import { ApiError, apiFetch, apiSend, parseBody } from '../../api/http.ts';
 import {
+  deleteFileResultSchema,
   FILE_TEXTS,
+  fileListSchema,
+  filePreviewSchema,
+  linkedSheetSchema,
+  sheetMetadataSchema,
+  uploadResultSchema,
   type FileEntry,
   type FileListing,
   type FilePreview,
   type LinkedSheet,
-  type SheetMetadata,
   type UploadResult,
 } from '../../../shared/schemas/files.ts';
 
-export const FILES_QUERY_KEY = ['files'] as const;
-export const LINKED_SHEET_QUERY_KEY = ['linked-sheet'] as const;
-
 export function fetchFiles(): Promise<FileListing> {
-  return requestJson<FileListing>('/files');
+  return apiFetch('/files', fileListSchema);
 }
 
 export async function deleteFile(id: string): Promise<void> {
-  await requestJson<{ success: true }>(`/files/${encodeURIComponent(id)}`, { method: 'DELETE' });
+  await apiSend('DELETE', `/files/${encodeURIComponent(id)}`, deleteFileResultSchema);
 }
 
 export function fetchPreview(id: string): Promise<FilePreview> {
-  return requestJson<FilePreview>(`/files/${encodeURIComponent(id)}/preview`);
+  return apiFetch(`/files/${encodeURIComponent(id)}/preview`, filePreviewSchema);
 }
 
 /**
@@ -54,7 +57,13 @@ export function uploadFile(
       } catch {
         body = undefined;
       }
-      if (request.status >= 200 && request.status < 300) return resolve(body as UploadResult);
+      if (request.status >= 200 && request.status < 300) {
+        try {
+          return resolve(parseBody(uploadResultSchema, request.status, body));
+        } catch (error) {
+          return reject(error instanceof Error ? error : new Error(FILE_TEXTS.uploadFailed));
+        }
+      }
       const message = (body as { error?: unknown } | undefined)?.error;
       reject(new ApiError(request.status, typeof message === 'string' && message ? message : FILE_TEXTS.uploadFailed));
     };
@@ -64,7 +73,10 @@ export function uploadFile(
   });
 }
 
-/** The stored file as a browser File (same name and type), for the chat's attachment. */
+/**
+ * The stored file as a browser File (same name and type), for the chat's attachment. The
+ * download is the file's bytes, not JSON, so it is fetched as a blob, not through apiFetch.
+ */
 export async function fileForChat(entry: FileEntry): Promise<File> {
   const response = await fetch(entry.url, { credentials: 'same-origin' });
   if (!response.ok) throw new ApiError(response.status, `The file could not be loaded (${response.status}).`);
@@ -73,20 +85,17 @@ export async function fileForChat(entry: FileEntry): Promise<File> {
 }
 
 export function fetchLinkedSheet(): Promise<LinkedSheet> {
-  return requestJson<LinkedSheet>('/api/sheets/linked');
+  return apiFetch('/api/sheets/linked', linkedSheetSchema);
 }
 
 export function unlinkSheet(): Promise<LinkedSheet> {
-  return requestJson<LinkedSheet>('/api/sheets/linked', { method: 'DELETE' });
+  return apiSend('DELETE', '/api/sheets/linked', linkedSheetSchema);
 }
 
 /** Sheet names of a Google spreadsheet; the server also saves it as the linked sheet. */
 export async function fetchSheetNames(sheetUrl: string): Promise<string[]> {
   try {
-    const metadata = await requestJson<SheetMetadata>('/sheets/metadata', {
-      method: 'POST',
-      body: JSON.stringify({ sheet_url: sheetUrl }),
-    });
+    const metadata = await apiSend('POST', '/sheets/metadata', sheetMetadataSchema, { sheet_url: sheetUrl });
     return metadata.sheet_names;
   } catch (error) {
     if (error instanceof ApiError && !error.message.startsWith('API error:')) throw error;

@@ -1,0 +1,53 @@
+// My Stuff's public surface: what the rest of the server (the composition root, the
+// assistant's tools, the admin CLI, the test fakes) may use of the files feature, and the
+// `linked_sheets` table. The `files` table is read and written only in fileRecords.ts (which
+// holds the one "visible file" rule), `linked_sheets` only here; neither is touched by
+// Drizzle anywhere else. Failures are DomainErrors with the trader's text.
+import { eq } from 'drizzle-orm';
+import type { Database } from '../db/client.ts';
+import { linkedSheets } from '../db/schema.ts';
+
+export {
+  findFile,
+  findVisibleFile,
+  findVisibleFileByIdOrName,
+  listPublicFiles,
+  listVisibleFiles,
+  recordStoredFile,
+  removeFile,
+  scheduleOrphanReclaim,
+  toFileEntry,
+  type FileRow,
+} from './fileRecords.ts';
+export { createSheetNameReader, GOOGLE_SHEETS, type GoogleSheetsLocation, type SheetNameReader } from './sheets.ts';
+export { createFileStorage } from './storage.ts';
+export { StoredObjectMissingError, type FileStorage } from './storageTypes.ts';
+export {
+  readAndAnalyse,
+  readTables,
+  spreadsheetKindOf,
+  SPREADSHEET_MIME_TYPES,
+  TableReadError,
+  type Table,
+} from './tableReader.ts';
+export { safeOriginalFilename, storeSpreadsheet } from './uploads.ts';
+export { UnsafeArchiveError } from './zipGuard.ts';
+
+/** The Google spreadsheet link the user saved, or null. */
+export async function loadLinkedSheet(db: Database, userId: string): Promise<string | null> {
+  const [row] = await db.select().from(linkedSheets).where(eq(linkedSheets.userId, userId));
+  return row?.sheetUrl ?? null;
+}
+
+/** Saves (or replaces) the user's linked Google spreadsheet. */
+export async function saveLinkedSheet(db: Database, userId: string, sheetUrl: string): Promise<void> {
+  await db
+    .insert(linkedSheets)
+    .values({ userId, sheetUrl })
+    .onConflictDoUpdate({ target: linkedSheets.userId, set: { sheetUrl, updatedAt: new Date() } });
+}
+
+/** Forgets the user's linked spreadsheet (nothing saved is fine). */
+export async function unlinkSheet(db: Database, userId: string): Promise<void> {
+  await db.delete(linkedSheets).where(eq(linkedSheets.userId, userId));
+}
