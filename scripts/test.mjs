@@ -31,7 +31,7 @@ function ensureChromium() {
 
 const steps = [
   ['Format check (prettier --check)', 'npx', ['prettier', '--check', '.', '--log-level', 'warn']],
-  ['Type-check (tsc --noEmit)', 'npx', ['tsc', '--noEmit']],
+  ['Type-check (tsc -b: web, server, tools projects)', 'npx', ['tsc', '-b']],
   ['Lint (eslint)', 'npx', ['eslint', '.', '--max-warnings=0']],
   ['Unit and server tests (vitest)', 'npx', ['vitest', 'run']],
   ['Build the web app (vite build)', 'npx', ['vite', 'build', '--logLevel', 'warn']],

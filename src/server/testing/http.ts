@@ -61,3 +61,11 @@ export class Browser {
     return this.request('POST', url, new URLSearchParams(fields));
   }
 }
+
+/**
+ * The JSON body of an inject (or fetch-like) response, typed by the test that reads it. The test
+ * asserts the shape it names; this only moves the `any` of `response.json()` to one place.
+ */
+export function json<T>(response: { json(): unknown }): T {
+  return response.json() as T;
+}
