@@ -83,7 +83,7 @@ describe('MomentumShiftAlertGenerator', () => {
 
 describe('runAlertGenerators', () => {
   it('is quiet on flat prices and short series, with no throw', () => {
-    expect(runAlertGenerators(candleSeries(bars(new Array(300).fill(50), 0)), 'FLAT', MINUTE)).toEqual([]);
+    expect(runAlertGenerators(candleSeries(bars(new Array<number>(300).fill(50), 0)), 'FLAT', MINUTE)).toEqual([]);
     expect(runAlertGenerators(candleSeries(bars([1, 2, 3])), 'SHORT', MINUTE)).toEqual([]);
     expect(runAlertGenerators(candleSeries([]), 'EMPTY', MINUTE)).toEqual([]);
   });

@@ -77,7 +77,7 @@ describe('WATOS signals on constructed series', () => {
   });
 
   it('reports every signal inactive, without NaN, on flat and on too-short series', () => {
-    for (const closes of [new Array(300).fill(50), [1, 2, 3]]) {
+    for (const closes of [new Array<number>(300).fill(50), [1, 2, 3]]) {
       const signals = watosSignals(candleSeries(bars(closes)));
       expect(signals.map((signal) => signal.id)).toEqual(['watos1', 'watos2', 'watos3', 'watos4', 'watos5', 'watos6']);
       for (const signal of signals.filter((entry) => entry.id !== 'watos5')) {
