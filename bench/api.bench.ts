@@ -70,7 +70,7 @@ await app.listen({ host: '127.0.0.1', port: 0 });
 const appUrl = `http://127.0.0.1:${portOf(app)}`;
 
 const hello = Fastify({ logger: false });
-hello.get('/', async () => ({ hello: 'world' }));
+hello.get('/', () => Promise.resolve({ hello: 'world' }));
 await hello.listen({ host: '127.0.0.1', port: 0 });
 const helloUrl = `http://127.0.0.1:${portOf(hello)}/`;
 

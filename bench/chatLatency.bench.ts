@@ -54,7 +54,7 @@ async function timeChat(url: string, cookie: string, question: string): Promise<
   const response = await fetch(url, { method: 'POST', body: form, headers: { cookie } });
   if (response.status !== 200 || !response.body)
     throw new Error(`POST ${url} answered ${response.status}: ${await response.text()}`);
-  const reader = response.body.getReader();
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
   const decoder = new TextDecoder();
   let text = '';
   let firstToken = NaN;

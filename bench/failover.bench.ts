@@ -50,7 +50,7 @@ async function bareLockFailover(databaseUrl: string): Promise<number> {
     { env: { ...process.env, LOCK_URL: databaseUrl }, stdio: ['ignore', 'pipe', 'inherit'] },
   );
   let output = '';
-  holder.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  holder.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   await waitFor('the bare lock holder', () => output.includes('locked'), 15_000);
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();

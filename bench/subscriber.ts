@@ -3,7 +3,7 @@
 import type { App } from '../src/server/app.ts';
 import type { DatabaseHandle } from '../src/server/db/client.ts';
 import { latestOutboxMessages } from '../src/server/mail/mailer.ts';
-import { Browser } from '../src/server/testing/http.ts';
+import { Browser, jsonBody } from '../src/server/testing/http.ts';
 
 /** Registers, verifies and subscribes a user through the app's own routes; returns the cookie. */
 export async function subscriberCookie(
@@ -26,7 +26,7 @@ export async function subscriberCookie(
   if (!link) throw new Error('No verification e-mail in the outbox');
   const verify = new URL(link);
   await browser.get(`${verify.pathname}${verify.search}`);
-  const me = (await browser.get('/api/me')).json() as { user?: { id: string; email: string } };
+  const me = jsonBody<{ user?: { id: string; email: string } }>(await browser.get('/api/me'));
   if (me.user?.email !== email) throw new Error('The verified user is not signed in');
   const checkout = await browser.post('/api/subscriptions/create-checkout', {
     priceId: 'three-day',
@@ -34,7 +34,7 @@ export async function subscriberCookie(
     email,
   });
   expectStatus('create-checkout', checkout.statusCode, 200);
-  const sessionId = (checkout.json() as { sessionId: string }).sessionId;
+  const sessionId = jsonBody<{ sessionId: string }>(checkout).sessionId;
   const paid = await browser.submitForm(`/checkout/test/${sessionId}`, {
     card: '4242 4242 4242 4242',
     expiry: '12/39',

@@ -6,6 +6,7 @@
 // checked: 201, listed with its exact size, downloaded with the same SHA-256.
 // Peer, same run, same client: bench/uploadPeer.ts, a bare Fastify + @fastify/multipart
 // process streaming the part to disk with nothing else (no session, checks or database).
+import { text } from 'node:stream/consumers';
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -65,10 +66,8 @@ async function upload(
   });
   const answered = new Promise<{ status: number; body: string }>((resolve, reject) => {
     request.once('error', reject);
-    request.once('response', async (response) => {
-      let body = '';
-      for await (const piece of response) body += piece;
-      resolve({ status: response.statusCode ?? 0, body });
+    request.once('response', (response) => {
+      text(response).then((body) => resolve({ status: response.statusCode ?? 0, body }), reject);
     });
   });
   request.write(head);

@@ -24,7 +24,7 @@ test.beforeAll(async () => {
     dataDir,
     env: { MARKET_DATA: 'coinbase', COINBASE_PRICE_API_URL: fake.url, COINBASE_EXCHANGE_API_URL: fake.url },
   });
-  stopServer = server.stop;
+  stopServer = () => server.stop();
   baseURL = server.origin;
 });
 

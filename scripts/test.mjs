@@ -1,4 +1,5 @@
 // `npm test`: install dependencies if missing, make sure Debian's Chromium is there, then
+// check that every dependency runs on the Node versions engines.node admits (scripts/checkEngines.mjs),
 // check formatting (Prettier), type-check, lint, unit and server tests, build, the landing route's JS budget
 // (scripts/bundleBudget.mjs), and the Playwright journeys in a real browser. Stops at the
 // first failing step with a non-zero exit code.
@@ -30,8 +31,13 @@ function ensureChromium() {
 }
 
 const steps = [
+  [
+    'Engines (every locked package runs on the Node versions package.json admits)',
+    process.execPath,
+    ['scripts/checkEngines.mjs'],
+  ],
   ['Format check (prettier --check)', 'npx', ['prettier', '--check', '.', '--log-level', 'warn']],
-  ['Type-check (tsc --noEmit)', 'npx', ['tsc', '--noEmit']],
+  ['Type-check (tsc -b: web, server, tools projects)', 'npx', ['tsc', '-b']],
   ['Lint (eslint)', 'npx', ['eslint', '.', '--max-warnings=0']],
   ['Unit and server tests (vitest)', 'npx', ['vitest', 'run']],
   ['Build the web app (vite build)', 'npx', ['vite', 'build', '--logLevel', 'warn']],

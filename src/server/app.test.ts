@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redactUrl } from './http/logging.ts';
 import { createTestApp, type TestApp } from './testing/app.ts';
+import { jsonBody } from './testing/http.ts';
 
 describe('the HTTP application', () => {
   let test: TestApp;
@@ -42,7 +43,7 @@ describe('the HTTP application', () => {
       payload: '{"broken":',
     });
     expect(response.statusCode).toBe(400);
-    const body = response.json();
+    const body = jsonBody<{ error: string }>(response);
     expect(Object.keys(body)).toEqual(['error']);
     expect(body.error).not.toMatch(/at .*\.ts/);
   });

@@ -1,10 +1,9 @@
 // Alert generators on constructed series (each rule fires exactly where it should and not
-// again until reset) and on the demo feed (every generator fires over a day of minutes).
+// again until reset). On the demo feed: src/server/market/signalsOnDemo.test.ts.
 import { describe, expect, it } from 'vitest';
 import { alertDisplayType } from '../shared/alertDisplay.ts';
 import { candleSeries, type CandleInput } from './candles.ts';
 import { breakout, momentumShift, runAlertGenerators, trendChange, volatilitySpike } from './alertGenerators.ts';
-import { DemoAsset } from '../server/market/demoFeed.ts';
 
 const MINUTE = 60_000;
 
@@ -84,27 +83,8 @@ describe('MomentumShiftAlertGenerator', () => {
 
 describe('runAlertGenerators', () => {
   it('is quiet on flat prices and short series, with no throw', () => {
-    expect(runAlertGenerators(candleSeries(bars(new Array(300).fill(50), 0)), 'FLAT', MINUTE)).toEqual([]);
+    expect(runAlertGenerators(candleSeries(bars(new Array<number>(300).fill(50), 0)), 'FLAT', MINUTE)).toEqual([]);
     expect(runAlertGenerators(candleSeries(bars([1, 2, 3])), 'SHORT', MINUTE)).toEqual([]);
     expect(runAlertGenerators(candleSeries([]), 'EMPTY', MINUTE)).toEqual([]);
-  });
-
-  it('fires every generator over a day of demo minutes, stamped at bar close, and only from fromIndex', () => {
-    const asset = new DemoAsset('ETH-USD');
-    const rows = Array.from({ length: 1440 }, () => asset.next());
-    const series = candleSeries(rows);
-    const alerts = runAlertGenerators(series, 'ETH', MINUTE);
-    const types = new Set(alerts.map((alert) => alert.alert_type));
-    expect(types).toEqual(
-      new Set([
-        'VolatilitySpikeAlertGenerator',
-        'MomentumShiftAlertGenerator',
-        'BreakoutAlertGenerator',
-        'TrendChangeAlertGenerator',
-      ]),
-    );
-    expect(alerts.every((alert) => alert.time === series.time[alert.index] + MINUTE)).toBe(true);
-    const late = runAlertGenerators(series, 'ETH', MINUTE, 1000);
-    expect(late).toEqual(alerts.filter((alert) => alert.index >= 1000));
   });
 });

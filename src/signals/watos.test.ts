@@ -1,10 +1,9 @@
 // WATOS signals and their odds: hand-checked intervals, constructed series for each rule,
-// degenerate input without NaN or throws, and measured odds on demo history.
+// degenerate input without NaN or throws. Odds on demo history: src/server/market/signalsOnDemo.test.ts.
 import { describe, expect, it } from 'vitest';
-import { DemoAsset, aggregate } from '../server/market/demoFeed.ts';
 import { candleSeries, type CandleInput } from './candles.ts';
 import { watosHistory, watosSignals } from './watos.ts';
-import { conditionalRise, MIN_SAMPLES, watosOdds, wilsonInterval } from './watosOdds.ts';
+import { conditionalRise, MIN_SAMPLES, wilsonInterval } from './watosOdds.ts';
 
 const HOUR = 3_600_000;
 
@@ -78,7 +77,7 @@ describe('WATOS signals on constructed series', () => {
   });
 
   it('reports every signal inactive, without NaN, on flat and on too-short series', () => {
-    for (const closes of [new Array(300).fill(50), [1, 2, 3]]) {
+    for (const closes of [new Array<number>(300).fill(50), [1, 2, 3]]) {
       const signals = watosSignals(candleSeries(bars(closes)));
       expect(signals.map((signal) => signal.id)).toEqual(['watos1', 'watos2', 'watos3', 'watos4', 'watos5', 'watos6']);
       for (const signal of signals.filter((entry) => entry.id !== 'watos5')) {
@@ -87,36 +86,5 @@ describe('WATOS signals on constructed series', () => {
       }
     }
     expect(watosSignals(candleSeries([])).every((signal) => !signal.active)).toBe(true);
-  });
-});
-
-describe('watosOdds on demo history', () => {
-  it('gives measured probabilities with sample sizes, or says there is not enough history', () => {
-    const asset = new DemoAsset('SOL-USD');
-    const minutes = Array.from({ length: 90 * 1440 }, () => asset.next());
-    const series = candleSeries(aggregate(minutes, 3600));
-    const report = watosOdds(series, 24);
-    expect(report.horizon).toBe(24);
-    expect(report.baseRate.samples).toBe(series.length - 24);
-    expect(report.baseRate.probability).toBeGreaterThan(0.3);
-    expect(report.baseRate.probability).toBeLessThan(0.7);
-    for (const signal of report.signals) {
-      if (!signal.active) {
-        expect(signal.odds).toBeNull();
-        continue;
-      }
-      if (signal.odds!.probability === null) {
-        expect(signal.odds!.reason).toBe('not enough history');
-        expect(signal.odds!.samples).toBeLessThan(MIN_SAMPLES);
-      } else {
-        expect(signal.odds!.samples).toBeGreaterThanOrEqual(MIN_SAMPLES);
-        const [low, high] = signal.odds!.interval!;
-        expect(low).toBeLessThanOrEqual(signal.odds!.probability);
-        expect(high).toBeGreaterThanOrEqual(signal.odds!.probability);
-      }
-    }
-    const history = watosHistory(series);
-    const activeSomewhere = Object.values(history.states).filter((states) => states.some((state) => state !== 0));
-    expect(activeSomewhere).toHaveLength(6);
   });
 });

@@ -103,7 +103,7 @@ export function watosHistory(series: CandleSeries): WatosHistory {
         crossSide = side;
       }
       if (index - lastCross <= 20 && crossSide === side && typical > 0) {
-        states.watos3[index] = side as 1 | -1;
+        states.watos3[index] = side;
         measured.watos3[index] = Math.abs(fast[index] - slow[index]) / typical;
       }
     }

@@ -8,8 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WATOS_SIGNALS } from '../../shared/constants.ts';
 import { createTestApp, type TestApp } from '../testing/app.ts';
 import { startFakeOpenAI, type FakeOpenAI } from '../testing/fakeOpenAI.ts';
-import type { Browser } from '../testing/http.ts';
+import { type Browser, jsonBody } from '../testing/http.ts';
 import { subscribedUser } from '../testing/users.ts';
+import type { ConversationDetail, ConversationSummary, PromptResponse } from '../../shared/schemas/chat.ts';
 
 const chainCsv = readFileSync(join(import.meta.dirname, 'fixtures', 'option-chain.csv'));
 
@@ -47,6 +48,8 @@ async function post(test: TestApp, browser: Browser, url: string, parts: Part[])
 }
 
 type Chunk = { type: string; delta?: string; errorText?: string };
+/** The part of GET /api/watos/{symbol} these tests read (an available card). */
+type WatosCardBody = { signals: Array<{ name: string }>; baseRate: { probability: number; samples: number } };
 
 function events(response: LightMyRequestResponse): Array<Chunk | '[DONE]'> {
   return response.body
@@ -107,7 +110,7 @@ describe('assistant API with the built-in analyst', () => {
     expect(text.startsWith('## ETH-USD: What Are The Odds? (WATOS, 1h)')).toBe(true);
 
     // The grid card has the same signals the answer states.
-    const card = (await trader.get('/api/watos/ETH')).json();
+    const card = jsonBody<WatosCardBody>(await trader.get('/api/watos/ETH'));
     expect(card).toMatchObject({
       available: true,
       symbol: 'ETH',
@@ -116,18 +119,19 @@ describe('assistant API with the built-in analyst', () => {
       timeframe: '1h',
       horizonBars: 24,
     });
-    expect(card.signals.map((signal: { name: string }) => signal.name)).toEqual(
-      WATOS_SIGNALS.map((signal) => signal.name),
-    );
-    for (const signal of card.signals as Array<{ name: string; description: string }>)
-      expect(text).toContain(`| ${signal.name} |`);
+    expect(card.signals.map((signal) => signal.name)).toEqual(WATOS_SIGNALS.map((signal) => signal.name));
+    for (const signal of card.signals) expect(text).toContain(`| ${signal.name} |`);
     expect(text).toContain(
       `${(card.baseRate.probability * 100).toFixed(1)}%** of ${card.baseRate.samples.toLocaleString('en-US')} bars`,
     );
 
-    const list = (await trader.get('/api/conversations')).json().conversations;
+    const list = jsonBody<{ conversations: ConversationSummary[] }>(
+      await trader.get('/api/conversations'),
+    ).conversations;
     expect(list).toEqual([expect.objectContaining({ id: conversationId, title: 'What are the odds for ETH?' })]);
-    const saved = (await trader.get(`/api/conversations/${conversationId}`)).json().conversation;
+    const saved = jsonBody<{ conversation: ConversationDetail }>(
+      await trader.get(`/api/conversations/${conversationId}`),
+    ).conversation;
     expect(saved.messages.map((message: { role: string; content: string }) => [message.role, message.content])).toEqual(
       [
         ['user', 'What are the odds for ETH?'],
@@ -142,7 +146,10 @@ describe('assistant API with the built-in analyst', () => {
     ]);
     expect(followUp.headers['x-conversation-id']).toBe(conversationId);
     expect(textOf(followUp)).toContain('## BTC-USD: price and trend (1h)');
-    expect((await trader.get(`/api/conversations/${conversationId}`)).json().conversation.messages).toHaveLength(4);
+    expect(
+      jsonBody<{ conversation: ConversationDetail }>(await trader.get(`/api/conversations/${conversationId}`))
+        .conversation.messages,
+    ).toHaveLength(4);
 
     // Nobody else can read or write it.
     expect((await other.get(`/api/conversations/${conversationId}`)).statusCode).toBe(404);
@@ -152,11 +159,15 @@ describe('assistant API with the built-in analyst', () => {
     ]);
     expect(intrusion.statusCode).toBe(404);
     expect(intrusion.json()).toEqual({ error: 'Conversation not found' });
-    expect((await other.get('/api/conversations')).json().conversations).toEqual([]);
+    expect(
+      jsonBody<{ conversations: ConversationSummary[] }>(await other.get('/api/conversations')).conversations,
+    ).toEqual([]);
   });
 
   it('starts a new conversation and deletes one', async () => {
-    const created = (await trader.post('/api/conversations')).json().conversation;
+    const created = jsonBody<{ conversation: ConversationDetail }>(
+      await trader.post('/api/conversations'),
+    ).conversation;
     expect(created).toMatchObject({ title: 'New conversation', messages: [] });
     expect((await trader.request('DELETE', `/api/conversations/${created.id}`)).json()).toEqual({ success: true });
     expect((await trader.get(`/api/conversations/${created.id}`)).statusCode).toBe(404);
@@ -170,7 +181,9 @@ describe('assistant API with the built-in analyst', () => {
     ]);
     expect(response.statusCode).toBe(200);
     expect(textOf(response)).toContain('- Max pain: **strike 100**');
-    const saved = (await trader.get(`/api/conversations/${response.headers['x-conversation-id']}`)).json().conversation;
+    const saved = jsonBody<{ conversation: ConversationDetail }>(
+      await trader.get(`/api/conversations/${String(response.headers['x-conversation-id'])}`),
+    ).conversation;
     expect(saved.messages[0]).toMatchObject({
       role: 'user',
       content: 'Max pain please [option-chain.csv]',
@@ -179,7 +192,8 @@ describe('assistant API with the built-in analyst', () => {
   });
 
   it('refuses bad input with clear messages and saves nothing', async () => {
-    const before = (await trader.get('/api/conversations')).json().conversations.length;
+    const before = jsonBody<{ conversations: ConversationSummary[] }>(await trader.get('/api/conversations'))
+      .conversations.length;
     const cases: Array<[Part[], number, RegExp]> = [
       [[messagesField('   ')], 400, /^The message is empty$/],
       [[messagesField('x'.repeat(8001))], 400, /at most 8,000 characters/],
@@ -205,7 +219,7 @@ describe('assistant API with the built-in analyst', () => {
     for (const [parts, status, message] of cases) {
       const response = await post(test, trader, '/api/chat', parts);
       expect(response.statusCode, JSON.stringify(parts).slice(0, 80)).toBe(status);
-      expect(response.json().error).toMatch(message);
+      expect(jsonBody<{ error: string }>(response).error).toMatch(message);
     }
     const noBoundary = await test.app.inject({
       method: 'POST',
@@ -214,11 +228,15 @@ describe('assistant API with the built-in analyst', () => {
       headers: { origin: test.config.publicUrl, cookie: trader.cookieHeader, 'content-type': 'multipart/form-data' },
     });
     expect(noBoundary.statusCode).toBe(400);
-    expect(noBoundary.json().error).toMatch(/^The form could not be read: send it as multipart\/form-data/);
+    expect(jsonBody<{ error: string }>(noBoundary).error).toMatch(
+      /^The form could not be read: send it as multipart\/form-data/,
+    );
     const json = await trader.post('/api/chat', { messages: [{ role: 'user', content: 'hi' }] });
     expect(json.statusCode).toBe(400);
-    expect(json.json().error).toMatch(/multipart\/form-data/);
-    expect((await trader.get('/api/conversations')).json().conversations).toHaveLength(before);
+    expect(jsonBody<{ error: string }>(json).error).toMatch(/multipart\/form-data/);
+    expect(
+      jsonBody<{ conversations: ConversationSummary[] }>(await trader.get('/api/conversations')).conversations,
+    ).toHaveLength(before);
   });
 
   it('answers POST /external-api/prompt with {response} and saves both messages', async () => {
@@ -226,9 +244,11 @@ describe('assistant API with the built-in analyst', () => {
       { name: 'prompt', value: 'What are the odds for SOL?' },
     ]);
     expect(response.statusCode).toBe(200);
-    const body = response.json() as { response: string; conversation_id: string };
+    const body = jsonBody<{ response: string; conversation_id: string }>(response);
     expect(body.response.startsWith('## SOL-USD: What Are The Odds? (WATOS, 1h)')).toBe(true);
-    const saved = (await trader.get(`/api/conversations/${body.conversation_id}`)).json().conversation;
+    const saved = jsonBody<{ conversation: ConversationDetail }>(
+      await trader.get(`/api/conversations/${body.conversation_id}`),
+    ).conversation;
     expect(saved.messages.map((message: { content: string }) => message.content)).toEqual([
       'What are the odds for SOL?',
       body.response,
@@ -239,10 +259,12 @@ describe('assistant API with the built-in analyst', () => {
       { name: 'conversation_id', value: body.conversation_id },
       { name: 'file', value: { filename: 'option-chain.csv', data: chainCsv } },
     ]);
-    expect(withFile.json().response).toContain(
+    expect(jsonBody<PromptResponse>(withFile).response).toContain(
       '- Put/call ratio by open interest: **0.85** (1,100 puts / 1,300 calls)',
     );
-    const after = (await trader.get(`/api/conversations/${body.conversation_id}`)).json().conversation;
+    const after = jsonBody<{ conversation: ConversationDetail }>(
+      await trader.get(`/api/conversations/${body.conversation_id}`),
+    ).conversation;
     expect(after.messages[2]).toMatchObject({
       content: 'Calculate the put/call ratio by open interest and by volume for this option chain. [option-chain.csv]',
       attachment_name: 'option-chain.csv',
@@ -303,20 +325,25 @@ describe('assistant API with an LLM endpoint', () => {
       output: { spot: number };
     };
     expect(textOf(response)).toBe(`BTC-USD spot ${output.output.spot} (demo data). Nothing here is financial advice.`);
-    const saved = (await trader.get(`/api/conversations/${response.headers['x-conversation-id']}`)).json().conversation;
+    const saved = jsonBody<{ conversation: ConversationDetail }>(
+      await trader.get(`/api/conversations/${String(response.headers['x-conversation-id'])}`),
+    ).conversation;
     expect(saved.messages[1].content).toBe(textOf(response));
 
     fake.reply(() => ({ text: 'BTC-USD: fine.' }));
-    expect((await post(test, trader, '/external-api/prompt', [{ name: 'prompt', value: 'hi' }])).json().response).toBe(
-      'BTC-USD: fine.',
-    );
+    expect(
+      jsonBody<PromptResponse>(await post(test, trader, '/external-api/prompt', [{ name: 'prompt', value: 'hi' }]))
+        .response,
+    ).toBe('BTC-USD: fine.');
     for (let count = 0; count < 2; count += 1)
       expect((await post(test, trader, '/external-api/prompt', [{ name: 'prompt', value: 'hi' }])).statusCode).toBe(
         200,
       );
     const limited = await post(test, trader, '/api/chat', [messagesField('one more')]);
     expect(limited.statusCode).toBe(429);
-    expect(limited.json().error).toMatch(/^Too many requests\. Please wait \d+ seconds? and try again\.$/);
+    expect(jsonBody<{ error: string }>(limited).error).toMatch(
+      /^Too many requests\. Please wait \d+ seconds? and try again\.$/,
+    );
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
   });
 });
@@ -348,10 +375,12 @@ describe('assistant API when the LLM endpoint is down', () => {
         ),
       },
     ]);
-    expect((await trader.get('/api/conversations')).json().conversations).toEqual([]);
+    expect(
+      jsonBody<{ conversations: ConversationSummary[] }>(await trader.get('/api/conversations')).conversations,
+    ).toEqual([]);
 
     const prompt = await post(test, trader, '/external-api/prompt', [{ name: 'prompt', value: 'hi' }]);
     expect(prompt.statusCode).toBe(502);
-    expect(prompt.json().error).toMatch(/could not be reached/);
+    expect(jsonBody<{ error: string }>(prompt).error).toMatch(/could not be reached/);
   });
 });

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatAlertTimestamp } from '../../shared/alertDisplay.ts';
 import { createTestApp, type TestApp } from '../testing/app.ts';
-import type { Browser } from '../testing/http.ts';
+import { type Browser, jsonBody } from '../testing/http.ts';
 import { subscribedUser } from '../testing/users.ts';
 import { saveAlerts, type NewAlert } from './service.ts';
 
@@ -71,9 +71,11 @@ describe('saveAlerts', () => {
   });
 });
 
+type ExternalAlerts = { alerts: Array<{ ticker: string; alert_type: string; message: string; timestamp: string }> };
+
 describe('GET /external-api/alert', () => {
   it('defaults to the 10 newest alerts of the last hour, newest first, in SPEC.md shape', async () => {
-    const { alerts } = (await get('')).json();
+    const { alerts } = jsonBody<ExternalAlerts>(await get(''));
     expect(alerts).toHaveLength(10);
     expect(alerts[0]).toEqual({
       ticker: 'BTC',
@@ -86,24 +88,25 @@ describe('GET /external-api/alert', () => {
   });
 
   it('filters by type and symbol (plain or -USD) exactly', async () => {
-    const byType = (await get('?alert_type=TrendChangeAlertGenerator')).json().alerts;
+    const byType = jsonBody<ExternalAlerts>(await get('?alert_type=TrendChangeAlertGenerator')).alerts;
     expect(byType.map((alert: { ticker: string }) => alert.ticker)).toEqual(['ETH']);
-    const bySymbol = (await get('?symbol=btc-usd&max_count=50')).json().alerts;
+    const bySymbol = jsonBody<ExternalAlerts>(await get('?symbol=btc-usd&max_count=50')).alerts;
     expect(bySymbol.map((alert: { alert_type: string }) => alert.alert_type)).toEqual([
       'BreakoutAlertGenerator',
       'VolatilitySpikeAlertGenerator',
     ]);
-    const both = (await get('?symbol=BTC&alert_type=VolatilitySpikeAlertGenerator')).json().alerts;
+    const both = jsonBody<ExternalAlerts>(await get('?symbol=BTC&alert_type=VolatilitySpikeAlertGenerator')).alerts;
     expect(both).toHaveLength(1);
   });
 
   it('honours the time window and caps max_count at 100', async () => {
     const start = formatAlertTimestamp(minutesAgo(120));
     const end = formatAlertTimestamp(minutesAgo(60));
-    const old = (await get(`?start_time=${encodeURIComponent(start)}&end_time=${encodeURIComponent(end)}`)).json()
-      .alerts;
+    const old = jsonBody<ExternalAlerts>(
+      await get(`?start_time=${encodeURIComponent(start)}&end_time=${encodeURIComponent(end)}`),
+    ).alerts;
     expect(old.map((alert: { message: string }) => alert.message)).toEqual(['SOL momentum slowdown']);
-    const capped = (await get('?max_count=500&symbol=XRP')).json().alerts;
+    const capped = jsonBody<ExternalAlerts>(await get('?max_count=500&symbol=XRP')).alerts;
     expect(capped).toHaveLength(100);
   });
 
@@ -120,6 +123,6 @@ describe('GET /external-api/alert', () => {
   ])('answers %s with 400 and a clear message', async (query, message) => {
     const response = await get(query);
     expect(response.statusCode).toBe(400);
-    expect(response.json().error).toBe(message);
+    expect(jsonBody<{ error: string }>(response).error).toBe(message);
   });
 });

@@ -73,10 +73,8 @@ describe('alert engine on the demo feed', () => {
   it('survives a provider outage and resumes without gaps', async () => {
     const failing: MarketDataProvider = {
       source: 'demo',
-      quotes: async () => new Map(),
-      candles: async () => {
-        throw new Error('upstream down');
-      },
+      quotes: () => Promise.resolve(new Map()),
+      candles: () => Promise.reject(new Error('upstream down')),
     };
     clock += 7 * 60_000;
     expect(await engine(failing).tick()).toBe(0);

@@ -14,7 +14,11 @@ import { withAdminClient } from '../db/testing.ts';
 const adminUrl = process.env.TEST_DATABASE_URL;
 
 /** No assets: a tick touches no table, so leadership is all these engines do. */
-const idleProvider: MarketDataProvider = { source: 'demo', quotes: async () => new Map(), candles: async () => [] };
+const idleProvider: MarketDataProvider = {
+  source: 'demo',
+  quotes: () => Promise.resolve(new Map()),
+  candles: () => Promise.resolve([]),
+};
 
 /** One engine, with whether it believes it leads taken from its own log lines. */
 function engineOn(database: DatabaseHandle, name: string) {

@@ -26,7 +26,7 @@ async function readEvents(
   count: number,
   timeoutMs = 3000,
 ): Promise<Array<{ id: string; data: { ticker: string; message: string } }>> {
-  const reader = response.body!.getReader();
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
   const decoder = new TextDecoder();
   const events: Array<{ id: string; data: { ticker: string; message: string } }> = [];
   let buffer = '';

@@ -63,7 +63,7 @@ async function watch(cookie: string, origin = base): Promise<Watcher> {
   watchers.push(watcher);
   const reading = (async () => {
     if (!response.body) return;
-    const reader = response.body.getReader();
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
     const decoder = new TextDecoder();
     let buffer = '';
     for (;;) {

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { profiles, user } from '../db/schema.ts';
 import { latestOutboxMessages } from '../mail/mailer.ts';
 import { createTestApp, type TestApp } from '../testing/app.ts';
-import { Browser } from '../testing/http.ts';
+import { Browser, jsonBody } from '../testing/http.ts';
 
 let test: TestApp;
 let browser: Browser;
@@ -40,7 +40,7 @@ async function registerVerified(email: string, password = 'correct-horse', usern
   expect(response.statusCode).toBe(200);
   const verify = await openLink(await linkFromLatestMail(email, 'Confirm your e-mail address'));
   expect(verify.statusCode).toBe(302);
-  return response.json();
+  return jsonBody<unknown>(response);
 }
 
 describe('POST /api/auth/register', () => {
@@ -118,7 +118,7 @@ describe('verification and login', () => {
     await browser.post('/api/auth/register', { email: 'v@example.com', password: 'secret1', username: 'vic' });
     const early = await browser.post('/api/auth/sign-in/email', { email: 'v@example.com', password: 'secret1' });
     expect(early.statusCode).toBe(403);
-    expect(early.json().error).toMatch(/not verified/i);
+    expect(jsonBody<{ error: string }>(early).error).toMatch(/not verified/i);
 
     const verify = await openLink(await linkFromLatestMail('v@example.com', 'Confirm your e-mail address'));
     expect(verify.statusCode).toBe(302);
@@ -156,7 +156,7 @@ describe('verification and login', () => {
     expect((await browser.get('/api/me')).json()).toEqual({ user: null, subscription: null });
     await registerVerified('s@example.com');
     const stolenCookie = browser.cookieHeader;
-    expect((await browser.get('/api/me')).json().user.email).toBe('s@example.com');
+    expect(jsonBody<{ user: { email: string } }>(await browser.get('/api/me')).user.email).toBe('s@example.com');
     expect((await browser.post('/api/auth/sign-out', {})).statusCode).toBe(200);
     const replay = await test.app.inject({ method: 'GET', url: '/api/me', headers: { cookie: stolenCookie } });
     expect(replay.json()).toEqual({ user: null, subscription: null });
@@ -173,7 +173,7 @@ describe('verification and login', () => {
       });
       statuses.push(response.statusCode);
       if (response.statusCode === 429) {
-        expect(response.json().error).toMatch(
+        expect(jsonBody<{ error: string }>(response).error).toMatch(
           /^Too many attempts\. Please wait \d+ (seconds|minutes) and try again\.$/,
         );
         expect(response.headers['retry-after']).toBeDefined();
@@ -224,15 +224,17 @@ describe('password reset', () => {
     const reset = await browser.post('/api/account/reset-password', { newPassword: 'new-password', token });
     expect(reset.statusCode).toBe(200);
     expect(reset.json()).toEqual({ success: true });
-    expect((await browser.get('/api/me')).json().user.email).toBe('r@example.com');
+    expect(jsonBody<{ user: { email: string } }>(await browser.get('/api/me')).user.email).toBe('r@example.com');
 
     const replay = await browser.post('/api/account/reset-password', { newPassword: 'third-password', token });
     expect(replay.statusCode).toBe(400);
-    expect(replay.json().error).toBe('This reset link is invalid or has expired. Please request a new one.');
+    expect(jsonBody<{ error: string }>(replay).error).toBe(
+      'This reset link is invalid or has expired. Please request a new one.',
+    );
     expect((await browser.get(`/api/account/reset-token?token=${token}`)).json()).toEqual({ valid: false });
 
     const old = await test.app.inject({ method: 'GET', url: '/api/me', headers: { cookie: oldSession } });
-    expect(old.json().user).toBeNull();
+    expect(jsonBody<{ user: { email: string } | null }>(old).user).toBeNull();
 
     browser.forget();
     expect(

@@ -10,7 +10,7 @@ import { buildApp, type App } from '../app.ts';
 import { ConfigError, loadConfig } from '../config.ts';
 import { openTestDatabase } from '../db/testing.ts';
 import type { TestApp } from '../testing/app.ts';
-import { Browser } from '../testing/http.ts';
+import { Browser, jsonBody, parseJson } from '../testing/http.ts';
 import { rawRequest } from '../testing/rawHttp.ts';
 import { signedInUser } from '../testing/users.ts';
 import type { AuthRateLimitPolicy } from './rateLimits.ts';
@@ -237,7 +237,7 @@ describe('auth bodies: 400 with a clear message, the same limits on every path (
   it('update-user still takes a valid name and username (trimmed)', async () => {
     const answer = await browser.post('/api/auth/update-user', { name: ' Trader Joe ', username: 'joe' });
     expect(answer.statusCode).toBe(200);
-    const me = (await browser.get('/api/me')).json();
+    const me = jsonBody<{ user: { username: string } }>(await browser.get('/api/me'));
     expect(me.user.username).toBe('joe');
   });
 
@@ -263,7 +263,7 @@ describe('auth bodies: 400 with a clear message, the same limits on every path (
     };
     const answer = await new Browser(test.app, test.config.publicUrl).post('/api/auth/sign-up/email', body);
     expect(answer.statusCode).toBe(400);
-    expect(answer.json().error).toMatch(message);
+    expect(jsonBody<{ error: string }>(answer).error).toMatch(message);
   });
 
   it('answers a 900 KB name with 413 before Better Auth sees it', async () => {
@@ -294,7 +294,7 @@ describe('auth bodies: 400 with a clear message, the same limits on every path (
     // Any other JSON route (1 MiB limit): refused for its depth.
     const other = await rawRequest(test.origin, 'POST', '/api/subscriptions/create-checkout', { headers, body: deep });
     expect(other.status).toBe(400);
-    expect(JSON.parse(other.body).error).toBe(
+    expect(parseJson<{ error: string }>(other.body).error).toBe(
       'The request body is not accepted: it is nested more than 32 levels deep.',
     );
   });

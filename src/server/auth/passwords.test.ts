@@ -7,7 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { user, verification } from '../db/schema.ts';
 import { latestOutboxMessages } from '../mail/mailer.ts';
 import { createTestApp, type TestApp } from '../testing/app.ts';
-import { Browser } from '../testing/http.ts';
+import { Browser, jsonBody } from '../testing/http.ts';
 import { signedInUser } from '../testing/users.ts';
 
 let test: TestApp;
@@ -33,7 +33,7 @@ async function secondDevice(email: string, password: string) {
 }
 
 async function signedInEmail(browser: Browser): Promise<string | null> {
-  const me = (await browser.get('/api/me')).json() as { user: { email: string } | null };
+  const me = jsonBody<{ user: { email: string } | null }>(await browser.get('/api/me'));
   return me.user?.email ?? null;
 }
 
@@ -83,7 +83,7 @@ describe('signed-in password change (/api/account/reset-password without a token
       currentPassword: 'x'.repeat(129),
     });
     expect(tooLong.statusCode).toBe(400);
-    expect(tooLong.json().error).toMatch(/^currentPassword: /);
+    expect(jsonBody<{ error: string }>(tooLong).error).toMatch(/^currentPassword: /);
 
     expect(await signInStatus('cur@example.com', 'second-password')).toBe(401);
     expect(await signInStatus('cur@example.com', 'first-password')).toBe(200);
@@ -108,7 +108,7 @@ describe('signed-in password change (/api/account/reset-password without a token
     // The caller continues on a fresh session: a copy of its old cookie is worth nothing.
     expect(browser.cookieHeader).not.toBe(copiedCookie);
     const replay = await test.app.inject({ method: 'GET', url: '/api/me', headers: { cookie: copiedCookie } });
-    expect(replay.json().user).toBeNull();
+    expect(jsonBody<{ user: { email: string } | null }>(replay).user).toBeNull();
     expect(await outstandingResetTokens(userId)).toEqual([]);
     const stale = await newBrowser().post('/api/account/reset-password', { newPassword: 'attacker-password', token });
     expect(stale.statusCode).toBe(400);
@@ -138,7 +138,9 @@ describe('guessing the current password with a session (a stolen cookie)', () =>
       currentPassword: 'first-password',
     });
     expect(right.statusCode).toBe(429);
-    expect(right.json().message).toMatch(/^Too many attempts\. Please wait \d+ minutes and try again\.$/);
+    expect(jsonBody<{ message: string }>(right).message).toMatch(
+      /^Too many attempts\. Please wait \d+ minutes and try again\.$/,
+    );
     const ours = await browser.post('/api/account/reset-password', {
       newPassword: 'second-password',
       currentPassword: 'first-password',

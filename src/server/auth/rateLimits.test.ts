@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRedis } from '../redis.ts';
 import { createTestApp, type TestApp } from '../testing/app.ts';
 import { authRateLimiter, clientKey } from './rateLimits.ts';
+import { jsonBody } from '../testing/http.ts';
 
 const redisUrl = process.env.TEST_REDIS_URL;
 
@@ -41,7 +42,7 @@ describe.runIf(redisUrl)('auth rate limits in Redis', () => {
     const blockedOnSecond = await attempt(second);
     expect(blockedOnFirst.statusCode).toBe(429);
     expect(blockedOnSecond.statusCode).toBe(429);
-    expect(blockedOnSecond.json().error).toMatch(/^Too many attempts\./);
+    expect(jsonBody<{ error: string }>(blockedOnSecond).error).toMatch(/^Too many attempts\./);
   });
 });
 

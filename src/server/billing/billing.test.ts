@@ -5,10 +5,12 @@ import { ACCESS_CACHE_TTL_MS } from '../auth/guards.ts';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { subscriptions } from '../db/schema.ts';
 import { createTestApp, type TestApp } from '../testing/app.ts';
-import { Browser } from '../testing/http.ts';
+import { Browser, jsonBody } from '../testing/http.ts';
 import { payOnTestCheckout, signedInUser, subscribedUser } from '../testing/users.ts';
 import { addMonths, periodEndFor, seedPlans } from './service.ts';
 import { cardProblem } from './testCheckout.ts';
+import type { PlanView } from '../../shared/schemas/billing.ts';
+import type { WatchlistResponse } from '../../shared/schemas/watchlists.ts';
 
 let test: TestApp;
 beforeAll(async () => {
@@ -25,15 +27,8 @@ beforeEach(async () => {
 describe('plans', () => {
   it('lists the three plans from the database in price order, in cents', async () => {
     const response = await new Browser(test.app, test.config.publicUrl).get('/api/plans');
-    const { plans } = response.json();
-    expect(
-      plans.map((plan: { priceId: string; unitAmount: number; popular: boolean; interval: string }) => [
-        plan.priceId,
-        plan.unitAmount,
-        plan.popular,
-        plan.interval,
-      ]),
-    ).toEqual([
+    const { plans } = jsonBody<{ plans: PlanView[] }>(response);
+    expect(plans.map((plan) => [plan.priceId, plan.unitAmount, plan.popular, plan.interval])).toEqual([
       ['live-test', 50, false, 'one_time'],
       ['three-day', 299, false, 'one_time'],
       ['monthly', 2999, true, 'month'],
@@ -65,7 +60,7 @@ describe('checkout', () => {
 
     const missing = await browser.post('/api/subscriptions/create-checkout', { userId });
     expect(missing.statusCode).toBe(400);
-    expect(missing.json().error).toContain('priceId');
+    expect(jsonBody<{ error: string }>(missing).error).toContain('priceId');
   });
 
   it('pays 3-Day Access with 4242, grants three days, and /success confirmation is idempotent', async () => {
@@ -86,7 +81,7 @@ describe('checkout', () => {
     expect(days).toBeGreaterThan(2.99);
     expect(days).toBeLessThan(3.01);
 
-    const me = (await browser.get('/api/me')).json();
+    const me = jsonBody<{ subscription: unknown }>(await browser.get('/api/me'));
     expect(me.subscription).toMatchObject({ status: 'active', price_id: 'three-day' });
   });
 
@@ -105,9 +100,9 @@ describe('checkout', () => {
 
   it("does not show or pay another user's checkout session", async () => {
     const owner = await signedInUser(test, 'owner@example.com');
-    const checkout = (
-      await owner.browser.post('/api/subscriptions/create-checkout', { priceId: 'monthly', userId: owner.userId })
-    ).json();
+    const checkout = jsonBody<{ sessionId: string }>(
+      await owner.browser.post('/api/subscriptions/create-checkout', { priceId: 'monthly', userId: owner.userId }),
+    );
     const thief = await signedInUser(test, 'thief@example.com');
     expect((await thief.browser.get(`/checkout/test/${checkout.sessionId}`)).statusCode).toBe(404);
     const paid = await thief.browser.submitForm(`/checkout/test/${checkout.sessionId}`, {
@@ -123,7 +118,7 @@ describe('checkout', () => {
 describe('cancel and validate', () => {
   it('cancels Monthly at period end, keeps access, and refuses other users', async () => {
     const { browser } = await subscribedUser(test, 'monthly@example.com', 'monthly');
-    const subscriptionId = (await browser.get('/api/me')).json().subscription.id;
+    const subscriptionId = jsonBody<{ subscription: { id: string } }>(await browser.get('/api/me')).subscription.id;
 
     const other = await signedInUser(test, 'other@example.com');
     expect((await other.browser.post(`/api/subscriptions/${subscriptionId}/cancel`, {})).json()).toEqual({
@@ -133,7 +128,11 @@ describe('cancel and validate', () => {
 
     const cancel = await browser.post(`/api/subscriptions/${subscriptionId}/cancel`, {});
     expect(cancel.statusCode).toBe(200);
-    expect(cancel.json().subscription).toMatchObject({ cancel_at_period_end: true, active: true, status: 'active' });
+    expect(jsonBody<{ subscription: { id: string } }>(cancel).subscription).toMatchObject({
+      cancel_at_period_end: true,
+      active: true,
+      status: 'active',
+    });
     const validate = await browser.get(`/api/subscriptions/validate/${subscriptionId}`);
     expect(validate.json()).toMatchObject({
       success: true,
@@ -144,10 +143,10 @@ describe('cancel and validate', () => {
 
   it('explains that a one-time plan has nothing to cancel', async () => {
     const { browser } = await subscribedUser(test, 'onetime@example.com', 'live-test');
-    const subscriptionId = (await browser.get('/api/me')).json().subscription.id;
+    const subscriptionId = jsonBody<{ subscription: { id: string } }>(await browser.get('/api/me')).subscription.id;
     const cancel = await browser.post(`/api/subscriptions/${subscriptionId}/cancel`, {});
     expect(cancel.statusCode).toBe(400);
-    expect(cancel.json().success).toBe(false);
+    expect(jsonBody<{ success: boolean }>(cancel).success).toBe(false);
   });
 });
 
@@ -165,7 +164,7 @@ describe('dashboard API gate', () => {
     await payOnTestCheckout(browser, userId, 'live-test');
     const allowed = await browser.get('/api/watchlists/chart');
     expect(allowed.statusCode).toBe(200);
-    expect(allowed.json().symbols[0]).toBe('NASDAQ:AAPL');
+    expect(jsonBody<WatchlistResponse>(allowed).symbols[0]).toBe('NASDAQ:AAPL');
 
     // An out-of-band change (another instance's webhook, an operator's revoke) reaches a
     // cached grant of the dashboard gate within its TTL.

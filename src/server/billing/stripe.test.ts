@@ -9,7 +9,7 @@ import { checkoutSessions, prices, subscriptions, webhookEvents } from '../db/sc
 import { openTestDatabase } from '../db/testing.ts';
 import type { TestApp } from '../testing/app.ts';
 import { startFakeStripe, type FakeStripe, type SignedEvent, type StripeObject } from '../testing/fakeStripe.ts';
-import type { Browser } from '../testing/http.ts';
+import { type Browser, jsonBody } from '../testing/http.ts';
 import { signedInUser } from '../testing/users.ts';
 import { seedPlans } from './service.ts';
 import { createStripeProvider, mapStripeStatus, STRIPE_API_VERSION } from './stripe.ts';
@@ -65,13 +65,13 @@ async function checkout(browser: Browser, userId: string, priceId: string) {
     email: 'typed-in@example.com',
   });
   expect(response.statusCode).toBe(200);
-  return response.json() as {
+  return jsonBody<{
     success: boolean;
     sessionId: string;
     url: string;
     provider: string;
     publishableKey: string;
-  };
+  }>(response);
 }
 
 function deliver(event: SignedEvent) {
@@ -411,10 +411,14 @@ describe('the /success re-check and cancel', () => {
   it('cancels at period end on Stripe and keeps access until then', async () => {
     const { browser, session, subscriptionId } = await paidMonthly('cancel@example.com');
     await deliver(event('checkout.session.completed', session));
-    const ourId = (await browser.get('/api/me')).json().subscription.id as string;
+    const ourId = jsonBody<{ subscription: { id: string } }>(await browser.get('/api/me')).subscription.id;
     const cancel = await browser.post(`/api/subscriptions/${ourId}/cancel`, {});
     expect(cancel.statusCode).toBe(200);
-    expect(cancel.json().subscription).toMatchObject({ cancel_at_period_end: true, active: true, status: 'active' });
+    expect(jsonBody<{ subscription: { id: string } }>(cancel).subscription).toMatchObject({
+      cancel_at_period_end: true,
+      active: true,
+      status: 'active',
+    });
     expect(fake.subscription(subscriptionId).cancel_at_period_end).toBe(true);
     expect(fake.requests.at(-1)).toMatchObject({
       method: 'POST',

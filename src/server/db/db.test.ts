@@ -27,7 +27,7 @@ describe.each(drivers)('database on %s', (driver) => {
   it('applies every migration and is idempotent on a second run', async () => {
     await database.migrate();
     const result = await database.db.execute(sql`select count(*)::int as n from drizzle.__drizzle_migrations`);
-    const { n } = (result as unknown as { rows: Array<{ n: number }> }).rows[0];
+    const { n } = (result as { rows: Array<{ n: number }> }).rows[0];
     expect(n).toBeGreaterThanOrEqual(1);
   });
 

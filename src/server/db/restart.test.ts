@@ -66,7 +66,7 @@ describe.skipIf(!adminUrl)('PostgreSQL restarted under load', () => {
     app = await buildApp({ config, database, webRoot: null, logStream });
     await app.ready();
     const { browser } = await subscribedUser(
-      { app, database: { ...database, truncateAll: async () => undefined }, config, close: async () => undefined },
+      { app, database: { ...database, truncateAll: () => Promise.resolve() }, config, close: () => Promise.resolve() },
       'restart@example.com',
     );
     cookie = browser.cookieHeader;

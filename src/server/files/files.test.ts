@@ -3,6 +3,7 @@
 // content, size and zip bomb with nothing left behind, uploads stopped mid-stream and
 // interrupted, ownership (another user's file is a 404 everywhere), public files, previews,
 // deletion, safe names, and reclaiming objects no row names.
+import { text } from 'node:stream/consumers';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync, utimesSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
@@ -16,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { files } from '../db/schema.ts';
 import { createTestApp, type TestApp } from '../testing/app.ts';
 import { startFakeS3, type FakeS3 } from '../testing/fakeS3.ts';
-import type { Browser } from '../testing/http.ts';
+import { type Browser, jsonBody, parseJson } from '../testing/http.ts';
 import {
   legacyXlsBytes,
   multipartBody,
@@ -33,6 +34,7 @@ import { TEMP_PREFIX } from './disk.ts';
 import { findFile, ORPHAN_MIN_AGE_MS, reclaimOrphanObjects, recordStoredFile } from './fileRecords.ts';
 import { newStorageKey } from './storage.ts';
 import { storeSpreadsheet } from './uploads.ts';
+import type { FilePreview } from '../../shared/schemas/files.ts';
 
 const CSV = 'text/csv';
 const XLS = SPREADSHEET_MIME_TYPES.xls;
@@ -120,13 +122,13 @@ describe.each(['disk', 's3'] as const)('My Stuff files on %s storage', (variant)
     const response = await upload(user.browser, [{ name: 'user_id', value: user.userId }, part]);
     expect(response.json()).toMatchObject({ success: true });
     expect(response.statusCode).toBe(201);
-    return response.json().file as FileEntry;
+    return jsonBody<{ file: FileEntry }>(response).file;
   }
 
   async function listedFiles(browser: Browser): Promise<FileEntry[]> {
     const response = await browser.get('/files');
     expect(response.statusCode).toBe(200);
-    return response.json().files as FileEntry[];
+    return jsonBody<{ files: FileEntry[] }>(response).files;
   }
 
   async function listen(): Promise<number> {
@@ -164,11 +166,9 @@ describe.each(['disk', 's3'] as const)('My Stuff files on %s storage', (variant)
     request.on('error', () => undefined); // the server may close the connection on us
     let answered = false;
     const response = new Promise<{ status: number; body: string }>((resolve) => {
-      request.on('response', async (message: IncomingMessage) => {
+      request.on('response', (message: IncomingMessage) => {
         answered = true;
-        let body = '';
-        for await (const piece of message) body += piece;
-        resolve({ status: message.statusCode ?? 0, body });
+        void text(message).then((body) => resolve({ status: message.statusCode ?? 0, body }));
       });
     });
     request.write(head);
@@ -217,10 +217,12 @@ describe.each(['disk', 's3'] as const)('My Stuff files on %s storage', (variant)
       { name: 'user_email', value: 'alice@example.com' },
     ]);
     expect(xlsxResponse.statusCode).toBe(201);
-    const xlsx = xlsxResponse.json().file as FileEntry;
+    const xlsx = jsonBody<{ file: FileEntry }>(xlsxResponse).file;
     const legacy = await uploadOk(alice, filePart(xls, 'old book.xls', XLS));
 
-    expect((await alice.browser.get('/files')).json().max_upload_bytes).toBe(MAX_MB * 1024 * 1024);
+    expect(jsonBody<{ max_upload_bytes: number }>(await alice.browser.get('/files')).max_upload_bytes).toBe(
+      MAX_MB * 1024 * 1024,
+    );
     const listed = await listedFiles(alice.browser);
     const byId = new Map(listed.map((file) => [file.id, file]));
     expect(byId.get(csv.id)?.file_size).toBe(TRADES_CSV.length);
@@ -295,7 +297,7 @@ describe.each(['disk', 's3'] as const)('My Stuff files on %s storage', (variant)
         name: 'filename' in part ? part.filename : '',
         status,
       });
-      expect(response.json().error).toMatch(message);
+      expect(jsonBody<{ error: string }>(response).error).toMatch(message);
     }
     await expectNothingNewStored(before);
   });
@@ -319,7 +321,7 @@ describe.each(['disk', 's3'] as const)('My Stuff files on %s storage', (variant)
         },
         payload,
       });
-      expect({ disposition, status: response.statusCode, error: response.json().error }).toEqual({
+      expect({ disposition, status: response.statusCode, error: jsonBody<{ error: string }>(response).error }).toEqual({
         disposition,
         status: 400,
         error: 'No file was sent; choose a CSV or Excel file.',
@@ -337,7 +339,9 @@ describe.each(['disk', 's3'] as const)('My Stuff files on %s storage', (variant)
       filePart(honest, 'bomb.xlsx', XLSX),
     ]);
     expect(refused.statusCode).toBe(422);
-    expect(refused.json().error).toBe('The spreadsheet unpacks to more than 200 MB; it was refused.');
+    expect(jsonBody<{ error: string }>(refused).error).toBe(
+      'The spreadsheet unpacks to more than 200 MB; it was refused.',
+    );
 
     const lying = await zipBomb(250 * 1024 * 1024, { lieAboutSize: true });
     const alsoRefused = await upload(alice.browser, [
@@ -345,7 +349,7 @@ describe.each(['disk', 's3'] as const)('My Stuff files on %s storage', (variant)
       filePart(lying, 'liar.xlsx', XLSX),
     ]);
     expect(alsoRefused.statusCode).toBe(422);
-    expect(alsoRefused.json().error).toBe('The file is not a valid spreadsheet archive.');
+    expect(jsonBody<{ error: string }>(alsoRefused).error).toBe('The file is not a valid spreadsheet archive.');
     await expectNothingNewStored(before);
   });
 
@@ -357,7 +361,7 @@ describe.each(['disk', 's3'] as const)('My Stuff files on %s storage', (variant)
       filePart(oversizeCsv, 'huge.csv'),
     ]);
     expect(csv.statusCode).toBe(413);
-    expect(csv.json().error).toBe(`The file is larger than the ${MAX_MB} MB upload limit.`);
+    expect(jsonBody<{ error: string }>(csv).error).toBe(`The file is larger than the ${MAX_MB} MB upload limit.`);
 
     const oversizeXlsx = Buffer.concat([Buffer.from('PK\x03\x04'), Buffer.alloc(MAX_MB * 1024 * 1024)]);
     const xlsx = await upload(alice.browser, [
@@ -365,7 +369,7 @@ describe.each(['disk', 's3'] as const)('My Stuff files on %s storage', (variant)
       filePart(oversizeXlsx, 'huge.xlsx', XLSX),
     ]);
     expect(xlsx.statusCode).toBe(413);
-    expect(xlsx.json().error).toBe(`The file is larger than the ${MAX_MB} MB upload limit.`);
+    expect(jsonBody<{ error: string }>(xlsx).error).toBe(`The file is larger than the ${MAX_MB} MB upload limit.`);
 
     // Exactly at the limit is fine.
     const atLimit = Buffer.alloc(MAX_MB * 1024 * 1024, 'b');
@@ -385,7 +389,9 @@ describe.each(['disk', 's3'] as const)('My Stuff files on %s storage', (variant)
     });
     upload.close();
     expect(upload.response?.status).toBe(413);
-    expect(JSON.parse(upload.response!.body).error).toBe(`The file is larger than the ${MAX_MB} MB upload limit.`);
+    expect(parseJson<{ error: string }>(upload.response!.body).error).toBe(
+      `The file is larger than the ${MAX_MB} MB upload limit.`,
+    );
     expect(upload.sent).toBeLessThan(totalBytes / 2);
     await expectNothingNewStored(before);
   });
@@ -434,17 +440,17 @@ describe.each(['disk', 's3'] as const)('My Stuff files on %s storage', (variant)
       payload: multipartBody([filePart(TRADES_CSV)]).body,
     });
     expect(anonymous.statusCode).toBe(401);
-    expect(anonymous.json().error).toBe('Please log in first');
+    expect(jsonBody<{ error: string }>(anonymous).error).toBe('Please log in first');
     expect((await test.app.inject({ method: 'GET', url: '/files' })).statusCode).toBe(401);
 
     const forged = await upload(bob.browser, [{ name: 'user_id', value: alice.userId }, filePart(TRADES_CSV)]);
     expect(forged.statusCode).toBe(403);
-    expect(forged.json().error).toBe('You can only upload files to your own account.');
+    expect(jsonBody<{ error: string }>(forged).error).toBe('You can only upload files to your own account.');
     const forgedAfter = await upload(bob.browser, [filePart(TRADES_CSV), { name: 'user_id', value: alice.userId }]);
     expect(forgedAfter.statusCode).toBe(403);
     const withoutUser = await upload(bob.browser, [filePart(TRADES_CSV)]);
     expect(withoutUser.statusCode).toBe(400);
-    expect(withoutUser.json().error).toBe('user_id is required.');
+    expect(jsonBody<{ error: string }>(withoutUser).error).toBe('user_id is required.');
     const noFile = await upload(bob.browser, [{ name: 'user_id', value: bob.userId }]);
     expect(noFile.statusCode).toBe(400);
     const twoFiles = await upload(bob.browser, [
@@ -503,7 +509,7 @@ describe.each(['disk', 's3'] as const)('My Stuff files on %s storage', (variant)
     }
     const refused = await bob.browser.request('DELETE', `/files/${row.id}`);
     expect(refused.statusCode).toBe(403);
-    expect(refused.json().error).toBe('Public files can only be removed by an operator.');
+    expect(jsonBody<{ error: string }>(refused).error).toBe('Public files can only be removed by an operator.');
     expect((await listedFiles(bob.browser)).map((file) => file.id)).toContain(row.id);
   });
 
@@ -515,7 +521,7 @@ describe.each(['disk', 's3'] as const)('My Stuff files on %s storage', (variant)
     const csv = await uploadOk(alice, filePart(Buffer.from(`date,symbol,close\n${rows.join('\n')}\n`), 'closes.csv'));
     const preview = await alice.browser.get(`/files/${csv.id}/preview`);
     expect(preview.statusCode).toBe(200);
-    const [table] = preview.json().tables;
+    const [table] = jsonBody<FilePreview>(preview).tables;
     expect(table).toMatchObject({ sheet: null, columns: ['date', 'symbol', 'close'], totalRows: 30, truncated: true });
     expect(table.rows).toHaveLength(20);
     expect(table.rows[0]).toEqual(['2026-01-01', 'BTC-USD', '90000']);
@@ -531,8 +537,8 @@ describe.each(['disk', 's3'] as const)('My Stuff files on %s storage', (variant)
       ],
     });
     const xlsx = await uploadOk(alice, filePart(workbook, 'book.xlsx', XLSX));
-    const sheets = (await alice.browser.get(`/files/${xlsx.id}/preview`)).json().tables;
-    expect(sheets.map((sheet: { sheet: string; rows: string[][] }) => [sheet.sheet, sheet.rows])).toEqual([
+    const sheets = jsonBody<FilePreview>(await alice.browser.get(`/files/${xlsx.id}/preview`)).tables;
+    expect(sheets.map((sheet) => [sheet.sheet, sheet.rows])).toEqual([
       ['Longs', [['SOL', '10']]],
       ['Shorts', [['DOGE', '500']]],
     ]);
@@ -540,7 +546,7 @@ describe.each(['disk', 's3'] as const)('My Stuff files on %s storage', (variant)
     const xls = await uploadOk(alice, filePart(legacyXlsBytes(), 'legacy.xls', XLS));
     const legacy = await alice.browser.get(`/files/${xls.id}/preview`);
     expect(legacy.statusCode).toBe(422);
-    expect(legacy.json().error).toMatch(/save the sheet as \.xlsx or \.csv/);
+    expect(jsonBody<{ error: string }>(legacy).error).toMatch(/save the sheet as \.xlsx or \.csv/);
   });
 
   it('deletes the owner’s file: the row and the stored object are gone', async () => {
@@ -609,7 +615,9 @@ describe.each(['disk', 's3'] as const)('My Stuff files on %s storage', (variant)
     const response = await upload(alice.browser, [{ name: 'user_id', value: alice.userId }, filePart(TRADES_CSV)]);
     s3!.failNext(0);
     expect(response.statusCode).toBe(503);
-    expect(response.json().error).toBe('The file could not be stored right now. Please try again.');
+    expect(jsonBody<{ error: string }>(response).error).toBe(
+      'The file could not be stored right now. Please try again.',
+    );
     await expectNothingNewStored(before);
     const [row] = await test.database.db
       .select({ value: count() })

@@ -29,7 +29,7 @@ describe('server killed mid-upload', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'watos-kill-upload-'));
   const uploads = join(dataDir, 'uploads');
   const servers: ServerProcess[] = [];
-  afterAll(async () => {
+  afterAll(() => {
     for (const server of servers)
       if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL');
     rmSync(dataDir, { recursive: true, force: true });

@@ -13,6 +13,8 @@ import { subscribedUser } from '../testing/users.ts';
 import { sanitizeDisplayName } from '../../shared/schemas/files.ts';
 import { recordStoredFile } from './fileRecords.ts';
 import { safeOriginalFilename, storeSpreadsheet } from './uploads.ts';
+import { jsonBody } from '../testing/http.ts';
+import type { FileEntry } from '../../shared/schemas/files.ts';
 
 const TRADES_CSV = Buffer.from('date,symbol,qty\n2026-01-02,BTC-USD,1\n');
 
@@ -90,13 +92,16 @@ describe('uploaded file names', () => {
     // Shown with the override, the end of the name is drawn reversed; stored, it is plain.
     const workbookName = await upload('trades\u202Evsc.csv');
     expect(workbookName.statusCode).toBe(201);
-    expect(workbookName.json().file.original_filename).toBe('tradesvsc.csv');
+    expect(jsonBody<{ file: FileEntry }>(workbookName).file.original_filename).toBe('tradesvsc.csv');
     const isolated = await upload('\u2067positions\u2069\u200F.csv');
-    expect(isolated.json().file.original_filename).toBe('positions.csv');
+    expect(jsonBody<{ file: FileEntry }>(isolated).file.original_filename).toBe('positions.csv');
 
-    const listed = (await alice.browser.get('/files')).json().files as Array<{ id: string; original_filename: string }>;
+    const listed = jsonBody<{ files: FileEntry[] }>(await alice.browser.get('/files')).files as Array<{
+      id: string;
+      original_filename: string;
+    }>;
     for (const file of listed) expect(file.original_filename).not.toMatch(/[\u200E\u200F\u202A-\u202E\u2066-\u2069]/);
-    const download = await alice.browser.get(`/files/${workbookName.json().file.id}/download`);
+    const download = await alice.browser.get(`/files/${jsonBody<{ file: FileEntry }>(workbookName).file.id}/download`);
     expect(download.headers['content-disposition']).toBe(
       `attachment; filename="tradesvsc.csv"; filename*=UTF-8''tradesvsc.csv`,
     );
@@ -111,7 +116,7 @@ describe('uploaded file names', () => {
     // An extension split by an invisible character is the extension the stored name shows.
     const split = await upload('journal.cs\u200Bv');
     expect(split.statusCode).toBe(201);
-    expect(split.json().file.original_filename).toBe('journal.csv');
+    expect(jsonBody<{ file: FileEntry }>(split).file.original_filename).toBe('journal.csv');
     // A name that is only invisible characters has no extension at all.
     expect((await upload('\u202E\u200B')).statusCode).toBe(415);
   });
@@ -130,7 +135,10 @@ describe('uploaded file names', () => {
       { ...stored, originalFilename: 'old\u202Evsc.xlsx' },
       alice.userId,
     );
-    const listed = (await alice.browser.get('/files')).json().files as Array<{ id: string; original_filename: string }>;
+    const listed = jsonBody<{ files: FileEntry[] }>(await alice.browser.get('/files')).files as Array<{
+      id: string;
+      original_filename: string;
+    }>;
     expect(listed.find((file) => file.id === row.id)?.original_filename).toBe('oldvsc.xlsx');
     const download = await alice.browser.get(`/files/${row.id}/download`);
     expect(download.headers['content-disposition']).toBe(

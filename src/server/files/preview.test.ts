@@ -8,10 +8,11 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../testing/app.ts';
 import { bigWorkbook, bigWorkbookRow, type BigWorkbook } from '../testing/bigWorkbook.ts';
-import type { Browser } from '../testing/http.ts';
+import { type Browser, jsonBody } from '../testing/http.ts';
 import { multipartBody } from '../testing/spreadsheets.ts';
 import { subscribedUser } from '../testing/users.ts';
 import { SPREADSHEET_MIME_TYPES, type FileEntry } from '../../shared/schemas/files.ts';
+import type { FilePreview } from '../../shared/schemas/files.ts';
 
 let big: BigWorkbook;
 
@@ -32,7 +33,7 @@ async function uploadWorkbook(test: TestApp, user: { browser: Browser; userId: s
     payload: body,
   });
   expect(response.statusCode).toBe(201);
-  return response.json().file as FileEntry;
+  return jsonBody<{ file: FileEntry }>(response).file;
 }
 
 describe('preview of a large workbook', () => {
@@ -73,7 +74,7 @@ describe('preview of a large workbook', () => {
     delay.disable();
 
     expect(response.statusCode).toBe(200);
-    const [table] = response.json().tables;
+    const [table] = jsonBody<FilePreview>(response).tables;
     expect(table.sheet).toBe('Trades');
     expect(table.columns).toEqual(['Date', 'Symbol', 'Side', 'Quantity', 'Price', 'Notional', 'Note']);
     expect(table.rows).toEqual(Array.from({ length: 20 }, (_, index) => bigWorkbookRow(index)));

@@ -17,13 +17,14 @@ import { files } from '../db/schema.ts';
 import { openTestDatabase } from '../db/testing.ts';
 import { createTestApp, type TestApp } from '../testing/app.ts';
 import { startFakeS3, type FakeS3 } from '../testing/fakeS3.ts';
-import type { Browser } from '../testing/http.ts';
+import { type Browser, jsonBody } from '../testing/http.ts';
 import { multipartBody, type MultipartPart } from '../testing/spreadsheets.ts';
 import { subscribedUser } from '../testing/users.ts';
 import { waitFor } from '../testing/waitFor.ts';
 import { TEMP_PREFIX } from './disk.ts';
 import { recordStoredFile } from './fileRecords.ts';
 import { storeSpreadsheet } from './uploads.ts';
+import type { FileEntry } from '../../shared/schemas/files.ts';
 
 const CSV = 'text/csv';
 const MB = 1024 * 1024;
@@ -117,7 +118,7 @@ describe.each(['disk', 's3'] as const)('upload quota on %s storage', (variant) =
         });
 
       expect(await ownRows(test, alice.userId)).toBe(MAX_FILES);
-      const listed = (await alice.browser.get('/files')).json().files as Array<{
+      const listed = jsonBody<{ files: FileEntry[] }>(await alice.browser.get('/files')).files as Array<{
         id: string;
         uploaded_by_user_id: string | null;
       }>;
@@ -128,7 +129,7 @@ describe.each(['disk', 's3'] as const)('upload quota on %s storage', (variant) =
       // A full account is refused at once; deleting one file makes room for exactly one more.
       const full = await upload(test, alice, smallCsv(1000));
       expect(full.statusCode).toBe(413);
-      expect(full.json().error).toBe(COUNT_MESSAGE);
+      expect(jsonBody<{ error: string }>(full).error).toBe(COUNT_MESSAGE);
       expect((await alice.browser.request('DELETE', `/files/${listed[0].id}`)).statusCode).toBe(200);
       expect((await upload(test, alice, smallCsv(1001))).statusCode).toBe(201);
       expect((await upload(test, alice, smallCsv(1002))).statusCode).toBe(413);
@@ -155,19 +156,23 @@ describe.each(['disk', 's3'] as const)('upload quota on %s storage', (variant) =
       expect(responses.filter((response) => response.statusCode === 201)).toHaveLength(2);
       for (const response of responses.filter((candidate) => candidate.statusCode !== 201)) {
         expect(response.statusCode).toBe(413);
-        expect(response.json().error).toMatch(BYTES_MESSAGE);
+        expect(jsonBody<{ error: string }>(response).error).toMatch(BYTES_MESSAGE);
       }
       expect(await ownRows(test, bob.userId)).toBe(2);
 
       // 800 KB used: a 300 KB file does not fit and the message says how much is used.
       const tooBig = await upload(test, bob, csvOfSize(300 * 1024));
       expect(tooBig.statusCode).toBe(413);
-      expect(tooBig.json().error).toBe('Your files use 0.78 of 1 MB. Delete some files to upload more.');
+      expect(jsonBody<{ error: string }>(tooBig).error).toBe(
+        'Your files use 0.78 of 1 MB. Delete some files to upload more.',
+      );
       // What is left still fits exactly.
       expect((await upload(test, bob, csvOfSize(MB - 800 * 1024))).statusCode).toBe(201);
       const full = await upload(test, bob, smallCsv(1));
       expect(full.statusCode).toBe(413);
-      expect(full.json().error).toBe('Your files use 1 of 1 MB. Delete some files to upload more.');
+      expect(jsonBody<{ error: string }>(full).error).toBe(
+        'Your files use 1 of 1 MB. Delete some files to upload more.',
+      );
 
       await waitFor(async () => (await partialObjects()) === 0, 'no partial objects');
       expect(await storedObjects()).toBe(objectsBefore + 3);
@@ -197,7 +202,7 @@ describe('upload rate limit', () => {
       expect((await upload(test, carol, smallCsv(index))).statusCode).toBe(201);
     const limited = await upload(test, carol, smallCsv(5));
     expect(limited.statusCode).toBe(429);
-    expect(limited.json().error).toMatch(
+    expect(jsonBody<{ error: string }>(limited).error).toMatch(
       /^You are uploading too fast \(at most 5 files a minute\)\. Please wait \d+ seconds? and try again\.$/,
     );
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
@@ -216,7 +221,7 @@ async function twoInstances(env: Record<string, string>, driver: 'pglite' | 'pos
     await buildApp({ config, database, webRoot: null, logger: false }),
   ];
   for (const app of apps) await app.ready();
-  const tests: TestApp[] = apps.map((app) => ({ app, database, config, close: async () => undefined }));
+  const tests: TestApp[] = apps.map((app) => ({ app, database, config, close: () => Promise.resolve() }));
   return {
     tests,
     database,
@@ -256,7 +261,7 @@ describe.runIf(process.env.TEST_DATABASE_URL)('upload quota on PostgreSQL across
         new Set(
           responses
             .filter((response) => response.statusCode !== 201)
-            .map((response) => `${response.statusCode} ${response.json().error}`),
+            .map((response) => `${response.statusCode} ${jsonBody<{ error: string }>(response).error}`),
         ),
       ).toEqual(new Set([`413 ${COUNT_MESSAGE}`]));
       expect(await ownRows(first, erin.userId)).toBe(MAX_FILES);

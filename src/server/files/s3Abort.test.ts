@@ -3,6 +3,7 @@
 // and a CSV with a NUL byte at 11 MB still answers 415 (both past the first 5 MB part, so a
 // multipart upload is open when the body fails). The failed abort is logged, and the orphan
 // sweep (reclaimOrphanObjects) lists and aborts the incomplete uploads once an hour old.
+import { text } from 'node:stream/consumers';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
@@ -16,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { files } from '../db/schema.ts';
 import { createTestApp, type TestApp } from '../testing/app.ts';
 import { startFakeS3, type FakeS3 } from '../testing/fakeS3.ts';
+import { parseJson } from '../testing/http.ts';
 import { multipartHead } from '../testing/spreadsheets.ts';
 import { subscribedUser } from '../testing/users.ts';
 import { ORPHAN_MIN_AGE_MS, reclaimOrphanObjects } from './fileRecords.ts';
@@ -45,7 +47,8 @@ describe('S3 uploads when the service refuses to abort a multipart upload', () =
     dataDir = mkdtempSync(join(tmpdir(), 'watos-s3-abort-'));
     const logStream = new Writable({
       write(chunk: Buffer, _encoding, done) {
-        for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) logLines.push(JSON.parse(line));
+        for (const line of chunk.toString('utf8').split('\n').filter(Boolean))
+          logLines.push(parseJson<(typeof logLines)[number]>(line));
         done();
       },
     });
@@ -97,11 +100,9 @@ describe('S3 uploads when the service refuses to abort a multipart upload', () =
         request.on('error', () => undefined); // the server closes the connection after refusing
         let answered = false;
         const response = new Promise<{ status: number; body: unknown }>((resolve) => {
-          request.on('response', async (message: IncomingMessage) => {
+          request.on('response', (message: IncomingMessage) => {
             answered = true;
-            let body = '';
-            for await (const piece of message) body += piece;
-            resolve({ status: message.statusCode ?? 0, body: JSON.parse(body) });
+            void text(message).then((body) => resolve({ status: message.statusCode ?? 0, body: parseJson(body) }));
           });
         });
         request.write(head);

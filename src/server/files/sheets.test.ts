@@ -11,6 +11,7 @@ import { subscribedUser } from '../testing/users.ts';
 import { parseGoogleSheetUrl } from '../../shared/schemas/files.ts';
 import { DOMAIN_ERROR_STATUS, DomainError } from '../errors/domain.ts';
 import { createSheetNameReader } from './sheets.ts';
+import { jsonBody } from '../testing/http.ts';
 
 const PUBLIC_ID = '1PublicSheetAbcdefghijklmnopqrstuvwxyz012345';
 const PRIVATE_ID = '1PrivateSheetAbcdefghijklmnopqrstuvwxyz01234';
@@ -126,7 +127,7 @@ describe('POST /sheets/metadata and the saved link', () => {
     ]) {
       const response = await browser.post('/sheets/metadata', { sheet_url });
       expect(response.statusCode).toBe(400);
-      expect(response.json().error).toBe(
+      expect(jsonBody<{ error: string }>(response).error).toBe(
         'sheet_url: Paste a Google Sheets link (https://docs.google.com/spreadsheets/d/...).',
       );
     }

@@ -218,7 +218,7 @@ function fillPattern(url: string, pick: (index: number) => string): string {
   return url.replace(/:[A-Za-z_]+|\*$/g, () => encodeURIComponent(pick(index++)));
 }
 
-function requestBody(body: Body): { headers: Record<string, string>; payload: BodyInit | undefined } {
+function requestBody(body: Body): { headers: Record<string, string>; payload: RequestInit['body'] } {
   if (body.kind === 'none') return { headers: {}, payload: undefined };
   if (body.kind === 'json')
     return { headers: { 'content-type': 'application/json' }, payload: JSON.stringify(body.value) };

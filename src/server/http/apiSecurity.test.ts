@@ -14,7 +14,7 @@ import { buildApp, type App } from '../app.ts';
 import { loadConfig } from '../config.ts';
 import { openTestDatabase, type TestDatabase } from '../db/testing.ts';
 import { latestOutboxMessages } from '../mail/mailer.ts';
-import { Browser } from '../testing/http.ts';
+import { Browser, parseJson } from '../testing/http.ts';
 import { rawRequest } from '../testing/rawHttp.ts';
 import { payOnTestCheckout, signedInUser, subscribedUser } from '../testing/users.ts';
 import { LIMITED_AUTH_ENDPOINTS } from '../auth/routes.ts';
@@ -87,7 +87,7 @@ describe('the dashboard API gate, over the whole route table', () => {
   it('answers 401 to a visitor and 403 to a user without a plan on every dashboard route, whatever the body', async () => {
     const visitor = new Browser(app, 'http://127.0.0.1:3000');
     const { browser: unpaid } = await signedInUser(
-      { app, database, config: app.services.config, close: async () => undefined },
+      { app, database, config: app.services.config, close: () => Promise.resolve() },
       'no-plan@example.com',
     );
     const routes = app.routeTable.filter((route) => route.dashboard);
@@ -131,7 +131,7 @@ describe('security headers on every page', () => {
 
 describe('cookies and logs', () => {
   it('sets session cookies HttpOnly and SameSite=Lax, and logs no password, token or secret', async () => {
-    const test = { app, database, config: app.services.config, close: async () => undefined };
+    const test = { app, database, config: app.services.config, close: () => Promise.resolve() };
     const { browser, userId } = await signedInUser(test, 'logs@example.com', PASSWORD);
     browser.forget();
     const login = await browser.post('/api/auth/sign-in/email', { email: 'logs@example.com', password: PASSWORD });
@@ -201,7 +201,7 @@ describe('path spellings, body bounds and forwarded headers, over the whole rout
           route: `${route.method} ${spelling}`,
           status: 400,
         });
-        expect(JSON.parse(answer.body).error, `${route.method} ${spelling}`).toMatch(
+        expect(parseJson<{ error: string }>(answer.body).error, `${route.method} ${spelling}`).toMatch(
           /^The request path is not valid: /,
         );
       }
@@ -209,7 +209,7 @@ describe('path spellings, body bounds and forwarded headers, over the whole rout
   });
 
   it('answers a body nested too deep or with an over-long text with 400 (413 where the route takes less) on every route that takes one', async () => {
-    const test = { app, database, config: app.services.config, close: async () => undefined };
+    const test = { app, database, config: app.services.config, close: () => Promise.resolve() };
     const { browser } = await subscribedUser(test, 'bounds@example.com');
     const routes = app.routeTable.filter((route) => !['GET', 'HEAD', 'OPTIONS'].includes(route.method));
     const deep = `${'['.repeat(MAX_BODY_DEPTH + 1)}${']'.repeat(MAX_BODY_DEPTH + 1)}`;
@@ -234,7 +234,7 @@ describe('path spellings, body bounds and forwarded headers, over the whole rout
           expect(kind, context).toBe('long');
         } else {
           expect(answer.status, context).toBe(400);
-          expect(JSON.parse(answer.body).error, context).toBe(
+          expect(parseJson<{ error: string }>(answer.body).error, context).toBe(
             kind === 'deep'
               ? `The request body is not accepted: it is nested more than ${MAX_BODY_DEPTH} levels deep.`
               : `The request body is not accepted: a text field is longer than ${MAX_BODY_STRING.toLocaleString('en-US')} characters.`,
@@ -292,7 +292,7 @@ describe('path spellings, body bounds and forwarded headers, over the whole rout
       for (const [index, path] of [...endpoints, '/api/auth/register', '/api/account/reset-password'].entries()) {
         const answer = await post(path, 10 + index);
         expect({ path, status: answer.status }).toEqual({ path, status: 429 });
-        expect(JSON.parse(answer.body).error).toMatch(/^Too many attempts\./);
+        expect(parseJson<{ error: string }>(answer.body).error).toMatch(/^Too many attempts\./);
       }
     } finally {
       await limited.close();

@@ -7,6 +7,7 @@ import { conversations } from '../db/schema.ts';
 import { createTestApp, type TestApp } from '../testing/app.ts';
 import { subscribedUser } from '../testing/users.ts';
 import { CSRF_EXEMPT_ROUTES, CSRF_REFUSAL, isSameOriginRequest } from './csrf.ts';
+import { jsonBody } from '../testing/http.ts';
 
 let test: TestApp;
 let cookie: string;
@@ -179,7 +180,7 @@ describe('the Stripe webhook', () => {
       payload: '{}',
     });
     expect(response.statusCode).toBe(400);
-    expect(response.json().error).not.toBe(CSRF_REFUSAL);
+    expect(jsonBody<{ error: string }>(response).error).not.toBe(CSRF_REFUSAL);
   });
 });
 

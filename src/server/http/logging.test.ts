@@ -12,7 +12,7 @@ import { buildApp, type App } from '../app.ts';
 import { loadConfig } from '../config.ts';
 import { user } from '../db/schema.ts';
 import { openTestDatabase, type TestDatabase } from '../db/testing.ts';
-import { Browser } from '../testing/http.ts';
+import { Browser, jsonBody } from '../testing/http.ts';
 import { signedInUser } from '../testing/users.ts';
 import { loggerOptions, redactUrl, withoutQueryParameters } from './logging.ts';
 
@@ -207,7 +207,7 @@ describe('the running app: a constraint violation inside Better Auth, and its ow
   it('logs the failure once through pino, without the row, and nothing on the console', async () => {
     const config = loadConfig({ NODE_ENV: 'test', DATA_DIR: '.data-test/unit', MARKET_DATA: 'demo' });
     const { browser } = await signedInUser(
-      { app, database, config, close: async () => undefined },
+      { app, database, config, close: () => Promise.resolve() },
       'carol@example.test',
     );
     // A real check violation inside Better Auth's update of the user row, whatever input
@@ -222,7 +222,7 @@ describe('the running app: a constraint violation inside Better Auth, and its ow
     try {
       const update = await browser.post('/api/auth/update-user', { name: 'Blocked Name' });
       expect(update.statusCode).toBeGreaterThanOrEqual(400);
-      expect(Object.keys(update.json() as object)).toContain('error');
+      expect(Object.keys(jsonBody<object>(update))).toContain('error');
       // Better Auth's own message for an unknown address (a warning), through the same logger.
       const unknown = await new Browser(app, config.publicUrl).post('/api/auth/request-password-reset', {
         email: 'nobody@example.test',

@@ -15,6 +15,7 @@ import { startServerProcess, type ServerProcess } from '../testing/serverProcess
 import { multipartBody } from '../testing/spreadsheets.ts';
 import { subscribedUser } from '../testing/users.ts';
 import { applyHttpTimeouts, IDLE_ERROR, SLOW_BODY_ERROR } from './timeouts.ts';
+import { parseJson } from '../testing/http.ts';
 
 const TIMEOUTS: HttpTimeouts = { headersMs: 1000, idleMs: 1000, requestMs: 60_000, minBodyBytesPerSecond: 200 };
 /** The window plus one check, plus slack for a busy machine. */
@@ -118,7 +119,9 @@ describe('HTTP timeouts on the app', () => {
     client.socket.destroy();
     expect(closedAfter).toBeLessThan(CLOSE_WITHIN_MS);
     expect(client.text()).toMatch(/^HTTP\/1\.1 408 /);
-    expect([IDLE_ERROR, SLOW_BODY_ERROR]).toContain(JSON.parse(client.text().split('\r\n\r\n')[1]).error);
+    expect([IDLE_ERROR, SLOW_BODY_ERROR]).toContain(
+      parseJson<{ error: string }>(client.text().split('\r\n\r\n')[1]).error,
+    );
   });
 
   it('closes headers that never finish within the headers timeout', async () => {
@@ -200,7 +203,7 @@ describe('HTTP timeouts leave the server its own time', () => {
         payload.on('end', () => done(null, bytes));
       }, TIMEOUTS.idleMs * 2.5);
     });
-    app.post('/held', async (request) => ({ bytes: request.body }));
+    app.post('/held', (request) => Promise.resolve({ bytes: request.body }));
     applyHttpTimeouts(app.server, TIMEOUTS);
     await app.listen({ host: '127.0.0.1', port: 0 });
     port = (app.server.address() as { port: number }).port;

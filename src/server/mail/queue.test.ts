@@ -209,7 +209,7 @@ describe.each(drivers)('mail queue on %s', (driver) => {
       const stored = await database.db.execute<{ data: { message: Record<string, unknown> } }>(
         sql`select data from pgboss.job where id = ${sent.id}`,
       );
-      const [job] = (stored as unknown as { rows: Array<{ data: { message: Record<string, unknown> } }> }).rows;
+      const [job] = (stored as { rows: Array<{ data: { message: Record<string, unknown> } }> }).rows;
       expect(Object.keys(job.data.message).sort()).toEqual(['subject', 'to']);
 
       // Exactly once: a few more retry periods bring no second copy.

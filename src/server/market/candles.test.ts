@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAlertBus } from '../alerts/bus.ts';
 import { createAlertEngine } from '../alerts/engine.ts';
 import { createTestApp, type TestApp } from '../testing/app.ts';
-import type { Browser } from '../testing/http.ts';
+import { type Browser, jsonBody } from '../testing/http.ts';
 import { subscribedUser } from '../testing/users.ts';
 import { createDemoFeed } from './demoFeed.ts';
 
@@ -33,15 +33,13 @@ describe('GET /api/market/candles', () => {
   it('returns the newest bars oldest first with the alerts since the first of them', async () => {
     const response = await browser.get('/api/market/candles?symbol=BTC-USD&granularity=3600&limit=48');
     expect(response.statusCode).toBe(200);
-    const body = response.json();
+    const body = jsonBody<{ candles: Array<{ time: string }>; alerts: Array<{ ticker: string }> }>(response);
     expect(body).toMatchObject({ symbol: 'BTC-USD', granularity: 3600, source: 'demo' });
     expect(body.candles).toHaveLength(48);
-    const times = body.candles.map((candle: { time: string }) => Date.parse(candle.time));
-    expect(times.every((time: number, index: number) => index === 0 || time - times[index - 1] === 3_600_000)).toBe(
-      true,
-    );
+    const times = body.candles.map((candle) => Date.parse(candle.time));
+    expect(times.every((time, index) => index === 0 || time - times[index - 1] === 3_600_000)).toBe(true);
     expect(body.alerts.length).toBeGreaterThan(0);
-    expect(body.alerts.every((alert: { ticker: string }) => alert.ticker === 'BTC')).toBe(true);
+    expect(body.alerts.every((alert) => alert.ticker === 'BTC')).toBe(true);
   });
 
   it('answers an unknown asset or bar size with 400', async () => {

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CRYPTO_SYMBOLS } from '../../shared/constants.ts';
 import { createTestApp, type TestApp } from '../testing/app.ts';
+import { jsonBody } from '../testing/http.ts';
 import { subscribedUser } from '../testing/users.ts';
 import { aggregate, createDemoFeed, DemoAsset, DEMO_EPOCH } from './demoFeed.ts';
 
@@ -89,7 +90,9 @@ describe('GET /external-api/coinbase-prices on demo data', () => {
     const { browser } = await subscribedUser(test, 'prices@example.com');
     const response = await browser.get('/external-api/coinbase-prices');
     expect(response.statusCode).toBe(200);
-    const body = response.json();
+    const body = jsonBody<{ summary: unknown; metadata: { source: string }; prices: Record<string, unknown> }>(
+      response,
+    );
     expect(body.summary).toMatchObject({ total_cryptos_requested: 28, successful_fetches: 28, failed_fetches: 0 });
     expect(body.metadata.source).toBe('demo');
     expect(Object.keys(body.prices)).toHaveLength(28);

@@ -15,8 +15,8 @@ function scriptedProvider(source: 'coinbase' | 'demo', answer: (productId: strin
       await new Promise((resolve) => setTimeout(resolve, 5));
       return new Map(productIds.map((id) => [id, answer(id)]));
     },
-    async candles() {
-      return [];
+    candles() {
+      return Promise.resolve([]);
     },
   };
   return { provider, calls };
@@ -116,9 +116,9 @@ describe('quote service', () => {
   it('in auto mode asks one quick probe first and skips the full fetch when Coinbase is unreachable', async () => {
     const coinbase = scriptedProvider('coinbase', (id) => quote(id, 100));
     let probes = 0;
-    coinbase.provider.probe = async () => {
+    coinbase.provider.probe = () => {
       probes += 1;
-      return false;
+      return Promise.resolve(false);
     };
     const demo = scriptedProvider('demo', (id) => quote(id, 1));
     const service = createQuoteService({ mode: 'auto', coinbase: coinbase.provider, demo: demo.provider });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../testing/app.ts';
-import { Browser } from '../testing/http.ts';
+import { Browser, jsonBody } from '../testing/http.ts';
 import { subscribedUser } from '../testing/users.ts';
 import { OPTIONS_CATEGORY, PROMPT_CATALOGUE } from './catalogue.ts';
 
@@ -20,12 +20,9 @@ describe('GET /prompts', () => {
 
   it('lists at least 40 prompts in catalogue order, and one category when asked (URL-encoded)', async () => {
     const { browser } = await subscribedUser(test, 'prompts@example.com');
-    const all = (await browser.get('/prompts')).json().prompts as Array<{
-      id: string;
-      category: string;
-      prompt: string;
-      uses_market_context: boolean;
-    }>;
+    const all = jsonBody<{
+      prompts: Array<{ id: string; category: string; prompt: string; uses_market_context: boolean }>;
+    }>(await browser.get('/prompts')).prompts;
     expect(all.length).toBe(PROMPT_CATALOGUE.length);
     expect(all.length).toBeGreaterThanOrEqual(40);
     expect(all[0]).toEqual({
@@ -36,8 +33,9 @@ describe('GET /prompts', () => {
     });
     expect(new Set(all.map((entry) => entry.category)).size).toBeGreaterThanOrEqual(6);
 
-    const options = (await browser.get(`/prompts?category=${encodeURIComponent(OPTIONS_CATEGORY)}`)).json()
-      .prompts as typeof all;
+    const options = jsonBody<{ prompts: typeof all }>(
+      await browser.get(`/prompts?category=${encodeURIComponent(OPTIONS_CATEGORY)}`),
+    ).prompts;
     expect(options.length).toBeGreaterThanOrEqual(5);
     expect(options.every((entry) => entry.category === OPTIONS_CATEGORY && !entry.uses_market_context)).toBe(true);
     expect(options.every((entry) => !entry.prompt.includes('{symbol}'))).toBe(true);

@@ -61,3 +61,16 @@ export class Browser {
     return this.request('POST', url, new URLSearchParams(fields));
   }
 }
+
+/**
+ * The JSON body of an inject (or fetch-like) response, typed by the test that reads it. The test
+ * asserts the shape it names; this only moves the `any` of `response.json()` to one place.
+ */
+export function jsonBody<T>(response: { json(): unknown }): T {
+  return response.json() as T;
+}
+
+/** JSON text (a raw HTTP body, a log line) parsed and typed by the test that reads it. */
+export function parseJson<T>(text: string): T {
+  return JSON.parse(text) as T;
+}

@@ -3,7 +3,7 @@
 import { expect } from 'vitest';
 import { latestOutboxMessages } from '../mail/service.ts';
 import type { TestApp } from './app.ts';
-import { Browser } from './http.ts';
+import { Browser, jsonBody } from './http.ts';
 
 export async function signedInUser(
   test: TestApp,
@@ -16,7 +16,7 @@ export async function signedInUser(
   const [mail] = await latestOutboxMessages(test.database.db, email);
   const link = new URL(mail.text.match(/https?:\/\/\S+/)![0]);
   await browser.get(`${link.pathname}${link.search}`);
-  const me = (await browser.get('/api/me')).json();
+  const me = jsonBody<{ user: { id: string; email: string } }>(await browser.get('/api/me'));
   expect(me.user.email).toBe(email);
   return { browser, userId: me.user.id };
 }
@@ -33,7 +33,7 @@ export async function payOnTestCheckout(
     email: 'ignored@example.com',
   });
   expect(checkout.statusCode).toBe(200);
-  const sessionId = checkout.json().sessionId as string;
+  const sessionId = jsonBody<{ sessionId: string }>(checkout).sessionId;
   const response = await browser.submitForm(`/checkout/test/${sessionId}`, { card, expiry: '12/39', cvc: '123' });
   return { sessionId, response };
 }

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../testing/app.ts';
 import { subscribedUser } from '../testing/users.ts';
+import { jsonBody } from '../testing/http.ts';
+import type { WatchlistResponse } from '../../shared/schemas/watchlists.ts';
 
 let test: TestApp;
 beforeAll(async () => {
@@ -22,12 +24,14 @@ describe('watchlists', () => {
 
     const bad = await browser.put('/api/watchlists/chart', { symbols: ['AAPL'] });
     expect(bad.statusCode).toBe(400);
-    expect(bad.json().error).toBe('symbols.0: Please use format EXCHANGE:SYMBOL (e.g., NASDAQ:AAPL)');
+    expect(jsonBody<{ error: string }>(bad).error).toBe(
+      'symbols.0: Please use format EXCHANGE:SYMBOL (e.g., NASDAQ:AAPL)',
+    );
     expect((await browser.get('/api/watchlists/chart')).json()).toEqual({
       symbols: ['NASDAQ:AAPL', 'BINANCE:BTCUSDT'],
     });
 
     const other = await subscribedUser(test, 'other-watch@example.com');
-    expect((await other.browser.get('/api/watchlists/chart')).json().symbols).toHaveLength(6);
+    expect(jsonBody<WatchlistResponse>(await other.browser.get('/api/watchlists/chart')).symbols).toHaveLength(6);
   });
 });

@@ -169,7 +169,7 @@ describe('ChatPanel', () => {
         { id: '1', role: 'assistant', content: hostile },
         { id: '2', role: 'assistant', content: '## ETH-USD: What Are The Odds? (WATOS, 1h)' },
       ],
-      async (url) => (url === '/api/watos/ETH' ? json(ethCard) : json({ error: 'unexpected' }, 404)),
+      (url) => Promise.resolve(url === '/api/watos/ETH' ? json(ethCard) : json({ error: 'unexpected' }, 404)),
     );
     expect(container.querySelector('script, img')).toBeNull();
     expect(screen.getByText('bold').tagName).toBe('STRONG');
@@ -192,6 +192,8 @@ describe('ChatPanel', () => {
 
   it('sends the trimmed text with the file, streams the answer, then clears input and attachment', async () => {
     const sent: FormData[] = [];
+    // A fetch stub: fetch answers with a promise.
+    // eslint-disable-next-line @typescript-eslint/require-await
     renderChat([welcomeMessage()], async (url, init) => {
       if (url === '/api/chat') {
         sent.push(init!.body as FormData);
@@ -221,6 +223,8 @@ describe('ChatPanel', () => {
     fireEvent.change(screen.getByTestId('chat-file-input'), { target: { files: [file] } });
     expect(screen.getByTestId('attachment-chip').textContent).toContain('chain.csv');
     fireEvent.change(input, { target: { value: '  What is the max pain?  ' } });
+    // An async act flushes the send's promise chain before the assertions below.
+    // eslint-disable-next-line @typescript-eslint/require-await
     await act(async () => {
       fireEvent.click(screen.getByRole('button', { name: 'Send message' }));
     });
@@ -239,6 +243,8 @@ describe('ChatPanel', () => {
 
   it('on failure logs, shows the error, marks the message and keeps input and attachment', async () => {
     const logged = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    // A fetch stub: fetch answers with a promise.
+    // eslint-disable-next-line @typescript-eslint/require-await
     renderChat([welcomeMessage()], async (url) => {
       if (url === '/api/chat')
         return sseResponse([
@@ -256,6 +262,8 @@ describe('ChatPanel', () => {
     );
     fireEvent.change(screen.getByTestId('chat-file-input'), { target: { files: [new File(['a'], 'chain.csv')] } });
     fireEvent.change(input, { target: { value: 'What are the odds for ETH?' } });
+    // An async act flushes the send's promise chain before the assertions below.
+    // eslint-disable-next-line @typescript-eslint/require-await
     await act(async () => {
       fireEvent.click(screen.getByRole('button', { name: 'Send message' }));
     });
