@@ -23,10 +23,14 @@ import { registerSpa } from './http/spa.ts';
 import { createMailer, type Mailer } from './mail/service.ts';
 import { createRedis } from './redis.ts';
 import { seedPlans, type PaymentProvider } from './billing/service.ts';
-import { billingRoutes } from './billing/routes.ts';
-import { createTestCheckoutProvider, testCheckoutRoutes } from './billing/testCheckout.ts';
-import { createStripeProvider, type StripeApiLocation } from './billing/stripe.ts';
-import { stripeWebhookRoutes } from './billing/stripeWebhook.ts';
+import {
+  billingRoutes,
+  createStripeProvider,
+  createTestCheckoutProvider,
+  stripeWebhookRoutes,
+  testCheckoutRoutes,
+  type StripeApiLocation,
+} from './billing/routes.ts';
 import { embedRoutes } from './embeds/routes.ts';
 import { dashboardFeature, registerDashboardApi } from './http/dashboardApi.ts';
 import { watchlistRoutes } from './watchlists/routes.ts';
@@ -40,9 +44,8 @@ import {
   type QuoteService,
 } from './market/service.ts';
 import { marketRoutes } from './market/routes.ts';
-import { alertRoutes } from './alerts/routes.ts';
+import { alertRoutes, alertStreamRoutes, alertTestHookRoutes } from './alerts/routes.ts';
 import { alertsSince, createAlertBus, type AlertBus } from './alerts/service.ts';
-import { alertStreamRoutes, alertTestHookRoutes } from './alerts/stream.ts';
 import { aiRoutes } from './ai/routes.ts';
 import { createAiRouteOptions } from './ai/service.ts';
 import { fileRouteOptions, fileRoutes, sheetRoutes } from './files/routes.ts';
@@ -242,7 +245,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
           config,
           db: database.db,
           market,
-          currentSource: quotes.currentSource,
+          currentSource: () => quotes.currentSource(),
           fileStorage,
           redis,
           log: app.log,

@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { buildApp } from './app.ts';
 import { ConfigError, loadConfig, startupWarnings, type Config } from './config.ts';
 import { openDatabase } from './db/client.ts';
-import { createAlertEngine } from './alerts/engine.ts';
+import { createAlertEngine } from './alerts/routes.ts';
 import { scheduleOrphanReclaim } from './files/service.ts';
 import { applyHttpTimeouts } from './http/timeouts.ts';
 

@@ -5,7 +5,7 @@
 // server-sent events and the prompt route collects into one text.
 import type { UIMessageChunk } from 'ai';
 import type { ChatTurn } from '../../shared/schemas/chat.ts';
-import type { FileAnalysis } from './fileAnalysis.ts';
+import type { FileAnalysis } from '../files/service.ts';
 
 export interface AssistantRequest {
   /** The conversation so far; the last entry is the trader's new message. */

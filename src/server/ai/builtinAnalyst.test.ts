@@ -16,7 +16,7 @@ import { readTables } from '../files/service.ts';
 import { createDemoFeed, DEMO_EPOCH } from '../market/demoFeed.ts';
 import { OPTIONS_CATEGORY, PROMPT_CATALOGUE } from '../prompts/catalogue.ts';
 import { createBuiltinAnalyst } from './builtinAnalyst.ts';
-import { analyseFile, type FileAnalysis } from './fileAnalysis.ts';
+import { analyseFile, type FileAnalysis } from '../files/service.ts';
 import { createMarketTools } from './tools.ts';
 
 const NOW = DEMO_EPOCH + 75 * 86_400_000 + 15 * 3_600_000 + 17 * 60_000;

@@ -11,7 +11,7 @@ import { formatPrice } from '../../shared/format.ts';
 import type { WatosCard } from '../../shared/schemas/chat.ts';
 import type { Assistant, AssistantRequest } from './assistant.ts';
 import { streamPieces } from './assistant.ts';
-import type { ChainAnalysis, ColumnProfile, FileAnalysis, TableAnalysis } from './fileAnalysis.ts';
+import type { ChainAnalysis, ColumnProfile, FileAnalysis, TableAnalysis } from '../files/service.ts';
 import { mentionedSymbols, mentionedTimeframe } from './symbols.ts';
 import {
   alertTypeFromText,

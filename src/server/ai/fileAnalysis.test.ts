@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { readTables } from '../files/service.ts';
 import { bigWorkbook } from '../testing/bigWorkbook.ts';
-import { analyseFile, maxPain, parseNumber, profileColumn } from './fileAnalysis.ts';
+import { analyseFile, maxPain, parseNumber, profileColumn } from '../files/service.ts';
 import { analyseUpload, ToolError } from './tools.ts';
 
 const fixture = readFileSync(join(import.meta.dirname, 'fixtures', 'option-chain.csv'));

@@ -10,7 +10,7 @@ import { openTestDatabase, type TestDatabase } from '../db/testing.ts';
 import { readTables } from '../files/service.ts';
 import { createDemoFeed, DEMO_EPOCH } from '../market/demoFeed.ts';
 import { startFakeOpenAI, type FakeChatRequest, type FakeOpenAI } from '../testing/fakeOpenAI.ts';
-import { analyseFile, type FileAnalysis } from './fileAnalysis.ts';
+import { analyseFile, type FileAnalysis } from '../files/service.ts';
 import { createLlmAssistant } from './llm.ts';
 import { createMarketTools } from './tools.ts';
 

@@ -7,7 +7,7 @@ import { APICallError, RetryError, stepCountIs, streamText, tool, type ToolSet, 
 import { z } from 'zod';
 import { ALERT_LOG_MAX_CAP, ALERT_TYPES, CRYPTO_SYMBOLS } from '../../shared/constants.ts';
 import type { Assistant, AssistantRequest } from './assistant.ts';
-import type { FileAnalysis } from './fileAnalysis.ts';
+import type { FileAnalysis } from '../files/service.ts';
 import { ANALYSIS_TIMEFRAMES, ToolError, type MarketTools } from './tools.ts';
 
 export interface LlmOptions {

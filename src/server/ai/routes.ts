@@ -6,7 +6,6 @@
 // - GET /api/watos/{symbol}: the WATOS grid card's data from the signals engine.
 // - POST /external-api/prompt (SPEC.md: multipart prompt + optional file): {response}.
 // Chat and prompt calls share one per-user rate limit (Redis-backed when configured).
-import type { MultipartFile } from '@fastify/multipart';
 import type { UIMessageChunk } from 'ai';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -59,7 +58,7 @@ async function readMultipart(request: FastifyRequest, limits: FileLimits, expect
       limits: { fileSize: limits.maxBytes, files: 1, fields: 10, fieldSize: 1024 * 1024, parts: 12 },
     })) {
       if (part.type === 'file') {
-        const upload = part as MultipartFile;
+        const upload = part;
         const data = await upload.toBuffer();
         if (upload.filename) file = { filename: upload.filename, data };
       } else {

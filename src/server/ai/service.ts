@@ -16,7 +16,7 @@ import type { MarketDataProvider, MarketSource } from '../market/service.ts';
 import { collectAnswer, type Assistant } from './assistant.ts';
 import { createBuiltinAnalyst } from './builtinAnalyst.ts';
 import { appendMessage, conversationFor } from './conversations.ts';
-import type { FileAnalysis } from './fileAnalysis.ts';
+import type { FileAnalysis } from '../files/service.ts';
 import { createLlmAssistant } from './llm.ts';
 import {
   analyseUpload,

@@ -40,7 +40,7 @@ import {
   type Quote,
 } from '../market/service.ts';
 import { loadWatchlist } from '../watchlists/service.ts';
-import type { FileAnalysis } from './fileAnalysis.ts';
+import type { FileAnalysis } from '../files/service.ts';
 import { plainTicker, resolveProduct } from './symbols.ts';
 import { tickerOf } from '../../shared/tickers.ts';
 

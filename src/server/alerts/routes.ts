@@ -5,6 +5,11 @@ import type { Database } from '../db/client.ts';
 import { alertLogResponse, alertQuery } from '../../shared/schemas/alerts.ts';
 import { queryAlerts } from './service.ts';
 
+// What the composition root (app.ts, main.ts) wires besides the alert log: the live stream's
+// routes and the alert engine (run by main.ts on the single leader).
+export { alertStreamRoutes, alertTestHookRoutes } from './stream.ts';
+export { createAlertEngine } from './engine.ts';
+
 export async function alertRoutes(app: FastifyInstance, options: { db: Database }): Promise<void> {
   const routes = app.withTypeProvider<ZodTypeProvider>();
   routes.get(

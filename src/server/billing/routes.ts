@@ -27,6 +27,12 @@ import {
   type PaymentProvider,
 } from './service.ts';
 
+// What the composition root (app.ts) wires besides billingRoutes: the payment provider the
+// configuration picks (Stripe or the TEST MODE checkout) and its routes.
+export { createStripeProvider, type StripeApiLocation } from './stripe.ts';
+export { stripeWebhookRoutes } from './stripeWebhook.ts';
+export { createTestCheckoutProvider, testCheckoutRoutes } from './testCheckout.ts';
+
 export interface BillingRoutesOptions {
   db: Database;
   auth: Auth;

@@ -158,7 +158,8 @@ export async function testCheckoutRoutes(app: FastifyInstance, options: { db: Da
       reply.type('text/html; charset=utf-8').header('Cache-Control', 'no-store');
       if (!viewer || !row) return reply.code(404).send(notFound);
       const body = formFields.safeParse(request.body).data ?? {};
-      const card = { number: String(body.card ?? ''), expiry: String(body.expiry ?? ''), cvc: String(body.cvc ?? '') };
+      const field = (value: unknown) => (typeof value === 'string' || typeof value === 'number' ? String(value) : '');
+      const card = { number: field(body.card), expiry: field(body.expiry), cvc: field(body.cvc) };
       const problem = cardProblem(card);
       if (problem) {
         return reply.code(402).send(

@@ -31,7 +31,7 @@ export async function appliedMigrationCount(db: Database): Promise<number> {
   const result = await db.execute<{ applied: number }>(
     sql`select count(*)::int as applied from drizzle.__drizzle_migrations`,
   );
-  return (result as unknown as { rows: Array<{ applied: number }> }).rows[0]?.applied ?? 0;
+  return (result as { rows: Array<{ applied: number }> }).rows[0]?.applied ?? 0;
 }
 
 export interface DatabaseHandle {

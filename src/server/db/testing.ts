@@ -65,9 +65,7 @@ export async function openTestDatabase(
       const rows = await handle.db.execute<{ tablename: string }>(
         sql`select tablename from pg_tables where schemaname = 'public'`,
       );
-      const tables = (rows as unknown as { rows: Array<{ tablename: string }> }).rows.map(
-        (row) => `"${row.tablename}"`,
-      );
+      const tables = (rows as { rows: Array<{ tablename: string }> }).rows.map((row) => `"${row.tablename}"`);
       if (tables.length > 0) await handle.db.execute(sql.raw(`truncate ${tables.join(', ')} restart identity cascade`));
     },
     async close() {

@@ -20,6 +20,16 @@ export {
   type FileRow,
 } from './fileRecords.ts';
 export { createSheetNameReader, GOOGLE_SHEETS, type GoogleSheetsLocation, type SheetNameReader } from './sheets.ts';
+export {
+  analyseFile,
+  maxPain,
+  parseNumber,
+  profileColumn,
+  type ChainAnalysis,
+  type ColumnProfile,
+  type FileAnalysis,
+  type TableAnalysis,
+} from './fileAnalysis.ts';
 export { createFileStorage } from './storage.ts';
 export { StoredObjectMissingError, type FileStorage } from './storageTypes.ts';
 export {

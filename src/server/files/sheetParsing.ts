@@ -104,9 +104,9 @@ function attribute(tag: SaxesTagPlain, name: string): string | undefined {
 }
 
 interface XmlHandlers {
-  open?(name: string, tag: SaxesTagPlain): void;
-  close?(name: string): void;
-  text?(text: string): void;
+  open?: (name: string, tag: SaxesTagPlain) => void;
+  close?: (name: string) => void;
+  text?: (text: string) => void;
 }
 
 /** Streams an XML entry through saxes; `done()` true stops reading (the rest is never inflated). */
@@ -118,9 +118,10 @@ async function parseXmlStream(
   const parser = new SaxesParser(XML_OPTIONS);
   if (handlers.open) parser.on('opentag', (tag) => handlers.open!(localName(tag.name), tag));
   if (handlers.close) parser.on('closetag', (tag) => handlers.close!(localName(tag.name)));
-  if (handlers.text) {
-    parser.on('text', handlers.text);
-    parser.on('cdata', handlers.text);
+  const { text } = handlers;
+  if (text) {
+    parser.on('text', (value) => text(value));
+    parser.on('cdata', (value) => text(value));
   }
   const decoder = new StringDecoder('utf8');
   try {

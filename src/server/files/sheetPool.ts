@@ -70,7 +70,7 @@ export class SheetPool {
         reject(new SheetReaderBusyError());
         return;
       }
-      this.queue.push({ task, timeoutMs, handOver, resolve: resolve as (value: unknown) => void, reject });
+      this.queue.push({ task, timeoutMs, handOver, resolve: resolve, reject });
       this.dispatch();
     });
   }

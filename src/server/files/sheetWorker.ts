@@ -2,7 +2,7 @@
 // result back. It holds no state between tasks; the pool terminates it when a read overruns
 // its time budget, so a hostile workbook costs a worker, never the server's event loop.
 import { parentPort } from 'node:worker_threads';
-import { analyseFile, type FileAnalysis } from '../ai/fileAnalysis.ts';
+import { analyseFile, type FileAnalysis } from './fileAnalysis.ts';
 import { readCsv, readSheetNames, readXlsx, TableReadError, type ParseLimits, type Table } from './sheetParsing.ts';
 import { UnsafeArchiveError, type ZipGuardLimits } from './zipGuard.ts';
 

@@ -48,9 +48,7 @@ export function installErrorHandling(app: FastifyInstance): void {
       return reply.code(error.statusCode).send({ error: error.message });
     }
     if (hasZodFastifySchemaValidationErrors(error)) {
-      return reply
-        .code(400)
-        .send({ error: describeValidation(error.validationContext, error.validation as ValidationIssue[]) });
+      return reply.code(400).send({ error: describeValidation(error.validationContext, error.validation) });
     }
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) {
@@ -92,10 +90,15 @@ const CONNECTION_FAILURE =
  * the error chain names a connection failure, or, when a library (Better Auth) wrapped it
  * away, the database does not answer a ping either. Those get a 503, not a 500.
  */
+/** A string or number as text; anything else (an object, undefined) as ''. */
+function scalarText(value: unknown): string {
+  return typeof value === 'string' || typeof value === 'number' ? String(value) : '';
+}
+
 async function databaseUnavailable(app: FastifyInstance, error: unknown): Promise<boolean> {
   for (let current: unknown = error, depth = 0; current && depth < 6; depth += 1) {
     const { code, message, cause } = current as { code?: unknown; message?: unknown; cause?: unknown };
-    if (CONNECTION_FAILURE.test(`${String(code ?? '')} ${String(message ?? '')}`)) return true;
+    if (CONNECTION_FAILURE.test(`${scalarText(code)} ${scalarText(message)}`)) return true;
     current = cause;
   }
   const database = (app as Partial<Pick<FastifyInstance, 'services'>>).services?.database;

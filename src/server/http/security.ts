@@ -74,7 +74,7 @@ export function securityHeaders(options: HelmetOptions): Record<string, string> 
   helmet(options)({} as IncomingMessage, recorder as unknown as ServerResponse, (error?: unknown) => {
     failure = error;
   });
-  if (failure) throw failure;
+  if (failure) throw failure instanceof Error ? failure : new Error(`helmet failed: ${JSON.stringify(failure)}`);
   return headers;
 }
 

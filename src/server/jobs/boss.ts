@@ -35,7 +35,7 @@ export function sqlExecutor(database: DatabaseHandle): SqlExecutor {
         }
         try {
           const results = await lite.exec(text);
-          return { rows: (results.at(-1)?.rows ?? []) as Array<Record<string, unknown>> };
+          return { rows: results.at(-1)?.rows ?? [] };
         } catch (error) {
           await lite.exec('ROLLBACK').catch(() => undefined);
           throw error;
@@ -49,7 +49,8 @@ export function sqlExecutor(database: DatabaseHandle): SqlExecutor {
       if (values && values.length > 0) return pool.query(text, values);
       const connection = await pool.connect();
       try {
-        const result = (await connection.query(text)) as pg.QueryResult | pg.QueryResult[];
+        const result = (await connection.query(text)) as
+          pg.QueryResult<Record<string, unknown>> | pg.QueryResult<Record<string, unknown>>[];
         return { rows: Array.isArray(result) ? (result.at(-1)?.rows ?? []) : result.rows };
       } catch (error) {
         await connection.query('ROLLBACK').catch(() => undefined);
@@ -76,7 +77,7 @@ export async function startBoss(
   options: { supervise: boolean },
 ): Promise<PgBoss> {
   const boss = new PgBoss({
-    db: sqlExecutor(database) as PgBoss.Db,
+    db: sqlExecutor(database),
     schema: BOSS_SCHEMA,
     supervise: options.supervise,
     schedule: false,

@@ -19,7 +19,7 @@ function stubServer({ signedIn, tokenValid }: { signedIn: boolean; tokenValid: b
   vi.stubGlobal(
     'fetch',
     // A fetch stub: fetch answers with a promise.
-    // eslint-disable-next-line @typescript-eslint/require-await
+
     vi.fn(async (input: string, init?: RequestInit) => {
       const json = (body: unknown) =>
         new Response(JSON.stringify(body), { status: 200, headers: { 'content-type': 'application/json' } });

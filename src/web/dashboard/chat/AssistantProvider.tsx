@@ -50,23 +50,23 @@ export interface AssistantState {
   error: string | null;
   sending: boolean;
   attachment: File | null;
-  attach(file: File): void;
-  removeAttachment(): void;
-  send(): Promise<void>;
+  attach: (file: File) => void;
+  removeAttachment: () => void;
+  send: () => Promise<void>;
   conversationId: string | null;
   conversations: ConversationSummary[];
-  newConversation(): void;
-  openConversation(id: string): Promise<void>;
-  deleteConversation(): Promise<void>;
+  newConversation: () => void;
+  openConversation: (id: string) => Promise<void>;
+  deleteConversation: () => Promise<void>;
   /** The Prompt Catalog's call; appends the prompt and its answer to the chat. Throws on failure. */
-  runPrompt(prompt: string): Promise<void>;
+  runPrompt: (prompt: string) => Promise<void>;
   inputRef: RefObject<HTMLTextAreaElement | null>;
 }
 
 /** The input box's text: kept until the answer has arrived, cleared after a successful send. */
 export interface ChatInputState {
   input: string;
-  setInput(text: string): void;
+  setInput: (text: string) => void;
 }
 
 const AssistantContext = createContext<AssistantState | null>(null);

@@ -193,7 +193,7 @@ describe('ChatPanel', () => {
   it('sends the trimmed text with the file, streams the answer, then clears input and attachment', async () => {
     const sent: FormData[] = [];
     // A fetch stub: fetch answers with a promise.
-    // eslint-disable-next-line @typescript-eslint/require-await
+
     renderChat([welcomeMessage()], async (url, init) => {
       if (url === '/api/chat') {
         sent.push(init!.body as FormData);
@@ -224,7 +224,7 @@ describe('ChatPanel', () => {
     expect(screen.getByTestId('attachment-chip').textContent).toContain('chain.csv');
     fireEvent.change(input, { target: { value: '  What is the max pain?  ' } });
     // An async act flushes the send's promise chain before the assertions below.
-    // eslint-disable-next-line @typescript-eslint/require-await
+
     await act(async () => {
       fireEvent.click(screen.getByRole('button', { name: 'Send message' }));
     });
@@ -244,7 +244,7 @@ describe('ChatPanel', () => {
   it('on failure logs, shows the error, marks the message and keeps input and attachment', async () => {
     const logged = vi.spyOn(console, 'error').mockImplementation(() => undefined);
     // A fetch stub: fetch answers with a promise.
-    // eslint-disable-next-line @typescript-eslint/require-await
+
     renderChat([welcomeMessage()], async (url) => {
       if (url === '/api/chat')
         return sseResponse([
@@ -263,7 +263,7 @@ describe('ChatPanel', () => {
     fireEvent.change(screen.getByTestId('chat-file-input'), { target: { files: [new File(['a'], 'chain.csv')] } });
     fireEvent.change(input, { target: { value: 'What are the odds for ETH?' } });
     // An async act flushes the send's promise chain before the assertions below.
-    // eslint-disable-next-line @typescript-eslint/require-await
+
     await act(async () => {
       fireEvent.click(screen.getByRole('button', { name: 'Send message' }));
     });

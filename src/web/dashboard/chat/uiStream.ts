@@ -10,6 +10,11 @@ export type StreamChunk =
   | { type: 'tool-input-available'; toolName: string }
   | { type: 'other'; raw: string };
 
+/** A chunk field as text: strings and numbers as they are, anything else as the fallback. */
+function textOf(value: unknown, fallback: string): string {
+  return typeof value === 'string' || typeof value === 'number' ? String(value) : fallback;
+}
+
 function toChunk(data: string): StreamChunk | null {
   if (data === '[DONE]') return null;
   let parsed: { type?: unknown; delta?: unknown; errorText?: unknown; toolName?: unknown };
@@ -20,15 +25,15 @@ function toChunk(data: string): StreamChunk | null {
   }
   switch (parsed.type) {
     case 'text-delta':
-      return { type: 'text-delta', delta: String(parsed.delta ?? '') };
+      return { type: 'text-delta', delta: textOf(parsed.delta, '') };
     case 'error':
-      return { type: 'error', errorText: String(parsed.errorText ?? 'The assistant failed to answer.') };
+      return { type: 'error', errorText: textOf(parsed.errorText, 'The assistant failed to answer.') };
     case 'finish':
       return { type: 'finish' };
     case 'abort':
       return { type: 'abort' };
     case 'tool-input-available':
-      return { type: 'tool-input-available', toolName: String(parsed.toolName ?? '') };
+      return { type: 'tool-input-available', toolName: textOf(parsed.toolName, '') };
     default:
       return { type: 'other', raw: data };
   }

@@ -31,7 +31,7 @@ async function fetchPrompts(): Promise<CatalogPrompt[]> {
 export interface PromptCatalogProps {
   className?: string;
   /** Sends the filled-in prompt (with the attachment) and shows it and its answer; throws on failure. */
-  runPrompt(prompt: string): Promise<void>;
+  runPrompt: (prompt: string) => Promise<void>;
   /** The file attached in the input bar, sent with the prompt. */
   attachment: File | null;
 }

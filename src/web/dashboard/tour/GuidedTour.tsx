@@ -75,6 +75,10 @@ export function stepsAreValid(steps: unknown): steps is Step[] {
   );
 }
 
+function isMounted(selector: Step['target']): boolean {
+  return typeof selector === 'string' ? document.querySelector(selector) !== null : selector !== null;
+}
+
 function isVisible(selector: Step['target']): boolean {
   const element = typeof selector === 'string' ? document.querySelector(selector) : null;
   if (!element) return false;
@@ -108,10 +112,7 @@ export function GuidedTour({ steps = TOUR_STEPS }: { steps?: Step[] }) {
     (from: number, direction: 1 | -1) => {
       for (let index = from; index >= 0 && index < steps.length; index += direction) {
         if (isVisible(steps[index].target)) return index;
-        console.warn(
-          document.querySelector(String(steps[index].target)) ? 'Target not visible' : 'Target not mounted',
-          steps[index].target,
-        );
+        console.warn(isMounted(steps[index].target) ? 'Target not visible' : 'Target not mounted', steps[index].target);
       }
       return -1;
     },

@@ -20,14 +20,14 @@ export function useChartWatchlist(onError: (message: string) => void) {
   const { symbols, save } = useSavedWatchlist('chart', DEFAULT_CHART_WATCHLIST, onError);
   return {
     symbols,
-    add(input: string): AddResult {
+    add: (input: string): AddResult => {
       const checked = checkChartSymbol(input, symbols);
       if ('ignored' in checked) return { added: false };
       if ('alert' in checked) return { added: false, alert: checked.alert };
       save([...symbols, checked.symbol]);
       return { added: true };
     },
-    remove(symbol: string) {
+    remove: (symbol: string) => {
       save(symbols.filter((entry) => entry !== symbol));
     },
   };

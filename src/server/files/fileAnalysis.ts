@@ -4,7 +4,7 @@
 // names, in long or wide layout), the put/call ratios by open interest and by volume, max
 // pain and the implied-volatility smile by strike, per expiry when the chain has several.
 // Pure functions over strings: every figure is computed from the file's own cells.
-import type { Table } from '../files/service.ts';
+import type { Table } from './sheetParsing.ts';
 
 export type ColumnType = 'number' | 'date' | 'boolean' | 'text' | 'empty';
 
@@ -297,7 +297,7 @@ export function detectOptionChain(table: Table): { chain: OptionChain | null; pr
   const groups = new Map<string, Map<number, StrikeRow>>();
   const rowFor = (expiryKey: string, strikeValue: number) => {
     let group = groups.get(expiryKey);
-    if (!group) groups.set(expiryKey, (group = new Map()));
+    if (!group) groups.set(expiryKey, (group = new Map<number, StrikeRow>()));
     let row = group.get(strikeValue);
     if (!row)
       group.set(strikeValue, (row = { callOi: 0, putOi: 0, callVolume: 0, putVolume: 0, callIv: [], putIv: [] }));
