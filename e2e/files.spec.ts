@@ -1,5 +1,5 @@
 // My Stuff journeys in a real browser against the real server (disk storage): upload a CSV
-// and an xlsx and see them listed with sizes, preview one, delete one, the SPEC.md error for
+// and an xlsx and see them listed with sizes, preview one, delete one, the docs/SPEC.md error for
 // a .txt file and the server's error for a disguised one, 'Analyze with AI', and the linked
 // spreadsheet column.
 import ExcelJS from 'exceljs';
@@ -74,7 +74,7 @@ test('upload a CSV and an xlsx, see them with sizes, preview, delete one; a .txt
   await expect(yours.getByTestId('file-row').filter({ hasText: 'trades.csv' })).toHaveCount(0);
   await expect(yours.getByTestId('file-row')).toHaveCount(1);
 
-  // SPEC.md's client check: a .txt never reaches the server.
+  // docs/SPEC.md's client check: a .txt never reaches the server.
   let uploadsSent = 0;
   page.on('request', (request) => {
     if (request.url().endsWith('/upload')) uploadsSent += 1;
@@ -97,7 +97,7 @@ test('upload a CSV and an xlsx, see them with sizes, preview, delete one; a .txt
   await expect(yours.getByTestId('file-row')).toHaveCount(1);
 });
 
-test('a failed list shows the SPEC.md error in place of the lists, and a failed delete says so', async ({
+test('a failed list shows the docs/SPEC.md error in place of the lists, and a failed delete says so', async ({
   subscribedPage: page,
 }) => {
   const panel = myStuff(page);

@@ -1,7 +1,7 @@
 // Fault journey: the market-data upstream misbehaves. A second server runs in
 // MARKET_DATA=coinbase mode against the local fake Coinbase (COINBASE_*_API_URL), which
 // first answers garbage JSON and 5xx for every product, then recovers. The exchange view
-// must show SPEC.md's texts for what failed ('Error' prices, the failed count), never a
+// must show docs/SPEC.md's texts for what failed ('Error' prices, the failed count), never a
 // made-up number and never a crash, and show real prices again once upstream is back.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -79,7 +79,7 @@ const broken = [];
 let checked = 0;
 for (const file of files) {
   broken.push(...splitTables(file));
-  if (!file.endsWith('SPEC.md')) broken.push(...missingPaths(file));
+  if (!file.endsWith('docs/SPEC.md')) broken.push(...missingPaths(file));
   const text = prose(readFileSync(file, 'utf8'));
   const targets = [
     ...[...text.matchAll(/!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)].map((match) => match[1]),

@@ -36,6 +36,7 @@ const steps = [
     process.execPath,
     ['scripts/checkEngines.mjs'],
   ],
+  ['Documentation links (README.md, docs/)', process.execPath, ['scripts/checkDocLinks.mjs']],
   ['Format check (prettier --check)', 'npx', ['prettier', '--check', '.', '--log-level', 'warn']],
   ['Type-check (tsc -b: web, server, tools projects)', 'npx', ['tsc', '-b']],
   ['Lint (eslint)', 'npx', ['eslint', '.', '--max-warnings=0']],

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { alertDisplayType, parseAlertTimestamp, toAlertDisplayItem } from './alertDisplay.ts';
 import { extractTicker, mentionsWatos } from './chatSignals.ts';
 
-describe('alertDisplayType (SPEC.md section 4)', () => {
+describe('alertDisplayType (docs/SPEC.md section 4)', () => {
   it.each([
     ['VolatilitySpikeAlertGenerator', 'ATR jumped 3.1x', 'caution'],
     ['MomentumShiftAlertGenerator', 'Momentum slowdown: ROC fell from 4% to 1%', 'caution'],
@@ -17,7 +17,7 @@ describe('alertDisplayType (SPEC.md section 4)', () => {
     expect(alertDisplayType(type, message)).toBe(expected);
   });
 
-  it('maps "slowdown" case-sensitively for momentum, as SPEC.md says', () => {
+  it('maps "slowdown" case-sensitively for momentum, as docs/SPEC.md says', () => {
     expect(alertDisplayType('MomentumShiftAlertGenerator', 'SLOWDOWN')).toBe('bullish');
   });
 

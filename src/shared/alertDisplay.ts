@@ -1,4 +1,4 @@
-// SPEC.md section 4: how an alert from the API is shown in the alert log and panels.
+// docs/SPEC.md section 4: how an alert from the API is shown in the alert log and panels.
 export type AlertDisplayType = 'bullish' | 'bearish' | 'caution';
 
 export interface AlertRecord {

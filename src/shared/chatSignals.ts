@@ -1,4 +1,4 @@
-// SPEC.md chat rules shared by the chat panel and the assistant: when an assistant message
+// docs/SPEC.md chat rules shared by the chat panel and the assistant: when an assistant message
 // gets a WATOS grid, and which ticker the grid is for.
 
 /** An assistant message mentioning these gets a WATOS grid below it. */

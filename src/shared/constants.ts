@@ -1,4 +1,4 @@
-// Business constants of SPEC.md section 9, defined once and imported by server and web.
+// Business constants of docs/SPEC.md section 9, defined once and imported by server and web.
 
 export const MIN_PASSWORD_LENGTH = 6;
 export const PAYMENT_REDIRECT_DELAY_MS = 3000;

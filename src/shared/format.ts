@@ -1,4 +1,4 @@
-// Display formats of SPEC.md shared by every screen: prices with 2 to 8 decimals, spreads
+// Display formats of docs/SPEC.md shared by every screen: prices with 2 to 8 decimals, spreads
 // with 4, file sizes in Bytes/KB/MB/GB with 2 decimals.
 
 /** USD price: 2 decimals from $1 up, more (at most 8) for sub-dollar assets. */

@@ -1,4 +1,4 @@
-// SPEC.md section 4 subscription rules, one function for server and client:
+// docs/SPEC.md section 4 subscription rules, one function for server and client:
 // active  = status 'active' and current_period_end in the future;
 // expired = status canceled, past_due or unpaid, or current_period_end in the past.
 

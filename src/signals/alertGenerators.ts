@@ -1,6 +1,6 @@
-// The four alert generators of SPEC.md. Each is a documented rule over a candle series that
+// The four alert generators of docs/SPEC.md. Each is a documented rule over a candle series that
 // fires once when its condition appears and stays quiet until the condition has reset.
-// Messages are written for SPEC.md's display mapping: a momentum slowdown says 'slowdown',
+// Messages are written for docs/SPEC.md's display mapping: a momentum slowdown says 'slowdown',
 // a bearish trend change says 'bearish'.
 //
 // Rules (defaults; every parameter can be changed):

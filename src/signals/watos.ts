@@ -1,4 +1,4 @@
-// WATOS ("What Are The Odds?"): the six signals of SPEC.md section 9 computed from candles.
+// WATOS ("What Are The Odds?"): the six signals of docs/SPEC.md section 9 computed from candles.
 // Every signal has a state at every bar (+1 bullish, -1 bearish, 0 inactive) so the odds can
 // be measured over history, plus a strength from the data and a one-line description that
 // states the measured value.

@@ -1,4 +1,4 @@
-// Every route of SPEC.md section 2 on React Router's data router. Route components load
+// Every route of docs/SPEC.md section 2 on React Router's data router. Route components load
 // lazily so the marketing pages stay small; render errors show 'Unexpected Application Error!'.
 import { createBrowserRouter, Outlet } from 'react-router';
 import { AuthProvider } from './auth/AuthProvider.tsx';

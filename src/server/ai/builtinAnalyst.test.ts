@@ -92,7 +92,7 @@ describe('built-in analyst', () => {
         expect(text).toContain(`not enough history (${signal.odds.samples} bars)`);
     }
     expect(text).toContain('Nothing here is financial advice.');
-    // The chat shows the WATOS grid for ETH under this answer (SPEC.md rule).
+    // The chat shows the WATOS grid for ETH under this answer (docs/SPEC.md rule).
     expect(mentionsWatos(text)).toBe(true);
     expect(extractTicker(text)).toBe('ETH');
     // Streamed: the heading first, then many small pieces, between start and finish.

@@ -4,7 +4,7 @@
 //   on receipt and the answer when complete (both dropped again if the answer fails).
 // - GET/POST /api/conversations, GET/DELETE /api/conversations/{id}: saved conversations.
 // - GET /api/watos/{symbol}: the WATOS grid card's data from the signals engine.
-// - POST /external-api/prompt (SPEC.md: multipart prompt + optional file): {response}.
+// - POST /external-api/prompt (docs/SPEC.md: multipart prompt + optional file): {response}.
 // Chat and prompt calls share one per-user rate limit (Redis-backed when configured).
 import type { UIMessageChunk } from 'ai';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -207,7 +207,7 @@ export async function aiRoutes(app: FastifyInstance, options: AiRouteOptions): P
         if (chunk.type === 'text-delta') text += chunk.delta;
         if (chunk.type === 'error' || chunk.type === 'abort') failed = true;
         if (chunk.type === 'finish' && text.trim() === '' && !failed) {
-          // A model that stopped without a word still gets SPEC.md's fallback text.
+          // A model that stopped without a word still gets docs/SPEC.md's fallback text.
           text = NO_RESPONSE_CONTENT;
           raw.write(
             sse({ type: 'text-start', id: 'fallback' }) +

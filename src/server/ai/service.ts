@@ -154,7 +154,7 @@ export async function analyseAttachment(file: Attachment | null, limits: FileLim
 }
 
 /**
- * SPEC.md's prompt call: the assistant's whole answer to one prompt (and file), saved like a
+ * docs/SPEC.md's prompt call: the assistant's whole answer to one prompt (and file), saved like a
  * chat exchange so the Prompt Catalog's messages come back on reload too. An assistant that
  * fails is an 'upstream' domain error (502) with its message; nothing is saved then.
  */

@@ -46,7 +46,7 @@ describe('mentionedSymbols', () => {
 });
 
 describe('mentionedTimeframe', () => {
-  it('reads SPEC.md timeframes case-sensitively', () => {
+  it('reads docs/SPEC.md timeframes case-sensitively', () => {
     expect(mentionedTimeframe('on the 4h chart')).toBe('4h');
     expect(mentionedTimeframe('BTC (15m)')).toBe('15m');
     expect(mentionedTimeframe('the 12M view')).toBe('12M');

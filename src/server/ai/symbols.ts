@@ -253,7 +253,7 @@ const TIMEFRAME_WORDS: Array<[RegExp, Timeframe]> = [
 ];
 
 /**
- * The timeframe a question names, case-sensitive like SPEC.md's list ('1m' is a minute, 'M'
+ * The timeframe a question names, case-sensitive like docs/SPEC.md's list ('1m' is a minute, 'M'
  * a month): '1h', '4h', '15m'... anywhere, and the one-letter ones only where they clearly
  * name a chart ('on the D chart', '(W)', 'W timeframe').
  */

@@ -401,7 +401,7 @@ export function createMarketTools(options: MarketToolsOptions) {
     async alerts(filter: AlertFilter): Promise<AlertsFact> {
       const until = filter.until ?? new Date(now());
       const ticker = filter.symbol ? plainTicker(filter.symbol) : undefined;
-      // Counting in code keeps SPEC.md's display-type rule in one place (alertDisplayType).
+      // Counting in code keeps docs/SPEC.md's display-type rule in one place (alertDisplayType).
       const countCap = 20_000;
       const rows = await alertsInWindow(
         options.db,

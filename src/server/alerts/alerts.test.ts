@@ -1,5 +1,5 @@
 // The alert store and GET /external-api/alert: duplicates skipped, filters return exactly
-// the matching rows newest first, defaults and caps of SPEC.md, clear 400s for bad input.
+// the matching rows newest first, defaults and caps of docs/SPEC.md, clear 400s for bad input.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatAlertTimestamp } from '../../shared/alertDisplay.ts';
 import { createTestApp, type TestApp } from '../testing/app.ts';
@@ -74,7 +74,7 @@ describe('saveAlerts', () => {
 type ExternalAlerts = { alerts: Array<{ ticker: string; alert_type: string; message: string; timestamp: string }> };
 
 describe('GET /external-api/alert', () => {
-  it('defaults to the 10 newest alerts of the last hour, newest first, in SPEC.md shape', async () => {
+  it('defaults to the 10 newest alerts of the last hour, newest first, in docs/SPEC.md shape', async () => {
     const { alerts } = jsonBody<ExternalAlerts>(await get(''));
     expect(alerts).toHaveLength(10);
     expect(alerts[0]).toEqual({

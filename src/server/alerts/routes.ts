@@ -1,4 +1,4 @@
-// GET /external-api/alert (SPEC.md section 7): the market-wide alert log, filtered.
+// GET /external-api/alert (docs/SPEC.md section 7): the market-wide alert log, filtered.
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Database } from '../db/client.ts';

@@ -52,7 +52,7 @@ export function toAlertRecord(row: {
   };
 }
 
-/** A stored alert as the live stream sends it: SPEC.md's record with its id and source. */
+/** A stored alert as the live stream sends it: docs/SPEC.md's record with its id and source. */
 export function toLiveAlert(row: NewAlert & { id: number }): LiveAlert {
   return { id: row.id, source: row.source, ...toAlertRecord(row) };
 }

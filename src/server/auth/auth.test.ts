@@ -140,7 +140,7 @@ describe('verification and login', () => {
     browser.forget();
     const wrong = await browser.post('/api/auth/sign-in/email', { email: 'w@example.com', password: 'wrong-password' });
     expect(wrong.statusCode).toBe(401);
-    // SPEC.md's `error` for our web app, and Better Auth's own `message` and `code` for its client.
+    // docs/SPEC.md's `error` for our web app, and Better Auth's own `message` and `code` for its client.
     expect(wrong.json()).toEqual({
       error: 'Invalid email or password',
       message: 'Invalid email or password',

@@ -391,7 +391,7 @@ describe("Better Auth's official client reads our answers (item 12)", () => {
     });
   });
 
-  it('keeps SPEC.md’s { success, error } on /api/auth/register', async () => {
+  it('keeps docs/SPEC.md’s { success, error } on /api/auth/register', async () => {
     const answer = await rawRequest(
       test.origin,
       'POST',

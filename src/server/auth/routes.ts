@@ -1,5 +1,5 @@
 // HTTP routes of accounts: Better Auth under /api/auth/* (rate-limited where credentials or
-// e-mails are involved), SPEC.md's POST /api/auth/register, the auth state for screens
+// e-mails are involved), docs/SPEC.md's POST /api/auth/register, the auth state for screens
 // (GET /api/me), and the reset-password helpers the /reset-password page uses.
 import { STATUS_CODES } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -123,7 +123,7 @@ async function callBetterAuth(
 
 /**
  * Copies Better Auth's answer back. Errors keep Better Auth's own `{ message, code }` (its
- * official client reads those) and add SPEC.md's `error` text, which our web app reads.
+ * official client reads those) and add docs/SPEC.md's `error` text, which our web app reads.
  */
 async function sendBetterAuthAnswer(response: Response, reply: FastifyReply) {
   reply.code(response.status);
@@ -167,7 +167,7 @@ export async function authRoutes(app: FastifyInstance, options: AuthRoutesOption
   });
 
   // Better Auth's own endpoints, in a scope whose error answers carry `message` and `code`
-  // as Better Auth's do (SPEC.md's /api/auth/register below keeps its own shape).
+  // as Better Auth's do (docs/SPEC.md's /api/auth/register below keeps its own shape).
   await app.register(async (scope) => {
     scope.setErrorHandler(async (error: FastifyError, _request, reply) => {
       const status = error.statusCode ?? 500;
@@ -206,7 +206,7 @@ export async function authRoutes(app: FastifyInstance, options: AuthRoutesOption
       preHandler: limiter.preHandler('email'),
       schema: { body: registerRequest, response: { 200: registerResponse } },
     },
-    // A refusal answers SPEC.md's { success: false, error, user: null } (auth/service.ts).
+    // A refusal answers docs/SPEC.md's { success: false, error, user: null } (auth/service.ts).
     async (request) => registerUser(auth, fromNodeHeaders(request.headers), request.body),
   );
 

@@ -43,7 +43,7 @@ function refusalOf(error: unknown, fallback?: string, details?: Record<string, u
 }
 
 /**
- * SPEC.md's POST /api/auth/register. A refusal keeps SPEC.md's shape: the DomainError's
+ * docs/SPEC.md's POST /api/auth/register. A refusal keeps docs/SPEC.md's shape: the DomainError's
  * details add `success: false` and `user: null` next to `error`.
  */
 export async function registerUser(auth: Auth, headers: Headers, input: RegisterRequest): Promise<RegisterResponse> {

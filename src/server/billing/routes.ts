@@ -1,7 +1,7 @@
-// Billing calls of SPEC.md section 7: the plan list, create-checkout, cancel, validate, and
+// Billing calls of docs/SPEC.md section 7: the plan list, create-checkout, cancel, validate, and
 // the /success re-check that fulfils a paid session if its webhook has not arrived yet.
 // The service (billing/service.ts) decides; a refusal is a DomainError, which this scope
-// answers in SPEC.md's one billing error shape, `{ success: false, error }` (billingErrorHandler).
+// answers in docs/SPEC.md's one billing error shape, `{ success: false, error }` (billingErrorHandler).
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { requireSignedIn, type Auth } from '../auth/service.ts';
@@ -56,7 +56,7 @@ export async function billingRoutes(app: FastifyInstance, options: BillingRoutes
   const { db, auth, provider, publicUrl } = options;
   const routes = app.withTypeProvider<ZodTypeProvider>();
   app.setErrorHandler(billingErrorHandler);
-  // SPEC.md: buying without a user answers 'Please log in first' (401, `{ error }`).
+  // docs/SPEC.md: buying without a user answers 'Please log in first' (401, `{ error }`).
   const signedIn = requireSignedIn(auth);
 
   routes.get('/api/plans', { schema: { response: { 200: plansResponse } } }, async () => ({

@@ -1,9 +1,9 @@
 // Billing: the only module that reads or writes the billing tables (products, prices,
-// checkout_sessions, subscriptions, webhook_events). The plans of SPEC.md section 9, the
+// checkout_sessions, subscriptions, webhook_events). The plans of docs/SPEC.md section 9, the
 // subscription that decides access, checkout / confirm / cancel as the routes use them, the
 // grants and revocations of the admin CLI, and fulfilment: the one code path that turns a
 // payment into access, shared by the Stripe webhook, the /success re-check and the built-in
-// test checkout. Refusals are DomainErrors; billing/routes.ts answers them in SPEC.md's
+// test checkout. Refusals are DomainErrors; billing/routes.ts answers them in docs/SPEC.md's
 // `{ success: false, error }` shape.
 import { and, asc, desc, eq, sql } from 'drizzle-orm';
 import { randomUUID } from 'node:crypto';
@@ -312,7 +312,7 @@ async function ownSubscription(db: Database, id: string, userId: string): Promis
   return row ?? null;
 }
 
-/** A user's own subscription with SPEC.md's access rules applied (404 for anyone else's). */
+/** A user's own subscription with docs/SPEC.md's access rules applied (404 for anyone else's). */
 export async function validateSubscription(db: Database, id: string, userId: string): Promise<SubscriptionDetail> {
   const row = await ownSubscription(db, id, userId);
   if (!row) throw notFound(SUBSCRIPTION_NOT_FOUND);

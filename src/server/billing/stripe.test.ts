@@ -152,7 +152,7 @@ describe('Stripe checkout', () => {
       'subscription_data[metadata][userId]': userId,
       'subscription_data[metadata][priceId]': 'monthly',
     });
-    // SPEC.md section 9: every call is made on the pinned API version.
+    // docs/SPEC.md section 9: every call is made on the pinned API version.
     expect(new Set(fake.requests.map((request) => request.stripeVersion))).toEqual(new Set([STRIPE_API_VERSION]));
   });
 

@@ -17,7 +17,7 @@ import {
   recordCheckoutSession,
 } from './service.ts';
 
-/** SPEC.md section 9 pins the payment client's API version. */
+/** docs/SPEC.md section 9 pins the payment client's API version. */
 export const STRIPE_API_VERSION = '2023-10-16';
 
 /** Where the Stripe API lives; tests point it at a local fake. */

@@ -82,7 +82,7 @@ export const verification = pgTable(
   (table) => [index('verification_identifier_idx').on(table.identifier)],
 );
 
-/** SPEC.md: profiles (id, username). One row a user, created at sign-up. */
+/** docs/SPEC.md: profiles (id, username). One row a user, created at sign-up. */
 export const profiles = pgTable('profiles', {
   id: text('id')
     .primaryKey()
@@ -123,7 +123,7 @@ export const prices = pgTable('prices', {
   createdAt: createdAt(),
 });
 
-/** SPEC.md: subscriptions (user_id, status, current_period_end, id). */
+/** docs/SPEC.md: subscriptions (user_id, status, current_period_end, id). */
 export const subscriptions = pgTable(
   'subscriptions',
   {
@@ -200,7 +200,7 @@ export const watchlists = pgTable(
   (table) => [uniqueIndex('watchlists_user_kind_idx').on(table.userId, table.kind)],
 );
 
-/** The prompt catalogue (SPEC.md 'Prompt Catalog'), seeded at start-up. */
+/** The prompt catalogue (docs/SPEC.md 'Prompt Catalog'), seeded at start-up. */
 export const prompts = pgTable(
   'prompts',
   {
@@ -253,7 +253,7 @@ export const alerts = pgTable(
 );
 
 /**
- * SPEC.md 'My Stuff' files: uploaded_by_user_id null means a public file (published by an
+ * docs/SPEC.md 'My Stuff' files: uploaded_by_user_id null means a public file (published by an
  * operator). The bytes live in file storage (disk or S3) under `storageKey`, a
  * server-generated name; the original file name is kept only as data.
  */

@@ -1,4 +1,4 @@
-// My Stuff's HTTP API (SPEC.md section 7), registered in the dashboard scope so every route
+// My Stuff's HTTP API (docs/SPEC.md section 7), registered in the dashboard scope so every route
 // needs a subscriber: GET /files, POST /upload, GET /files/{id}/download (the listed `url`),
 // GET /files/{id}/preview, DELETE /files/{id}, POST /sheets/metadata and the saved link at
 // /api/sheets/linked. Another user's private file answers 404 everywhere, exactly like a
@@ -199,7 +199,7 @@ export async function fileRoutes(app: FastifyInstance, options: FileRoutesOption
       try {
         for await (const part of request.parts({ limits: { fileSize: maxUploadBytes } })) {
           if (part.type === 'field') {
-            // user_email is accepted for SPEC.md's payload but not needed: the session names the user.
+            // user_email is accepted for docs/SPEC.md's payload but not needed: the session names the user.
             if (part.fieldname === 'user_id') {
               claimedUserId = String(part.value);
               if (claimedUserId !== userId) throw wrongUser();

@@ -1,6 +1,6 @@
 // Upload validation for My Stuff, shared by POST /upload and the operator's publish-file:
 // a spreadsheet is accepted only when its extension (.csv/.xls/.xlsx), its declared MIME type
-// (one of SPEC.md's three) and its content (text without NUL bytes, the OLE signature, or an
+// (one of docs/SPEC.md's three) and its content (text without NUL bytes, the OLE signature, or an
 // xlsx zip that passes the zip-bomb guard) all agree, and it fits UPLOAD_MAX_MB. CSV and xls
 // stream straight into storage while being checked; an xlsx is held in memory up to the
 // limit because its zip directory sits at the end. Any failure leaves nothing stored.

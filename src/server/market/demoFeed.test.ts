@@ -84,7 +84,7 @@ describe('GET /external-api/coinbase-prices on demo data', () => {
     await test?.close();
   });
 
-  it('answers SPEC.md shape for subscribers, labelled demo, and 401 for visitors', async () => {
+  it('answers docs/SPEC.md shape for subscribers, labelled demo, and 401 for visitors', async () => {
     const visitor = await test.app.inject({ method: 'GET', url: '/external-api/coinbase-prices' });
     expect(visitor.statusCode).toBe(401);
     const { browser } = await subscribedUser(test, 'prices@example.com');

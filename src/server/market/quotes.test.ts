@@ -1,4 +1,4 @@
-// The price snapshot service: SPEC.md's response shape, the shared 10 s cache with one
+// The price snapshot service: docs/SPEC.md's response shape, the shared 10 s cache with one
 // in-flight upstream call, and auto mode's switch to labelled demo data and back.
 import { describe, expect, it } from 'vitest';
 import { CRYPTO_SYMBOLS } from '../../shared/constants.ts';
@@ -29,7 +29,7 @@ const quote = (productId: string, spot: number): QuoteResult => ({
 });
 
 describe('buildSnapshot', () => {
-  it('has SPEC.md shape with null prices and a failed count for failures', () => {
+  it('has docs/SPEC.md shape with null prices and a failed count for failures', () => {
     const results = new Map<string, QuoteResult>([
       ['BTC-USD', quote('BTC-USD', 60000)],
       ['ETH-USD', { ok: false, error: 'Coinbase answered HTTP 404' }],

@@ -1,4 +1,4 @@
-// The exchange price snapshot behind GET /external-api/coinbase-prices, in SPEC.md's shape.
+// The exchange price snapshot behind GET /external-api/coinbase-prices, in docs/SPEC.md's shape.
 // One shared cache: however many browsers poll, upstream is asked at most once per 10 s
 // (concurrent callers share one in-flight request). In `auto` mode a Coinbase outage switches
 // to the demo feed, labelled as such, and Coinbase is tried again a minute later.

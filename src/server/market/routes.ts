@@ -1,4 +1,4 @@
-// Market-data routes: GET /external-api/coinbase-prices (SPEC.md section 7), and the candles
+// Market-data routes: GET /external-api/coinbase-prices (docs/SPEC.md section 7), and the candles
 // of one asset with the alerts that fired on them (the exchange view's chart).
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';

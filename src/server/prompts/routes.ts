@@ -1,4 +1,4 @@
-// GET /prompts (SPEC.md section 7): the prompt catalogue, optionally one category, from the
+// GET /prompts (docs/SPEC.md section 7): the prompt catalogue, optionally one category, from the
 // `prompts` table that start-up seeds from catalogue.ts (service.ts).
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';

@@ -1,5 +1,5 @@
 // GET/PUT /api/watchlists/{chart|alerts}: a user's watchlists, saved on the server so they
-// follow the trader to any device. A user with none gets SPEC.md's defaults.
+// follow the trader to any device. A user with none gets docs/SPEC.md's defaults.
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Database } from '../db/client.ts';

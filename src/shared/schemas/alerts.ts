@@ -1,5 +1,5 @@
 // Shapes of the alert calls shared by server and browser: the alert log query and answer of
-// SPEC.md section 7 (GET /external-api/alert), the live stream's filters and events, and the
+// docs/SPEC.md section 7 (GET /external-api/alert), the live stream's filters and events, and the
 // test hook.
 import { z } from 'zod';
 import { ALERT_LOG_MAX_CAP, ALERT_TYPES } from '../constants.ts';
@@ -51,7 +51,7 @@ export const alertQuery = z
 
 export type AlertQuery = z.infer<typeof alertQuery>;
 
-/** One alert as SPEC.md shows it (timestamp in UTC, 'YYYY-MM-DD HH:MM:SS'). */
+/** One alert as docs/SPEC.md shows it (timestamp in UTC, 'YYYY-MM-DD HH:MM:SS'). */
 export const alertRecord = z.object({
   ticker: z.string(),
   alert_type: z.string(),

@@ -1,5 +1,5 @@
 // Request schemas of the account calls, shared by the server (validation) and the browser
-// (the same rules and the same SPEC.md texts before anything is sent).
+// (the same rules and the same docs/SPEC.md texts before anything is sent).
 import { z } from 'zod';
 import { MIN_PASSWORD_LENGTH } from '../constants.ts';
 import { subscriptionSummary } from './billing.ts';
@@ -68,7 +68,7 @@ export type MeUser = z.infer<typeof meUser>;
 export const meResponse = z.object({ user: meUser.nullable(), subscription: subscriptionSummary.nullable() });
 export type MeResponse = z.infer<typeof meResponse>;
 
-/** POST /api/auth/register: SPEC.md's shape; a refusal answers `{ success: false, error, user: null }`. */
+/** POST /api/auth/register: docs/SPEC.md's shape; a refusal answers `{ success: false, error, user: null }`. */
 export const registerResponse = z.object({
   success: z.literal(true),
   error: z.null(),

@@ -27,7 +27,7 @@ export type CreateCheckoutRequest = z.infer<typeof createCheckoutRequest>;
 export const plansResponse = z.object({ plans: z.array(planView) });
 export type PlansResponse = z.infer<typeof plansResponse>;
 
-/** The subscription that decides access (GET /api/me), in SPEC.md's snake_case. */
+/** The subscription that decides access (GET /api/me), in docs/SPEC.md's snake_case. */
 export const subscriptionSummary = z.object({
   id: z.string(),
   status: z.string(),
@@ -38,12 +38,12 @@ export const subscriptionSummary = z.object({
 });
 export type SubscriptionSummary = z.infer<typeof subscriptionSummary>;
 
-/** A subscription with SPEC.md's access rules applied (cancel and validate). */
+/** A subscription with docs/SPEC.md's access rules applied (cancel and validate). */
 export const subscriptionDetail = subscriptionSummary.extend({ active: z.boolean(), expired: z.boolean() });
 export type SubscriptionDetail = z.infer<typeof subscriptionDetail>;
 
 /**
- * Every refused billing call answers `{ success: false, error }` (SPEC.md section 7), except
+ * Every refused billing call answers `{ success: false, error }` (docs/SPEC.md section 7), except
  * a visitor's 401 and a malformed request's 400, which answer `{ error }` like every route.
  */
 export const billingError = z.object({ success: z.literal(false), error: z.string() });

@@ -1,38 +1,38 @@
 // The AI assistant's texts, limits and wire shapes, shared by the server and the browser:
-// SPEC.md's chat panel, input bar and Prompt Catalog texts (copied exactly), the chat send
+// docs/SPEC.md's chat panel, input bar and Prompt Catalog texts (copied exactly), the chat send
 // fields, saved conversations, and the WATOS grid card's data.
 import { z } from 'zod';
 import type { MarketSource } from './market.ts';
 
-/** SPEC.md chat panel: the assistant's welcome, followed by the grid line. */
+/** docs/SPEC.md chat panel: the assistant's welcome, followed by the grid line. */
 export const CHAT_WELCOME_TEXT =
   'Hello! How can I help you today? I can provide WATOS (What Are The Odds?) for any symbol. Just ask about BTC, ETH, AAPL, or any other ticker';
 export const CHAT_WELCOME_GRID_LINE = 'WATOS Grid Trading Signals';
 export const CHAT_WELCOME_CONTENT = `${CHAT_WELCOME_TEXT}\n\n**${CHAT_WELCOME_GRID_LINE}**`;
 
-/** SPEC.md input bar. */
+/** docs/SPEC.md input bar. */
 export const CHAT_INPUT_PLACEHOLDER =
   "Ask about a symbol, request probability forecasts, or summarize today's alerts...";
 export const CHAT_ATTACH_TOOLTIP = 'Attach option chain file';
 export const CHAT_ATTACH_ACCEPT = '.csv,.xlsx,.xls';
 
-/** SPEC.md error catalogue and Prompt Catalog texts. */
+/** docs/SPEC.md error catalogue and Prompt Catalog texts. */
 export const CHAT_SEND_ERROR_LOG = 'Error sending chat message';
 export const NO_RESPONSE_CONTENT = 'No response content';
 export const PROMPT_SELECT_MESSAGE = 'Please select a category and prompt';
 export const PROMPT_ERROR_MESSAGE = 'An error occurred while processing the prompt';
 
-/** SPEC.md: the Prompt Catalog category whose prompts work on an attached option chain (no timeframe or symbol). */
+/** docs/SPEC.md: the Prompt Catalog category whose prompts work on an attached option chain (no timeframe or symbol). */
 export const OPTIONS_CATEGORY = 'Options & Derivatives Analysis';
 
-/** Longest message or prompt accepted, in characters (beyond SPEC.md: keeps requests bounded). */
+/** Longest message or prompt accepted, in characters (beyond docs/SPEC.md: keeps requests bounded). */
 export const PROMPT_MAX_CHARS = 8000;
 /** Most messages of history sent with one chat request (older ones are dropped by the client). */
 export const CHAT_MAX_HISTORY = 40;
 
 export type ChatRole = 'user' | 'assistant';
 
-/** SPEC.md: a chat message (id is a timestamp string). */
+/** docs/SPEC.md: a chat message (id is a timestamp string). */
 export interface ChatMessage {
   id: string;
   role: ChatRole;

@@ -1,6 +1,6 @@
-// My Stuff's contract (SPEC.md sections 3, 5, 7 and 8), shared by the server and the browser:
+// My Stuff's contract (docs/SPEC.md sections 3, 5, 7 and 8), shared by the server and the browser:
 // the accepted spreadsheet types, the file and sheet-metadata shapes, the Google Sheets link
-// rule, and the texts SPEC.md quotes for the file manager.
+// rule, and the texts docs/SPEC.md quotes for the file manager.
 import { z } from 'zod';
 
 export type SpreadsheetKind = 'csv' | 'xlsx' | 'xls';
@@ -13,7 +13,7 @@ export const SPREADSHEET_MIME_TYPES: Record<SpreadsheetKind, string> = {
 };
 
 /**
- * SPEC.md section 5: an upload's MIME type must be one of these three, whatever its
+ * docs/SPEC.md section 5: an upload's MIME type must be one of these three, whatever its
  * extension (Windows browsers send the legacy Excel type for .csv files).
  */
 export const ACCEPTED_UPLOAD_MIME_TYPES: readonly string[] = Object.values(SPREADSHEET_MIME_TYPES);
@@ -49,7 +49,7 @@ export function sanitizeDisplayName(name: string): string {
   return name.normalize('NFC').replace(INVISIBLE_OR_CONTROL, '').trim();
 }
 
-/** The texts SPEC.md quotes for My Stuff, written once. */
+/** The texts docs/SPEC.md quotes for My Stuff, written once. */
 export const FILE_TEXTS = {
   yourFiles: 'Your Files',
   publicFiles: 'Public Files',
@@ -68,7 +68,7 @@ export const FILE_TEXTS = {
   sheetMetadataFailed: 'Error fetching sheet metadata',
 } as const;
 
-/** SPEC.md section 3: a file as listed; `uploaded_by_user_id` null means a public file. */
+/** docs/SPEC.md section 3: a file as listed; `uploaded_by_user_id` null means a public file. */
 export const fileEntrySchema = z.object({
   id: z.string(),
   original_filename: z.string(),

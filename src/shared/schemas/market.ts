@@ -1,5 +1,5 @@
 // Shapes of the market-data calls shared by server and browser: the exchange price snapshot
-// (SPEC.md section 3: exchange price response) and the candles of one asset with the alerts
+// (docs/SPEC.md section 3: exchange price response) and the candles of one asset with the alerts
 // that fired on them.
 import { z } from 'zod';
 import { CRYPTO_SYMBOLS } from '../constants.ts';

@@ -1,4 +1,4 @@
-// GET /prompts (SPEC.md section 7): the Prompt Catalog's ready-made analysis requests, shared
+// GET /prompts (docs/SPEC.md section 7): the Prompt Catalog's ready-made analysis requests, shared
 // by the server (query and response schemas) and the browser (which parses the answer).
 import { z } from 'zod';
 

@@ -1,4 +1,4 @@
-// Watchlist rules shared by server and browser (SPEC.md section 4 and 5): the chart
+// Watchlist rules shared by server and browser (docs/SPEC.md section 4 and 5): the chart
 // watchlist holds EXCHANGE:SYMBOL entries, the alerts panel plain symbols; both upper-case.
 import { z } from 'zod';
 

@@ -1,4 +1,4 @@
-// Auth state for screens (SPEC.md section 3): user, hasActiveSubscription,
+// Auth state for screens (docs/SPEC.md section 3): user, hasActiveSubscription,
 // isSubscriptionExpired, isLoading and refresh. Loaded at start, refreshed every 5 minutes
 // while signed in; subscription rules come from the shared subscriptionState function.
 import { useQuery } from '@tanstack/react-query';

@@ -1,4 +1,4 @@
-// Route guards of SPEC.md section 2: the dashboard needs a signed-in user with an active,
+// Route guards of docs/SPEC.md section 2: the dashboard needs a signed-in user with an active,
 // non-expired subscription; /success needs a user. Failing users go to / replacing history.
 import type { ReactNode } from 'react';
 import { Navigate } from 'react-router';

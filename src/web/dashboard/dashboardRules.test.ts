@@ -1,5 +1,5 @@
 // Pure rules of the dashboard shell: watchlist input, the TradingView and Barchart widget
-// settings of SPEC.md, and the tour's step validation.
+// settings of docs/SPEC.md, and the tour's step validation.
 import { describe, expect, it } from 'vitest';
 import { barchartWidgetOptions } from './chart/BarchartPanel.tsx';
 import { tradingViewConfig } from './chart/TradingViewChart.tsx';
@@ -15,7 +15,7 @@ describe('checkChartSymbol', () => {
     expect(checkChartSymbol('   ', current)).toEqual({ ignored: true });
     expect(checkChartSymbol('nasdaq:aapl', current)).toEqual({ ignored: true });
   });
-  it('asks for EXCHANGE:SYMBOL with the exact SPEC.md text', () => {
+  it('asks for EXCHANGE:SYMBOL with the exact docs/SPEC.md text', () => {
     expect(checkChartSymbol('TSLA', current)).toEqual({
       alert: 'Please use format EXCHANGE:SYMBOL (e.g., NASDAQ:AAPL)',
     });
@@ -23,7 +23,7 @@ describe('checkChartSymbol', () => {
 });
 
 describe('widget settings', () => {
-  it('builds the advanced chart from the watchlist with SPEC.md settings', () => {
+  it('builds the advanced chart from the watchlist with docs/SPEC.md settings', () => {
     const config = tradingViewConfig(['NASDAQ:MSFT', 'BINANCE:BTCUSDT']);
     expect(config).toMatchObject({
       symbol: 'NASDAQ:MSFT',
@@ -40,7 +40,7 @@ describe('widget settings', () => {
     });
   });
 
-  it('creates the Barchart widget for MSFT with SPEC.md settings, credentials optional', () => {
+  it('creates the Barchart widget for MSFT with docs/SPEC.md settings, credentials optional', () => {
     expect(barchartWidgetOptions({ apiKey: 'k', username: '', password: '' })).toEqual({
       apiKey: 'k',
       username: undefined,

@@ -1,4 +1,4 @@
-// /dashboard: the main application behind the subscription guard. Layout of SPEC.md: left
+// /dashboard: the main application behind the subscription guard. Layout of docs/SPEC.md: left
 // 75% holds the chart area, the AI section and the file list; right 25% the watchlist alerts
 // panel (741px) and the market alert log (530px). Below 1024px the columns stack.
 import { useState, type ReactNode } from 'react';

@@ -1,5 +1,5 @@
 // @vitest-environment jsdom
-// A render error anywhere in the route tree shows SPEC.md's 'Unexpected Application Error!'.
+// A render error anywhere in the route tree shows docs/SPEC.md's 'Unexpected Application Error!'.
 import { cleanup, render, screen } from '@testing-library/react';
 import { createMemoryRouter, RouterProvider } from 'react-router';
 import { afterEach, describe, expect, it, vi } from 'vitest';

@@ -1,4 +1,4 @@
-// Shown for render errors anywhere in the route tree (SPEC.md: 'Unexpected Application Error!').
+// Shown for render errors anywhere in the route tree (docs/SPEC.md: 'Unexpected Application Error!').
 import { isRouteErrorResponse, Link, useRouteError } from 'react-router';
 
 export function ErrorPage() {

@@ -1,4 +1,4 @@
-// / : landing and authentication (SPEC.md section 2). Views: auth (login / create account
+// / : landing and authentication (docs/SPEC.md section 2). Views: auth (login / create account
 // with the plans shown read-only), verification ('Check Your Email'), and subscription (the
 // plans with working purchase buttons). Subscribers go straight to /dashboard.
 import { useRef, useState, type FormEvent } from 'react';

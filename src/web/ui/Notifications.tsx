@@ -1,4 +1,4 @@
-// One app-wide, accessible notification area (role="alert") for SPEC.md's alert texts, in
+// One app-wide, accessible notification area (role="alert") for docs/SPEC.md's alert texts, in
 // place of window.alert: the text is announced, stays readable, and never blocks the page.
 import { createContext, useCallback, useContext, useMemo, useState, type ReactNode } from 'react';
 

@@ -1,4 +1,4 @@
-// The three plan cards of SPEC.md section 9, used on the landing page's auth view (clicking
+// The three plan cards of docs/SPEC.md section 9, used on the landing page's auth view (clicking
 // asks the visitor to log in) and subscription view (clicking starts the checkout).
 import type { PlanView } from '../../shared/schemas/billing.ts';
 

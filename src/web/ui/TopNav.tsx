@@ -1,4 +1,4 @@
-// Top navigation bar (SPEC.md section 2): marketing links, the /dashboard link for subscribers
+// Top navigation bar (docs/SPEC.md section 2): marketing links, the /dashboard link for subscribers
 // away from it, subscription status, the user's name, 'Take Tour' and 'Sign Out'.
 import { Link, NavLink, useLocation } from 'react-router';
 import { useAuth } from '../auth/AuthProvider.tsx';

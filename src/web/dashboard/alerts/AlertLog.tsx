@@ -1,4 +1,4 @@
-// All-Market Alert Log (SPEC.md): filters by type, symbol, count and time window with
+// All-Market Alert Log (docs/SPEC.md): filters by type, symbol, count and time window with
 // 'Apply Filters'; 'Loading alerts...' / 'No alerts found'; colour by display type. New
 // alerts matching the applied filters arrive live over server-sent events.
 import { useQuery, useQueryClient } from '@tanstack/react-query';
@@ -56,7 +56,7 @@ export function AlertLog() {
       try {
         return await fetchAlerts(applied.query);
       } catch (error) {
-        // SPEC.md: a failed alert fetch is only logged; the list shows 'No alerts found'.
+        // docs/SPEC.md: a failed alert fetch is only logged; the list shows 'No alerts found'.
         console.error('Error fetching alerts', error);
         return [];
       }

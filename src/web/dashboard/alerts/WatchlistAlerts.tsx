@@ -1,4 +1,4 @@
-// The watchlist alerts panel (SPEC.md): symbol chips saved per user (AAPL, TSLA, BTC, ETH to
+// The watchlist alerts panel (docs/SPEC.md): symbol chips saved per user (AAPL, TSLA, BTC, ETH to
 // start), a plus button with Add / Cancel, and the latest real alerts for those symbols,
 // coloured by type. The speaker icon reads new alerts aloud; the video icon opens the symbol's
 // chart. Symbols without market data here say so instead of showing invented alerts.

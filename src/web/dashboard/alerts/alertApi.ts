@@ -1,4 +1,4 @@
-// Browser side of the alert calls: the filtered log query (SPEC.md's client rules for the
+// Browser side of the alert calls: the filtered log query (docs/SPEC.md's client rules for the
 // filter form) and the live stream.
 import { ALERT_LOG_DEFAULT_MAX, ALERT_LOG_DEFAULT_WINDOW_MS, ALERT_LOG_MAX_CAP } from '../../../shared/constants.ts';
 import { formatAlertTimestamp, type AlertRecord } from '../../../shared/alertDisplay.ts';
@@ -22,14 +22,14 @@ export const EMPTY_FILTERS: AlertFilters = {
   endTime: '',
 };
 
-/** SPEC.md: non-numeric or non-positive counts fall back to 10; at most 100. */
+/** docs/SPEC.md: non-numeric or non-positive counts fall back to 10; at most 100. */
 export function effectiveMaxCount(input: string): number {
   const value = Number.parseInt(input, 10);
   if (!Number.isFinite(value) || value <= 0) return ALERT_LOG_DEFAULT_MAX;
   return Math.min(value, ALERT_LOG_MAX_CAP);
 }
 
-/** The query string SPEC.md describes: empty start is an hour ago, empty end is now (UTC). */
+/** The query string docs/SPEC.md describes: empty start is an hour ago, empty end is now (UTC). */
 export function alertQueryString(filters: AlertFilters, now = new Date()): string {
   const start = filters.startTime ? new Date(filters.startTime) : new Date(now.getTime() - ALERT_LOG_DEFAULT_WINDOW_MS);
   const end = filters.endTime ? new Date(filters.endTime) : now;

@@ -1,5 +1,5 @@
 // The professional charting widget: TradingView's embedded advanced chart, built from the
-// watchlist (first symbol the main chart, the rest in its watchlist) with SPEC.md's settings.
+// watchlist (first symbol the main chart, the rest in its watchlist) with docs/SPEC.md's settings.
 // Every watchlist change removes the old script and iframe before loading the new one.
 import { useEffect, useRef } from 'react';
 

@@ -1,4 +1,4 @@
-// The dashboard's AI section (SPEC.md: 700px): the chat (500px) on the left half, the Prompt
+// The dashboard's AI section (docs/SPEC.md: 700px): the chat (500px) on the left half, the Prompt
 // Catalog on the right half, and the input bar below both. Below the md breakpoint they stack
 // with the input bar right under the chat. Needs an <AssistantProvider> above it. The chat
 // hands the catalogue its prompt call and the attachment (prompts/ imports nothing of chat/).

@@ -43,7 +43,7 @@ import {
 } from './chatRules.ts';
 
 export interface AssistantState {
-  /** SPEC.md: 'Loading...' until the initial or welcome messages are set. */
+  /** docs/SPEC.md: 'Loading...' until the initial or welcome messages are set. */
   loading: boolean;
   messages: DisplayMessage[];
   /** The red banner's text. */
@@ -107,7 +107,7 @@ export function AssistantProvider({
   initialMessages?: ChatMessage[];
 }) {
   const queryClient = useQueryClient();
-  // SPEC.md: supplied initial messages are used instead of the welcome (and of a saved conversation).
+  // docs/SPEC.md: supplied initial messages are used instead of the welcome (and of a saved conversation).
   const [loading, setLoading] = useState(!initialMessages);
   const [messages, setMessages] = useState<DisplayMessage[]>(() => initialMessages ?? []);
   const [error, setError] = useState<string | null>(null);

@@ -1,5 +1,5 @@
-// SPEC.md input bar: an attach button (tooltip 'Attach option chain file') over a hidden file
-// input accepting .csv, .xlsx and .xls, a multi-line box with SPEC.md's placeholder, and a send
+// docs/SPEC.md input bar: an attach button (tooltip 'Attach option chain file') over a hidden file
+// input accepting .csv, .xlsx and .xls, a multi-line box with docs/SPEC.md's placeholder, and a send
 // button; an attached file shows as a chip with its name and a remove button. Enter sends,
 // Shift+Enter starts a new line. The text stays in the box until the answer has arrived.
 import { useRef } from 'react';

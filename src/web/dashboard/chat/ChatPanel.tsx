@@ -1,8 +1,8 @@
-// SPEC.md chat panel: 'Loading...' at start-up, a red error banner when an error is set,
+// docs/SPEC.md chat panel: 'Loading...' at start-up, a red error banner when an error is set,
 // message bubbles with different avatars and colours for the trader and the assistant, three
 // pulsing dots while the answer is on its way, assistant Markdown rendered safely, and a WATOS
 // grid under every assistant message that mentions WATOS, a trading signal or opportunity
-// signals. Beyond SPEC.md: saved conversations (switch, start a new one, delete).
+// signals. Beyond docs/SPEC.md: saved conversations (switch, start a new one, delete).
 import { useEffect, useRef } from 'react';
 import { mentionsWatos } from '../../../shared/chatSignals.ts';
 import { useAssistant } from './AssistantProvider.tsx';

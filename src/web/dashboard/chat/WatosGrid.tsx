@@ -1,4 +1,4 @@
-// SPEC.md's WATOS grid card under an assistant message: 'WATOS Grid: {symbol}', 'What Are The
+// docs/SPEC.md's WATOS grid card under an assistant message: 'WATOS Grid: {symbol}', 'What Are The
 // Odds?', six signal tiles in two columns coloured by strength (low yellow, medium blue, high
 // green) and a 'Last updated' line in local time. The tiles come from the signals engine
 // (GET /api/watos/{symbol}): each active signal with its measured odds and sample size, or

@@ -1,5 +1,5 @@
 // @vitest-environment jsdom
-// The chat in the browser: SPEC.md's rules as pure functions, the stream reader on chunks
+// The chat in the browser: docs/SPEC.md's rules as pure functions, the stream reader on chunks
 // split at awkward places, Markdown that never renders raw HTML, the WATOS grid under an
 // answer that mentions it, and a send that succeeds (input and attachment cleared) or fails
 // (logged, shown, input and attachment kept).
@@ -33,7 +33,7 @@ afterEach(() => {
 });
 
 describe('chat rules', () => {
-  it('picks the grid symbol by SPEC.md, skipping the product name WATOS', () => {
+  it('picks the grid symbol by docs/SPEC.md, skipping the product name WATOS', () => {
     expect(gridSymbolOf('## ETH-USD: What Are The Odds? (WATOS, 1h)')).toBe('ETH');
     expect(gridSymbolOf('watos signals look mixed today')).toBe('BTC');
     expect(gridSymbolOf(CHAT_WELCOME_CONTENT)).toBe('BTC');

@@ -1,5 +1,5 @@
 // The assistant's calls from the browser: chat send (POST /api/chat, multipart, streamed),
-// saved conversations, the WATOS grid card, and SPEC.md's prompt call
+// saved conversations, the WATOS grid card, and docs/SPEC.md's prompt call
 // (POST /external-api/prompt, multipart prompt + optional file). JSON answers are parsed with
 // the shared schemas the server serialises them with.
 import { ApiError, apiFetch } from '../../api/http.ts';
@@ -82,8 +82,8 @@ export class PromptApiError extends Error {
 }
 
 /**
- * SPEC.md: POST {api}/external-api/prompt with the prompt text and the optional file. A
- * refusal is a PromptApiError ('API error: {status}', the text SPEC.md logs).
+ * docs/SPEC.md: POST {api}/external-api/prompt with the prompt text and the optional file. A
+ * refusal is a PromptApiError ('API error: {status}', the text docs/SPEC.md logs).
  */
 export async function sendPrompt(input: {
   prompt: string;

@@ -1,4 +1,4 @@
-// The chat panel's rules from SPEC.md, as pure functions: message ids (timestamp strings),
+// The chat panel's rules from docs/SPEC.md, as pure functions: message ids (timestamp strings),
 // the file name appended in brackets, which ticker a WATOS grid shows, and what history goes
 // with a request.
 import { extractTicker } from '../../../shared/chatSignals.ts';
@@ -44,19 +44,19 @@ export const welcomeMessage = (): DisplayMessage => ({
 
 let lastId = 0;
 
-/** SPEC.md: a message id is a timestamp string; two in the same millisecond still differ. */
+/** docs/SPEC.md: a message id is a timestamp string; two in the same millisecond still differ. */
 export function nextMessageId(at = Date.now()): string {
   lastId = Math.max(at, lastId + 1);
   return String(lastId);
 }
 
-/** SPEC.md: a user message with an attached file has the file name appended in brackets. */
+/** docs/SPEC.md: a user message with an attached file has the file name appended in brackets. */
 export function withAttachmentName(text: string, fileName: string | null | undefined): string {
   return fileName ? `${text} [${fileName}]` : text;
 }
 
 /**
- * The ticker of the WATOS grid under an assistant message: SPEC.md's first run of 2 to 5
+ * The ticker of the WATOS grid under an assistant message: docs/SPEC.md's first run of 2 to 5
  * capital letters, or BTC. The product's own name "WATOS" is not a ticker, so it is skipped
  * (otherwise the welcome message, which names no ticker before its examples, would ask for a
  * grid of "WATOS").

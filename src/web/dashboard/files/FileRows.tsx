@@ -1,4 +1,4 @@
-// One list of My Stuff files ('Your Files' or 'Public Files'): name, size (SPEC.md's
+// One list of My Stuff files ('Your Files' or 'Public Files'): name, size (docs/SPEC.md's
 // Bytes/KB/MB/GB with 2 decimals) and date, with Preview, Download, 'Analyze with AI' (when
 // the chat is there to take the file) and Delete (asked twice, inline).
 import { useState, type ReactNode } from 'react';
@@ -134,7 +134,7 @@ function FileRow({ file, actions }: { file: FileEntry; actions: FileActions }) {
   );
 }
 
-/** The list, or SPEC.md's loading, failure or empty text in its place. */
+/** The list, or docs/SPEC.md's loading, failure or empty text in its place. */
 export function FileRows({
   files,
   state,

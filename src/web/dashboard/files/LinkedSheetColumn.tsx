@@ -1,6 +1,6 @@
 // My Stuff's third column: the trader's linked Google spreadsheet. A link field with Load,
 // the saved link restored from the server, and the sheet names (POST /sheets/metadata, which
-// also saves the link), with SPEC.md's loading, empty and error texts.
+// also saves the link), with docs/SPEC.md's loading, empty and error texts.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { FILE_TEXTS, parseGoogleSheetUrl, SHEET_URL_RULE } from '../../../shared/schemas/files.ts';

@@ -1,7 +1,7 @@
-// The file manager 'My Stuff' (SPEC.md): three columns, 'Your Files' with the upload button,
+// The file manager 'My Stuff' (docs/SPEC.md): three columns, 'Your Files' with the upload button,
 // 'Public Files', and the linked spreadsheet's sheets. Upload checks the sign-in and the MIME
-// type first (SPEC.md's texts), shows a progress bar, then 'Upload successful!' and the list
-// refreshes. Beyond SPEC.md: a preview of a file's first rows and 'Analyze with AI', which
+// type first (docs/SPEC.md's texts), shows a progress bar, then 'Upload successful!' and the list
+// refreshes. Beyond docs/SPEC.md: a preview of a file's first rows and 'Analyze with AI', which
 // hands the file to the chat's input bar. Fits the 400px file-list height (columns scroll);
 // on a phone the columns stack.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
@@ -102,7 +102,7 @@ export function MyStuff() {
     onAnalyze: attachToChat ? (file) => void analyze(file) : undefined,
     busyId,
   };
-  // SPEC.md: on a failed fetch the lists are emptied and the error shows in their place.
+  // docs/SPEC.md: on a failed fetch the lists are emptied and the error shows in their place.
   const state = listing.isError ? 'failed' : listing.isPending ? 'loading' : 'ready';
   const files = listing.isError ? [] : (listing.data?.files ?? []);
   const own = files.filter((file) => user && file.uploaded_by_user_id === user.id);

@@ -1,7 +1,7 @@
 // My Stuff's calls from the browser: the file list, upload (XMLHttpRequest, for its upload
 // progress events), delete, preview, a file as a browser File for the chat, and the linked
 // Google spreadsheet. Every JSON answer is parsed with the schema the server serialised it
-// with (src/shared/schemas/files.ts). Failures carry the server's error text, or SPEC.md's fallback.
+// with (src/shared/schemas/files.ts). Failures carry the server's error text, or docs/SPEC.md's fallback.
 import { ApiError, apiFetch, apiSend, parseBody } from '../../api/http.ts';
 import {
   deleteFileResultSchema,
@@ -31,7 +31,7 @@ export function fetchPreview(id: string): Promise<FilePreview> {
 }
 
 /**
- * POST /upload as SPEC.md's multipart form (user_id, user_email, file). `onProgress` gets the
+ * POST /upload as docs/SPEC.md's multipart form (user_id, user_email, file). `onProgress` gets the
  * share of bytes sent, 0 to 1. Rejects with the server's error text, or 'Upload failed.'.
  */
 export function uploadFile(

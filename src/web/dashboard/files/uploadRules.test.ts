@@ -8,7 +8,7 @@ describe('uploadRefusal', () => {
     expect(uploadRefusal({ type: 'text/plain', size: 1 }, false, 10)).toBe('Please log in to upload files.');
   });
 
-  it("accepts SPEC.md's three MIME types only, parameters and case aside", () => {
+  it("accepts docs/SPEC.md's three MIME types only, parameters and case aside", () => {
     expect(uploadRefusal(csv, true, undefined)).toBeNull();
     expect(uploadRefusal({ type: 'application/vnd.ms-excel', size: 1 }, true, undefined)).toBeNull();
     expect(

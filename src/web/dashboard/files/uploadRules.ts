@@ -1,4 +1,4 @@
-// The browser's checks before an upload is sent (SPEC.md section 5): a signed-in user first,
+// The browser's checks before an upload is sent (docs/SPEC.md section 5): a signed-in user first,
 // then one of the three accepted MIME types, then the server's size limit when known.
 import { formatFileSize } from '../../../shared/format.ts';
 import { FILE_TEXTS, isAcceptedUploadMimeType } from '../../../shared/schemas/files.ts';

@@ -1,4 +1,4 @@
-// The exchange market-data view (SPEC.md chart area): market summary, live price cards with
+// The exchange market-data view (docs/SPEC.md chart area): market summary, live price cards with
 // buy/sell/spread, 'Refresh Data', and 'API Connection Failed' with 'Retry Connection' on
 // failure. Refetches when it becomes the active source and every 30 s while active; demo
 // data is labelled as such.

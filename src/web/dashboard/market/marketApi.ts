@@ -6,7 +6,7 @@ import { candleResponse, priceSnapshot, type CandleGranularity } from '../../../
 import { ApiError, apiFetch, UNEXPECTED_RESPONSE } from '../../api/http.ts';
 import { queryKeys } from '../../api/queryKeys.ts';
 
-/** SPEC.md: a failed exchange fetch shows 'HTTP error! status: {status}'. */
+/** docs/SPEC.md: a failed exchange fetch shows 'HTTP error! status: {status}'. */
 async function fetchPrices() {
   try {
     return await apiFetch('/external-api/coinbase-prices', priceSnapshot);

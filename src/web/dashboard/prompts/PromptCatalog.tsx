@@ -1,4 +1,4 @@
-// SPEC.md Prompt Catalog: Category, Prompt (disabled until a category is chosen), Timeframe
+// docs/SPEC.md Prompt Catalog: Category, Prompt (disabled until a category is chosen), Timeframe
 // and Symbol (both hidden for 'Options & Derivatives Analysis'), and 'Generate Analysis'
 // ('Processing...' while busy). The prompt goes to POST /external-api/prompt with the input
 // bar's attached file, and the prompt and its answer are appended to the chat. After success
@@ -22,7 +22,7 @@ async function fetchPrompts(): Promise<CatalogPrompt[]> {
     return (await apiFetch('/prompts', promptsResponse)).prompts;
   } catch (error) {
     if (!(error instanceof ApiError) || error.status < 400) throw error;
-    // SPEC.md: 'API error: {status}' is logged and the catalogue stays empty.
+    // docs/SPEC.md: 'API error: {status}' is logged and the catalogue stays empty.
     console.error(`API error: ${error.status}`);
     return [];
   }

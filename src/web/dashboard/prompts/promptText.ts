@@ -1,11 +1,11 @@
-// Prompt Catalog rules from SPEC.md as pure functions: prompts shown without surrounding
+// Prompt Catalog rules from docs/SPEC.md as pure functions: prompts shown without surrounding
 // quotes, categories in catalogue order, and the prompt text sent with the chosen timeframe
 // and symbol filled in.
 import type { CatalogPrompt } from '../../../shared/schemas/prompts.ts';
 
 export type { CatalogPrompt };
 
-/** SPEC.md: surrounding quotes stripped for display. */
+/** docs/SPEC.md: surrounding quotes stripped for display. */
 export function stripQuotes(prompt: string): string {
   return prompt
     .trim()

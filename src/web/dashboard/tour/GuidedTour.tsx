@@ -64,7 +64,7 @@ export const TOUR_STEPS: Step[] = [
   },
 ];
 
-/** SPEC.md: steps must be an array of objects each with a target. */
+/** docs/SPEC.md: steps must be an array of objects each with a target. */
 export function stepsAreValid(steps: unknown): steps is Step[] {
   return (
     Array.isArray(steps) &&
@@ -92,7 +92,7 @@ export function GuidedTour({ steps = TOUR_STEPS }: { steps?: Step[] }) {
   // The step being shown, readable inside event callbacks without waiting for a render.
   const shown = useRef(0);
   // We bring each target into view ourselves (joyride's animated scroll could leave a step
-  // waiting for a scroll that never ended), with the offset SPEC.md sets.
+  // waiting for a scroll that never ended), with the offset docs/SPEC.md sets.
   const show = useCallback(
     (index: number) => {
       shown.current = index;

@@ -1,11 +1,11 @@
-// The chart watchlist (EXCHANGE:SYMBOL) with SPEC.md's input rules, saved per user.
+// The chart watchlist (EXCHANGE:SYMBOL) with docs/SPEC.md's input rules, saved per user.
 import { DEFAULT_CHART_WATCHLIST } from '../../../shared/constants.ts';
 import { WATCHLIST_FORMAT_ALERT } from '../../../shared/schemas/watchlists.ts';
 import { useSavedWatchlist } from './useSavedWatchlist.ts';
 
 export type AddResult = { added: true } | { added: false; alert?: string };
 
-/** SPEC.md rules: trimmed and upper-cased; empty or duplicate ignored; needs EXCHANGE:SYMBOL. */
+/** docs/SPEC.md rules: trimmed and upper-cased; empty or duplicate ignored; needs EXCHANGE:SYMBOL. */
 export function checkChartSymbol(
   input: string,
   current: readonly string[],

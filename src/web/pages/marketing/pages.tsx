@@ -1,4 +1,4 @@
-// The three marketing routes of SPEC.md section 2.
+// The three marketing routes of docs/SPEC.md section 2.
 import { MarketingPage } from './MarketingPage.tsx';
 import { aiTradingIntelligence, cryptoAnalyticsAi, futuresMicroFuturesAi } from './content.ts';
 
