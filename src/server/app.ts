@@ -55,6 +55,7 @@ import {
   type FileStorage,
   type GoogleSheetsLocation,
 } from './files/service.ts';
+import { healthOk, healthUnavailable } from '../shared/schemas/health.ts';
 
 export interface AppOptions {
   config: Config;
@@ -93,6 +94,8 @@ export interface RouteEntry {
   url: string;
   /** Registered in the dashboard API scope (401 without a user, 403 without a subscription). */
   dashboard?: boolean;
+  /** The status codes whose body the route declares with a (zod) response schema. */
+  responseCodes: string[];
 }
 
 declare module 'fastify' {
@@ -133,7 +136,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
   app.decorate('routeTable', routeTable);
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) {
-      if (method !== 'HEAD') routeTable.push({ method, url: route.url });
+      if (method !== 'HEAD')
+        routeTable.push({ method, url: route.url, responseCodes: Object.keys(route.schema?.response ?? {}) });
     }
   });
 
@@ -183,7 +187,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
   });
 
   const migrations = expectedMigrationCount();
-  app.get('/healthz', async (_request, reply) => {
+  const healthSchema = { response: { 200: healthOk, 503: healthUnavailable } };
+  app.get('/healthz', { schema: healthSchema }, async (_request, reply) => {
     try {
       const applied = await appliedMigrationCount(database.db);
       if (applied < migrations) {
@@ -191,7 +196,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
           .code(503)
           .send({ status: 'starting', error: `Migrations pending: ${applied} of ${migrations} applied` });
       }
-      return { status: 'ok' };
+      return { status: 'ok' as const };
     } catch (error) {
       app.log.warn({ err: error }, 'health check failed');
       return reply.code(503).send({ status: 'unavailable', error: 'Database is not answering' });

@@ -79,14 +79,3 @@ export function apiSend<S extends z.ZodType>(
 ): Promise<z.output<S>> {
   return apiFetch(path, schema, { method, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
 }
-
-/**
- * @deprecated Unparsed; use apiFetch with the endpoint's shared response schema. Kept only
- * until every caller has moved (issue 18).
- */
-export async function requestJson<T>(path: string, init: RequestInit = {}): Promise<T> {
-  const response = await fetch(path, { credentials: 'same-origin', ...init, headers: requestHeaders(init) });
-  const body = parseText(await response.text());
-  if (!response.ok) throw errorFromBody(response.status, body);
-  return body as T;
-}
