@@ -1,17 +1,16 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import js from '@eslint/js';
-import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
-import importX from 'eslint-plugin-import-x';
+import boundaries from 'eslint-plugin-boundaries';
 import reactHooks from 'eslint-plugin-react-hooks';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 const root = path.dirname(fileURLToPath(import.meta.url));
-const abs = (glob) => `${root}/${glob}`;
 
 // ---------------------------------------------------------------------------------------------
-// Import boundaries (issue 18), enforced with import-x/no-restricted-paths and import-x/no-cycle.
+// Import boundaries (issue 18), enforced with eslint-plugin-boundaries (`boundaries/dependencies`).
+// Import cycles are checked by scripts/checkCycles.mjs (`npm run cycles`, a step of `npm test`).
 //
 // Layers:  web -> shared;  server -> shared, signals;  signals -> shared;  shared -> (nothing of ours).
 // Server features: a feature imports another feature only through its public surface:
@@ -21,56 +20,96 @@ const abs = (glob) => `${root}/${glob}`;
 // through their public surface too.
 // Test files (*.test.ts[x]) and src/server/testing/** are exempt from the feature rule (they set up
 // whatever they test) but not from the layer rule.
+// Every import counts: value and type imports, `export ... from`, and dynamic import().
+//
+// Elements are folders (first match wins): shared, web, signals, infrastructure folders,
+// src/server/testing, one element per feature folder (captured as `feature`), and src/server itself
+// (its loose files). Files get categories: a feature's public surface, routes.ts, the composition
+// root and the loose infrastructure files (config.ts, redis.ts).
+// Policies are read in order and the last one that matches decides (default: allow).
+// To add a public file (e.g. `types.ts` for pure types), add a pattern to `publicSurface`.
 // ---------------------------------------------------------------------------------------------
 const features = ['ai', 'alerts', 'auth', 'billing', 'embeds', 'files', 'mail', 'market', 'prompts', 'watchlists'];
-const featureDir = (feature) => `src/server/${feature}`;
-// Globs (import-x wants glob exceptions when `from` is a glob), matched against absolute paths.
-const allPublicSurfaces = [abs('src/server/*/{service.ts,*Service.ts,service/**}')];
-const allRouteFiles = [abs('src/server/*/routes.ts')];
+const publicSurface = ['src/server/*/service.ts', 'src/server/*/*Service.ts', 'src/server/*/service/**/*'];
+const element = (type, pattern, capture) => ({ type, pattern, capture, partialMatch: false, stopMatching: true });
+const boundaryElements = [
+  element('shared', 'src/shared'),
+  element('web', 'src/web'),
+  element('signals', 'src/signals'),
+  element('infrastructure', 'src/server/{http,db,jobs,errors}'),
+  element('server-testing', 'src/server/testing'),
+  element('feature', 'src/server/*', ['feature']),
+  element('server', 'src/server'),
+];
+const category = (name, pattern) => ({ category: name, pattern, partialMatch: false });
+const boundaryFiles = [
+  category('public', publicSurface),
+  category('routes', 'src/server/*/routes.ts'),
+  category('composition-root', 'src/server/{app,main}.ts'),
+  category('infrastructure', 'src/server/{config,redis}.ts'),
+];
+const serverTypes = ['infrastructure', 'server-testing', 'feature', 'server'];
 const featureMessage = 'Import another server feature only through its service.ts (see eslint.config.js).';
 
-const layerZones = [
+const layerPolicies = [
   {
-    target: abs('src/web/**'),
-    from: [abs('src/server/**'), abs('src/signals/**')],
+    from: { element: { type: 'web' } },
+    disallow: { to: { element: { type: [...serverTypes, 'signals'] } } },
     message: 'The web app may import src/shared only (never src/server or src/signals).',
   },
   {
-    target: abs('src/signals/**'),
-    from: [abs('src/server/**'), abs('src/web/**')],
+    from: { element: { type: 'signals' } },
+    disallow: { to: { element: { type: [...serverTypes, 'web'] } } },
     message: 'src/signals may import src/shared only.',
   },
   {
-    target: abs('src/shared/**'),
-    from: [abs('src/server/**'), abs('src/signals/**'), abs('src/web/**')],
+    from: { element: { type: 'shared' } },
+    disallow: { to: { element: { type: [...serverTypes, 'signals', 'web'] } } },
     message: 'src/shared must not import anything of ours outside src/shared.',
   },
   {
-    target: abs('src/server/**'),
-    from: [abs('src/web/**')],
+    from: { element: { type: serverTypes } },
+    disallow: { to: { element: { type: 'web' } } },
     message: 'The server may import src/shared and src/signals, never src/web.',
   },
 ];
 
-const featureZones = [
+const featurePolicies = [
   ...features.map((feature) => ({
-    target: abs(`${featureDir(feature)}/**`),
-    from: features.filter((other) => other !== feature).map((other) => abs(`${featureDir(other)}/**`)),
-    except: allPublicSurfaces,
+    from: { element: { type: 'feature', captured: { feature } } },
+    disallow: { to: { element: { type: 'feature', captured: { feature: `!${feature}` } } } },
     message: featureMessage,
   })),
   {
-    target: [abs('src/server/{http,db,jobs,errors}/**'), abs('src/server/config.ts'), abs('src/server/redis.ts')],
-    from: features.map((feature) => abs(`${featureDir(feature)}/**`)),
-    except: allPublicSurfaces,
+    from: [
+      { element: { type: 'infrastructure' } },
+      { element: { type: 'server' }, file: { categories: 'infrastructure' } },
+    ],
+    disallow: { to: { element: { type: 'feature' } } },
     message: 'Infrastructure imports a feature only through its service.ts.',
   },
   {
-    target: [abs('src/server/app.ts'), abs('src/server/main.ts')],
-    from: features.map((feature) => abs(`${featureDir(feature)}/**`)),
-    except: [...allPublicSurfaces, ...allRouteFiles],
+    from: { element: { type: 'server' }, file: { categories: 'composition-root' } },
+    disallow: { to: { element: { type: 'feature' } } },
     message: 'The composition root imports a feature through its service.ts or routes.ts.',
   },
+  {
+    from: { element: { type: 'server' }, file: { categories: 'composition-root' } },
+    allow: { to: { element: { type: 'feature' }, file: { categories: 'routes' } } },
+  },
+  {
+    // A feature's public surface is open to every server file (the layer policies above still
+    // keep web, signals and shared away from it).
+    from: { element: { type: serverTypes } },
+    allow: { to: { element: { type: 'feature' }, file: { categories: 'public' } } },
+  },
+];
+// Messages end with the offending import, e.g. `... ("./billing/stripe.ts")`.
+const withSource = (policy) =>
+  policy.message ? { ...policy, message: `${policy.message} ("{{ dependency.source }}")` } : policy;
+const boundaryRule = (policies) => [
+  'error',
+  { default: 'allow', checkInternals: true, policies: policies.map(withSource) },
 ];
 
 const testFiles = ['**/*.test.ts', '**/*.test.tsx'];
@@ -136,22 +175,23 @@ export default tseslint.config(
   // Boundaries.
   {
     files: ['src/**/*.{ts,tsx}'],
-    plugins: { 'import-x': importX },
+    plugins: { boundaries },
     settings: {
-      'import-x/extensions': importX.flatConfigs.typescript.settings['import-x/extensions'],
-      'import-x/external-module-folders': importX.flatConfigs.typescript.settings['import-x/external-module-folders'],
-      'import-x/parsers': importX.flatConfigs.typescript.settings['import-x/parsers'],
-      'import-x/resolver-next': [createTypeScriptImportResolver({ project: abs('tsconfig.json') })],
+      'boundaries/root-path': root,
+      'boundaries/elements': boundaryElements,
+      'boundaries/files': boundaryFiles,
+      'boundaries/dependency-nodes': ['import', 'export', 'dynamic-import'],
+      // Our imports name the file with its extension ('./service.ts'); the node resolver finds them.
+      'import/resolver': { node: { extensions: ['.ts', '.tsx', '.mts', '.js', '.mjs', '.json'] } },
     },
     rules: {
-      'import-x/no-restricted-paths': ['error', { zones: [...layerZones, ...featureZones] }],
-      'import-x/no-cycle': ['error', { ignoreExternal: true }],
+      'boundaries/dependencies': boundaryRule([...layerPolicies, ...featurePolicies]),
     },
   },
   {
     files: [...testFiles.map((glob) => `src/${glob}`), 'src/server/testing/**'],
     rules: {
-      'import-x/no-restricted-paths': ['error', { zones: layerZones }],
+      'boundaries/dependencies': boundaryRule(layerPolicies),
     },
   },
 );

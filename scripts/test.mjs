@@ -1,6 +1,7 @@
 // `npm test`: install dependencies if missing, make sure Debian's Chromium is there, then
 // check that every dependency runs on the Node versions engines.node admits (scripts/checkEngines.mjs),
-// check formatting (Prettier), type-check, lint, unit and server tests, build, the landing route's JS budget
+// check formatting (Prettier), type-check, lint (with import boundaries), import cycles
+// (scripts/checkCycles.mjs), unit and server tests, build, the landing route's JS budget
 // (scripts/bundleBudget.mjs), and the Playwright journeys in a real browser. Stops at the
 // first failing step with a non-zero exit code.
 import { existsSync } from 'node:fs';
@@ -39,7 +40,8 @@ const steps = [
   ['Documentation links (README.md, docs/)', process.execPath, ['scripts/checkDocLinks.mjs']],
   ['Format check (prettier --check)', 'npx', ['prettier', '--check', '.', '--log-level', 'warn']],
   ['Type-check (tsc -b: web, server, tools projects)', 'npx', ['tsc', '-b']],
-  ['Lint (eslint)', 'npx', ['eslint', '.', '--max-warnings=0']],
+  ['Lint (eslint, import boundaries)', 'npx', ['eslint', '.', '--max-warnings=0']],
+  ['Import cycles (scripts/checkCycles.mjs)', process.execPath, ['scripts/checkCycles.mjs']],
   ['Unit and server tests (vitest)', 'npx', ['vitest', 'run']],
   ['Build the web app (vite build)', 'npx', ['vite', 'build', '--logLevel', 'warn']],
   ['Bundle budget', process.execPath, ['scripts/bundleBudget.mjs']],
