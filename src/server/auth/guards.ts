@@ -9,9 +9,6 @@ import { NOT_SIGNED_IN, requireUser, type SessionUser } from '../http/requestUse
 import { subscriptionState } from '../../shared/subscription.ts';
 import type { Auth } from './auth.ts';
 
-/** Moved to billing/service.ts (the billing tables' owner); re-exported for callers not moved yet. */
-export { currentSubscription, type SubscriptionSummary } from '../billing/service.ts';
-
 export async function sessionUser(auth: Auth, request: FastifyRequest): Promise<SessionUser | null> {
   const session = await auth.api.getSession({ headers: fromNodeHeaders(request.headers) });
   if (!session) return null;
