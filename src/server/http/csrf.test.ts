@@ -168,7 +168,9 @@ describe('the Stripe webhook', () => {
 
   it('is exempt (Stripe posts it and signs it): a foreign origin reaches the signature check', async () => {
     expect([...CSRF_EXEMPT_ROUTES]).toEqual(['POST /api/webhooks/stripe']);
-    expect(stripeApp.app.routeTable).toContainEqual({ method: 'POST', url: '/api/webhooks/stripe' });
+    expect(stripeApp.app.routeTable).toContainEqual(
+      expect.objectContaining({ method: 'POST', url: '/api/webhooks/stripe' }),
+    );
     const response = await stripeApp.app.inject({
       method: 'POST',
       url: '/api/webhooks/stripe',
