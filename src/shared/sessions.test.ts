@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  equityIndexFrontContract,
   isTradingMinute,
   nextOpen,
   nyseEarlyCloses,
@@ -278,6 +279,11 @@ describe('cme-globex', () => {
     expect(sessionAt('cme-globex', t('2028-12-24T23:30:00Z')).phase).toBe('closed');
     expect(nextOpen('cme-globex', t('2028-12-22T22:00:00Z'))).toBe(t('2028-12-25T23:00:00Z'));
     expect(tradingDay('cme-globex', t('2028-12-25T23:00:00Z'))).toBe('2028-12-26');
+    // Christmas 2029 is a Tuesday: Monday's halt runs on to Tuesday 18:00 (closed, not a break).
+    expect(sessionAt('cme-globex', t('2029-12-24T22:30:00Z')).phase).toBe('closed');
+    expect(sessionAt('cme-globex', t('2029-12-25T15:00:00Z')).phase).toBe('closed');
+    expect(nextOpen('cme-globex', t('2029-12-24T22:30:00Z'))).toBe(t('2029-12-25T23:00:00Z'));
+    expect(sessionAt('cme-globex', t('2029-12-26T22:30:00Z')).phase).toBe('break');
   });
 
   it('trades the other NYSE holidays as ordinary sessions (early halts not modelled)', () => {
@@ -360,6 +366,51 @@ describe('properties over 2022-2035', () => {
         expect(nyWall(globex.close)).toBe(`${globex.tradingDay} 17:00`);
       }),
       { numRuns: 1000 },
+    );
+  });
+});
+
+describe('equityIndexFrontContract (the continuous 1! of ES, MES, NQ, MNQ, YM, MYM, RTY, M2K)', () => {
+  it('follows the quarter until its roll date, eight days before the third Friday', () => {
+    expect(equityIndexFrontContract(t('2026-11-23T15:00:00Z'))).toEqual({
+      code: 'Z26',
+      monthCode: 'Z',
+      year: 2026,
+      expiry: '2026-12-18',
+      rollDate: '2026-12-10',
+    });
+    // Wednesday 2026-12-09 during the day: still December; its evening session (trading day
+    // Thursday the 10th, the roll date) already follows March 2027.
+    expect(equityIndexFrontContract(t('2026-12-09T20:00:00Z')).code).toBe('Z26');
+    expect(equityIndexFrontContract(t('2026-12-09T23:00:00Z')).code).toBe('H27');
+    expect(equityIndexFrontContract(t('2026-12-31T15:00:00Z'))).toEqual({
+      code: 'H27',
+      monthCode: 'H',
+      year: 2027,
+      expiry: '2027-03-19',
+      rollDate: '2027-03-11',
+    });
+  });
+
+  it('moves the expiry to the business day before when the third Friday is an NYSE holiday', () => {
+    // June 2026: the third Friday is Juneteenth (2026-06-19).
+    const june = equityIndexFrontContract(t('2026-05-01T15:00:00Z'));
+    expect(june).toMatchObject({ code: 'M26', expiry: '2026-06-18', rollDate: '2026-06-11' });
+    expect(equityIndexFrontContract(t('2026-06-11T15:00:00Z')).code).toBe('U26');
+  });
+
+  it('always names a contract whose roll date is still ahead and which expires after it', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: Date.UTC(2022, 0, 1), max: Date.UTC(2035, 11, 31) }), (at) => {
+        const contract = equityIndexFrontContract(at);
+        const day = tradingDay('cme-globex', at);
+        expect(day < contract.rollDate).toBe(true);
+        expect(contract.rollDate < contract.expiry).toBe(true);
+        expect(new Date(`${contract.rollDate}T12:00:00Z`).getUTCDay()).toBe(4);
+        // At most one quarter ahead: the roll date is within about 3 months and a week.
+        expect(Date.parse(contract.rollDate) - Date.parse(day)).toBeLessThan(100 * 86_400_000);
+      }),
+      { numRuns: 500 },
     );
   });
 });

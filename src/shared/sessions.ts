@@ -422,3 +422,53 @@ export function tradingDay(calendar: SessionCalendarId, timeMs: number): string 
   }
   return isoDate(globexDayAtOrAfter(timeMs));
 }
+
+// ---------------------------------------------------------------------------------------------
+// The continuous `1!` contract of the CME equity index futures (ES, MES, NQ, MNQ, YM, MYM, RTY,
+// M2K): quarterly March (H), June (M), September (U), December (Z) contracts expiring on the
+// third Friday of the month (the preceding business day when the NYSE is closed that Friday).
+// The front month follows CME's roll-date convention: eight calendar days before the third
+// Friday (a Thursday), the next quarter becomes the front month for that whole trading day.
+
+export interface QuarterlyContract {
+  /** CME month code and two-digit year, e.g. 'Z26' (MESZ26). */
+  code: string;
+  monthCode: 'H' | 'M' | 'U' | 'Z';
+  year: number;
+  /** Last trading day, 'YYYY-MM-DD'. */
+  expiry: string;
+  /** First trading day on which the next quarter is the front month, 'YYYY-MM-DD'. */
+  rollDate: string;
+}
+
+const QUARTER_CODES = { 3: 'H', 6: 'M', 9: 'U', 12: 'Z' } as const;
+
+function quarterlyContract(year: number, month: 3 | 6 | 9 | 12): QuarterlyContract {
+  const thirdFriday = nthWeekday(year, month, 5, 3);
+  let expiry = thirdFriday;
+  while (!equityDay(expiry).trading) expiry -= 1;
+  return {
+    code: `${QUARTER_CODES[month]}${String(year % 100).padStart(2, '0')}`,
+    monthCode: QUARTER_CODES[month],
+    year,
+    expiry: isoDate(expiry),
+    rollDate: isoDate(thirdFriday - 8),
+  };
+}
+
+/** The equity index quarterly contract the continuous `1!` follows at timeMs (Globex trading day). */
+export function equityIndexFrontContract(timeMs: number): QuarterlyContract {
+  const day = tradingDay('cme-globex', timeMs);
+  let year = Number(day.slice(0, 4));
+  let month = (Math.ceil(Number(day.slice(5, 7)) / 3) * 3) as 3 | 6 | 9 | 12;
+  for (;;) {
+    const contract = quarterlyContract(year, month);
+    if (day < contract.rollDate) return contract;
+    if (month === 12) {
+      year += 1;
+      month = 3;
+    } else {
+      month = (month + 3) as 3 | 6 | 9 | 12;
+    }
+  }
+}
