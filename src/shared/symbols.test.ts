@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CRYPTO_SYMBOLS, DEFAULT_ALERTS_WATCHLIST, DEFAULT_CHART_WATCHLIST } from './constants.ts';
+import { alertSymbol, chartSymbol } from './schemas/watchlists.ts';
 import { NAME_ALIASES } from './symbolTable.ts';
 import {
   ASSET_CLASSES,
@@ -192,6 +193,13 @@ describe('toTradingView', () => {
 
   it('round-trips every row of the table', () => {
     for (const symbol of SYMBOL_TABLE) expect(resolveSymbol(toTradingView(symbol)), symbol.id).toBe(symbol);
+  });
+
+  it('fits the watchlists: the chart form in the chart watchlist, the ticker in the alerts panel', () => {
+    for (const symbol of SYMBOL_TABLE) {
+      expect(chartSymbol.safeParse(toTradingView(symbol)).success, toTradingView(symbol)).toBe(true);
+      expect(alertSymbol.safeParse(symbol.ticker).success, symbol.ticker).toBe(true);
+    }
   });
 
   it('round-trips every canonical id, ticker, provider symbol and name', () => {
