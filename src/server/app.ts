@@ -34,6 +34,7 @@ import {
 import { embedRoutes } from './embeds/routes.ts';
 import { dashboardFeature, registerDashboardApi } from './http/dashboardApi.ts';
 import { watchlistRoutes } from './watchlists/routes.ts';
+import { symbolRoutes } from './symbols/routes.ts';
 import { promptRoutes } from './prompts/routes.ts';
 import { seedPrompts } from './prompts/service.ts';
 import {
@@ -235,6 +236,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     accessCache,
     features: [
       dashboardFeature(watchlistRoutes, { db: database.db }),
+      dashboardFeature(symbolRoutes, {}),
       dashboardFeature(embedRoutes, { config }),
       dashboardFeature(promptRoutes, { db: database.db }),
       dashboardFeature(marketRoutes, {
