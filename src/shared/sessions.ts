@@ -15,9 +15,8 @@
 //   (they differ by product and year): those days trade as ordinary sessions here.
 // - 'crypto-24x7': always open; its "trading day" is the UTC date.
 
-export type SessionCalendarId = 'us-equities' | 'cme-globex' | 'crypto-24x7';
-
-export const SESSION_CALENDAR_IDS: readonly SessionCalendarId[] = ['us-equities', 'cme-globex', 'crypto-24x7'];
+export const SESSION_CALENDAR_IDS = ['us-equities', 'cme-globex', 'crypto-24x7'] as const;
+export type SessionCalendarId = (typeof SESSION_CALENDAR_IDS)[number];
 
 /** 'regular': the main session; 'pre'/'post': US extended hours; 'break': Globex daily halt. */
 export type SessionPhase = 'regular' | 'pre' | 'post' | 'break' | 'closed';

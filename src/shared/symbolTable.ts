@@ -13,16 +13,13 @@
 // sizes are not in this table: Coinbase publishes each product's quote_increment, so crypto
 // rows carry 1e-8 (Coinbase's finest increment), a lower bound rather than the product's grid.
 import { CRYPTO_SYMBOLS, type CryptoSymbol } from './constants.ts';
+import type { SessionCalendarId } from './sessions.ts';
 
 export const ASSET_CLASSES = ['crypto', 'stock', 'etf', 'index', 'future', 'micro-future'] as const;
 export type AssetClass = (typeof ASSET_CLASSES)[number];
 
-/**
- * Trading-session calendars. The sessions helper owns src/shared/sessions.ts with the same
- * union (`SessionCalendarId`); declared here as well until both branches meet.
- */
-export const SESSION_CALENDAR_IDS = ['us-equities', 'cme-globex', 'crypto-24x7'] as const;
-export type SessionCalendarId = (typeof SESSION_CALENDAR_IDS)[number];
+/** Trading-session calendars: the rules live in sessions.ts. */
+export { SESSION_CALENDAR_IDS, type SessionCalendarId } from './sessions.ts';
 
 /** Where a symbol is listed (for an index: who publishes it). */
 export const EXCHANGES = [
