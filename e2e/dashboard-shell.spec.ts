@@ -103,7 +103,7 @@ test('the type-ahead adds a future by name to the chart watchlist and a ticker t
   await page.reload();
   const input = page.getByRole('combobox', { name: 'Add symbol to the chart watchlist' });
   await input.fill('Micro E-mini');
-  const suggestions = page.getByRole('listbox', { name: 'Add symbol to the chart watchlist: suggestions' });
+  const suggestions = page.getByRole('listbox', { name: 'Symbol suggestions' });
   await expect(suggestions).toBeVisible();
   await expect(input).toHaveAttribute('aria-expanded', 'true');
   await suggestions.getByRole('option', { name: /CME_MINI:MES1!/ }).click();

@@ -149,7 +149,7 @@ export function SymbolSearch({
       <ul
         id={listboxId}
         role="listbox"
-        aria-label={`${label}: suggestions`}
+        aria-label="Symbol suggestions"
         hidden={!expanded}
         className="absolute left-0 top-full z-30 mt-1 max-h-72 w-72 max-w-[90vw] overflow-y-auto rounded border border-gray-700 bg-gray-900 py-1 shadow-lg"
       >
