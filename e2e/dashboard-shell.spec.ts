@@ -96,6 +96,44 @@ test('watchlist rules, and the list follows the trader across a reload and anoth
   await other.close();
 });
 
+test('the type-ahead adds a future by name to the chart watchlist and a ticker to the alerts panel', async ({
+  subscribedPage: page,
+}) => {
+  const requested = await interceptThirdParties(page);
+  await page.reload();
+  const input = page.getByRole('combobox', { name: 'Add symbol to the chart watchlist' });
+  await input.fill('Micro E-mini');
+  const suggestions = page.getByRole('listbox', { name: 'Symbol suggestions' });
+  await expect(suggestions).toBeVisible();
+  await expect(input).toHaveAttribute('aria-expanded', 'true');
+  await suggestions.getByRole('option', { name: /CME_MINI:MES1!/ }).click();
+  await expect(page.getByRole('list', { name: 'Chart watchlist' })).toContainText('CME_MINI:MES1!');
+  await expect(input).toHaveValue('');
+  await expect.poll(() => requested.filter((url) => url.includes('embed-widget-advanced-chart.js')).length).toBe(2);
+  expect((await embeddedConfig(page)).watchlist).toContain('CME_MINI:MES1!');
+
+  // Keyboard: Down chooses the first suggestion, Enter adds its chart form.
+  await input.fill('micro gold');
+  await expect(suggestions.getByRole('option').first()).toContainText('COMEX:MGC1!');
+  await input.press('ArrowDown');
+  await input.press('Enter');
+  await expect(page.getByRole('list', { name: 'Chart watchlist' })).toContainText('COMEX:MGC1!');
+
+  // The alerts panel: an unknown symbol is explained and not added; a pick adds the plain ticker.
+  const panel = page.getByRole('region', { name: 'Watchlist Alerts' });
+  const alertChips = panel.getByRole('list', { name: 'Alert watchlist' });
+  await panel.getByRole('button', { name: 'Add symbol', exact: true }).click();
+  const draft = panel.getByRole('combobox', { name: 'Symbol to add' });
+  await draft.fill('zzqx');
+  await panel.getByRole('button', { name: 'Add', exact: true }).click();
+  await expect(panel.getByRole('alert').filter({ hasText: 'No market data for ZZQX' })).toBeVisible();
+  await expect(alertChips).not.toContainText('ZZQX');
+  await draft.fill('Micro E-mini S');
+  await panel.getByRole('option', { name: /^MES/ }).click();
+  await expect(alertChips).toContainText('MES');
+  await expect(draft).toBeHidden();
+});
+
 test('switching among the five sources keeps each panel, and the Barchart widget loads once and unloads', async ({
   subscribedPage: page,
 }) => {

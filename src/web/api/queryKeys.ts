@@ -34,6 +34,10 @@ export const queryKeys = {
     /** The latest alerts of the tracked symbols of the alerts watchlist. */
     watchlist: (symbols: readonly string[]) => ['alerts', 'watchlist', symbols] as const,
   },
+  symbols: {
+    /** GET /api/symbols/search: the watchlists' type-ahead for one typed text. */
+    search: (q: string) => ['symbols', 'search', q] as const,
+  },
   embeds: ['embeds'] as const,
   /** GET /api/plans (the same for every visitor). */
   plans: ['plans'] as const,

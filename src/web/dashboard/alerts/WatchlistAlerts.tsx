@@ -1,13 +1,17 @@
 // The watchlist alerts panel (docs/SPEC.md): symbol chips saved per user (AAPL, TSLA, BTC, ETH to
-// start), a plus button with Add / Cancel, and the latest real alerts for those symbols,
+// start), a plus button with Add / Cancel (a type-ahead suggests plain tickers; a typed symbol the
+// symbol table does not know is explained, not added), and the latest real alerts for those symbols,
 // coloured by type. The speaker icon reads new alerts aloud; the video icon opens the symbol's
 // chart. Symbols without market data here say so instead of showing invented alerts.
 import { useQuery } from '@tanstack/react-query';
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useId, useRef, useState } from 'react';
 import { CRYPTO_SYMBOLS, DEFAULT_ALERTS_WATCHLIST } from '../../../shared/constants.ts';
 import { toAlertDisplayItem, type AlertRecord } from '../../../shared/alertDisplay.ts';
+import { ApiError } from '../../api/http.ts';
 import { queryKeys } from '../../api/queryKeys.ts';
 import { useNotify } from '../../ui/Notifications.tsx';
+import { resolveSymbol } from '../watchlist/symbolApi.ts';
+import { SymbolSearch } from '../watchlist/SymbolSearch.tsx';
 import { useSavedWatchlist } from '../watchlist/useSavedWatchlist.ts';
 import { fetchAlerts } from './alertApi.ts';
 import { TYPE_STYLES } from './AlertLog.tsx';
@@ -41,8 +45,11 @@ export function WatchlistAlerts({ onOpenChart }: { onOpenChart?: (symbol: string
 
   const [adding, setAdding] = useState(false);
   const [draft, setDraft] = useState('');
+  const [unknown, setUnknown] = useState<string | null>(null);
+  const [checking, setChecking] = useState(false);
   const [audio, setAudio] = useState(false);
   const spoken = useRef<Set<string>>(new Set());
+  const unknownId = useId();
 
   useEffect(() => {
     if (!audio || !alerts.data) return;
@@ -54,12 +61,32 @@ export function WatchlistAlerts({ onOpenChart }: { onOpenChart?: (symbol: string
     }
   }, [audio, alerts.data]);
 
-  function add() {
-    const symbol = draft.trim().toUpperCase();
-    if (!symbol || symbols.includes(symbol)) return;
-    watchlist.save([...symbols, symbol]);
-    setDraft('');
+  function close() {
     setAdding(false);
+    setDraft('');
+    setUnknown(null);
+  }
+
+  function save(symbol: string) {
+    if (!symbols.includes(symbol)) watchlist.save([...symbols, symbol]);
+    close();
+  }
+
+  /** A typed symbol: looked up first, so an unknown one is explained instead of added. */
+  async function add() {
+    const typed = draft.trim().toUpperCase();
+    if (!typed || symbols.includes(typed) || checking) return;
+    setChecking(true);
+    try {
+      const market = await resolveSymbol(typed);
+      save(market.ticker);
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 404) setUnknown(error.message);
+      // The lookup itself failed (offline, server error): add as typed, as before the lookup existed.
+      else save(typed);
+    } finally {
+      setChecking(false);
+    }
   }
 
   return (
@@ -121,31 +148,45 @@ export function WatchlistAlerts({ onOpenChart }: { onOpenChart?: (symbol: string
           className="mt-2 flex gap-2"
           onSubmit={(event) => {
             event.preventDefault();
-            add();
+            void add();
           }}
         >
-          <input
-            autoFocus
-            aria-label="Symbol to add"
-            value={draft}
-            onChange={(event) => setDraft(event.target.value)}
-            placeholder="e.g. SOL"
-            className="min-w-0 flex-1 rounded border border-gray-700 bg-gray-800 px-2 py-1 text-sm text-white"
-          />
-          <button type="submit" className="rounded bg-indigo-600 px-2 py-1 text-sm text-white">
+          <div className="min-w-0 flex-1">
+            <SymbolSearch
+              autoFocus
+              form="ticker"
+              label="Symbol to add"
+              value={draft}
+              onChange={(value) => {
+                setDraft(value);
+                setUnknown(null);
+              }}
+              onPick={save}
+              placeholder="e.g. SOL"
+              describedBy={unknown ? unknownId : undefined}
+              className="w-full rounded border border-gray-700 bg-gray-800 px-2 py-1 text-sm text-white"
+            />
+          </div>
+          <button
+            type="submit"
+            disabled={checking}
+            className="rounded bg-indigo-600 px-2 py-1 text-sm text-white disabled:opacity-60"
+          >
             Add
           </button>
           <button
             type="button"
             className="rounded border border-gray-600 px-2 py-1 text-sm text-gray-300"
-            onClick={() => {
-              setAdding(false);
-              setDraft('');
-            }}
+            onClick={close}
           >
             Cancel
           </button>
         </form>
+      )}
+      {adding && unknown && (
+        <p id={unknownId} role="alert" className="mt-1 text-xs text-amber-300">
+          {unknown}
+        </p>
       )}
       <div className="mt-3 min-h-0 flex-1 space-y-2 overflow-y-auto">
         {symbols

@@ -1,8 +1,10 @@
 // The chart watchlist controls: symbol chips with remove buttons, an input with Add (Enter
-// also adds), the format hint and a help tooltip. The first symbol is the main chart.
+// also adds) and a type-ahead whose picks add their EXCHANGE:SYMBOL form, the format hint and
+// a help tooltip. The first symbol is the main chart.
 import { useState } from 'react';
 import { HelpTooltip } from '../../ui/HelpTooltip.tsx';
 import { useNotify } from '../../ui/Notifications.tsx';
+import { SymbolSearch } from './SymbolSearch.tsx';
 
 export function ChartWatchlist({
   symbols,
@@ -16,8 +18,8 @@ export function ChartWatchlist({
   const notify = useNotify();
   const [input, setInput] = useState('');
 
-  function add() {
-    const result = onAdd(input);
+  function add(symbol = input) {
+    const result = onAdd(symbol);
     if (result.alert) {
       notify(result.alert);
       return;
@@ -46,31 +48,29 @@ export function ChartWatchlist({
         ))}
       </ul>
       <div className="flex items-center gap-1">
-        <input
-          aria-label="Add symbol to the chart watchlist"
+        <SymbolSearch
+          form="tradingView"
+          label="Add symbol to the chart watchlist"
           value={input}
-          onChange={(event) => setInput(event.target.value)}
-          onKeyDown={(event) => {
-            if (event.key === 'Enter') {
-              event.preventDefault();
-              add();
-            }
-          }}
+          onChange={setInput}
+          onEnter={() => add()}
+          onPick={(symbol) => add(symbol)}
           placeholder="EXCHANGE:SYMBOL"
           className="w-40 rounded border border-gray-700 bg-gray-800 px-2 py-1 text-xs text-white"
         />
         <button
           type="button"
-          onClick={add}
+          onClick={() => add()}
           className="rounded bg-indigo-600 px-2 py-1 text-xs font-semibold text-white hover:bg-indigo-500"
         >
           Add
         </button>
         <span className="text-[11px] text-gray-500">Format: EXCHANGE:SYMBOL, e.g. NASDAQ:AAPL</span>
         <HelpTooltip>
-          Add symbols as EXCHANGE:SYMBOL (for example NASDAQ:AAPL or BINANCE:BTCUSDT) and remove them with ×. The first
-          symbol is the main chart; the rest appear in the chart&apos;s watchlist. The chart reloads on every change,
-          and your list is saved to your account.
+          Add symbols as EXCHANGE:SYMBOL (for example NASDAQ:AAPL or BINANCE:BTCUSDT), or type a ticker or name (Apple,
+          Micro E-mini) and pick a suggestion, and remove them with ×. The first symbol is the main chart; the rest
+          appear in the chart&apos;s watchlist. The chart reloads on every change, and your list is saved to your
+          account.
         </HelpTooltip>
       </div>
     </div>
