@@ -1,4 +1,9 @@
-// docs/SPEC.md section 4: how an alert from the API is shown in the alert log and panels.
+// docs/SPEC.md section 4: how an alert from the API is shown in the alert log and panels. The
+// display item's market is the ticker's asset class from the symbol table (issue 15: no longer
+// always 'crypto'); null for a ticker the table does not know.
+import type { AssetClass } from './symbolTable.ts';
+import { assetClassOfTicker } from './tickers.ts';
+
 export type AlertDisplayType = 'bullish' | 'bearish' | 'caution';
 
 export interface AlertRecord {
@@ -11,7 +16,7 @@ export interface AlertRecord {
 
 export interface AlertDisplayItem {
   symbol: string;
-  market: 'crypto';
+  market: AssetClass | null;
   type: AlertDisplayType;
   time: string;
   fullDate: string;
@@ -48,7 +53,7 @@ export function toAlertDisplayItem(alert: AlertRecord): AlertDisplayItem {
   const date = parseAlertTimestamp(alert.timestamp);
   return {
     symbol: alert.ticker,
-    market: 'crypto',
+    market: assetClassOfTicker(alert.ticker),
     type: alertDisplayType(alert.alert_type, alert.message),
     time: date.toLocaleTimeString(),
     fullDate: date.toLocaleString(),

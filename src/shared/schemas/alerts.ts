@@ -3,7 +3,23 @@
 // test hook.
 import { z } from 'zod';
 import { ALERT_LOG_MAX_CAP, ALERT_TYPES } from '../constants.ts';
+import { resolveSymbol } from '../symbols.ts';
+import { ASSET_CLASSES } from '../symbolTable.ts';
 import { tickerOf } from '../tickers.ts';
+
+/** A symbol as the alert filters take it: AAPL, BTC, BTC-USD, MES, MES1!, NASDAQ:AAPL. */
+const SYMBOL_TEXT = /^[A-Z0-9.:!_-]*$/;
+
+/** The plain ticker alerts are stored under, for any form the symbol table resolves ('BTC-USD' and 'BTC' give 'BTC'). */
+function alertTicker(value: string): string {
+  return resolveSymbol(value)?.ticker ?? tickerOf(value);
+}
+
+/** The alert log's market (asset class) filter: crypto, stock, etf, index, future, micro-future. */
+const assetClassFilter = z.preprocess(
+  (value) => (value === '' ? undefined : value),
+  z.enum(ASSET_CLASSES, { error: `market must be one of ${ASSET_CLASSES.join(', ')}` }).optional(),
+);
 
 const ALERT_TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
 
@@ -31,9 +47,10 @@ export const alertQuery = z
       .trim()
       .toUpperCase()
       .max(20, 'symbol is too long')
-      .regex(/^[A-Z0-9.-]*$/, 'symbol may only contain letters, digits, dots and dashes')
-      .transform((value) => tickerOf(value) || undefined)
+      .regex(SYMBOL_TEXT, 'symbol may only contain letters, digits, dots, dashes, colons and !')
+      .transform((value) => alertTicker(value) || undefined)
       .optional(),
+    market: assetClassFilter,
     max_count: z
       .string()
       .regex(/^\d+$/, 'max_count must be a positive whole number')
@@ -70,9 +87,12 @@ export const alertStreamQuery = z.object({
     .string()
     .trim()
     .toUpperCase()
-    .regex(/^[A-Z0-9.-]{1,20}$/, 'symbol may only contain letters, digits, dots and dashes')
-    .transform((value) => tickerOf(value))
+    .min(1)
+    .max(20, 'symbol is too long')
+    .regex(SYMBOL_TEXT, 'symbol may only contain letters, digits, dots, dashes, colons and !')
+    .transform(alertTicker)
     .optional(),
+  market: assetClassFilter,
 });
 
 /** The data of the stream's `alert` event: the alert with its id (the event id) and source. */

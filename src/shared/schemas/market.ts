@@ -2,10 +2,11 @@
 // (docs/SPEC.md section 3: exchange price response) and the candles of one asset with the alerts
 // that fired on them.
 import { z } from 'zod';
-import { CRYPTO_SYMBOLS } from '../constants.ts';
+import { resolveSymbol, unknownSymbolMessage } from '../symbols.ts';
 import { alertRecord } from './alerts.ts';
 
-export const marketSource = z.enum(['coinbase', 'demo']);
+/** Who produced market figures: Coinbase (real time), Yahoo Finance (delayed where the exchange delays) or the demo feed. */
+export const marketSource = z.enum(['coinbase', 'yahoo', 'demo']);
 export type MarketSource = z.infer<typeof marketSource>;
 
 export const priceEntry = z.object({
@@ -38,7 +39,16 @@ export type CandleGranularity = 60 | 3600;
 
 /** GET /api/market/candles query. */
 export const candleQuery = z.object({
-  symbol: z.enum(CRYPTO_SYMBOLS, { error: 'symbol must be one of the 28 tracked products, e.g. BTC-USD' }),
+  /** Any form the symbol table resolves (BTC-USD, AAPL, NASDAQ:AAPL, MES1!); answered with its canonical id. */
+  symbol: z
+    .string()
+    .max(64, 'symbol is too long')
+    .transform((value, context) => {
+      const symbol = resolveSymbol(value);
+      if (symbol) return symbol.id;
+      context.addIssue({ code: 'custom', message: unknownSymbolMessage(value) });
+      return z.NEVER;
+    }),
   granularity: z
     .enum(['60', '3600'], { error: 'granularity must be 60 or 3600 seconds' })
     .default('3600')
@@ -60,8 +70,10 @@ export const candleBar = z.object({
 export const candleResponse = z.object({
   symbol: z.string(),
   granularity: z.number(),
-  /** Which provider the bars came from ('coinbase' or 'demo'); null when none are stored. */
+  /** Which provider the bars came from ('coinbase', 'yahoo' or 'demo'); null when none are stored. */
   source: z.string().nullable(),
+  /** The symbol's asset class (crypto, stock, etf, index, future, micro-future). */
+  assetClass: z.string(),
   candles: z.array(candleBar),
   alerts: z.array(alertRecord),
 });
