@@ -40,8 +40,10 @@ import { seedPrompts } from './prompts/service.ts';
 import {
   createCoinbaseProvider,
   createDemoFeed,
+  createMarketRouter,
   createQuoteService,
-  type MarketDataProvider,
+  createYahooProvider,
+  type MarketRouterWithPin,
   type QuoteService,
 } from './market/service.ts';
 import { marketRoutes } from './market/routes.ts';
@@ -82,7 +84,8 @@ export interface AppServices {
   auth: Auth;
   payments: PaymentProvider;
   quotes: QuoteService;
-  market: { coinbase: MarketDataProvider; demo: MarketDataProvider };
+  /** Every asset class's market data: Coinbase, Yahoo Finance and the demo feed behind one router. */
+  market: MarketRouterWithPin;
   alertBus: AlertBus;
   /** My Stuff's file bytes: DATA_DIR/uploads or the S3 bucket. */
   fileStorage: FileStorage;
@@ -157,14 +160,18 @@ export async function buildApp(options: AppOptions): Promise<App> {
   await seedPrompts(database.db);
   const stripePayments = config.STRIPE_SECRET_KEY ? createStripeProvider(database.db, config, options.stripeApi) : null;
   const payments: PaymentProvider = stripePayments ?? createTestCheckoutProvider(database.db, config.publicUrl);
-  const market = {
-    coinbase: createCoinbaseProvider({
-      priceApiBase: config.COINBASE_PRICE_API_URL,
-      exchangeApiBase: config.COINBASE_EXCHANGE_API_URL,
-    }),
-    demo: createDemoFeed(),
-  };
-  const quotes = createQuoteService({ mode: config.MARKET_DATA, ...market });
+  const coinbase = createCoinbaseProvider({
+    priceApiBase: config.COINBASE_PRICE_API_URL,
+    exchangeApiBase: config.COINBASE_EXCHANGE_API_URL,
+  });
+  const demo = createDemoFeed();
+  const market = createMarketRouter({
+    mode: config.MARKET_DATA,
+    coinbase,
+    yahoo: createYahooProvider({ apiBase: config.YAHOO_API_URL }),
+    demo,
+  });
+  const quotes = createQuoteService({ mode: config.MARKET_DATA, coinbase, demo });
   const alertBus = createAlertBus(redis, config.DATABASE_URL, config.redisPrefix);
   const fileStorage = createFileStorage(config, app.log);
   const services: AppServices = {
@@ -252,7 +259,6 @@ export async function buildApp(options: AppOptions): Promise<App> {
           config,
           db: database.db,
           market,
-          currentSource: () => quotes.currentSource(),
           fileStorage,
           redis,
           log: app.log,

@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { BlockList, isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { COINBASE_EXCHANGE_API, COINBASE_PRICE_API } from './market/service.ts';
+import { COINBASE_EXCHANGE_API, COINBASE_PRICE_API, MARKET_DATA_MODES } from './market/service.ts';
 
 const optionalUrl = z.url().optional();
 
@@ -116,7 +116,10 @@ const envSchema = z.object({
   STRIPE_PRICE_THREE_DAY: z.preprocess(emptyToUndefined, z.string().startsWith('price_').optional()),
   STRIPE_PRICE_MONTHLY: z.preprocess(emptyToUndefined, z.string().startsWith('price_').optional()),
 
-  MARKET_DATA: z.enum(['auto', 'coinbase', 'demo']).default('auto'),
+  /** auto: each real provider (Coinbase, Yahoo Finance) while it answers, the demo feed when not; live: real only; coinbase: crypto forced to Coinbase; demo: demo feed only. */
+  MARKET_DATA: z.enum(MARKET_DATA_MODES).default('auto'),
+  /** Yahoo Finance's hosts rewritten to this origin; change only for a mirror or egress proxy (the fault tests point it at a local fake). */
+  YAHOO_API_URL: z.preprocess(emptyToUndefined, optionalUrl),
   /** Coinbase's public API hosts; change only to go through an egress proxy or mirror. */
   COINBASE_PRICE_API_URL: z.preprocess(emptyToUndefined, z.url().default(COINBASE_PRICE_API)),
   COINBASE_EXCHANGE_API_URL: z.preprocess(emptyToUndefined, z.url().default(COINBASE_EXCHANGE_API)),
@@ -288,9 +291,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (!values.SMTP_URL) embedded.push('e-mail: outbox (links printed to this log)');
   if (!values.STRIPE_SECRET_KEY) embedded.push('payments: built-in TEST MODE checkout');
   if (!values.LLM_BASE_URL) embedded.push('AI assistant: built-in analyst (no LLM)');
-  if (values.MARKET_DATA !== 'coinbase')
+  if (values.MARKET_DATA !== 'live')
     embedded.push(
-      `market data: ${values.MARKET_DATA === 'demo' ? 'demo feed' : 'Coinbase, demo feed when unreachable'}`,
+      `market data: ${values.MARKET_DATA === 'demo' ? 'demo feed' : values.MARKET_DATA === 'coinbase' ? 'Coinbase for crypto; Yahoo Finance for stocks, ETFs, indices and futures, demo feed when unreachable' : 'Coinbase for crypto, Yahoo Finance for stocks, ETFs, indices and futures, each with the demo feed when unreachable'}`,
     );
   if (!values.REDIS_URL) embedded.push('rate limits and live fan-out: in-process');
   if (!values.S3_BUCKET) embedded.push('file storage: DATA_DIR/uploads');

@@ -38,7 +38,7 @@ async function main(): Promise<void> {
   const app = await buildApp({ config, database, webRoot: resolve('dist/web') });
   // Header, body, idle and whole-request limits against slow clients (http/timeouts.ts).
   applyHttpTimeouts(app.server, config.httpTimeouts, app.log);
-  const { quotes, alertBus, market, fileStorage } = app.services;
+  const { alertBus, market, fileStorage } = app.services;
   let engine: ReturnType<typeof createAlertEngine> | null = null;
   const stopReclaim = scheduleOrphanReclaim(database.db, fileStorage, app.log);
   app.addHook('preClose', async () => {
@@ -87,16 +87,22 @@ async function main(): Promise<void> {
     console.warn(`\n${framedWarning(warning)}\n`);
   }
 
-  // The engine's candles come from one source for the life of the process: Coinbase when it
-  // answers at start-up (or is forced), the demo feed otherwise. Alerts say which. Decided
+  // The engine's candles come from one source per provider for the life of the process, so a
+  // symbol's stored bars never mix real and simulated prices: Coinbase and Yahoo Finance when
+  // they answer at start-up (or are forced), the demo feed otherwise. Alerts say which. Decided
   // after listening, so a slow network never delays the app.
-  if (config.MARKET_DATA === 'auto') await quotes.snapshot();
-  const source = quotes.currentSource();
+  const provider = await market.pinned();
   if (closingSince !== 0) return;
-  engine = createAlertEngine({ database, provider: market[source], source, bus: alertBus, log: app.log });
+  engine = createAlertEngine({ database, provider, bus: alertBus, log: app.log });
   engine.start();
+  const label = (source: string) =>
+    source === 'coinbase'
+      ? 'Coinbase'
+      : source === 'yahoo'
+        ? 'Yahoo Finance (delayed)'
+        : 'demo feed (labelled "Demo data")';
   console.log(
-    `Market data: ${source === 'coinbase' ? 'Coinbase' : 'demo feed (labelled "Demo data")'}; the alert engine is backfilling in the background.`,
+    `Market data: crypto from ${label(provider.sourceOf('BTC-USD'))}, stocks, ETFs, indices and futures from ${label(provider.sourceOf('AAPL'))}; the alert engine is backfilling in the background.`,
   );
 }
 

@@ -1,27 +1,42 @@
 // The alert engine: keeps the candle store filled (backfilling 30 days of hourly and 2 days
 // of one-minute bars, then appending each bar as it closes) and runs the four generators on
-// every new one-minute bar of every asset, storing each alert once and fanning it out live.
-// Exactly one instance runs it (a Postgres advisory lock); the others stand by and take over
-// when the leader goes away. After an outage it resumes from the last stored bar: no gaps,
-// and the alerts table's unique key means no repeats.
+// every new one-minute bar of every symbol of its universe (every class: crypto, stocks, ETFs,
+// indices, futures), storing each alert once and fanning it out live. Exactly one instance
+// runs it (a Postgres advisory lock); the others stand by and take over when the leader goes
+// away. After an outage it resumes from the last stored bar: no gaps, and the alerts table's
+// unique key means no repeats.
+//
+// Sessions: a provider gives bars only inside a symbol's trading sessions, so generators run
+// only there, and a gap at the open stays a gap. The engine asks a provider for a symbol only
+// when its calendar had a trading minute since the last stored bar: closed markets cost nothing.
+//
+// Scale (issue 15: 2,000 symbols and more): the newest stored bar times are read in one query
+// when the engine starts leading and then tracked in memory; each symbol keeps its generators'
+// warm-up window (the last `warmupBars` one-minute bars) in memory instead of re-reading it
+// every minute; new bars and alerts are written in batches of many symbols. A pass works
+// through the universe in slices of `sliceSize` symbols, so a first backfill holds at most one
+// slice's bars in memory.
 import type { FastifyBaseLogger } from 'fastify';
-import { CRYPTO_SYMBOLS } from '../../shared/constants.ts';
-import { tickerOf } from '../../shared/tickers.ts';
+import { SYMBOL_TABLE } from '../../shared/symbols.ts';
+import { nextOpen } from '../../shared/sessions.ts';
+import { symbolById, tickerOf } from '../../shared/tickers.ts';
 import { candleSeries } from '../../signals/candles.ts';
 import { runAlertGenerators } from '../../signals/alertGenerators.ts';
 import type { DatabaseHandle, Leadership } from '../db/client.ts';
 import {
   boundedConcurrency,
-  lastCandleTime,
+  lastCandleTimes,
   latestCandles,
-  storeCandles,
+  storeCandleBatch,
+  type CandleBatch,
   type CandleRow,
   type Granularity,
   type MarketDataProvider,
+  type MarketRouter,
   type MarketSource,
 } from '../market/service.ts';
 import type { AlertBus } from './bus.ts';
-import { saveAlerts, toLiveAlert } from './service.ts';
+import { saveAlerts, toLiveAlert, type NewAlert } from './service.ts';
 
 /** Advisory-lock key shared by every instance ("WATOS" in ASCII). */
 export const ENGINE_LOCK_KEY = 0x5741544f;
@@ -33,88 +48,171 @@ const DAY = 86_400_000;
  */
 export const STANDBY_RETRY_MS = 3_000;
 
+/** The default universe: every symbol of the table (so every symbol any trader can watch). */
+export const DEFAULT_UNIVERSE: readonly string[] = SYMBOL_TABLE.map((symbol) => symbol.id);
+
 export interface AlertEngineOptions {
   database: DatabaseHandle;
-  provider: MarketDataProvider;
-  source: MarketSource;
+  /** Where bars come from; a MarketRouter also says which source answers for each symbol. */
+  provider: MarketDataProvider | MarketRouter;
+  /** The source stored with the bars when the provider is not a router. */
+  source?: MarketSource;
   bus: AlertBus;
   log: Pick<FastifyBaseLogger, 'info' | 'warn' | 'error'>;
-  products?: readonly string[];
+  /** Canonical ids to follow (default DEFAULT_UNIVERSE), or a function read at every pass. */
+  products?: readonly string[] | (() => readonly string[]);
   now?: () => number;
   backfillHourDays?: number;
   backfillMinuteDays?: number;
   /** Bars of history the generators see before the new ones (their warm-up). */
   warmupBars?: number;
   standbyRetryMs?: number;
+  /** Provider calls in flight at once. */
+  concurrency?: number;
+  /** Symbols handled together in one write of bars and one of alerts. */
+  sliceSize?: number;
+}
+
+/** What the engine keeps per symbol between passes. */
+interface Tracked {
+  /** Open time of the newest stored bar of each size, or null when none is stored. */
+  last: Record<Granularity, number | null>;
+  /** The newest stored one-minute bars, oldest first (the generators' warm-up); null until read. */
+  window: CandleRow[] | null;
+}
+
+/** One symbol's work in a pass, before anything is written. */
+interface Fetched {
+  productId: string;
+  source: MarketSource;
+  hours: CandleRow[];
+  minutes: CandleRow[];
+  /** The warm-up history before `minutes`. */
+  history: CandleRow[];
 }
 
 export function createAlertEngine(options: AlertEngineOptions) {
   const { database, provider, bus, log } = options;
   const db = database.db;
-  const products = options.products ?? CRYPTO_SYMBOLS;
   const now = options.now ?? Date.now;
   const warmupBars = options.warmupBars ?? 400;
-  const limit = boundedConcurrency(4);
+  const limit = boundedConcurrency(options.concurrency ?? 8);
+  const sliceSize = options.sliceSize ?? 250;
   const standbyRetryMs = options.standbyRetryMs ?? STANDBY_RETRY_MS;
+  const sourceOf = (productId: string): MarketSource =>
+    'sourceOf' in provider ? provider.sourceOf(productId) : (options.source ?? provider.source);
+  const universe = (): readonly string[] => {
+    const products = options.products ?? DEFAULT_UNIVERSE;
+    return typeof products === 'function' ? products() : products;
+  };
+  const tracked = new Map<string, Tracked>();
   let timer: NodeJS.Timeout | null = null;
   let leadership: Leadership | null = null;
   let running: Promise<unknown> | null = null;
   let stopped = false;
 
-  /** Stores the bars closed since the last stored one; returns the new bars. */
-  async function sync(productId: string, granularity: Granularity, backfillDays: number): Promise<CandleRow[]> {
-    const size = granularity * 1000;
-    const last = await lastCandleTime(db, productId, granularity);
-    const earliest = Math.floor((now() - backfillDays * DAY) / size) * size;
-    const from = last !== null ? Math.max(last + size, earliest) : earliest;
-    const end = Math.floor(now() / size) * size;
-    if (from >= end) return [];
-    const rows = await provider.candles(productId, granularity, new Date(from), new Date(end));
-    await storeCandles(db, productId, granularity, options.source, rows);
-    return rows;
+  /** Reads the newest stored bar times of symbols not yet tracked, in one query. */
+  async function track(productIds: readonly string[]): Promise<void> {
+    const fresh = productIds.filter((productId) => !tracked.has(productId));
+    if (fresh.length === 0) return;
+    const lasts = await lastCandleTimes(db, fresh);
+    for (const productId of fresh) {
+      const last = lasts.get(productId);
+      tracked.set(productId, { last: { 60: last?.[60] ?? null, 3600: last?.[3600] ?? null }, window: null });
+    }
   }
 
-  async function processProduct(productId: string): Promise<number> {
-    await sync(productId, 3600, options.backfillHourDays ?? 30);
-    const fresh = await sync(productId, 60, options.backfillMinuteDays ?? 2);
-    if (fresh.length === 0) return 0;
-    const history = await latestCandles(db, productId, 60, warmupBars + fresh.length);
-    const series = candleSeries(history);
-    const firstNew = series.length - fresh.length;
-    const ticker = tickerOf(productId);
-    const generated = runAlertGenerators(series, ticker, MINUTE, Math.max(firstNew, 0));
-    const saved = await saveAlerts(
-      db,
-      generated.map((alert) => ({
-        ticker,
-        alertType: alert.alert_type,
-        message: alert.message,
-        timestamp: new Date(alert.time),
-        source: options.source,
-      })),
+  /** The window [from, end) of bars of one size that closed since the last stored one, or null. */
+  function due(productId: string, state: Tracked, granularity: Granularity, backfillDays: number) {
+    const size = granularity * 1000;
+    const earliest = Math.floor((now() - backfillDays * DAY) / size) * size;
+    const last = state.last[granularity];
+    const from = last !== null ? Math.max(last + size, earliest) : earliest;
+    const end = Math.floor(now() / size) * size;
+    if (from >= end) return null;
+    // A market closed the whole time has no bar to give: do not ask.
+    const calendar = symbolById(productId)?.calendar ?? 'crypto-24x7';
+    if (nextOpen(calendar, from) >= end) return null;
+    return { from, end };
+  }
+
+  /** Asks the provider for one symbol's closed bars since the last stored ones. */
+  async function fetchProduct(productId: string): Promise<Fetched | null> {
+    const state = tracked.get(productId)!;
+    const hourWindow = due(productId, state, 3600, options.backfillHourDays ?? 30);
+    const minuteWindow = due(productId, state, 60, options.backfillMinuteDays ?? 2);
+    if (!hourWindow && !minuteWindow) return null;
+    const [hours, minutes] = await Promise.all([
+      hourWindow ? provider.candles(productId, 3600, new Date(hourWindow.from), new Date(hourWindow.end)) : [],
+      minuteWindow ? provider.candles(productId, 60, new Date(minuteWindow.from), new Date(minuteWindow.end)) : [],
+    ]);
+    const source = sourceOf(productId);
+    // The warm-up is what was stored before these bars: read once, then kept in memory.
+    state.window ??= minutes.length > 0 ? await latestCandles(db, productId, 60, warmupBars) : null;
+    return { productId, source, hours, minutes, history: state.window ?? [] };
+  }
+
+  /** Runs the generators over one symbol's new bars (after its warm-up). */
+  function alertsOf(fetched: Fetched): NewAlert[] {
+    if (fetched.minutes.length === 0) return [];
+    const series = candleSeries([...fetched.history, ...fetched.minutes]);
+    const ticker = tickerOf(fetched.productId);
+    return runAlertGenerators(series, ticker, MINUTE, fetched.history.length).map((alert) => ({
+      ticker,
+      alertType: alert.alert_type,
+      message: alert.message,
+      timestamp: new Date(alert.time),
+      source: fetched.source,
+    }));
+  }
+
+  /** One slice of the universe: fetch, write the bars, run the generators, write the alerts. */
+  async function passSlice(productIds: readonly string[]): Promise<number> {
+    await track(productIds);
+    const fetched = await Promise.all(
+      productIds.map((productId) =>
+        limit(async () => {
+          try {
+            return await fetchProduct(productId);
+          } catch (error) {
+            // An outage for one symbol must not stop the others; the next pass resumes it.
+            log.warn({ err: error, productId }, 'alert engine could not update this symbol');
+            return null;
+          }
+        }),
+      ),
     );
+    const done = fetched.filter((entry): entry is Fetched => entry !== null);
+    const batches: CandleBatch[] = done.flatMap(({ productId, source, hours, minutes }) => [
+      { productId, granularity: 3600 as const, source, rows: hours },
+      { productId, granularity: 60 as const, source, rows: minutes },
+    ]);
+    await storeCandleBatch(db, batches);
+    const generated = done.flatMap(alertsOf);
+    const saved = await saveAlerts(db, generated);
+    // Only now that the bars are stored does the in-memory state move on.
+    for (const { productId, hours, minutes, history } of done) {
+      const state = tracked.get(productId)!;
+      if (hours.length > 0) state.last[3600] = hours.at(-1)!.time;
+      if (minutes.length > 0) {
+        state.last[60] = minutes.at(-1)!.time;
+        state.window = [...history, ...minutes].slice(-warmupBars);
+      }
+    }
     // Only bars that just closed are news; a backfill fills the log without a burst of pushes.
     const liveSince = now() - 5 * MINUTE;
     await bus.publish(saved.filter((row) => row.timestamp.getTime() >= liveSince).map(toLiveAlert));
     return saved.length;
   }
 
-  /** One pass over every product. Safe to call directly (tests) or from the schedule. */
+  /** One pass over every symbol of the universe. Safe to call directly (tests) or from the schedule. */
   async function tick(): Promise<number> {
-    const counts = await Promise.all(
-      products.map((productId) =>
-        limit(async () => {
-          try {
-            return await processProduct(productId);
-          } catch (error) {
-            // An outage for one asset must not stop the others; the next tick resumes it.
-            log.warn({ err: error, productId }, 'alert engine could not update this asset');
-            return 0;
-          }
-        }),
-      ),
-    );
-    return counts.reduce((sum, count) => sum + count, 0);
+    const products = universe();
+    let created = 0;
+    for (let start = 0; start < products.length; start += sliceSize) {
+      created += await passSlice(products.slice(start, start + sliceSize));
+    }
+    return created;
   }
 
   function schedule(delayMs: number) {
@@ -165,7 +263,9 @@ export function createAlertEngine(options: AlertEngineOptions) {
       return;
     }
     leadership = taken;
-    log.info({ source: options.source }, 'alert engine: this instance leads');
+    // Another instance may have stored bars while this one stood by.
+    tracked.clear();
+    log.info({ symbols: universe().length }, 'alert engine: this instance leads');
     const created = await tick();
     log.info({ created }, 'alert engine: backfill done');
   }

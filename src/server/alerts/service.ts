@@ -3,12 +3,14 @@
 // GET /external-api/alert, a ticker's alerts for the chart's markers, the stream's replay
 // after a reconnect, and the rows the assistant counts. Other features and the composition
 // root use the alerts feature through this module.
-import { and, asc, desc, eq, gt, gte, lte, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, gte, inArray, lte, type SQL } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
 import { alerts } from '../db/schema.ts';
 import { ALERT_LOG_DEFAULT_MAX, ALERT_LOG_DEFAULT_WINDOW_MS } from '../../shared/constants.ts';
 import { formatAlertTimestamp, parseAlertTimestamp, type AlertRecord } from '../../shared/alertDisplay.ts';
 import type { AlertQuery, LiveAlert } from '../../shared/schemas/alerts.ts';
+import type { AssetClass } from '../../shared/symbolTable.ts';
+import { tickersOfClass } from '../../shared/tickers.ts';
 
 export { createAlertBus, type AlertBus } from './bus.ts';
 export type { LiveAlert } from '../../shared/schemas/alerts.ts';
@@ -21,21 +23,28 @@ export interface NewAlert {
   source: string;
 }
 
+/** Rows a statement inserts at most (a statement takes at most 65,535 parameters). */
+const SAVE_CHUNK = 1000;
+
 /** Inserts alerts, skipping ones already stored; returns the ones that were new. */
 export async function saveAlerts(db: Database, batch: NewAlert[]): Promise<Array<NewAlert & { id: number }>> {
-  if (batch.length === 0) return [];
-  return db
-    .insert(alerts)
-    .values(batch)
-    .onConflictDoNothing({ target: [alerts.ticker, alerts.alertType, alerts.timestamp] })
-    .returning({
-      id: alerts.id,
-      ticker: alerts.ticker,
-      alertType: alerts.alertType,
-      message: alerts.message,
-      timestamp: alerts.timestamp,
-      source: alerts.source,
-    });
+  const saved: Array<NewAlert & { id: number }> = [];
+  for (let start = 0; start < batch.length; start += SAVE_CHUNK) {
+    const rows = await db
+      .insert(alerts)
+      .values(batch.slice(start, start + SAVE_CHUNK))
+      .onConflictDoNothing({ target: [alerts.ticker, alerts.alertType, alerts.timestamp] })
+      .returning({
+        id: alerts.id,
+        ticker: alerts.ticker,
+        alertType: alerts.alertType,
+        message: alerts.message,
+        timestamp: alerts.timestamp,
+        source: alerts.source,
+      });
+    saved.push(...rows);
+  }
+  return saved;
 }
 
 export function toAlertRecord(row: {
@@ -65,6 +74,7 @@ export async function queryAlerts(db: Database, query: AlertQuery, now = new Dat
   const conditions: SQL[] = [gte(alerts.timestamp, start), lte(alerts.timestamp, end)];
   if (query.alert_type) conditions.push(eq(alerts.alertType, query.alert_type));
   if (query.symbol) conditions.push(eq(alerts.ticker, query.symbol));
+  if (query.market) conditions.push(inArray(alerts.ticker, tickersOfClass(query.market)));
   const rows = await db
     .select({
       ticker: alerts.ticker,
@@ -97,12 +107,13 @@ export async function alertsSince(db: Database, ticker: string, since: Date, lim
 export async function alertsAfter(
   db: Database,
   lastId: number,
-  filter: { alertType?: string; ticker?: string },
+  filter: { alertType?: string; ticker?: string; market?: AssetClass },
   limit = 100,
 ): Promise<LiveAlert[]> {
   const conditions: SQL[] = [gt(alerts.id, lastId)];
   if (filter.alertType) conditions.push(eq(alerts.alertType, filter.alertType));
   if (filter.ticker) conditions.push(eq(alerts.ticker, filter.ticker));
+  if (filter.market) conditions.push(inArray(alerts.ticker, tickersOfClass(filter.market)));
   const rows = await db
     .select()
     .from(alerts)

@@ -2,6 +2,7 @@
 // same alert_type / symbol as the alert log. A reconnecting browser sends Last-Event-ID and
 // first receives what it missed (at most 100 alerts). A stream lives only as long as the
 // access it was opened with (session and subscription), and a user holds at most ten.
+import { assetClassOfTicker } from '../../shared/tickers.ts';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { alertStreamQuery, testAlertBody, testAlertResponse } from '../../shared/schemas/alerts.ts';
@@ -168,9 +169,11 @@ export async function alertStreamRoutes(app: FastifyInstance, options: AlertStre
   // A stream of events, not one JSON answer: no response schema (the events' data follow
   // liveAlert and alertStreamEnd in shared/schemas/alerts.ts).
   routes.get('/api/alerts/stream', { schema: { querystring: alertStreamQuery } }, async (request, reply) => {
-    const { alert_type: alertType, symbol } = request.query;
+    const { alert_type: alertType, symbol, market } = request.query;
     const matches = (alert: LiveAlert) =>
-      (!alertType || alert.alert_type === alertType) && (!symbol || alert.ticker === symbol);
+      (!alertType || alert.alert_type === alertType) &&
+      (!symbol || alert.ticker === symbol) &&
+      (!market || assetClassOfTicker(alert.ticker) === market);
     // The dashboard gate ran, so both are present.
     const userId = requireUser(request).id;
     const sessionCookie = sessionCookieOf(request);
@@ -216,7 +219,7 @@ export async function alertStreamRoutes(app: FastifyInstance, options: AlertStre
     if (Number.isInteger(lastId) && lastId > 0) {
       let missed: LiveAlert[];
       try {
-        missed = await alertsAfter(options.db, lastId, { alertType, ticker: symbol });
+        missed = await alertsAfter(options.db, lastId, { alertType, ticker: symbol, market });
       } catch (error) {
         // The answer has begun, so no error status is possible: end the stream, and the
         // browser reconnects with the same Last-Event-ID.

@@ -4,11 +4,13 @@
 // to the demo feed, labelled as such, and Coinbase is tried again a minute later.
 import { CRYPTO_SYMBOLS } from '../../shared/constants.ts';
 import type { MarketSource, PriceEntry, PriceSnapshot } from '../../shared/schemas/market.ts';
+import type { MarketDataMode } from './router.ts';
 import type { MarketDataProvider, QuoteResult } from './types.ts';
 import { tickerOf } from '../../shared/tickers.ts';
 
 export interface QuoteServiceOptions {
-  mode: 'auto' | 'coinbase' | 'demo';
+  /** MARKET_DATA: 'live' and 'coinbase' both force Coinbase here (these cards are crypto only). */
+  mode: MarketDataMode;
   coinbase: MarketDataProvider;
   demo: MarketDataProvider;
   cacheMs?: number;
@@ -73,12 +75,13 @@ export function createQuoteService(options: QuoteServiceOptions) {
   const cacheMs = options.cacheMs ?? 10_000;
   const retryCoinbaseMs = options.retryCoinbaseMs ?? 60_000;
   const now = options.now ?? Date.now;
+  const forced = options.mode === 'coinbase' || options.mode === 'live';
   let cached: { at: number; snapshot: PriceSnapshot } | null = null;
   let inFlight: Promise<PriceSnapshot> | null = null;
   let coinbaseDownUntil = 0;
 
   async function fetchSnapshot(): Promise<PriceSnapshot> {
-    let useCoinbase = options.mode === 'coinbase' || (options.mode === 'auto' && now() >= coinbaseDownUntil);
+    let useCoinbase = forced || (options.mode === 'auto' && now() >= coinbaseDownUntil);
     // In auto mode one quick request decides, so an unreachable network costs seconds, not
     // a timeout for each of 84 requests.
     if (useCoinbase && options.mode === 'auto' && options.coinbase.probe && !(await options.coinbase.probe())) {
@@ -88,8 +91,7 @@ export function createQuoteService(options: QuoteServiceOptions) {
     if (useCoinbase) {
       const results = await options.coinbase.quotes(CRYPTO_SYMBOLS);
       const anyOk = [...results.values()].some((result) => result.ok);
-      if (anyOk || options.mode === 'coinbase')
-        return buildSnapshot('coinbase', results, CRYPTO_SYMBOLS, new Date(now()));
+      if (anyOk || forced) return buildSnapshot('coinbase', results, CRYPTO_SYMBOLS, new Date(now()));
       coinbaseDownUntil = now() + retryCoinbaseMs;
     }
     return buildSnapshot('demo', await options.demo.quotes(CRYPTO_SYMBOLS), CRYPTO_SYMBOLS, new Date(now()));
@@ -114,7 +116,7 @@ export function createQuoteService(options: QuoteServiceOptions) {
     /** Which source answers right now (for candles and the alert engine). */
     currentSource(): MarketSource {
       if (options.mode === 'demo') return 'demo';
-      if (options.mode === 'coinbase') return 'coinbase';
+      if (forced) return 'coinbase';
       return now() >= coinbaseDownUntil && cached?.snapshot.metadata.source !== 'demo' ? 'coinbase' : 'demo';
     },
   };

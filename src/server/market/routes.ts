@@ -1,10 +1,11 @@
 // Market-data routes: GET /external-api/coinbase-prices (docs/SPEC.md section 7), and the candles
-// of one asset with the alerts that fired on them (the exchange view's chart).
+// of any symbol of the table (every asset class) with the alerts that fired on them (the own
+// candle chart).
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { AlertRecord } from '../../shared/alertDisplay.ts';
 import { candleQuery, candleResponse, priceSnapshot } from '../../shared/schemas/market.ts';
-import { tickerOf } from '../../shared/tickers.ts';
+import { symbolById, tickerOf } from '../../shared/tickers.ts';
 import type { Database } from '../db/client.ts';
 import { latestCandles, type QuoteService } from './service.ts';
 
@@ -49,7 +50,9 @@ export async function marketRoutes(app: FastifyInstance, options: MarketRouteOpt
       return {
         symbol,
         granularity,
-        source: bars[0]?.source ?? null,
+        // The newest bar's source: what the chart shows now ('yahoo' is labelled delayed).
+        source: bars.at(-1)?.source ?? null,
+        assetClass: symbolById(symbol)?.assetClass ?? 'crypto',
         candles: bars.map((bar) => ({
           time: new Date(bar.time).toISOString(),
           open: bar.open,
