@@ -41,6 +41,27 @@ const fixtures: NewAlert[] = [
     timestamp: minutesAgo(90),
     source: 'demo',
   },
+  {
+    ticker: 'AAPL',
+    alertType: 'BreakoutAlertGenerator',
+    message: 'AAPL broke resistance',
+    timestamp: minutesAgo(7),
+    source: 'yahoo',
+  },
+  {
+    ticker: 'MES',
+    alertType: 'VolatilitySpikeAlertGenerator',
+    message: 'MES volatility spike',
+    timestamp: minutesAgo(8),
+    source: 'demo',
+  },
+  {
+    ticker: 'SPY',
+    alertType: 'MomentumShiftAlertGenerator',
+    message: 'SPY momentum shift',
+    timestamp: minutesAgo(9),
+    source: 'demo',
+  },
   ...Array.from({ length: 120 }, (_, index) => ({
     ticker: 'XRP',
     alertType: 'BreakoutAlertGenerator',
@@ -124,5 +145,37 @@ describe('GET /external-api/alert', () => {
     const response = await get(query);
     expect(response.statusCode).toBe(400);
     expect(jsonBody<{ error: string }>(response).error).toBe(message);
+  });
+});
+
+describe('market (asset class) filter', () => {
+  const tickersOf = async (query: string) => {
+    const response = await get(query);
+    expect(response.status).toBe(200);
+    return jsonBody<ExternalAlerts>(response).alerts.map((alert) => alert.ticker);
+  };
+
+  it('returns only the alerts of one asset class, newest first', async () => {
+    expect(await tickersOf('?market=stock')).toEqual(['AAPL']);
+    expect(await tickersOf('?market=micro-future')).toEqual(['MES']);
+    expect(await tickersOf('?market=etf')).toEqual(['SPY']);
+    expect(await tickersOf('?market=future')).toEqual([]);
+    expect(await tickersOf('?market=crypto&max_count=3')).toEqual(['BTC', 'ETH', 'BTC']);
+    expect(await tickersOf('?market=')).toHaveLength(10);
+  });
+
+  it('combines with the symbol filter, which takes any form the symbol table resolves', async () => {
+    expect(await tickersOf('?symbol=MES1!')).toEqual(['MES']);
+    expect(await tickersOf('?symbol=CME_MINI:MES1!')).toEqual(['MES']);
+    expect(await tickersOf('?symbol=NASDAQ:AAPL&market=stock')).toEqual(['AAPL']);
+    expect(await tickersOf('?symbol=AAPL&market=crypto')).toEqual([]);
+  });
+
+  it('refuses an unknown market with a clear message', async () => {
+    const response = await get('?market=bonds');
+    expect(response.status).toBe(400);
+    expect(jsonBody<{ error: string }>(response).error).toContain(
+      'market must be one of crypto, stock, etf, index, future, micro-future',
+    );
   });
 });

@@ -1,13 +1,15 @@
 // Alert engine + generators on the demo feed, against the real database: alerts appear, a
 // second pass or a restart adds no duplicates, an outage leaves no gap, new bars are pushed
 // live, and the alert API's filters return exactly the matching stored rows.
-import { and, asc, count, eq } from 'drizzle-orm';
+import { and, asc, count, desc, eq, inArray } from 'drizzle-orm';
+import { isTradingMinute } from '../../shared/sessions.ts';
+import { symbolById } from '../../shared/tickers.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALERT_TYPES } from '../../shared/constants.ts';
 import { alerts, candles } from '../db/schema.ts';
 import { openTestDatabase, type TestDatabase } from '../db/testing.ts';
 import { createDemoFeed } from '../market/demoFeed.ts';
-import type { MarketDataProvider } from '../market/types.ts';
+import type { MarketDataProvider, MarketRouter } from '../market/types.ts';
 import { createAlertBus, type LiveAlert } from './bus.ts';
 import { createAlertEngine } from './engine.ts';
 import { queryAlerts } from './service.ts';
@@ -137,5 +139,80 @@ describe('alert engine on the demo feed', () => {
     );
     expect(result.map((alert) => alert.message)).toEqual(expected.map((row) => row.message));
     expect(result.length).toBeGreaterThan(0);
+  });
+});
+
+describe('alert engine across asset classes', () => {
+  /** Flat one-minute bars at `level` for every minute asked, recording each call. */
+  function recordingRouter(levels: Record<string, { source: 'coinbase' | 'yahoo' | 'demo'; level: number }>) {
+    const calls: Array<{ productId: string; granularity: number; from: number; to: number }> = [];
+    const router: MarketRouter = {
+      source: 'demo',
+      sourceOf: (productId) => levels[productId].source,
+      quotes: () => Promise.resolve(new Map()),
+      candles: (productId, granularity, start, end) => {
+        calls.push({ productId, granularity, from: start.getTime(), to: end.getTime() });
+        const rows = [];
+        const size = granularity * 1000;
+        const symbol = symbolById(productId)!;
+        for (let time = start.getTime(); time < end.getTime(); time += size) {
+          if (granularity === 60 && !isTradingMinute(symbol.calendar, time)) continue;
+          const level = levels[productId].level;
+          rows.push({ time, open: level, high: level, low: level, close: level, volume: 1 });
+        }
+        return Promise.resolve(rows);
+      },
+    };
+    return { router, calls };
+  }
+
+  it('asks for a stock only when its market traded since the last bar, and stores each symbol with its own source', async () => {
+    const levels = {
+      'BTC-USD': { source: 'coinbase' as const, level: 90_000 },
+      AAPL: { source: 'yahoo' as const, level: 250 },
+    };
+    const { router, calls } = recordingRouter(levels);
+    // Saturday 2026-06-13 12:00 UTC: crypto trades, the NYSE is closed since Friday 16:00 ET.
+    let now = Date.UTC(2026, 5, 13, 12, 0, 30);
+    const make = () =>
+      createAlertEngine({
+        database,
+        provider: router,
+        bus: createAlertBus(),
+        log: quietLog,
+        products: ['BTC-USD', 'AAPL'],
+        now: () => now,
+        backfillHourDays: 2,
+        backfillMinuteDays: 1,
+        sliceSize: 1,
+      });
+    const engine = make();
+    await engine.tick();
+    const firstAaplCalls = calls.filter((call) => call.productId === 'AAPL').length;
+    // The backfill covers Friday's session, so AAPL was asked once per size.
+    expect(firstAaplCalls).toBe(2);
+    now += 5 * 60_000;
+    calls.length = 0;
+    await engine.tick();
+    expect(calls.map((call) => call.productId)).toEqual(['BTC-USD']);
+    // A new instance reads the stored last bars and asks for nothing new either.
+    calls.length = 0;
+    await make().tick();
+    expect(calls.map((call) => call.productId)).toEqual([]);
+
+    const sources = await database.db
+      .selectDistinct({ productId: candles.productId, source: candles.source })
+      .from(candles)
+      .where(inArray(candles.productId, ['BTC-USD', 'AAPL']))
+      .orderBy(asc(candles.productId), asc(candles.source));
+    expect(sources.filter((row) => row.productId === 'AAPL')).toEqual([{ productId: 'AAPL', source: 'yahoo' }]);
+    const [lastAapl] = await database.db
+      .select({ time: candles.time })
+      .from(candles)
+      .where(and(eq(candles.productId, 'AAPL'), eq(candles.granularity, 60)))
+      .orderBy(desc(candles.time))
+      .limit(1);
+    // Friday 2026-06-12: the last regular minute starts 15:59 ET (19:59 UTC).
+    expect(lastAapl.time.toISOString()).toBe('2026-06-12T19:59:00.000Z');
   });
 });
