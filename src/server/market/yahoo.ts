@@ -318,10 +318,10 @@ export function createYahooProvider(options: YahooOptions = {}): MarketDataProvi
   /**
    * The library keeps the crumb in module state shared by every instance, and once it has answered
    * from its cache it keeps answering that crumb whatever jar asks. Forgetting that state (on a
-   * throwaway jar) just before a call makes the library read the crumb stored in this provider's
-   * own jar, or shake hands anew: the library reaches getCrumb synchronously from the call, so no
-   * other provider can slip in between. Yahoo rejects a stale crumb with 401: then we drop this
-   * jar's cookies too, shake hands again and ask once more.
+   * throwaway jar) just before each call makes the library read the crumb stored in this
+   * provider's own jar, or shake hands anew. Two providers whose handshakes interleave can still
+   * get each other's crumb; Yahoo then answers 401 (Invalid Crumb), and we drop this jar's cookies,
+   * shake hands again and ask once more.
    */
   async function withOwnCrumb<T>(call: () => Promise<T>): Promise<T> {
     void getCrumbClear(new ExtendedCookieJar());
