@@ -1,13 +1,17 @@
 // The signals on the server's demo feed (moved from src/signals, which may import only src/shared):
-// every alert generator fires over a day of demo minutes, and WATOS odds measured on demo history.
+// every alert generator fires over a day of demo minutes, on every asset class within days of
+// sessions, and WATOS odds measured on demo history.
 import { describe, expect, it } from 'vitest';
+import { ALERT_TYPES } from '../../shared/constants.ts';
 import { runAlertGenerators } from '../../signals/alertGenerators.ts';
 import { candleSeries } from '../../signals/candles.ts';
 import { watosHistory } from '../../signals/watos.ts';
 import { MIN_SAMPLES, watosOdds } from '../../signals/watosOdds.ts';
-import { DemoAsset, aggregate } from './demoFeed.ts';
+import { DemoAsset, DEMO_EPOCH, aggregate } from './demoFeed.ts';
+import type { CandleRow } from './types.ts';
 
 const MINUTE = 60_000;
+const DAY = 86_400_000;
 
 describe('runAlertGenerators on the demo feed', () => {
   it('fires every generator over a day of demo minutes, stamped at bar close, and only from fromIndex', () => {
@@ -28,6 +32,25 @@ describe('runAlertGenerators on the demo feed', () => {
     const late = runAlertGenerators(series, 'ETH', MINUTE, 1000);
     expect(late).toEqual(alerts.filter((alert) => alert.index >= 1000));
   });
+});
+
+describe('runAlertGenerators on every asset class of the demo feed', () => {
+  // Ten calendar days from the epoch: seven US equity sessions (the first opens on 2026-01-02),
+  // eight Globex sessions, ten days of crypto.
+  const DAYS = 10;
+
+  it.each(['AAPL', 'SPY', 'SPX', 'ES1!', 'MES1!', 'BTC-USD'])(
+    `fires all four generators on %s within ${DAYS} days of one-minute bars`,
+    (productId) => {
+      const asset = new DemoAsset(productId);
+      const rows: CandleRow[] = [];
+      // A cursor skips closed time, so the bar after the last one wanted may lie days later.
+      for (let bar = asset.next(); bar.time < DEMO_EPOCH + DAYS * DAY; bar = asset.next()) rows.push(bar);
+      const alerts = runAlertGenerators(candleSeries(rows), productId, MINUTE);
+      expect(new Set(alerts.map((alert) => alert.alert_type))).toEqual(new Set(ALERT_TYPES));
+      expect(alerts.every((alert) => alert.time <= DEMO_EPOCH + DAYS * DAY)).toBe(true);
+    },
+  );
 });
 
 describe('watosOdds on demo history', () => {
