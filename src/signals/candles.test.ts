@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { candleSeries } from './candles.ts';
+import { candleSeries, joinSeries } from './candles.ts';
 
 describe('candleSeries', () => {
   it('cleans feed errors: gap bars repeat the close, NaN or negative volume counts as zero', () => {
@@ -21,5 +21,45 @@ describe('candleSeries', () => {
 
   it('handles an empty input', () => {
     expect(candleSeries([]).length).toBe(0);
+  });
+});
+
+describe('joinSeries', () => {
+  const rows = (from: number, count: number) =>
+    Array.from({ length: count }, (_, index) => {
+      const value = from + index;
+      return {
+        time: value * 60_000,
+        open: value,
+        high: value + 1,
+        low: value - 0.5,
+        close: value + 0.5,
+        volume: value * 10,
+      };
+    });
+
+  it('puts the bars of every part one after another', () => {
+    const joined = joinSeries([candleSeries(rows(1, 3)), candleSeries([]), candleSeries(rows(4, 2))]);
+    expect(joined.length).toBe(5);
+    expect([...joined.close]).toEqual([1.5, 2.5, 3.5, 4.5, 5.5]);
+    expect([...joined.time]).toEqual([1, 2, 3, 4, 5].map((value) => value * 60_000));
+    expect([...joined.volume]).toEqual([10, 20, 30, 40, 50]);
+  });
+
+  it('keeps only the newest bars, across part boundaries, in one buffer of its own', () => {
+    const first = candleSeries(rows(1, 3));
+    const joined = joinSeries([first, candleSeries(rows(4, 2))], 3);
+    expect([...joined.open]).toEqual([3, 4, 5]);
+    expect([...joined.high]).toEqual([4, 5, 6]);
+    expect([...joined.low]).toEqual([2.5, 3.5, 4.5]);
+    expect(joined.time.buffer).toBe(joined.volume.buffer);
+    expect(joined.time.buffer.byteLength).toBe(3 * 6 * 8);
+    first.close[2] = 99;
+    expect(joined.close[0]).toBe(3.5);
+  });
+
+  it('gives an empty series for nothing to keep', () => {
+    expect(joinSeries([candleSeries(rows(1, 3))], 0).length).toBe(0);
+    expect(joinSeries([]).length).toBe(0);
   });
 });

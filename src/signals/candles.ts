@@ -62,3 +62,28 @@ export function candleSeries(rows: ArrayLike<CandleInput>): CandleSeries {
     volume: volume.subarray(0, length),
   };
 }
+
+const COLUMNS = ['time', 'open', 'high', 'low', 'close', 'volume'] as const;
+
+/**
+ * The bars of `parts` one after another, in a series of its own: every column in one
+ * allocation (6 x 8 bytes a bar), so a series kept for long (the alert engine's warm-up window
+ * per symbol) costs its numbers and little more. `keepLast` keeps only the newest bars.
+ */
+export function joinSeries(parts: readonly CandleSeries[], keepLast = Infinity): CandleSeries {
+  const total = parts.reduce((sum, part) => sum + part.length, 0);
+  const length = Math.max(0, Math.min(total, keepLast));
+  const buffer = new Float64Array(length * COLUMNS.length);
+  const columns = COLUMNS.map((_, index) => buffer.subarray(index * length, (index + 1) * length));
+  let skip = total - length;
+  let at = 0;
+  for (const part of parts) {
+    const from = Math.min(skip, part.length);
+    skip -= from;
+    if (from === part.length) continue;
+    COLUMNS.forEach((name, index) => columns[index].set(part[name].subarray(from), at));
+    at += part.length - from;
+  }
+  const [time, open, high, low, close, volume] = columns;
+  return { length, time, open, high, low, close, volume };
+}
