@@ -16,6 +16,7 @@ export {
   type MarketDataMode,
   type MarketRouterWithPin,
 } from './router.ts';
+export { createYahooProvider } from './yahoo.ts';
 export type {
   CandleRow,
   Granularity,
