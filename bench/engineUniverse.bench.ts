@@ -11,11 +11,12 @@
 //
 // The bars come from a seeded random walk made here, identical for both engines, so the
 // figures measure the engine and the store, not a market-data provider.
-import { sql } from 'drizzle-orm';
+import { count, eq } from 'drizzle-orm';
 import { createAlertBus } from '../src/server/alerts/bus.ts';
 import { createAlertEngine } from '../src/server/alerts/engine.ts';
 import { saveAlerts } from '../src/server/alerts/service.ts';
 import { openDatabase, type DatabaseHandle } from '../src/server/db/client.ts';
+import { candles } from '../src/server/db/schema.ts';
 import {
   lastCandleTime,
   latestCandles,
@@ -161,9 +162,7 @@ for (let minute = 0; minute < MINUTES; minute += 1) {
   peerAlerts += await peerPass(false);
   peer.push(performance.now() - started);
 }
-const [{ count: storedBars }] = (
-  await db.execute<{ count: string }>(sql`select count(*)::text as count from candles where granularity = 60`)
-).rows;
+const [{ storedBars }] = await db.select({ storedBars: count() }).from(candles).where(eq(candles.granularity, 60));
 await peerDatabase.close();
 
 const p50 = percentile(ours, 0.5);

@@ -151,7 +151,7 @@ describe('GET /external-api/alert', () => {
 describe('market (asset class) filter', () => {
   const tickersOf = async (query: string) => {
     const response = await get(query);
-    expect(response.status).toBe(200);
+    expect(response.statusCode).toBe(200);
     return jsonBody<ExternalAlerts>(response).alerts.map((alert) => alert.ticker);
   };
 
@@ -173,7 +173,7 @@ describe('market (asset class) filter', () => {
 
   it('refuses an unknown market with a clear message', async () => {
     const response = await get('?market=bonds');
-    expect(response.status).toBe(400);
+    expect(response.statusCode).toBe(400);
     expect(jsonBody<{ error: string }>(response).error).toContain(
       'market must be one of crypto, stock, etf, index, future, micro-future',
     );
