@@ -1,13 +1,15 @@
-// All-Market Alert Log (docs/SPEC.md): filters by type, symbol, count and time window with
-// 'Apply Filters'; 'Loading alerts...' / 'No alerts found'; colour by display type. New
-// alerts matching the applied filters arrive live over server-sent events.
+// All-Market Alert Log (docs/SPEC.md): filters by type, market (asset class), symbol, count and
+// time window with 'Apply Filters'; 'Loading alerts...' / 'No alerts found'; colour by display
+// type; each row names its market (the ticker's asset class). New alerts matching the applied
+// filters arrive live over server-sent events.
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState } from 'react';
+import { useEffect, useId, useState } from 'react';
 import { ALERT_TYPES } from '../../../shared/constants.ts';
 import { toAlertDisplayItem, type AlertDisplayType, type AlertRecord } from '../../../shared/alertDisplay.ts';
 import { alertStreamEnd, liveAlert } from '../../../shared/schemas/alerts.ts';
 import { queryKeys } from '../../api/queryKeys.ts';
-import { alertQueryString, EMPTY_FILTERS, fetchAlerts, type AlertFilters } from './alertApi.ts';
+import { ASSET_CLASS_GROUP_LABELS, ASSET_CLASS_LABELS, ASSET_CLASSES } from '../market/assetClasses.ts';
+import { alertQueryString, alertStreamQueryString, EMPTY_FILTERS, fetchAlerts, type AlertFilters } from './alertApi.ts';
 
 export const TYPE_STYLES: Record<AlertDisplayType, { dot: string; text: string; label: string }> = {
   bullish: { dot: 'bg-green-500', text: 'text-green-400', label: 'Bullish' },
@@ -19,11 +21,18 @@ export function AlertItem({ alert }: { alert: AlertRecord }) {
   const item = toAlertDisplayItem(alert);
   const style = TYPE_STYLES[item.type];
   return (
-    <li className="rounded border border-gray-800 bg-gray-800/50 p-2" data-testid="alert-item" data-type={item.type}>
+    <li
+      className="rounded border border-gray-800 bg-gray-800/50 p-2"
+      data-testid="alert-item"
+      data-type={item.type}
+      data-market={item.market ?? ''}
+    >
       <div className="flex items-center gap-2 text-xs">
         <span className={`h-2 w-2 rounded-full ${style.dot}`} aria-hidden />
         <span className="font-bold text-white">{item.symbol}</span>
-        <span className="text-gray-500">{item.market}</span>
+        <span className="text-gray-500" data-testid="alert-market">
+          {item.market ? ASSET_CLASS_LABELS[item.market] : ''}
+        </span>
         <span className={style.text}>{style.label}</span>
         <time className="ml-auto text-gray-500" dateTime={item.fullDate} title={item.fullDate}>
           {item.time}
@@ -45,6 +54,7 @@ function parseEventData(event: Event): unknown {
 
 export function AlertLog() {
   const queryClient = useQueryClient();
+  const marketId = useId();
   const [draft, setDraft] = useState<AlertFilters>(EMPTY_FILTERS);
   const [applied, setApplied] = useState<{ filters: AlertFilters; query: string }>(() => ({
     filters: EMPTY_FILTERS,
@@ -64,10 +74,7 @@ export function AlertLog() {
   });
 
   useEffect(() => {
-    const params = new URLSearchParams();
-    if (applied.filters.alertType) params.set('alert_type', applied.filters.alertType);
-    if (applied.filters.symbol.trim()) params.set('symbol', applied.filters.symbol.trim().toUpperCase());
-    const source = new EventSource(`/api/alerts/stream?${params.toString()}`);
+    const source = new EventSource(`/api/alerts/stream?${alertStreamQueryString(applied.filters)}`);
     source.addEventListener('alert', (event) => {
       const parsed = liveAlert.safeParse(parseEventData(event));
       // A fixed end time means a historical view: live alerts do not belong in it.
@@ -132,6 +139,23 @@ export function AlertLog() {
             ))}
           </select>
         </label>
+        {/* A label beside (not around) the select, so its accessible name is the label alone. */}
+        <div className="text-xs text-gray-400">
+          <label htmlFor={marketId}>Market</label>
+          <select
+            id={marketId}
+            className={field}
+            value={draft.market}
+            onChange={(event) => setDraft({ ...draft, market: event.target.value })}
+          >
+            <option value="">All markets</option>
+            {ASSET_CLASSES.map((assetClass) => (
+              <option key={assetClass} value={assetClass}>
+                {ASSET_CLASS_GROUP_LABELS[assetClass]}
+              </option>
+            ))}
+          </select>
+        </div>
         <label className="text-xs text-gray-400">
           Symbol
           <input
@@ -152,7 +176,6 @@ export function AlertLog() {
             onChange={(event) => setDraft({ ...draft, maxCount: event.target.value })}
           />
         </label>
-        <span />
         <label className="text-xs text-gray-400">
           Start time
           <input

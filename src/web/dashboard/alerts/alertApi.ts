@@ -7,6 +7,8 @@ import { apiFetch } from '../../api/http.ts';
 
 export interface AlertFilters {
   alertType: string;
+  /** An asset class of the symbol table ('stock', 'micro-future'...), or '' for every market. */
+  market: string;
   symbol: string;
   maxCount: string;
   /** datetime-local values (the trader's local time), or '' */
@@ -16,6 +18,7 @@ export interface AlertFilters {
 
 export const EMPTY_FILTERS: AlertFilters = {
   alertType: '',
+  market: '',
   symbol: '',
   maxCount: String(ALERT_LOG_DEFAULT_MAX),
   startTime: '',
@@ -29,13 +32,25 @@ export function effectiveMaxCount(input: string): number {
   return Math.min(value, ALERT_LOG_MAX_CAP);
 }
 
+/** The filters the live stream applies too: alert type, market (asset class) and symbol. */
+function streamParams(filters: AlertFilters): URLSearchParams {
+  const params = new URLSearchParams();
+  if (filters.alertType) params.set('alert_type', filters.alertType);
+  if (filters.market) params.set('market', filters.market);
+  if (filters.symbol.trim()) params.set('symbol', filters.symbol.trim().toUpperCase());
+  return params;
+}
+
+/** The query string of the live stream (GET /api/alerts/stream) for the applied filters. */
+export function alertStreamQueryString(filters: AlertFilters): string {
+  return streamParams(filters).toString();
+}
+
 /** The query string docs/SPEC.md describes: empty start is an hour ago, empty end is now (UTC). */
 export function alertQueryString(filters: AlertFilters, now = new Date()): string {
   const start = filters.startTime ? new Date(filters.startTime) : new Date(now.getTime() - ALERT_LOG_DEFAULT_WINDOW_MS);
   const end = filters.endTime ? new Date(filters.endTime) : now;
-  const params = new URLSearchParams();
-  if (filters.alertType) params.set('alert_type', filters.alertType);
-  if (filters.symbol.trim()) params.set('symbol', filters.symbol.trim().toUpperCase());
+  const params = streamParams(filters);
   params.set('max_count', String(effectiveMaxCount(filters.maxCount)));
   params.set('start_time', formatAlertTimestamp(start));
   params.set('end_time', formatAlertTimestamp(end));

@@ -5,21 +5,12 @@
 // exactly as without the type-ahead.
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useEffect, useId, useState } from 'react';
-import type { AssetClass } from '../../../shared/symbols.ts';
 import type { MarketSymbolView } from '../../../shared/schemas/symbols.ts';
 import { queryKeys } from '../../api/queryKeys.ts';
+import { ASSET_CLASS_LABELS } from '../market/assetClasses.ts';
 import { searchSymbols } from './symbolApi.ts';
 
 export const SEARCH_DEBOUNCE_MS = 150;
-
-const CLASS_LABELS: Record<AssetClass, string> = {
-  crypto: 'Crypto',
-  stock: 'Stock',
-  etf: 'ETF',
-  index: 'Index',
-  future: 'Future',
-  'micro-future': 'Micro future',
-};
 
 /** What a pick adds: the chart watchlist's EXCHANGE:SYMBOL or the alerts panel's plain ticker. */
 export type SymbolForm = 'tradingView' | 'ticker';
@@ -168,7 +159,7 @@ export function SymbolSearch({
             <span className="shrink-0 font-semibold">{symbolInForm(market, form)}</span>
             <span className="min-w-0 flex-1 truncate text-gray-300">{market.name}</span>
             <span className="shrink-0 text-[10px] uppercase tracking-wide text-gray-400">
-              {CLASS_LABELS[market.assetClass]}
+              {ASSET_CLASS_LABELS[market.assetClass]}
             </span>
           </li>
         ))}

@@ -1,0 +1,151 @@
+// @vitest-environment jsdom
+// The alert panels on every market (issue 15), over a stubbed fetch and EventSource: the alert
+// log's market (asset class) filter goes to the log query and the live stream, and each row
+// names its asset class.
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
+import type { ReactNode } from 'react';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { AlertRecord } from '../../../shared/alertDisplay.ts';
+import { assetClassOfTicker } from '../../../shared/tickers.ts';
+import { NotificationsProvider } from '../../ui/Notifications.tsx';
+import { AlertLog } from './AlertLog.tsx';
+import { alertQueryString, alertStreamQueryString, EMPTY_FILTERS } from './alertApi.ts';
+
+function json(status: number, body: unknown): Response {
+  return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
+}
+
+const now = () => new Date().toISOString().slice(0, 19).replace('T', ' ');
+
+/** One alert a ticker, as the engine stores them. */
+const STORED: AlertRecord[] = ['AAPL', 'TSLA', 'BTC', 'ETH', 'SPY', 'MES', 'SPX'].map((ticker) => ({
+  ticker,
+  alert_type: 'BreakoutAlertGenerator',
+  message: `${ticker} broke out above resistance`,
+  timestamp: now(),
+}));
+
+/** A fetch that answers the alert log like the server: filtered by symbol and market (asset class). */
+function stubServer(savedAlerts: string[] = ['AAPL', 'TSLA', 'BTC', 'ETH']) {
+  const alertQueries: URLSearchParams[] = [];
+  vi.stubGlobal(
+    'fetch',
+    vi.fn(async (input: RequestInfo | URL) => {
+      const url = new URL(
+        input instanceof Request ? input.url : input instanceof URL ? input.href : input,
+        'http://localhost',
+      );
+      if (url.pathname === '/external-api/alert') {
+        alertQueries.push(url.searchParams);
+        const symbol = url.searchParams.get('symbol');
+        const market = url.searchParams.get('market');
+        const alerts = STORED.filter(
+          (alert) => (!symbol || alert.ticker === symbol) && (!market || assetClassOfTicker(alert.ticker) === market),
+        );
+        return json(200, { alerts });
+      }
+      if (url.pathname === '/api/watchlists/alerts') return json(200, { symbols: savedAlerts });
+      return json(404, { error: 'not stubbed' });
+    }),
+  );
+  return alertQueries;
+}
+
+/** The URLs of the live streams opened (jsdom has no EventSource). */
+let streams: string[] = [];
+class FakeEventSource {
+  constructor(readonly url: string) {
+    streams.push(url);
+  }
+  addEventListener() {}
+  close() {}
+}
+
+function withClient(children: ReactNode) {
+  const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+  return (
+    <QueryClientProvider client={client}>
+      <NotificationsProvider>{children}</NotificationsProvider>
+    </QueryClientProvider>
+  );
+}
+
+beforeEach(() => {
+  streams = [];
+  vi.stubGlobal('EventSource', FakeEventSource);
+});
+
+afterEach(() => {
+  cleanup();
+  vi.unstubAllGlobals();
+  vi.restoreAllMocks();
+});
+
+describe('the alert log market filter', () => {
+  it('builds the log and stream queries with the market', () => {
+    const at = new Date('2026-01-02T03:04:05Z');
+    const filters = { ...EMPTY_FILTERS, market: 'micro-future', symbol: ' mes ' };
+    expect(new URLSearchParams(alertQueryString(filters, at)).get('market')).toBe('micro-future');
+    expect(alertStreamQueryString(filters)).toBe('market=micro-future&symbol=MES');
+    expect(new URLSearchParams(alertQueryString(EMPTY_FILTERS, at)).has('market')).toBe(false);
+    expect(alertStreamQueryString(EMPTY_FILTERS)).toBe('');
+  });
+
+  it('offers every asset class, sends the chosen one to the API and the stream, and labels each row', async () => {
+    const queries = stubServer();
+    render(withClient(<AlertLog />));
+    const log = screen.getByRole('region', { name: 'All-Market Alert Log' });
+    const market = within(log).getByLabelText('Market');
+    expect(
+      within(market)
+        .getAllByRole('option')
+        .map((option) => option.textContent),
+    ).toEqual(['All markets', 'Crypto', 'Stocks', 'ETFs', 'Indices', 'Futures', 'Micro futures']);
+    expect((market as HTMLSelectElement).value).toBe('');
+
+    // Unfiltered: every market, each row named by its asset class (no longer always 'crypto').
+    await waitFor(() => expect(within(log).getAllByTestId('alert-item')).toHaveLength(STORED.length));
+    const labelOf = (ticker: string) =>
+      within(log)
+        .getAllByTestId('alert-item')
+        .find((item) => item.textContent?.includes(`${ticker} broke out`));
+    expect(within(labelOf('AAPL')!).getByTestId('alert-market').textContent).toBe('Stock');
+    expect(within(labelOf('BTC')!).getByTestId('alert-market').textContent).toBe('Crypto');
+    expect(within(labelOf('SPY')!).getByTestId('alert-market').textContent).toBe('ETF');
+    expect(within(labelOf('SPX')!).getByTestId('alert-market').textContent).toBe('Index');
+    expect(within(labelOf('MES')!).getByTestId('alert-market').textContent).toBe('Micro future');
+    expect(queries[0]?.has('market')).toBe(false);
+    expect(streams.at(-1)).toBe('/api/alerts/stream?');
+
+    fireEvent.change(market, { target: { value: 'stock' } });
+    fireEvent.click(within(log).getByRole('button', { name: 'Apply Filters' }));
+    await waitFor(() => expect(within(log).getAllByTestId('alert-item')).toHaveLength(2));
+    expect(queries.at(-1)?.get('market')).toBe('stock');
+    expect(streams.at(-1)).toBe('/api/alerts/stream?market=stock');
+    for (const item of within(log).getAllByTestId('alert-item')) {
+      expect(item.getAttribute('data-market')).toBe('stock');
+      expect(within(item).getByTestId('alert-market').textContent).toBe('Stock');
+    }
+
+    fireEvent.change(market, { target: { value: 'crypto' } });
+    fireEvent.change(within(log).getByLabelText('Alert type'), { target: { value: 'BreakoutAlertGenerator' } });
+    fireEvent.click(within(log).getByRole('button', { name: 'Apply Filters' }));
+    await waitFor(() =>
+      expect(
+        within(log)
+          .getAllByTestId('alert-item')
+          .map((item) => item.getAttribute('data-market')),
+      ).toEqual(['crypto', 'crypto']),
+    );
+    expect(queries.at(-1)?.get('market')).toBe('crypto');
+    expect(new URLSearchParams(streams.at(-1)!.split('?')[1])).toEqual(
+      new URLSearchParams({ alert_type: 'BreakoutAlertGenerator', market: 'crypto' }),
+    );
+
+    fireEvent.change(market, { target: { value: '' } });
+    fireEvent.click(within(log).getByRole('button', { name: 'Apply Filters' }));
+    await waitFor(() => expect(within(log).getAllByTestId('alert-item')).toHaveLength(STORED.length));
+    expect(queries.at(-1)?.has('market')).toBe(false);
+  });
+});
