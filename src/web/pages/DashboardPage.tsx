@@ -53,9 +53,9 @@ function Dashboard() {
         <>
           <div className="h-[741px]">
             <WatchlistAlerts
-              onOpenChart={(symbol) => {
+              onOpenChart={(symbolId) => {
                 setSource('exchange');
-                setChartSymbol(`${symbol}-USD`);
+                setChartSymbol(symbolId);
                 document.querySelector('[data-tour="chart-area"]')?.scrollIntoView({ behavior: 'smooth' });
               }}
             />

@@ -2,11 +2,15 @@
 // start), a plus button with Add / Cancel (a type-ahead suggests plain tickers; a typed symbol the
 // symbol table does not know is explained, not added), and the latest real alerts for those symbols,
 // coloured by type. The speaker icon reads new alerts aloud; the video icon opens the symbol's
-// chart. Symbols without market data here say so instead of showing invented alerts.
+// chart. Every symbol of the symbol table (crypto, stocks, ETFs, indices, futures) is tracked;
+// a saved symbol the table does not know says so, in the table's words, instead of showing
+// invented alerts.
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useId, useRef, useState } from 'react';
-import { CRYPTO_SYMBOLS, DEFAULT_ALERTS_WATCHLIST } from '../../../shared/constants.ts';
+import { DEFAULT_ALERTS_WATCHLIST } from '../../../shared/constants.ts';
 import { toAlertDisplayItem, type AlertRecord } from '../../../shared/alertDisplay.ts';
+import { resolveSymbol as resolveLocally, unknownSymbolMessage } from '../../../shared/symbols.ts';
+import { symbolByTicker } from '../../../shared/tickers.ts';
 import { ApiError } from '../../api/http.ts';
 import { queryKeys } from '../../api/queryKeys.ts';
 import { useNotify } from '../../ui/Notifications.tsx';
@@ -15,19 +19,31 @@ import { SymbolSearch } from '../watchlist/SymbolSearch.tsx';
 import { useSavedWatchlist } from '../watchlist/useSavedWatchlist.ts';
 import { fetchAlerts } from './alertApi.ts';
 import { TYPE_STYLES } from './AlertLog.tsx';
-import { tickerOf } from '../../../shared/tickers.ts';
 
-const TRACKED = new Set(CRYPTO_SYMBOLS.map((productId) => tickerOf(productId)));
+/**
+ * The plain ticker alerts are stored under for a saved symbol, or null when the symbol table
+ * does not know it. Saved lists hold tickers ('AAPL', 'MES'); older or hand-typed entries in
+ * another form ('BTC-USD', 'NASDAQ:AAPL') are resolved the same way the server does.
+ */
+export function alertTickerOf(symbol: string): string | null {
+  return (symbolByTicker(symbol) ?? resolveLocally(symbol))?.ticker ?? null;
+}
 
 function speak(text: string) {
   if ('speechSynthesis' in window) window.speechSynthesis.speak(new SpeechSynthesisUtterance(text));
 }
 
-export function WatchlistAlerts({ onOpenChart }: { onOpenChart?: (symbol: string) => void }) {
+export function WatchlistAlerts({
+  onOpenChart,
+}: {
+  /** Opens the own candle chart of a symbol, given the symbol table's canonical id (BTC-USD, AAPL, MES1!). */
+  onOpenChart?: (symbolId: string) => void;
+}) {
   const notify = useNotify();
   const watchlist = useSavedWatchlist('alerts', DEFAULT_ALERTS_WATCHLIST, notify);
   const { symbols } = watchlist;
-  const tracked = symbols.filter((symbol) => TRACKED.has(symbol));
+  const tracked = [...new Set(symbols.map(alertTickerOf).filter((ticker): ticker is string => ticker !== null))];
+  const untracked = symbols.filter((symbol) => alertTickerOf(symbol) === null);
   const alerts = useQuery({
     queryKey: queryKeys.alerts.watchlist(tracked),
     enabled: tracked.length > 0,
@@ -189,13 +205,11 @@ export function WatchlistAlerts({ onOpenChart }: { onOpenChart?: (symbol: string
         </p>
       )}
       <div className="mt-3 min-h-0 flex-1 space-y-2 overflow-y-auto">
-        {symbols
-          .filter((symbol) => !TRACKED.has(symbol))
-          .map((symbol) => (
-            <p key={symbol} className="text-xs text-gray-500">
-              No market data for {symbol} here: alerts cover the 28 tracked crypto assets.
-            </p>
-          ))}
+        {untracked.map((symbol) => (
+          <p key={symbol} className="text-xs text-gray-500" data-testid="no-market-data">
+            {unknownSymbolMessage(symbol)}
+          </p>
+        ))}
         {tracked.length > 0 && alerts.isPending && <p className="text-sm text-gray-400">Loading alerts...</p>}
         {alerts.data?.length === 0 && (
           <p className="text-sm text-gray-400">No alerts for your symbols in the last 24 hours</p>
@@ -224,7 +238,11 @@ export function WatchlistAlerts({ onOpenChart }: { onOpenChart?: (symbol: string
                 <button
                   type="button"
                   title={`Open the ${item.symbol} chart`}
-                  onClick={() => onOpenChart?.(item.symbol)}
+                  onClick={() => {
+                    // The alert's plain ticker to the table's canonical id: BTC gives BTC-USD, MES gives MES1!.
+                    const symbolId = symbolByTicker(item.symbol)?.id;
+                    if (symbolId) onOpenChart?.(symbolId);
+                  }}
                   className="self-start text-gray-400 hover:text-white"
                 >
                   <svg

@@ -1,16 +1,20 @@
 // @vitest-environment jsdom
 // The alert panels on every market (issue 15), over a stubbed fetch and EventSource: the alert
 // log's market (asset class) filter goes to the log query and the live stream, and each row
-// names its asset class.
+// names its asset class; the watchlist alerts panel tracks every symbol the table knows (the
+// default AAPL, TSLA, BTC, ETH included), explains only unknown ones in the table's words, and
+// its video icon opens the chart of the table's canonical id.
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import type { ReactNode } from 'react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { AlertRecord } from '../../../shared/alertDisplay.ts';
+import { unknownSymbolMessage } from '../../../shared/symbols.ts';
 import { assetClassOfTicker } from '../../../shared/tickers.ts';
 import { NotificationsProvider } from '../../ui/Notifications.tsx';
 import { AlertLog } from './AlertLog.tsx';
 import { alertQueryString, alertStreamQueryString, EMPTY_FILTERS } from './alertApi.ts';
+import { WatchlistAlerts } from './WatchlistAlerts.tsx';
 
 function json(status: number, body: unknown): Response {
   return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
@@ -147,5 +151,47 @@ describe('the alert log market filter', () => {
     fireEvent.click(within(log).getByRole('button', { name: 'Apply Filters' }));
     await waitFor(() => expect(within(log).getAllByTestId('alert-item')).toHaveLength(STORED.length));
     expect(queries.at(-1)?.has('market')).toBe(false);
+  });
+});
+
+describe('the watchlist alerts panel', () => {
+  it('shows real alerts for the default AAPL, TSLA, BTC and ETH', async () => {
+    const queries = stubServer();
+    render(withClient(<WatchlistAlerts />));
+    const panel = screen.getByRole('region', { name: 'Watchlist Alerts' });
+    for (const ticker of ['AAPL', 'TSLA', 'BTC', 'ETH'])
+      expect(await within(panel).findByText(`${ticker} broke out above resistance`)).toBeTruthy();
+    expect(new Set(queries.map((query) => query.get('symbol')))).toEqual(new Set(['AAPL', 'TSLA', 'BTC', 'ETH']));
+    expect(within(panel).queryByTestId('no-market-data')).toBeNull();
+    expect(panel.textContent).not.toContain('No market data');
+  });
+
+  it('tracks every class the table knows and explains only unknown symbols, in the table’s words', async () => {
+    const queries = stubServer(['SPY', 'MES', 'SPX', 'ZZQX', 'NASDAQ:AAPL']);
+    render(withClient(<WatchlistAlerts />));
+    const panel = screen.getByRole('region', { name: 'Watchlist Alerts' });
+    for (const ticker of ['SPY', 'MES', 'SPX', 'AAPL'])
+      expect(await within(panel).findByText(`${ticker} broke out above resistance`)).toBeTruthy();
+    // Queried by plain ticker (NASDAQ:AAPL as AAPL); the unknown symbol is never asked for.
+    const asked = queries.map((query) => query.get('symbol'));
+    expect(asked).toEqual(expect.arrayContaining(['SPY', 'MES', 'SPX', 'AAPL']));
+    expect(asked).not.toContain('ZZQX');
+    expect(asked).not.toContain('NASDAQ:AAPL');
+    expect(
+      within(panel)
+        .getAllByTestId('no-market-data')
+        .map((line) => line.textContent),
+    ).toEqual([unknownSymbolMessage('ZZQX')]);
+  });
+
+  it('opens the chart of the symbol table’s canonical id from the video icon', async () => {
+    stubServer(['BTC', 'AAPL', 'MES']);
+    const onOpenChart = vi.fn();
+    render(withClient(<WatchlistAlerts onOpenChart={onOpenChart} />));
+    const panel = screen.getByRole('region', { name: 'Watchlist Alerts' });
+    fireEvent.click(await within(panel).findByRole('button', { name: 'Open the AAPL chart' }));
+    fireEvent.click(within(panel).getByRole('button', { name: 'Open the BTC chart' }));
+    fireEvent.click(within(panel).getByRole('button', { name: 'Open the MES chart' }));
+    expect(onOpenChart.mock.calls).toEqual([['AAPL'], ['BTC-USD'], ['MES1!']]);
   });
 });
