@@ -9,6 +9,7 @@ import { ChartArea, type ChartSource } from '../dashboard/chart/ChartArea.tsx';
 import { AiSection } from '../dashboard/chat/AiSection.tsx';
 import { AssistantProvider } from '../dashboard/chat/AssistantProvider.tsx';
 import { MyStuff } from '../dashboard/files/MyStuff.tsx';
+import { ChartSymbolPicker } from '../dashboard/market/ChartSymbolPicker.tsx';
 import { ExchangeView } from '../dashboard/market/ExchangeView.tsx';
 import { GuidedTour } from '../dashboard/tour/GuidedTour.tsx';
 import { ChartWatchlist } from '../dashboard/watchlist/ChartWatchlist.tsx';
@@ -38,6 +39,14 @@ function Dashboard() {
               onSourceChange={setSource}
               watchlistControls={
                 <ChartWatchlist symbols={watchlist.symbols} onAdd={watchlist.add} onRemove={watchlist.remove} />
+              }
+              exchangeControls={
+                <div className="flex flex-wrap items-center gap-2" data-testid="chart-symbol-picker">
+                  <ChartSymbolPicker label="Chart any symbol" onChart={setChartSymbol} />
+                  <span className="text-[11px] text-gray-500">
+                    Candles and alerts for any market: a ticker, EXCHANGE:SYMBOL or a name
+                  </span>
+                </div>
               }
               exchangeView={(active) => (
                 <ExchangeView active={active} chartSymbol={chartSymbol} onChartSymbol={setChartSymbol} />

@@ -1,6 +1,8 @@
 // The chart area: a switcher of five sources, the professional charting widget by default.
 // Every panel stays mounted and only the active one is visible, so switching away and back
-// keeps each panel's state (a typed Barchart key, a scrolled price list).
+// keeps each panel's state (a typed Barchart key, a scrolled price list). Above the active
+// panel: the chart watchlist for TradingView, the own candle chart's symbol picker for the
+// exchange data.
 import { useState, type ReactNode } from 'react';
 import { BarchartPanel } from './BarchartPanel.tsx';
 import { EmbedPanel, useEmbeds } from './EmbedPanel.tsx';
@@ -19,12 +21,15 @@ export const CHART_SOURCES: Array<{ id: ChartSource; label: string }> = [
 export function ChartArea({
   symbols,
   watchlistControls,
+  exchangeControls,
   exchangeView,
   source: controlledSource,
   onSourceChange,
 }: {
   symbols: readonly string[];
   watchlistControls: ReactNode;
+  /** Shown above the exchange view while it is the active source (the candle chart's symbol picker). */
+  exchangeControls?: ReactNode;
   exchangeView: (active: boolean) => ReactNode;
   source?: ChartSource;
   onSourceChange?: (source: ChartSource) => void;
@@ -61,6 +66,7 @@ export function ChartArea({
         ))}
       </div>
       {source === 'tradingview' && watchlistControls}
+      {source === 'exchange' && exchangeControls}
       {panel('tradingview', <TradingViewChart symbols={symbols} />)}
       {panel('barchart', <BarchartPanel open={source === 'barchart'} />)}
       {panel('exchange', exchangeView(source === 'exchange'))}

@@ -1,6 +1,8 @@
-// The candlestick chart of one asset (lightweight-charts), opened from a price card, with the
-// alerts that fired on it marked on their bars: green up-arrows bullish, red down-arrows
-// bearish, yellow circles caution.
+// The candlestick chart of one asset (lightweight-charts), opened from a price card, the alerts
+// panel's video icon or the chart area's symbol picker, for any symbol of the table (crypto,
+// stocks, ETFs, indices, futures), with the alerts that fired on it marked on their bars: green
+// up-arrows bullish, red down-arrows bearish, yellow circles caution. Demo bars are labelled
+// "Demo data" and Yahoo Finance bars "Delayed".
 import {
   CandlestickSeries,
   ColorType,
@@ -12,7 +14,9 @@ import {
 import { useEffect, useRef, useState } from 'react';
 import { alertDisplayType, parseAlertTimestamp } from '../../../shared/alertDisplay.ts';
 import type { CandleGranularity } from '../../../shared/schemas/market.ts';
-import { useCandles } from './marketApi.ts';
+import { resolveSymbol } from '../../../shared/symbols.ts';
+import { ASSET_CLASS_LABELS } from './assetClasses.ts';
+import { DELAYED_TITLE, isDelayedSource, useCandles } from './marketApi.ts';
 
 const MARKER_STYLE = {
   bullish: { position: 'belowBar', shape: 'arrowUp', color: '#22c55e' },
@@ -20,10 +24,18 @@ const MARKER_STYLE = {
   caution: { position: 'aboveBar', shape: 'circle', color: '#facc15' },
 } as const;
 
-export function CandleChart({ productId, onClose }: { productId: string; onClose: () => void }) {
+export function CandleChart({
+  productId,
+  onClose,
+}: {
+  /** The symbol table's canonical id (BTC-USD, AAPL, SPX, MES1!); any form the table resolves works. */
+  productId: string;
+  onClose: () => void;
+}) {
   const [granularity, setGranularity] = useState<CandleGranularity>(3600);
   const container = useRef<HTMLDivElement>(null);
   const data = useCandles(productId, granularity);
+  const market = resolveSymbol(productId);
 
   useEffect(() => {
     if (!container.current || !data.data) return;
@@ -71,8 +83,18 @@ export function CandleChart({ productId, onClose }: { productId: string; onClose
     >
       <div className="flex flex-wrap items-center gap-3">
         <h3 className="text-lg font-bold text-white">{productId}</h3>
+        {market && (
+          <span className="text-xs text-gray-400" data-testid="chart-market">
+            {market.name} · {ASSET_CLASS_LABELS[market.assetClass]}
+          </span>
+        )}
         {data.data?.source === 'demo' && (
           <span className="rounded bg-amber-500 px-2 py-0.5 text-xs font-bold text-gray-900">Demo data</span>
+        )}
+        {isDelayedSource(data.data?.source) && (
+          <span className="rounded bg-sky-300 px-2 py-0.5 text-xs font-bold text-gray-900" title={DELAYED_TITLE}>
+            Delayed
+          </span>
         )}
         <div className="flex gap-1" role="group" aria-label="Bar size">
           {([3600, 60] as const).map((option) => (

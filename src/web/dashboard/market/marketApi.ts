@@ -39,3 +39,14 @@ export function useCandles(productId: string, granularity: CandleGranularity) {
       ),
   });
 }
+
+/**
+ * Whether figures from this source are delayed: Yahoo Finance (stocks, ETFs, indices, futures)
+ * is not real time, Coinbase is, and the demo feed is labelled "Demo data" instead.
+ */
+export function isDelayedSource(source: string | null | undefined): boolean {
+  return source === 'yahoo';
+}
+
+/** The tooltip of the "Delayed" label. */
+export const DELAYED_TITLE = 'Delayed data from Yahoo Finance: not real time.';
