@@ -3,6 +3,7 @@
 // is sent with its name in brackets and analysed; a failed send keeps the text and the file;
 // the Prompt Catalog flow, including the options category with the attached chain.
 import type { Page } from '@playwright/test';
+import { SYMBOL_TABLE } from '../src/shared/symbols.ts';
 import { expect, test } from './fixtures.ts';
 
 const PLACEHOLDER = "Ask about a symbol, request probability forecasts, or summarize today's alerts...";
@@ -164,7 +165,11 @@ test('the Prompt Catalog builds a prompt, appends its messages to the chat and r
     'M',
     '12M',
   ]);
-  await expect(form.getByLabel('Symbol', { exact: true }).locator('option')).toHaveCount(28);
+  // Every market of the symbol table, grouped by asset class; the 28 Coinbase products are the Crypto group.
+  const symbols = form.getByLabel('Symbol', { exact: true });
+  await expect(symbols.locator('optgroup')).toHaveCount(6);
+  await expect(symbols.locator('optgroup[label="Crypto"] option')).toHaveCount(28);
+  await expect(symbols.locator('option')).toHaveCount(SYMBOL_TABLE.length);
   await prompt.selectOption({
     label:
       'What are the odds for {symbol}? Give the WATOS grid on the {timeframe} timeframe with sample sizes and confidence intervals.',

@@ -4,18 +4,28 @@
 // bar's attached file, and the prompt and its answer are appended to the chat. After success
 // the selections reset and the attachment is removed; a failure logs 'API error: {status}' and
 // shows 'An error occurred while processing the prompt'. The chat wires it in (AiSection):
-// the catalogue knows nothing of the chat beyond the two props it is given.
+// the catalogue knows nothing of the chat beyond the two props it is given. The Symbol select
+// offers every market of the symbol table (issue 15), grouped by asset class, by canonical id.
 import { useQuery } from '@tanstack/react-query';
 import { useId, useState, type ReactNode } from 'react';
-import { CRYPTO_SYMBOLS, TIMEFRAMES } from '../../../shared/constants.ts';
+import { TIMEFRAMES } from '../../../shared/constants.ts';
 import { OPTIONS_CATEGORY, PROMPT_ERROR_MESSAGE, PROMPT_SELECT_MESSAGE } from '../../../shared/schemas/chat.ts';
 import { promptsResponse } from '../../../shared/schemas/prompts.ts';
 import { ApiError, apiFetch } from '../../api/http.ts';
 import { queryKeys } from '../../api/queryKeys.ts';
+import { SYMBOL_TABLE } from '../../../shared/symbols.ts';
+import { ASSET_CLASS_GROUP_LABELS, ASSET_CLASSES } from '../market/assetClasses.ts';
 import { categoriesOf, fillPrompt, stripQuotes, type CatalogPrompt } from './promptText.ts';
 
 const DEFAULT_TIMEFRAME = '1h';
 const DEFAULT_SYMBOL = 'BTC-USD';
+
+/** The Symbol select's groups: every asset class with its markets, in table order. */
+const SYMBOL_GROUPS = ASSET_CLASSES.map((assetClass) => ({
+  assetClass,
+  label: ASSET_CLASS_GROUP_LABELS[assetClass],
+  symbols: SYMBOL_TABLE.filter((symbol) => symbol.assetClass === assetClass),
+})).filter((group) => group.symbols.length > 0);
 
 async function fetchPrompts(): Promise<CatalogPrompt[]> {
   try {
@@ -167,10 +177,14 @@ export function PromptCatalog({ className = '', runPrompt, attachment }: PromptC
                 value={symbol}
                 onChange={(event) => setSymbol(event.target.value)}
               >
-                {CRYPTO_SYMBOLS.map((value) => (
-                  <option key={value} value={value}>
-                    {value}
-                  </option>
+                {SYMBOL_GROUPS.map((group) => (
+                  <optgroup key={group.assetClass} label={group.label}>
+                    {group.symbols.map((entry) => (
+                      <option key={entry.id} value={entry.id}>
+                        {`${entry.id} · ${entry.name}`}
+                      </option>
+                    ))}
+                  </optgroup>
                 ))}
               </select>
             </Field>
