@@ -21,6 +21,13 @@ import { fetchAlerts } from './alertApi.ts';
 import { TYPE_STYLES } from './AlertLog.tsx';
 
 /**
+ * How far back the panel looks, per symbol (its latest three alerts in that time). Stocks, ETFs
+ * and indices only make alerts in their sessions, so a day would leave AAPL empty all weekend;
+ * four days cover a weekend and a holiday Monday.
+ */
+const WINDOW_DAYS = 4;
+
+/**
  * The plain ticker alerts are stored under for a saved symbol, or null when the symbol table
  * does not know it. Saved lists hold tickers ('AAPL', 'MES'); older or hand-typed entries in
  * another form ('BTC-USD', 'NASDAQ:AAPL') are resolved the same way the server does.
@@ -49,7 +56,7 @@ export function WatchlistAlerts({
     enabled: tracked.length > 0,
     refetchInterval: 60_000,
     queryFn: async () => {
-      const since = new Date(Date.now() - 86_400_000).toISOString().slice(0, 19).replace('T', ' ');
+      const since = new Date(Date.now() - WINDOW_DAYS * 86_400_000).toISOString().slice(0, 19).replace('T', ' ');
       const lists = await Promise.all(
         tracked.map((symbol) =>
           fetchAlerts(new URLSearchParams({ symbol, max_count: '3', start_time: since }).toString()),
@@ -212,7 +219,7 @@ export function WatchlistAlerts({
         ))}
         {tracked.length > 0 && alerts.isPending && <p className="text-sm text-gray-400">Loading alerts...</p>}
         {alerts.data?.length === 0 && (
-          <p className="text-sm text-gray-400">No alerts for your symbols in the last 24 hours</p>
+          <p className="text-sm text-gray-400">No alerts for your symbols in the last {WINDOW_DAYS} days</p>
         )}
         <ul className="space-y-2">
           {alerts.data?.map((alert: AlertRecord) => {
@@ -222,6 +229,8 @@ export function WatchlistAlerts({
               <li
                 key={`${alert.ticker}-${alert.alert_type}-${alert.timestamp}`}
                 className="flex gap-2 rounded border border-gray-800 bg-gray-800/50 p-2"
+                data-testid="watchlist-alert"
+                data-symbol={item.symbol}
                 data-type={item.type}
               >
                 <span className={`mt-1.5 h-2 w-2 shrink-0 rounded-full ${style.dot}`} aria-hidden />

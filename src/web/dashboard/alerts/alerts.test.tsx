@@ -164,6 +164,17 @@ describe('the watchlist alerts panel', () => {
     expect(new Set(queries.map((query) => query.get('symbol')))).toEqual(new Set(['AAPL', 'TSLA', 'BTC', 'ETH']));
     expect(within(panel).queryByTestId('no-market-data')).toBeNull();
     expect(panel.textContent).not.toContain('No market data');
+    // The latest three a symbol over four days: a weekend does not empty a stock.
+    for (const query of queries) {
+      expect(query.get('max_count')).toBe('3');
+      const since = Date.parse(`${query.get('start_time')!.replace(' ', 'T')}Z`);
+      expect(Math.abs(Date.now() - 4 * 86_400_000 - since)).toBeLessThan(60_000);
+    }
+    expect(
+      within(panel)
+        .getAllByTestId('watchlist-alert')
+        .map((item) => item.getAttribute('data-symbol')),
+    ).toEqual(expect.arrayContaining(['AAPL', 'TSLA', 'BTC', 'ETH']));
   });
 
   it('tracks every class the table knows and explains only unknown symbols, in the table’s words', async () => {

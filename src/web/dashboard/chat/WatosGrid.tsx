@@ -2,11 +2,14 @@
 // Odds?', six signal tiles in two columns coloured by strength (low yellow, medium blue, high
 // green) and a 'Last updated' line in local time. The tiles come from the signals engine
 // (GET /api/watos/{symbol}): each active signal with its measured odds and sample size, or
-// "not enough history"; a symbol without data says so instead of showing tiles.
+// "not enough history"; a symbol without data says so instead of showing tiles. Any symbol of
+// the table works (AAPL, MES, CME_MINI:MES1!); demo figures are labelled "Demo data" and Yahoo
+// Finance figures "Delayed".
 import { useQuery } from '@tanstack/react-query';
 import type { WatosCard, WatosCardSignal, WatosStrengthName } from '../../../shared/schemas/chat.ts';
 import { formatPrice } from '../../../shared/format.ts';
 import { queryKeys } from '../../api/queryKeys.ts';
+import { DELAYED_TITLE, isDelayedSource } from '../market/marketApi.ts';
 import { fetchWatosCard } from './chatApi.ts';
 
 export const STRENGTH_STYLES: Record<WatosStrengthName, { tile: string; badge: string }> = {
@@ -93,6 +96,14 @@ export function WatosGrid({ symbol }: { symbol: string }) {
         {card.data?.available && card.data.source === 'demo' ? (
           <span className="rounded bg-amber-500/20 px-1.5 py-0.5 text-[10px] font-semibold text-amber-300">
             Demo data
+          </span>
+        ) : null}
+        {card.data?.available && isDelayedSource(card.data.source) ? (
+          <span
+            className="rounded bg-sky-500/20 px-1.5 py-0.5 text-[10px] font-semibold text-sky-300"
+            title={DELAYED_TITLE}
+          >
+            Delayed
           </span>
         ) : null}
       </div>
