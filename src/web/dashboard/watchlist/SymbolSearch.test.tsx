@@ -149,6 +149,34 @@ describe('SymbolSearch', () => {
   });
 });
 
+describe('SymbolSearch while new suggestions load', () => {
+  it('leaves Enter to the typed text even when the pointer rests on an earlier suggestion', async () => {
+    stubServer();
+    const onPick = vi.fn();
+    const onEnter = vi.fn();
+    render(withClient(<Harness form="tradingView" onPick={onPick} onEnter={onEnter} />));
+    const input = screen.getByRole('combobox');
+
+    fireEvent.change(input, { target: { value: 'Micro E-mini' } });
+    const first = (await screen.findAllByRole('option'))[0];
+    // The trader types a new symbol while the pointer rests on the earlier list's first option.
+    fireEvent.change(input, { target: { value: 'nasdaq:aapl' } });
+    fireEvent.mouseEnter(first);
+    expect(first.textContent).toContain('CME_MINI:MES1!');
+    expect(input.getAttribute('aria-activedescendant')).toBeNull();
+    fireEvent.keyDown(input, { key: 'Enter' });
+    expect(onPick).not.toHaveBeenCalled();
+    expect(onEnter).toHaveBeenCalledTimes(1);
+
+    // Once the list is the typed text's own, pointing at an option chooses it as before.
+    fireEvent.change(input, { target: { value: 'apple' } });
+    await waitFor(() => expect(screen.getAllByRole('option')[0]?.textContent).toContain('NASDAQ:AAPL'));
+    fireEvent.mouseEnter(screen.getAllByRole('option')[0]);
+    fireEvent.keyDown(input, { key: 'Enter' });
+    expect(onPick).toHaveBeenCalledWith('NASDAQ:AAPL');
+  });
+});
+
 describe('the alerts panel add', () => {
   it('explains an unknown symbol and does not add it; adds a known one', async () => {
     const calls = stubServer();

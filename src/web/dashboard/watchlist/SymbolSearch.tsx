@@ -73,7 +73,11 @@ export function SymbolSearch({
   const expanded = options.length > 0;
   const optionId = (index: number) => `${listboxId}-option-${index}`;
 
-  const active = cursor.list === search.data ? cursor.index : -1;
+  // Suggestions for an earlier text stay on screen while the new ones load (no flicker), but
+  // none of them may be chosen then: Enter right after typing means what was typed, even when
+  // the pointer rests on (and so highlights) an option of the earlier list.
+  const fresh = q === value.trim() && !search.isPlaceholderData;
+  const active = fresh && cursor.list === search.data ? cursor.index : -1;
   const setActive = (index: number) => setCursor({ list: search.data, index });
 
   function pick(market: MarketSymbolView) {
