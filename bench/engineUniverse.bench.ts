@@ -30,7 +30,7 @@ import { candleSeries } from '../src/signals/candles.ts';
 import { runAlertGenerators } from '../src/signals/alertGenerators.ts';
 import { percentile, report } from './report.ts';
 
-const SYMBOLS = 2_000;
+const SYMBOLS = Number(process.env.BENCH_SYMBOLS ?? 2_000);
 const MINUTES = 15;
 const WARMUP = 400;
 const MINUTE = 60_000;
