@@ -14,6 +14,7 @@ import { saveAlerts } from '../alerts/service.ts';
 import { openTestDatabase, type TestDatabase } from '../db/testing.ts';
 import { readTables } from '../files/service.ts';
 import { createDemoFeed, DEMO_EPOCH } from '../market/demoFeed.ts';
+import { createMarketRouter } from '../market/router.ts';
 import { OPTIONS_CATEGORY, PROMPT_CATALOGUE } from '../prompts/catalogue.ts';
 import { createBuiltinAnalyst } from './builtinAnalyst.ts';
 import { analyseFile, type FileAnalysis } from '../files/service.ts';
@@ -28,9 +29,7 @@ let analyst: ReturnType<typeof createBuiltinAnalyst>;
 beforeAll(async () => {
   database = await openTestDatabase('pglite');
   tools = createMarketTools({
-    mode: 'demo',
-    market: { coinbase: feed, demo: feed },
-    currentSource: () => 'demo',
+    market: createMarketRouter({ mode: 'demo', coinbase: feed, yahoo: feed, demo: feed, now: () => NOW }),
     db: database.db,
     fileLimits: { maxBytes: 1024 * 1024, maxRows: 1000 },
     now: () => NOW,
@@ -121,12 +120,37 @@ describe('built-in analyst', () => {
     expect(text).not.toContain('Demo data');
   });
 
-  it('says plainly that a stock has no market data and shows no price', async () => {
-    const { text } = await ask('What are the odds for AAPL?');
-    expect(text).toContain('## AAPL: What Are The Odds? (WATOS)');
-    expect(text).toContain('No market data for AAPL');
+  it('answers the odds for a stock and a micro future from their own series, prices in their units', async () => {
+    const apple = await ask('What are the odds for AAPL?');
+    const appleCard = await tools.watos('AAPL', '1h');
+    expect(apple.text).toContain('## AAPL: What Are The Odds? (WATOS, 1h)');
+    expect(apple.text).toContain('**Demo data:**');
+    expect(apple.text).toContain(`Last close **$${formatPrice(appleCard.lastClose)}**`);
+    expect(extractTicker(apple.text)).toBe('AAPL');
+
+    const micro = await ask('What are the odds for CME_MINI:MES1!?');
+    const microCard = await tools.watos('MES1!', '1h');
+    expect(microCard.assetClass).toBe('micro-future');
+    expect(micro.text).toContain('## MES1!: What Are The Odds? (WATOS, 1h)');
+    // Index points, not dollars; MES trades in quarter points.
+    expect(micro.text).toContain(`Last close **${formatPrice(microCard.lastClose)}**`);
+    expect(Math.round(microCard.lastClose * 4)).toBeCloseTo(microCard.lastClose * 4, 6);
+    expect(extractTicker(micro.text)).toBe('MES');
+  });
+
+  it('gives a futures stop in dollars a contract', async () => {
+    const { text } = await ask('Where should my stop be on MES?');
+    const summary = await tools.candleSummary('MES', '1h');
+    const stop = summary.atr14! * 1.5;
+    expect(text).toContain('## MES1!: price and trend (1h)');
+    expect(text).toContain(`one contract risks **$${formatPrice(stop * 5)}** on that stop`);
+  });
+
+  it('says plainly that a market we do not cover has no data and shows no price', async () => {
+    const { text } = await ask('What are the odds for LSE:VOD?');
+    expect(text).toContain('## LSE:VOD: What Are The Odds? (WATOS)');
+    expect(text).toContain('No market data for LSE:VOD: it is not a market we cover.');
     expect(text).not.toMatch(/\$\d/);
-    expect(extractTicker(text)).toBe('AAPL');
   });
 
   it('gives price and trend figures from the candles, with a risk line when asked', async () => {
@@ -188,7 +212,10 @@ describe('built-in analyst', () => {
     const { text } = await ask('Show my watchlist');
     expect(text).toContain('Alerts panel: AAPL, TSLA, BTC, ETH.');
     expect(text).toMatch(/\| BTC-USD \| \$[\d,]+\.\d{2} \|/);
-    expect(text).toContain('No market data for AAPL, TSLA, MSFT, GOOG');
+    // Every market of the table is tracked: the stocks get their own rows, delayed or demo labelled.
+    expect(text).toMatch(/\| AAPL \| \$[\d,]+\.\d{2} \|/);
+    expect(text).toMatch(/\| TSLA \| \$[\d,]+\.\d{2} \|/);
+    expect(text).not.toContain('No market data');
   });
 
   it('follows the thread: a follow-up without a symbol uses the previous one', async () => {
@@ -202,7 +229,8 @@ describe('built-in analyst', () => {
   it('says what it can and cannot do when nothing matches', async () => {
     const { text } = await ask('Tell me a joke');
     expect(text).toContain("I couldn't match that to something I can measure.");
-    expect(text).toContain('What I cannot do: news, fundamentals, stock or futures prices');
+    expect(text).toContain('What I cannot do: news, fundamentals, markets outside that table');
+    expect(text).toContain('US stocks, ETFs, indices and CME futures and micro futures');
     expect((await ask('Hello there')).text.startsWith('Hello!\n\n')).toBe(true);
   });
 

@@ -6,7 +6,7 @@
 // AI SDK UI message stream like the LLM's.
 import { randomUUID } from 'node:crypto';
 import type { UIMessageChunk } from 'ai';
-import { CRYPTO_SYMBOLS, type CryptoSymbol } from '../../shared/constants.ts';
+import { CRYPTO_SYMBOLS } from '../../shared/constants.ts';
 import { formatPrice } from '../../shared/format.ts';
 import type { WatosCard } from '../../shared/schemas/chat.ts';
 import type { Assistant, AssistantRequest } from './assistant.ts';
@@ -23,11 +23,23 @@ import {
   type CandleSummary,
   type MarketTools,
 } from './tools.ts';
-import { tickerOf } from '../../shared/tickers.ts';
+import { SYMBOL_TABLE } from '../../shared/symbols.ts';
+import { symbolById, tickerOf } from '../../shared/tickers.ts';
+import type { MarketSource } from '../market/service.ts';
 
 export const DISCLAIMER = '_Historical measurements on this data, not a forecast. Nothing here is financial advice._';
 const DEMO_NOTE =
   '> **Demo data:** these figures come from the built-in demo feed (a simulated market), not from a live exchange.';
+const DELAYED_NOTE =
+  '> **Delayed:** stock, ETF, index and futures figures come from Yahoo Finance, delayed where the exchange delays them (CME futures by 10 minutes).';
+
+/** The labels a set of figures needs: demo data and delayed data are always said so. */
+function sourceNotes(sources: readonly MarketSource[]): string[] {
+  const notes: string[] = [];
+  if (sources.includes('demo')) notes.push(DEMO_NOTE, '');
+  if (sources.includes('yahoo')) notes.push(DELAYED_NOTE, '');
+  return notes;
+}
 
 interface Section {
   heading: string;
@@ -37,6 +49,16 @@ interface Section {
 // ---- number formats: every figure printed comes from a tool --------------------------------
 
 const usd = (value: number) => `$${formatPrice(value)}`;
+/**
+ * A price in its own unit: dollars for crypto, stocks and ETFs; points for indices and futures
+ * (MES 6,012.25 is index points, not dollars).
+ */
+function priceOf(productId: string): (value: number) => string {
+  const assetClass = symbolById(productId)?.assetClass ?? 'crypto';
+  return assetClass === 'crypto' || assetClass === 'stock' || assetClass === 'etf'
+    ? usd
+    : (value) => formatPrice(value);
+}
 const signed = (value: number, digits = 2) => `${value >= 0 ? '+' : ''}${value.toFixed(digits)}%`;
 const percent = (share: number) => `${(share * 100).toFixed(1)}%`;
 const count = (value: number) => value.toLocaleString('en-US');
@@ -60,7 +82,7 @@ function failure(error: unknown): string {
 
 function oddsSection(
   tools: MarketTools,
-  productId: CryptoSymbol,
+  productId: string,
   timeframe: AnalysisTimeframe,
   note: string | null,
 ): Section {
@@ -77,8 +99,8 @@ function oddsSection(
 }
 
 export function describeOdds(card: Extract<WatosCard, { available: true }>, note: string | null = null): string {
-  const lines: string[] = [];
-  if (card.source === 'demo') lines.push(DEMO_NOTE, '');
+  const lines: string[] = [...sourceNotes([card.source])];
+  const usd = priceOf(card.productId);
   if (note) lines.push(`> ${note}`, '');
   const horizon = `${card.horizonBars} bar${card.horizonBars === 1 ? '' : 's'}`;
   lines.push(
@@ -149,6 +171,7 @@ function rsiWord(value: number): string {
 }
 
 function trendText(summary: CandleSummary): string {
+  const usd = priceOf(summary.productId);
   const { sma50, sma200 } = summary.sma;
   if (summary.trend === null || sma50 === null || sma200 === null) {
     return summary.sma.sma20 !== null
@@ -164,8 +187,8 @@ export function describeSummary(
   quote: { spot: number; buy: number; sell: number; spreadPercent: number; at: string } | null,
   withRisk: boolean,
 ): string {
-  const lines: string[] = [];
-  if (summary.source === 'demo') lines.push(DEMO_NOTE, '');
+  const lines: string[] = [...sourceNotes([summary.source])];
+  const usd = priceOf(summary.productId);
   lines.push('| Measure | Value |', '|---|---|');
   if (quote) {
     lines.push(
@@ -201,9 +224,12 @@ export function describeSummary(
   lines.push('');
   if (withRisk && summary.atr14 !== null) {
     const stop = summary.atr14 * 1.5;
+    const pointValue = symbolById(summary.productId)?.pointValue;
     lines.push(
       `**Stop distance at 1.5 × ATR(14):** ${usd(stop)} (${((stop / summary.lastClose) * 100).toFixed(2)}% of price): a long stop near ${usd(summary.lastClose - stop)}, a short stop near ${usd(summary.lastClose + stop)}. ` +
-        `Risking 2% of an account of size A on that stop means a position of 0.02 × A ÷ ${usd(stop)} units.`,
+        (pointValue === undefined
+          ? `Risking 2% of an account of size A on that stop means a position of 0.02 × A ÷ ${usd(stop)} units.`
+          : `At $${formatPrice(pointValue)} a point, one contract risks **$${formatPrice(stop * pointValue)}** on that stop; risking 2% of an account of size A means 0.02 × A ÷ $${formatPrice(stop * pointValue)} contracts.`),
     );
     if (summary.resistance) {
       lines.push(
@@ -223,7 +249,7 @@ export function describeSummary(
 
 function summarySection(
   tools: MarketTools,
-  productId: CryptoSymbol,
+  productId: string,
   timeframe: AnalysisTimeframe,
   note: string | null,
   withRisk: boolean,
@@ -244,8 +270,8 @@ function summarySection(
   };
 }
 
-async function summaries(tools: MarketTools, products: readonly CryptoSymbol[], timeframe: AnalysisTimeframe) {
-  const results: Array<{ productId: CryptoSymbol; summary: CandleSummary | null; error: string | null }> = [];
+async function summaries(tools: MarketTools, products: readonly string[], timeframe: AnalysisTimeframe) {
+  const results: Array<{ productId: string; summary: CandleSummary | null; error: string | null }> = [];
   // Four at a time: enough to be quick, gentle on the upstream API.
   for (let index = 0; index < products.length; index += 4) {
     const batch = products.slice(index, index + 4);
@@ -267,10 +293,10 @@ async function summaries(tools: MarketTools, products: readonly CryptoSymbol[], 
 
 function compareSection(
   tools: MarketTools,
-  products: readonly CryptoSymbol[],
+  products: readonly string[],
   timeframe: AnalysisTimeframe,
   ranking: boolean,
-  focus: readonly CryptoSymbol[] = [],
+  focus: readonly string[] = [],
 ): Section {
   return {
     heading: ranking
@@ -281,17 +307,17 @@ function compareSection(
       const change = (summary: CandleSummary, period: string) =>
         summary.changes.find((entry) => entry.period === period)?.percent ?? null;
       const ok = results.filter(
-        (result): result is { productId: CryptoSymbol; summary: CandleSummary; error: null } => result.summary !== null,
+        (result): result is { productId: string; summary: CandleSummary; error: null } => result.summary !== null,
       );
       if (ranking) ok.sort((a, b) => (change(b.summary, '7d') ?? -Infinity) - (change(a.summary, '7d') ?? -Infinity));
       const lines: string[] = [];
-      if (ok.some((result) => result.summary.source === 'demo')) lines.push(DEMO_NOTE, '');
+      lines.push(...sourceNotes(ok.map((result) => result.summary.source)));
       lines.push('| Symbol | Last close | 24h | 7d | RSI(14) | Trend | ATR % |', '|---|---|---|---|---|---|---|');
       for (const { productId, summary } of ok) {
         const c24 = change(summary, '24h');
         const c7 = change(summary, '7d');
         lines.push(
-          `| ${productId} | ${usd(summary.lastClose)} | ${c24 === null ? '–' : signed(c24)} | ${c7 === null ? '–' : signed(c7)} | ${summary.rsi14 === null ? '–' : summary.rsi14.toFixed(1)} | ${summary.trend ?? '–'} | ${summary.atrPercent === null ? '–' : `${summary.atrPercent.toFixed(2)}%`} |`,
+          `| ${productId} | ${priceOf(productId)(summary.lastClose)} | ${c24 === null ? '–' : signed(c24)} | ${c7 === null ? '–' : signed(c7)} | ${summary.rsi14 === null ? '–' : summary.rsi14.toFixed(1)} | ${summary.trend ?? '–'} | ${summary.atrPercent === null ? '–' : `${summary.atrPercent.toFixed(2)}%`} |`,
         );
       }
       lines.push('');
@@ -425,24 +451,20 @@ function watchlistSection(tools: MarketTools, userId: string): Section {
         '',
       ];
       const ok = results.filter((result) => result.summary !== null);
-      if (ok.some((result) => result.summary!.source === 'demo')) lines.push(DEMO_NOTE, '');
+      lines.push(...sourceNotes(ok.map((result) => result.summary!.source)));
       if (ok.length) {
         lines.push('| Symbol | Last close | 24h | Trend | RSI(14) |', '|---|---|---|---|---|');
         for (const { productId, summary } of ok) {
           const day = summary!.changes.find((entry) => entry.period === '24h');
           lines.push(
-            `| ${productId} | ${usd(summary!.lastClose)} | ${day ? signed(day.percent) : '–'} | ${summary!.trend ?? '–'} | ${summary!.rsi14?.toFixed(1) ?? '–'} |`,
+            `| ${productId} | ${priceOf(productId)(summary!.lastClose)} | ${day ? signed(day.percent) : '–'} | ${summary!.trend ?? '–'} | ${summary!.rsi14?.toFixed(1) ?? '–'} |`,
           );
         }
         lines.push('');
       }
       for (const result of results.filter((entry) => entry.error))
         lines.push(`> ${result.productId}: ${result.error}`, '');
-      if (list.untracked.length)
-        lines.push(
-          `No market data for ${list.untracked.join(', ')}: only the 28 Coinbase crypto products are covered here.`,
-          '',
-        );
+      for (const symbol of list.untracked) lines.push(`> ${noMarketData(symbol)}`, '');
       lines.push(DISCLAIMER, '');
       return lines.join('\n');
     },
@@ -590,14 +612,16 @@ function unknownSymbolSection(symbol: string, asOdds: boolean): Section {
 const HELP = [
   "I'm the built-in analyst. I answer from this app's own market data, signals engine, alert log and your files, and I say when I can't:",
   '',
-  '- **“What are the odds for ETH?”**: the six WATOS signals with the measured share of higher closes, sample sizes and confidence intervals',
+  '- **“What are the odds for AAPL?”** (or ETH, MES, CME_MINI:MES1!, Micro Gold): the six WATOS signals with the measured share of higher closes, sample sizes and confidence intervals',
   '- **“How is SOL trending on the 4h chart?”**: price, change, trend against SMA 50/200, RSI, ATR, support and resistance',
-  '- **“Compare BTC and ETH”**, **“Rank the crypto assets by momentum”**',
+  '- **“Compare NVDA, SPY and BTC”**, **“Rank the crypto assets by momentum”**',
   "- **“Summarize today's alerts”**, **“Breakout alerts in the last hour”**",
   '- **“Show my watchlist”**',
   '- **Attach an option chain (CSV or Excel)** and ask for put/call ratios, max pain or the IV smile',
   '',
-  'What I cannot do: news, fundamentals, stock or futures prices (only the 28 Coinbase crypto products have data here), placing orders, or predictions beyond measured historical frequencies. Free-form questions need an LLM connected by the operator (LLM_BASE_URL).',
+  `Markets: the ${SYMBOL_TABLE.length} symbols of this app's table: crypto (Coinbase, real time), US stocks, ETFs, indices and CME futures and micro futures (Yahoo Finance, delayed where the exchange delays).`,
+  '',
+  'What I cannot do: news, fundamentals, markets outside that table, placing orders, or predictions beyond measured historical frequencies. Free-form questions need an LLM connected by the operator (LLM_BASE_URL).',
   '',
 ].join('\n');
 
@@ -623,7 +647,7 @@ function lastUserText(messages: AssistantRequest['messages']): string {
 }
 
 /** Symbols of the latest earlier user message that named some: "and its odds?" follows the thread. */
-function threadProducts(messages: AssistantRequest['messages']): CryptoSymbol[] {
+function threadProducts(messages: AssistantRequest['messages']): string[] {
   for (let index = messages.length - 2; index >= 0; index -= 1) {
     if (messages[index].role !== 'user') continue;
     const { products } = mentionedSymbols(messages[index].content);

@@ -9,10 +9,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestDatabase, type TestDatabase } from '../db/testing.ts';
 import { readTables } from '../files/service.ts';
 import { createDemoFeed, DEMO_EPOCH } from '../market/demoFeed.ts';
+import { createMarketRouter } from '../market/router.ts';
 import { startFakeOpenAI, type FakeChatRequest, type FakeOpenAI } from '../testing/fakeOpenAI.ts';
 import { analyseFile, type FileAnalysis } from '../files/service.ts';
 import { createLlmAssistant } from './llm.ts';
 import { createMarketTools } from './tools.ts';
+import { unknownSymbolMessage } from '../../shared/symbols.ts';
 
 const NOW = DEMO_EPOCH + 75 * 86_400_000 + 15 * 3_600_000;
 const feed = createDemoFeed({ now: () => NOW });
@@ -24,9 +26,7 @@ beforeAll(async () => {
   database = await openTestDatabase('pglite');
   fake = await startFakeOpenAI();
   tools = createMarketTools({
-    mode: 'demo',
-    market: { coinbase: feed, demo: feed },
-    currentSource: () => 'demo',
+    market: createMarketRouter({ mode: 'demo', coinbase: feed, yahoo: feed, demo: feed, now: () => NOW }),
     db: database.db,
     fileLimits: { maxBytes: 1024 * 1024, maxRows: 1000 },
     now: () => NOW,
@@ -95,6 +95,7 @@ describe('LLM provider (OpenAI-compatible, through the AI SDK)', () => {
     expect(first.body.messages[0].content).toContain('Never invent or estimate a price');
     expect(first.body.messages[0].content).toContain('Nothing here is financial advice.');
     expect(first.body.tools!.map((entry) => entry.function.name).sort()).toEqual([
+      'findSymbol',
       'getAlerts',
       'getCandleSummary',
       'getQuote',
@@ -116,11 +117,11 @@ describe('LLM provider (OpenAI-compatible, through the AI SDK)', () => {
   it('hands a tool error (no market data) to the model instead of a number', async () => {
     fake.reply((request) => {
       const result = toolResult(request);
-      if (!result) return { toolCalls: [{ name: 'getQuote', arguments: { symbol: 'AAPL' } }] };
-      return { text: `AAPL: ${String(result.error)}` };
+      if (!result) return { toolCalls: [{ name: 'getQuote', arguments: { symbol: 'LSE:VOD' } }] };
+      return { text: `VOD: ${String(result.error)}` };
     });
-    const { text } = await run(fake.baseURL, 'Price of AAPL?');
-    expect(text).toMatch(/^AAPL: No market data for AAPL: this app has data only for the 28 Coinbase crypto products/);
+    const { text } = await run(fake.baseURL, 'Price of LSE:VOD?');
+    expect(text).toBe(`VOD: ${unknownSymbolMessage('LSE:VOD')} I will not guess a price.`);
   });
 
   it('offers the attached file as a tool and answers from its analytics', async () => {

@@ -5,7 +5,8 @@
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { APICallError, RetryError, stepCountIs, streamText, tool, type ToolSet, type UIMessageChunk } from 'ai';
 import { z } from 'zod';
-import { ALERT_LOG_MAX_CAP, ALERT_TYPES, CRYPTO_SYMBOLS } from '../../shared/constants.ts';
+import { ALERT_LOG_MAX_CAP, ALERT_TYPES } from '../../shared/constants.ts';
+import { searchSymbols, SYMBOL_TABLE, toTradingView } from '../../shared/symbols.ts';
 import type { Assistant, AssistantRequest } from './assistant.ts';
 import type { FileAnalysis } from '../files/service.ts';
 import { ANALYSIS_TIMEFRAMES, ToolError, type MarketTools } from './tools.ts';
@@ -29,8 +30,9 @@ export function systemPrompt(now: Date, file: FileAnalysis | null): string {
     '',
     'Rules:',
     '- Get every number from the tools. Quote the figures exactly as the tools return them, with units and UTC times. Never invent or estimate a price, change, level, probability or statistic. If a tool has no data or fails, say so plainly (for example "no market data for AAPL").',
-    `- Market data covers only these Coinbase crypto products: ${CRYPTO_SYMBOLS.join(', ')}. Stocks, futures, news and fundamentals are not available here; say so when asked.`,
-    '- When a tool result has "source": "demo", say clearly that the figures are demo data from a simulated feed, not a live exchange.',
+    `- Market data covers the ${SYMBOL_TABLE.length} symbols of this app's table: 28 Coinbase crypto products (real time), US stocks (S&P 500 and Nasdaq-100 leaders), ETFs, indices (SPX, NDX, DJI, RUT, VIX) and CME futures and micro futures (ES, NQ, MES, MNQ, MYM, M2K, MGC, MCL and more, continuous front month). Tools accept tickers (AAPL, MES, BTC), chart symbols (NASDAQ:AAPL, CME_MINI:MES1!) and names; use findSymbol when unsure. News, fundamentals and markets outside the table are not available here; say so when asked.`,
+    '- When a tool result has "source": "demo", say clearly that the figures are demo data from a simulated feed, not a live exchange. When it has "delayed": true or "source": "yahoo", say the figures are delayed (Yahoo Finance, as the exchange delays them).',
+    "- Index and futures prices are in index points (or the contract's quote unit), not dollars; stock, ETF and crypto prices are in US dollars.",
     '- WATOS odds are historical frequencies: the share of past bars in the same signal state whose close was higher after the horizon, with the sample size and a 95% interval. Below 30 samples there is no number ("not enough history"). Present them as measurements, never as predictions.',
     '- Start the answer with the ticker you discuss (for example "ETH-USD: ..."): the dashboard shows the WATOS grid of the first ticker in your answer. Say "WATOS" when you discuss the WATOS signals.',
     '- Answer in concise Markdown: short headings, bullet points or small tables. No HTML.',
@@ -97,7 +99,11 @@ function compactFile(file: FileAnalysis): FileAnalysis {
   };
 }
 
-const symbolInput = z.string().min(1).max(30).describe('Ticker such as BTC, ETH or SOL-USD');
+const symbolInput = z
+  .string()
+  .min(1)
+  .max(30)
+  .describe('Ticker or chart symbol such as BTC, AAPL, SPY, MES, NASDAQ:AAPL or CME_MINI:MES1!');
 const timeframeInput = z
   .enum(
     Object.keys(ANALYSIS_TIMEFRAMES) as [keyof typeof ANALYSIS_TIMEFRAMES, ...Array<keyof typeof ANALYSIS_TIMEFRAMES>],
@@ -108,13 +114,14 @@ const timeframeInput = z
 export function assistantTools(tools: MarketTools, request: AssistantRequest, now: () => number): ToolSet {
   const set: ToolSet = {
     getQuote: tool({
-      description: 'Current spot, buy and sell price and spread of one crypto product, with its source and time.',
+      description:
+        'Current spot, buy and sell price and spread of one market (crypto, stock, ETF, index or future), with its source, time and whether it is delayed.',
       inputSchema: z.object({ symbol: symbolInput }),
       execute: ({ symbol }) => safely(() => tools.quote(symbol)),
     }),
     getCandleSummary: tool({
       description:
-        'Candle summary of one crypto product: last close, 24h/7d/30d change, ranges, SMA 20/50/200 and trend, RSI(14), ATR(14), volume z-score, nearest support and resistance.',
+        'Candle summary of one market: last close, 24h/7d/30d change, ranges, SMA 20/50/200 and trend, RSI(14), ATR(14), volume z-score, nearest support and resistance.',
       inputSchema: z.object({ symbol: symbolInput, timeframe: timeframeInput }),
       execute: ({ symbol, timeframe }) => safely(() => tools.candleSummary(symbol, timeframe)),
     }),
@@ -123,6 +130,19 @@ export function assistantTools(tools: MarketTools, request: AssistantRequest, no
         'The six WATOS signals (Volume Surge, Price Momentum, MA Crossover, RSI Divergence, Support Test, Volatility Expansion) at the last closed bar, with strength, description and the measured odds of a higher close after the horizon (probability, sample size, 95% interval), plus the base rate.',
       inputSchema: z.object({ symbol: symbolInput, timeframe: timeframeInput }),
       execute: ({ symbol, timeframe }) => safely(() => tools.watos(symbol, timeframe)),
+    }),
+    findSymbol: tool({
+      description:
+        'Search the symbol table by ticker, chart symbol or name (e.g. "micro gold", "apple", "nasdaq"): up to 8 matches with canonical id, ticker, name, asset class and chart symbol.',
+      inputSchema: z.object({ query: z.string().min(1).max(64) }),
+      execute: ({ query }) =>
+        searchSymbols(query, 8).map((symbol) => ({
+          id: symbol.id,
+          ticker: symbol.ticker,
+          name: symbol.name,
+          assetClass: symbol.assetClass,
+          chartSymbol: toTradingView(symbol),
+        })),
     }),
     getAlerts: tool({
       description:

@@ -7,10 +7,11 @@ import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WATOS_SIGNALS } from '../../shared/constants.ts';
 import { createTestApp, type TestApp } from '../testing/app.ts';
+import { unknownSymbolMessage } from '../../shared/symbols.ts';
 import { startFakeOpenAI, type FakeOpenAI } from '../testing/fakeOpenAI.ts';
 import { type Browser, jsonBody } from '../testing/http.ts';
 import { subscribedUser } from '../testing/users.ts';
-import type { ConversationDetail, ConversationSummary, PromptResponse } from '../../shared/schemas/chat.ts';
+import type { ConversationDetail, ConversationSummary, PromptResponse, WatosCard } from '../../shared/schemas/chat.ts';
 
 const chainCsv = readFileSync(join(import.meta.dirname, 'fixtures', 'option-chain.csv'));
 
@@ -278,13 +279,31 @@ describe('assistant API with the built-in analyst', () => {
     ).toBe(400);
   });
 
-  it('says plainly when a grid symbol has no market data', async () => {
-    expect((await trader.get('/api/watos/AAPL')).json()).toEqual({
+  it('serves the grid for every market and says plainly when a symbol has no market data', async () => {
+    expect((await trader.get('/api/watos/LSE:VOD')).json()).toEqual({
       available: false,
-      symbol: 'AAPL',
-      message: 'No market data for AAPL',
+      symbol: 'VOD',
+      message: unknownSymbolMessage('LSE:VOD'),
     });
-    expect((await trader.get('/api/watos/BINANCE:BTCUSDT')).json()).toMatchObject({ available: true, symbol: 'BTC' });
+    expect((await trader.get('/api/watos/BINANCE:BTCUSDT')).json()).toMatchObject({
+      available: true,
+      symbol: 'BTC',
+      assetClass: 'crypto',
+      source: 'demo',
+      delayed: false,
+    });
+    for (const [path, productId, assetClass] of [
+      ['AAPL', 'AAPL', 'stock'],
+      ['NASDAQ:AAPL', 'AAPL', 'stock'],
+      [encodeURIComponent('CME_MINI:MES1!'), 'MES1!', 'micro-future'],
+      ['MES', 'MES1!', 'micro-future'],
+      ['SPY', 'SPY', 'etf'],
+    ]) {
+      const card = (await trader.get(`/api/watos/${path}`)).json<Extract<WatosCard, { available: true }>>();
+      expect(card, path).toMatchObject({ available: true, productId, assetClass, source: 'demo', timeframe: '1h' });
+      expect(card.signals, path).toHaveLength(6);
+      expect(card.bars, path).toBeGreaterThan(100);
+    }
     expect((await trader.get('/api/watos/%3Cscript%3E')).statusCode).toBe(400);
   });
 });

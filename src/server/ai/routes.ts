@@ -40,6 +40,7 @@ import {
 } from './conversations.ts';
 import { analyseAttachment, answerPrompt, type AiRouteOptions } from './service.ts';
 import { plainTicker, resolveProduct } from './symbols.ts';
+import { unknownSymbolMessage } from '../../shared/symbols.ts';
 import { formatMegabytes, ToolError, type FileLimits } from './tools.ts';
 
 interface MultipartInput {
@@ -148,7 +149,9 @@ export async function aiRoutes(app: FastifyInstance, options: AiRouteOptions): P
     {
       schema: {
         params: z.object({
-          symbol: z.string().regex(/^[A-Za-z0-9:._/-]{1,30}$/, 'symbol may only contain letters, digits and : . _ / -'),
+          symbol: z
+            .string()
+            .regex(/^[A-Za-z0-9:._/!^=-]{1,30}$/, 'symbol may only contain letters, digits and : . _ / ! ^ = -'),
         }),
         response: { 200: watosCard },
       },
@@ -157,7 +160,7 @@ export async function aiRoutes(app: FastifyInstance, options: AiRouteOptions): P
       reply.header('Cache-Control', 'private, max-age=30');
       const symbol = plainTicker(request.params.symbol);
       if (!resolveProduct(request.params.symbol))
-        return { available: false, symbol, message: `No market data for ${symbol}` };
+        return { available: false, symbol, message: unknownSymbolMessage(request.params.symbol) };
       try {
         return await ai.tools.watos(request.params.symbol, '1h');
       } catch (error) {

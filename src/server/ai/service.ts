@@ -12,7 +12,7 @@ import type { Database } from '../db/client.ts';
 import { DomainError, invalid } from '../errors/domain.ts';
 import { StoredObjectMissingError, type FileStorage } from '../files/service.ts';
 import { readCapped } from '../http/cappedRead.ts';
-import type { MarketDataProvider, MarketSource } from '../market/service.ts';
+import type { MarketRouter } from '../market/service.ts';
 import { collectAnswer, type Assistant } from './assistant.ts';
 import { createBuiltinAnalyst } from './builtinAnalyst.ts';
 import { appendMessage, conversationFor } from './conversations.ts';
@@ -36,17 +36,15 @@ export interface AiServices {
 /** The LLM when LLM_BASE_URL is set, the built-in analyst otherwise. */
 export function createAiServices(options: {
   config: Config;
-  market: { coinbase: MarketDataProvider; demo: MarketDataProvider };
-  currentSource: () => MarketSource;
+  /** Every market behind one face: the router picks each symbol's provider and falls back to demo. */
+  market: MarketRouter;
   db: Database;
   log?: FastifyBaseLogger;
   readStoredFile?: StoredFileReader;
 }): AiServices {
   const { config } = options;
   const tools = createMarketTools({
-    mode: config.MARKET_DATA,
     market: options.market,
-    currentSource: options.currentSource,
     db: options.db,
     fileLimits: fileLimitsOf(config),
     readStoredFile: options.readStoredFile,
@@ -76,8 +74,7 @@ export function fileLimitsOf(config: Config): FileLimits {
 export interface AiDependencies {
   config: Config;
   db: Database;
-  market: { coinbase: MarketDataProvider; demo: MarketDataProvider };
-  currentSource: () => MarketSource;
+  market: MarketRouter;
   /** My Stuff's file bytes, which the assistant's file tool reads. */
   fileStorage: Pick<FileStorage, 'get'>;
   redis?: Redis;
@@ -125,7 +122,6 @@ export function createAiRouteOptions(deps: AiDependencies): AiRouteOptions {
     ai: createAiServices({
       config,
       market: deps.market,
-      currentSource: deps.currentSource,
       db: deps.db,
       log: deps.log,
       readStoredFile: storedFileReader(deps.fileStorage, fileLimits),

@@ -1,20 +1,24 @@
-// Symbol and timeframe reading: what traders type maps to our 28 products, and names we have
-// no data for are reported, never mapped to something else.
+// Symbol and timeframe reading: what traders type in a question maps to the symbol table's
+// markets (crypto, stocks, ETFs, indices, futures), and ticker-like words we have no data for
+// are reported, never mapped to something else.
 import { describe, expect, it } from 'vitest';
 import { mentionedSymbols, mentionedTimeframe, plainTicker, resolveProduct } from './symbols.ts';
 
 describe('resolveProduct', () => {
-  it('accepts the usual spellings of a tracked product', () => {
+  it('accepts the usual spellings of every market', () => {
     for (const input of ['BTC', 'btc', 'BTC-USD', 'BTCUSD', 'BTC/USD', 'BTCUSDT', 'BINANCE:BTCUSDT', 'Bitcoin'])
-      expect(resolveProduct(input)).toBe('BTC-USD');
-    expect(resolveProduct('USDT')).toBe('USDT-USD');
-    expect(resolveProduct('USDT-USD')).toBe('USDT-USD');
+      expect(resolveProduct(input)?.id).toBe('BTC-USD');
+    expect(resolveProduct('USDT')?.id).toBe('USDT-USD');
+    for (const input of ['AAPL', 'aapl', 'NASDAQ:AAPL', 'Apple']) expect(resolveProduct(input)?.id).toBe('AAPL');
+    for (const input of ['MES', 'MES1!', 'CME_MINI:MES1!', 'MES=F']) expect(resolveProduct(input)?.id).toBe('MES1!');
   });
 
   it('refuses what we have no data for', () => {
-    for (const input of ['AAPL', 'NASDAQ:AAPL', 'USD', 'BT', '']) expect(resolveProduct(input)).toBeNull();
+    for (const input of ['LSE:VOD', 'XYZW', 'USD', 'BT', '', 'BINANCE:AAPL']) expect(resolveProduct(input)).toBeNull();
     expect(plainTicker('NASDAQ:aapl')).toBe('AAPL');
     expect(plainTicker('BINANCE:ETHUSDT')).toBe('ETH');
+    expect(plainTicker('CME_MINI:MES1!')).toBe('MES');
+    expect(plainTicker('lse:vod')).toBe('VOD');
   });
 
   it('treats the names of Object.prototype members as unknown symbols (fuzzing found a 500)', () => {
@@ -26,22 +30,44 @@ describe('resolveProduct', () => {
 });
 
 describe('mentionedSymbols', () => {
-  it('finds products in order and the unknown tickers', () => {
+  it('finds markets of every class in order of mention', () => {
     expect(mentionedSymbols('Compare ETH with bitcoin and SOL-USD')).toEqual({
       products: ['ETH-USD', 'BTC-USD', 'SOL-USD'],
       unknown: [],
     });
     expect(mentionedSymbols('What are the odds for AAPL and TSLA?')).toEqual({
-      products: [],
-      unknown: ['AAPL', 'TSLA'],
+      products: ['AAPL', 'TSLA'],
+      unknown: [],
     });
+    expect(mentionedSymbols('odds for CME_MINI:MES1! vs NASDAQ:AAPL and $nvda').products).toEqual([
+      'MES1!',
+      'AAPL',
+      'NVDA',
+    ]);
+    expect(mentionedSymbols('How is Micro Gold doing against the s&p 500 and Apple?').products).toEqual([
+      'MGC1!',
+      'SPX',
+      'AAPL',
+    ]);
     expect(mentionedSymbols('what are the odds for eth?').products).toEqual(['ETH-USD']);
   });
 
-  it('ignores jargon in capitals and everyday words that are also tickers', () => {
+  it('reports ticker-like words and exchange symbols we have no data for', () => {
+    expect(mentionedSymbols('What are the odds for XYZW and LSE:VOD?')).toEqual({
+      products: [],
+      unknown: ['XYZW', 'LSE:VOD'],
+    });
+  });
+
+  it('ignores jargon in capitals and everyday words that are also tickers or names', () => {
     expect(mentionedSymbols('Show the RSI and ATR of BTC on the 1h chart, WATOS too').unknown).toEqual([]);
     expect(mentionedSymbols('the support is near and I will link it').products).toEqual([]);
     expect(mentionedSymbols('is NEAR or LINK stronger?').products).toEqual(['NEAR-USD', 'LINK-USD']);
+    // Lower-case stock tickers and names are words (now, cost, ma, apple); capitals are tickers.
+    expect(mentionedSymbols('what is the trend now, at what cost, above the ma? an apple a day').products).toEqual([]);
+    expect(mentionedSymbols('ODDS FOR NVDA NOW').products).toEqual(['NVDA']);
+    expect(mentionedSymbols('Strategy for BTC: where is the ETF flow?').products).toEqual(['BTC-USD']);
+    expect(mentionedSymbols('NYSE:NOW and a V-shaped recovery').products).toEqual(['NOW']);
   });
 });
 

@@ -1,40 +1,13 @@
-// Which market a trader means: maps what people type (BTC, btc, BTC-USD, BTCUSDT,
-// BINANCE:BTCUSDT, Bitcoin) to one of the 28 Coinbase products we have data for, and finds
-// the symbols and the timeframe named in a free-text question. A symbol we have no data for
-// (AAPL, TSLA) is reported as such, never mapped to something else.
-import { CRYPTO_SYMBOLS, TIMEFRAMES, type CryptoSymbol, type Timeframe } from '../../shared/constants.ts';
-import { tickerOf } from '../../shared/tickers.ts';
+// Which market a trader means, in free text: the symbols a question names (any form the symbol
+// table resolves: AAPL, $TSLA, NASDAQ:AAPL, CME_MINI:MES1!, BTCUSDT, Bitcoin, Apple, Micro Gold)
+// and the timeframe. The mapping itself is the shared one (src/shared/symbols.ts); this module
+// only decides which words of a sentence are meant as symbols. A ticker-like word we have no data
+// for (LSE:VOD, XYZW) is reported as such, never mapped to something else.
+import { TIMEFRAMES, type Timeframe } from '../../shared/constants.ts';
+import { resolveSymbol, SYMBOL_TABLE, type MarketSymbol } from '../../shared/symbols.ts';
+import { NAME_ALIASES } from '../../shared/symbolTable.ts';
 
-const TICKERS = new Map<string, CryptoSymbol>(CRYPTO_SYMBOLS.map((productId) => [tickerOf(productId), productId]));
-
-const NAMES: Record<string, string> = {
-  bitcoin: 'BTC',
-  'bitcoin cash': 'BCH',
-  ethereum: 'ETH',
-  ether: 'ETH',
-  'ethereum classic': 'ETC',
-  solana: 'SOL',
-  ripple: 'XRP',
-  dogecoin: 'DOGE',
-  cardano: 'ADA',
-  polkadot: 'DOT',
-  chainlink: 'LINK',
-  litecoin: 'LTC',
-  avalanche: 'AVAX',
-  uniswap: 'UNI',
-  stellar: 'XLM',
-  'shiba inu': 'SHIB',
-  shiba: 'SHIB',
-  tether: 'USDT',
-  hedera: 'HBAR',
-  'internet computer': 'ICP',
-  aptos: 'APT',
-  bittensor: 'TAO',
-  cronos: 'CRO',
-  'near protocol': 'NEAR',
-};
-
-/** Tickers that are also everyday words: recognised only when written in capitals. */
+/** Crypto tickers that are also everyday words: recognised only when written in capitals. */
 const WORDLIKE = new Set([
   'NEAR',
   'DOT',
@@ -176,22 +149,45 @@ const NOT_TICKERS = new Set([
   'TODAY',
 ]);
 
-/** The product for a typed symbol, or null when we have no market data for it. */
-export function resolveProduct(input: string): CryptoSymbol | null {
-  let text = input.trim();
-  // Own keys only: '__proto__' or 'constructor' must not find Object.prototype's members.
-  const lower = text.toLowerCase();
-  const named = Object.hasOwn(NAMES, lower) ? NAMES[lower] : undefined;
-  if (named) text = named;
-  text = text.toUpperCase().replace(/^[A-Z0-9_.!]+:/, '');
-  const base = text.replace(/[-/ ]?(USDT|USDC|USD)$/, '') || text;
-  return TICKERS.get(base) ?? null;
+/** Names that are everyday words in a trading question: never read as a company by themselves. */
+const AMBIGUOUS_NAMES = new Set(['strategy']);
+
+interface NamePattern {
+  pattern: RegExp;
+  symbol: MarketSymbol;
+  /** Single-word company names (and coin names that are words) count only capitalised: Apple, not apple. */
+  capitalised: boolean;
 }
 
-/** The plain ticker of a typed symbol: 'BINANCE:BTCUSDT' gives 'BTC', 'aapl' gives 'AAPL'. */
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** Every display name and alias, longest first so "Micro E-mini S&P 500" wins over "S&P 500". */
+const NAME_PATTERNS: NamePattern[] = (() => {
+  const entries = new Map<string, MarketSymbol>();
+  for (const symbol of SYMBOL_TABLE) entries.set(symbol.name.toLowerCase(), symbol);
+  for (const [alias, id] of Object.entries(NAME_ALIASES)) {
+    const symbol = resolveSymbol(id);
+    if (symbol) entries.set(alias, symbol);
+  }
+  return [...entries]
+    .filter(([name]) => !AMBIGUOUS_NAMES.has(name))
+    .sort((a, b) => b[0].length - a[0].length)
+    .map(([name, symbol]) => ({
+      pattern: new RegExp(`(?<![\\w&])${escape(name)}(?![\\w&])`, 'gi'),
+      symbol,
+      capitalised: !/[\s&-]/.test(name) && (symbol.assetClass !== 'crypto' || WORDLIKE.has(name.toUpperCase())),
+    }));
+})();
+
+/** The market a typed symbol names, or null when we have no data for it. */
+export function resolveProduct(input: string): MarketSymbol | null {
+  return resolveSymbol(input);
+}
+
+/** The plain ticker of a typed symbol: 'BINANCE:BTCUSDT' gives 'BTC', 'CME_MINI:MES1!' 'MES', 'aapl' 'AAPL'. */
 export function plainTicker(input: string): string {
-  const product = resolveProduct(input);
-  if (product) return tickerOf(product);
+  const symbol = resolveSymbol(input);
+  if (symbol) return symbol.ticker;
   return input
     .trim()
     .toUpperCase()
@@ -199,39 +195,66 @@ export function plainTicker(input: string): string {
 }
 
 export interface MentionedSymbols {
-  /** Products we have data for, in order of first mention. */
-  products: CryptoSymbol[];
-  /** Ticker-like words we have no data for (e.g. AAPL), in order of first mention. */
+  /** Canonical ids of the markets we have data for (BTC-USD, AAPL, MES1!), in order of first mention. */
+  products: string[];
+  /** Ticker-like words we have no data for (e.g. XYZW, LSE:VOD), in order of first mention. */
   unknown: string[];
 }
 
-/** The symbols a question names. Lower-case tickers count unless they are everyday words. */
+/**
+ * A symbol-like token: an optional cashtag or exchange prefix, a ticker (BRK.B, ^GSPC), an optional
+ * continuous-contract or Yahoo futures suffix (MES1!, MES=F) and an optional dollar quote (BTCUSDT).
+ */
+const TOKEN =
+  /(?<![\w^.!=:$])(\$)?(?:([A-Za-z][A-Za-z_]{1,11}):)?(\^?[A-Za-z]{1,6}(?:\.[A-Za-z])?)((?:[1-9]!|=F)?(?:[-/]?(?:USDT|USDC|USD))?)(?![\w!])/g;
+
+/**
+ * The symbols a question names. Tickers count in capitals, with a cashtag ($AAPL), an exchange
+ * prefix (NYSE:NOW) or a suffix (MES1!, btcusdt); lower-case crypto tickers count unless they
+ * are everyday words; company names count capitalised (Apple), other names in any case
+ * (bitcoin, micro gold). Capitalised jargon (RSI, ETF, NOW) is not a ticker without a prefix.
+ */
 export function mentionedSymbols(text: string): MentionedSymbols {
-  const found: Array<{ at: number; product: CryptoSymbol | null; word: string }> = [];
-  const lower = text.toLowerCase();
-  for (const [name, ticker] of Object.entries(NAMES)) {
-    const at = new RegExp(`\\b${name}\\b`).exec(lower)?.index;
-    if (at !== undefined) found.push({ at, product: TICKERS.get(ticker)!, word: ticker });
+  const found: Array<{ at: number; symbol: MarketSymbol | null; word: string }> = [];
+  const covered: Array<[number, number]> = [];
+  const isCovered = (at: number, end: number) => covered.some(([from, to]) => at < to && end > from);
+  for (const { pattern, symbol, capitalised } of NAME_PATTERNS) {
+    for (const match of text.matchAll(pattern)) {
+      const end = match.index + match[0].length;
+      if (isCovered(match.index, end)) continue;
+      if (capitalised && !/^[A-Z0-9]/.test(match[0])) continue;
+      covered.push([match.index, end]);
+      found.push({ at: match.index, symbol, word: symbol.ticker });
+    }
   }
-  const token = /(?:\b[A-Za-z]{2,12}:)?\b([A-Za-z]{2,6})(?:[-/]?(?:USDT|USDC|USD))?\b/g;
-  for (const match of text.matchAll(token)) {
-    const word = match[1];
+  for (const match of text.matchAll(TOKEN)) {
+    const [whole, cashtag, prefix, word, suffix] = match;
+    if (isCovered(match.index, match.index + whole.length)) continue;
+    const typed = cashtag ? whole.slice(1) : whole;
     const upper = word.toUpperCase();
-    const isCapitals = word === upper;
-    const product = resolveProduct(match[0]);
-    if (product) {
-      if (isCapitals || !WORDLIKE.has(upper)) found.push({ at: match.index, product, word: upper });
+    const isCapitals = word === upper && (prefix === undefined || prefix === prefix.toUpperCase());
+    const marked = Boolean(cashtag || prefix || suffix);
+    const symbol = resolveSymbol(typed);
+    if (symbol) {
+      const counts =
+        marked ||
+        (symbol.assetClass === 'crypto'
+          ? isCapitals || !WORDLIKE.has(upper)
+          : isCapitals && upper.length >= 2 && !NOT_TICKERS.has(upper));
+      if (counts) found.push({ at: match.index, symbol, word: symbol.ticker });
       continue;
     }
-    if (isCapitals && upper.length >= 2 && upper.length <= 5 && !NOT_TICKERS.has(upper))
-      found.push({ at: match.index, product: null, word: upper });
+    if (!isCapitals) continue;
+    if (cashtag || prefix) found.push({ at: match.index, symbol: null, word: typed.toUpperCase() });
+    else if (upper.length >= 2 && upper.length <= 5 && !suffix && !NOT_TICKERS.has(upper))
+      found.push({ at: match.index, symbol: null, word: upper });
   }
   found.sort((a, b) => a.at - b.at);
-  const products: CryptoSymbol[] = [];
+  const products: string[] = [];
   const unknown: string[] = [];
   for (const entry of found) {
-    if (entry.product) {
-      if (!products.includes(entry.product)) products.push(entry.product);
+    if (entry.symbol) {
+      if (!products.includes(entry.symbol.id)) products.push(entry.symbol.id);
     } else if (!unknown.includes(entry.word)) {
       unknown.push(entry.word);
     }

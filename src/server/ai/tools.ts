@@ -1,16 +1,11 @@
 // The assistant's tools over our own data, shared by the built-in analyst and the LLM: the
 // current quote, a candle summary (trend, momentum, volatility, levels), the WATOS signals
 // with their measured odds, recent alerts with filters, the trader's watchlists, and the
-// trader's stored files. Every figure comes from the market provider, the signals engine or
-// the database, with its source ('coinbase' or 'demo') so demo data is always labelled.
-// Expected failures ("no market data for AAPL") are ToolErrors with the text to show.
-import {
-  ALERT_LOG_MAX_CAP,
-  ALERT_TYPES,
-  TIMEFRAMES,
-  type CryptoSymbol,
-  type Timeframe,
-} from '../../shared/constants.ts';
+// trader's stored files, for every market of the symbol table (crypto, stocks, ETFs, indices,
+// futures). Every figure comes from the market router, the signals engine or the database,
+// with its source ('coinbase', 'yahoo' or 'demo') so demo and delayed data are always labelled.
+// Expected failures ("No market data for LSE:VOD") are ToolErrors with the text to show.
+import { ALERT_LOG_MAX_CAP, ALERT_TYPES, TIMEFRAMES, type Timeframe } from '../../shared/constants.ts';
 import {
   alertDisplayType,
   formatAlertTimestamp,
@@ -35,14 +30,15 @@ import {
   appendToBucket,
   type CandleRow,
   type Granularity,
-  type MarketDataProvider,
+  type MarketRouter,
   type MarketSource,
   type Quote,
 } from '../market/service.ts';
 import { loadWatchlist } from '../watchlists/service.ts';
 import type { FileAnalysis } from '../files/service.ts';
-import { plainTicker, resolveProduct } from './symbols.ts';
-import { tickerOf } from '../../shared/tickers.ts';
+import { plainTicker } from './symbols.ts';
+import { resolveSymbol, unknownSymbolMessage, type AssetClass, type MarketSymbol } from '../../shared/symbols.ts';
+import { symbolById } from '../../shared/tickers.ts';
 
 export class ToolError extends Error {}
 
@@ -62,11 +58,18 @@ export const ANALYSIS_TIMEFRAMES = {
 } as const satisfies Partial<Record<Timeframe, { ms: number; base: Granularity; horizon: number }>>;
 export type AnalysisTimeframe = keyof typeof ANALYSIS_TIMEFRAMES;
 
-/** History loaded per base granularity: 60 days of hourly bars, 2 days of one-minute bars. */
-const HISTORY_MS: Record<Granularity, number> = { 3600: 60 * DAY, 60: 2 * DAY };
+/**
+ * History loaded per base granularity: 60 days of hourly bars; one-minute bars for 2 days of a
+ * 24/7 market, 5 days of a market with sessions (a Monday morning still sees Friday's session).
+ */
+function historyMs(granularity: Granularity, symbol: MarketSymbol): number {
+  if (granularity === 3600) return 60 * DAY;
+  return symbol.calendar === 'crypto-24x7' ? 2 * DAY : 5 * DAY;
+}
 
+/** What the assistant says about a symbol it has no data for (the symbol table's message). */
 export function noMarketData(symbol: string): string {
-  return `No market data for ${symbol}: this app has data only for the 28 Coinbase crypto products (BTC, ETH, SOL, XRP and others), not for stocks or futures. I will not guess a price.`;
+  return `${unknownSymbolMessage(symbol)} I will not guess a price.`;
 }
 
 export function asAnalysisTimeframe(timeframe: string | null | undefined): AnalysisTimeframe {
@@ -80,24 +83,31 @@ export function asAnalysisTimeframe(timeframe: string | null | undefined): Analy
   throw new ToolError(`Unknown timeframe '${value}'. Use one of ${Object.keys(ANALYSIS_TIMEFRAMES).join(', ')}.`);
 }
 
-export function productOrError(symbol: string): CryptoSymbol {
-  const product = resolveProduct(symbol);
-  if (!product) throw new ToolError(noMarketData(plainTicker(symbol) || symbol));
-  return product;
+export function symbolOrError(symbol: string): MarketSymbol {
+  const market = resolveSymbol(symbol);
+  if (!market) throw new ToolError(noMarketData(symbol));
+  return market;
 }
+
+/** Yahoo Finance figures are delayed where the exchange delays them: labelled so, never passed off as live. */
+export const isDelayedSource = (source: MarketSource) => source === 'yahoo';
 
 export interface QuoteFact {
   productId: string;
+  assetClass: AssetClass;
   spot: number;
   buy: number;
   sell: number;
   spreadPercent: number;
   at: string;
   source: MarketSource;
+  /** True when the provider says the figures are delayed (Yahoo Finance, as the exchange delays). */
+  delayed: boolean;
 }
 
 export interface CandleSummary {
   productId: string;
+  assetClass: AssetClass;
   timeframe: AnalysisTimeframe;
   source: MarketSource;
   bars: number;
@@ -150,8 +160,8 @@ export interface AlertsFact {
 export interface WatchlistFact {
   alerts: string[];
   chart: string[];
-  /** Symbols from both lists we have market data for, as products. */
-  tracked: Array<{ symbol: string; productId: CryptoSymbol }>;
+  /** Symbols from both lists we have market data for, with their canonical ids. */
+  tracked: Array<{ symbol: string; productId: string }>;
   untracked: string[];
 }
 
@@ -174,10 +184,8 @@ export interface FileLimits {
 }
 
 export interface MarketToolsOptions {
-  mode: 'auto' | 'coinbase' | 'demo';
-  market: { coinbase: MarketDataProvider; demo: MarketDataProvider };
-  /** Which provider answers right now (the quote service knows about outages). */
-  currentSource: () => MarketSource;
+  /** Every market behind one face (market/router.ts): it picks the provider and falls back to demo. */
+  market: MarketRouter;
   db: Database;
   fileLimits: FileLimits;
   readStoredFile?: StoredFileReader;
@@ -212,17 +220,25 @@ export function summariseCandles(
 ): CandleSummary {
   const { ms } = ANALYSIS_TIMEFRAMES[timeframe];
   const last = series.length - 1;
-  const { close, high, low } = series;
+  const { close, high, low, time } = series;
+  // Periods are clock time, not bar counts: a stock's 24 hours hold about 7 hourly bars, a
+  // crypto's 24. The reference is the last bar that opened at or before the period's start.
+  const atOrBefore = (at: number) => {
+    let index = last;
+    while (index >= 0 && time[index] > at) index -= 1;
+    return index;
+  };
   const changes: CandleSummary['changes'] = [];
   for (const [period, span] of [
     ['24h', DAY],
     ['7d', 7 * DAY],
     ['30d', 30 * DAY],
   ] as const) {
-    const bars = Math.round(span / ms);
-    if (bars >= 1 && last - bars >= 0) changes.push({ period, percent: (close[last] / close[last - bars] - 1) * 100 });
+    if (span < ms) continue;
+    const from = atOrBefore(time[last] - span);
+    if (from >= 0 && from < last) changes.push({ period, percent: (close[last] / close[from] - 1) * 100 });
   }
-  const dayBars = Math.round(DAY / ms);
+  const dayStart = time[last] + ms - DAY;
   const rangeOf = (from: number) => {
     let top = -Infinity;
     let bottom = Infinity;
@@ -258,6 +274,7 @@ export function summariseCandles(
   }
   return {
     productId,
+    assetClass: symbolById(productId)?.assetClass ?? 'crypto',
     timeframe,
     source,
     bars: series.length,
@@ -265,7 +282,7 @@ export function summariseCandles(
     to: new Date(series.time[last] + ms).toISOString(),
     lastClose: price,
     changes,
-    range24h: last + 1 >= dayBars && dayBars > 1 ? rangeOf(last - dayBars + 1) : null,
+    range24h: ms < DAY && time[0] <= dayStart ? rangeOf(atOrBefore(dayStart - 1) + 1) : null,
     rangeAll: rangeOf(0),
     sma: { sma20, sma50, sma200 },
     trend,
@@ -298,62 +315,50 @@ export function createMarketTools(options: MarketToolsOptions) {
     return value;
   }
 
-  /** The provider to ask, and whether auto mode may fall back to the demo feed. */
-  function providers(): Array<{ source: MarketSource; provider: MarketDataProvider }> {
-    const source = options.currentSource();
-    const first = { source, provider: options.market[source] };
-    return options.mode === 'auto' && source === 'coinbase'
-      ? [first, { source: 'demo', provider: options.market.demo }]
-      : [first];
-  }
-
-  async function baseCandles(productId: CryptoSymbol, granularity: Granularity) {
+  async function baseCandles(symbol: MarketSymbol, granularity: Granularity) {
+    const productId = symbol.id;
     return cached(
       candleCache,
       `${productId}:${granularity}`,
       granularity === 60 ? Math.min(cacheMs.candles, 30_000) : cacheMs.candles,
       async () => {
         const end = new Date(now());
-        const start = new Date(end.getTime() - HISTORY_MS[granularity]);
-        let lastError: unknown = null;
-        for (const { source, provider } of providers()) {
-          try {
-            const rows = await provider.candles(productId, granularity, start, end);
-            if (rows.length > 0) return { rows, source };
-          } catch (error) {
-            lastError = error;
-          }
+        const start = new Date(end.getTime() - historyMs(granularity, symbol));
+        let rows: CandleRow[];
+        try {
+          // The router asks the symbol's provider and, in auto mode, falls back to the demo feed.
+          rows = await options.market.candles(productId, granularity, start, end);
+        } catch (error) {
+          throw new ToolError(`Could not load candles for ${productId}: ${(error as Error).message}.`);
         }
-        throw new ToolError(
-          `Could not load candles for ${productId}${lastError instanceof Error ? `: ${lastError.message}` : ' (the market-data provider returned none)'}.`,
-        );
+        if (rows.length === 0)
+          throw new ToolError(`Could not load candles for ${productId} (the market-data provider returned none).`);
+        return { rows, source: options.market.sourceOf(productId) };
       },
     );
   }
 
   async function series(symbol: string, timeframe: AnalysisTimeframe) {
-    const productId = productOrError(symbol);
+    const market = symbolOrError(symbol);
+    const productId = market.id;
     const { ms, base } = ANALYSIS_TIMEFRAMES[timeframe];
-    const { rows, source } = await baseCandles(productId, base);
+    const { rows, source } = await baseCandles(market, base);
     const bars = candleSeries(aggregateCandles(rows, base * 1000, ms));
     if (bars.length < 2)
       throw new ToolError(
         `Not enough ${timeframe} history for ${productId} yet (${bars.length} bar${bars.length === 1 ? '' : 's'}).`,
       );
-    return { productId, source, series: bars };
+    return { productId, ticker: market.ticker, source, series: bars };
   }
 
   return {
     async quote(symbol: string): Promise<QuoteFact> {
-      const productId = productOrError(symbol);
+      const market = symbolOrError(symbol);
+      const productId = market.id;
       return cached(quoteCache, productId, cacheMs.quotes, async () => {
-        let lastError = 'no answer';
-        for (const { source, provider } of providers()) {
-          const result = (await provider.quotes([productId])).get(productId);
-          if (result?.ok) return toQuoteFact(result.quote, source);
-          if (result) lastError = result.error;
-        }
-        throw new ToolError(`Could not get a price for ${productId}: ${lastError}.`);
+        const result = (await options.market.quotes([productId])).get(productId);
+        if (result?.ok) return toQuoteFact(result.quote, market, options.market.sourceOf(productId));
+        throw new ToolError(`Could not get a price for ${productId}: ${result?.error ?? 'no answer'}.`);
       });
     },
 
@@ -367,7 +372,7 @@ export function createMarketTools(options: MarketToolsOptions) {
     async watos(symbol: string, timeframe?: string | null): Promise<Extract<WatosCard, { available: true }>> {
       const frame = asAnalysisTimeframe(timeframe);
       const loaded = await series(symbol, frame);
-      const { series: bars, productId, source } = loaded;
+      const { series: bars, productId, ticker, source } = loaded;
       const key = `${source}:${bars.length}:${bars.time[bars.length - 1]}`;
       const hit = watosCache.get(`${productId}:${frame}`);
       if (hit?.key === key && hit.card.available) return hit.card;
@@ -375,9 +380,11 @@ export function createMarketTools(options: MarketToolsOptions) {
       const report = watosOdds(bars, horizon);
       const card: Extract<WatosCard, { available: true }> = {
         available: true,
-        symbol: tickerOf(productId),
+        symbol: ticker,
         productId,
+        assetClass: symbolById(productId)?.assetClass ?? 'crypto',
         source,
+        delayed: isDelayedSource(source),
         timeframe: frame,
         horizonBars: horizon,
         bars: bars.length,
@@ -455,12 +462,12 @@ export function createMarketTools(options: MarketToolsOptions) {
       const tracked: WatchlistFact['tracked'] = [];
       const untracked: string[] = [];
       for (const entry of [...alertList, ...chartList]) {
-        const productId = resolveProduct(entry);
-        const symbol = plainTicker(entry);
-        if (productId) {
-          if (!tracked.some((item) => item.productId === productId)) tracked.push({ symbol, productId });
-        } else if (!untracked.includes(symbol)) {
-          untracked.push(symbol);
+        const market = resolveSymbol(entry);
+        if (market) {
+          if (!tracked.some((item) => item.productId === market.id))
+            tracked.push({ symbol: market.ticker, productId: market.id });
+        } else if (!untracked.includes(entry)) {
+          untracked.push(entry);
         }
       }
       return { alerts: alertList, chart: chartList, tracked, untracked };
@@ -494,15 +501,17 @@ export function createMarketTools(options: MarketToolsOptions) {
 
 export type MarketTools = ReturnType<typeof createMarketTools>;
 
-function toQuoteFact(quote: Quote, source: MarketSource): QuoteFact {
+function toQuoteFact(quote: Quote, symbol: MarketSymbol, source: MarketSource): QuoteFact {
   return {
     productId: quote.productId,
+    assetClass: symbol.assetClass,
     spot: quote.spot,
     buy: quote.buy,
     sell: quote.sell,
     spreadPercent: ((quote.buy - quote.sell) / quote.spot) * 100,
     at: quote.at.toISOString(),
     source,
+    delayed: quote.delayed ?? false,
   };
 }
 

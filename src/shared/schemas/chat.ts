@@ -2,7 +2,8 @@
 // docs/SPEC.md's chat panel, input bar and Prompt Catalog texts (copied exactly), the chat send
 // fields, saved conversations, and the WATOS grid card's data.
 import { z } from 'zod';
-import type { MarketSource } from './market.ts';
+import { ASSET_CLASSES } from '../symbolTable.ts';
+import { marketSource } from './market.ts';
 
 /** docs/SPEC.md chat panel: the assistant's welcome, followed by the grid line. */
 export const CHAT_WELCOME_TEXT =
@@ -101,7 +102,6 @@ export const CONVERSATION_HEADER = 'x-conversation-id';
 export const promptResponse = z.object({ response: z.string(), conversation_id: z.string().nullable() });
 export type PromptResponse = z.infer<typeof promptResponse>;
 
-const marketSource = z.enum(['coinbase', 'demo']) satisfies z.ZodType<MarketSource>;
 const interval = z.tuple([z.number(), z.number()]).nullable();
 
 export const watosStrengthName = z.enum(['low', 'medium', 'high']);
@@ -132,7 +132,10 @@ export const watosCard = z.discriminatedUnion('available', [
     available: z.literal(true),
     symbol: z.string(),
     productId: z.string(),
+    assetClass: z.enum(ASSET_CLASSES),
     source: marketSource,
+    /** Yahoo Finance figures: delayed where the exchange delays them (labelled "Delayed"). */
+    delayed: z.boolean(),
     timeframe: z.string(),
     horizonBars: z.number(),
     bars: z.number(),
