@@ -9,7 +9,9 @@ import { useQuery } from '@tanstack/react-query';
 import type { WatosCard, WatosCardSignal, WatosStrengthName } from '../../../shared/schemas/chat.ts';
 import { formatPrice } from '../../../shared/format.ts';
 import { queryKeys } from '../../api/queryKeys.ts';
-import { DELAYED_TITLE, isDelayedSource } from '../market/marketApi.ts';
+import { symbolById } from '../../../shared/tickers.ts';
+import { ASSET_CLASS_LABELS } from '../market/assetClasses.ts';
+import { DELAYED_TITLE } from '../market/marketApi.ts';
 import { fetchWatosCard } from './chatApi.ts';
 
 export const STRENGTH_STYLES: Record<WatosStrengthName, { tile: string; badge: string }> = {
@@ -59,10 +61,16 @@ function Tile({ signal, horizon }: { signal: WatosCardSignal; horizon: number })
 
 function Body({ card }: { card: WatosCard }) {
   if (!card.available) return <p className="mt-2 text-sm text-gray-300">{card.message}</p>;
+  const name = symbolById(card.productId)?.name;
+  // Dollars for crypto, stocks and ETFs; index points for indices and futures (MES 6,012.25).
+  const inDollars = card.assetClass === 'crypto' || card.assetClass === 'stock' || card.assetClass === 'etf';
   return (
     <>
-      <p className="mt-1 text-[11px] text-gray-400">
-        {card.productId} · {card.timeframe} bars · last close ${formatPrice(card.lastClose)}
+      <p className="mt-1 text-[11px] text-gray-400" data-testid="watos-market">
+        {card.productId}
+        {name ? ` · ${name}` : ''} · {ASSET_CLASS_LABELS[card.assetClass]} · {card.timeframe} bars · last close{' '}
+        {inDollars ? '$' : ''}
+        {formatPrice(card.lastClose)}
         {card.baseRate.probability !== null
           ? ` · base rate ${percent(card.baseRate.probability)} higher after ${card.horizonBars} bars (n=${card.baseRate.samples.toLocaleString('en-US')})`
           : ''}
@@ -98,7 +106,7 @@ export function WatosGrid({ symbol }: { symbol: string }) {
             Demo data
           </span>
         ) : null}
-        {card.data?.available && isDelayedSource(card.data.source) ? (
+        {card.data?.available && card.data.delayed ? (
           <span
             className="rounded bg-sky-500/20 px-1.5 py-0.5 text-[10px] font-semibold text-sky-300"
             title={DELAYED_TITLE}

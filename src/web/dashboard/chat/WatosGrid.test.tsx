@@ -1,0 +1,116 @@
+// @vitest-environment jsdom
+// The WATOS grid on every market (issue 15), over a stubbed fetch: any symbol form reaches the
+// endpoint (CME_MINI:MES1! encoded), the card names its market and class, prices futures in
+// points and stocks in dollars, and says "Demo data" or "Delayed" as the response tells it.
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { cleanup, render, screen, within } from '@testing-library/react';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { WatosCard } from '../../../shared/schemas/chat.ts';
+import { WatosGrid } from './WatosGrid.tsx';
+
+type AvailableCard = Extract<WatosCard, { available: true }>;
+
+function cardOf(overrides: Partial<AvailableCard>): AvailableCard {
+  return {
+    available: true,
+    symbol: 'AAPL',
+    productId: 'AAPL',
+    assetClass: 'stock',
+    source: 'yahoo',
+    delayed: true,
+    timeframe: '1h',
+    horizonBars: 24,
+    bars: 700,
+    lastBarTime: '2026-11-24T20:00:00.000Z',
+    lastClose: 231.5,
+    baseRate: { probability: 0.52, samples: 676, interval: [0.48, 0.56] },
+    signals: [
+      'Volume Surge',
+      'Price Momentum',
+      'MA Crossover',
+      'RSI Divergence',
+      'Support Test',
+      'Volatility Expansion',
+    ].map((name, index) => ({
+      id: `watos${index + 1}`,
+      name,
+      active: false,
+      direction: 'neutral' as const,
+      strength: 'low' as const,
+      description: `${name} reading`,
+      odds: null,
+    })),
+    ...overrides,
+  };
+}
+
+function renderGrid(symbol: string, card: WatosCard) {
+  const asked: string[] = [];
+  vi.stubGlobal(
+    'fetch',
+    vi.fn(async (input: string) => {
+      asked.push(input);
+      return new Response(JSON.stringify(card), { status: 200, headers: { 'Content-Type': 'application/json' } });
+    }),
+  );
+  const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+  render(
+    <QueryClientProvider client={client}>
+      <WatosGrid symbol={symbol} />
+    </QueryClientProvider>,
+  );
+  return asked;
+}
+
+afterEach(() => {
+  cleanup();
+  vi.unstubAllGlobals();
+});
+
+describe('the WATOS grid on every market', () => {
+  it('labels delayed Yahoo Finance figures and names a stock in dollars', async () => {
+    const asked = renderGrid('AAPL', cardOf({}));
+    const grid = screen.getByTestId('watos-grid');
+    expect(within(grid).getByRole('heading', { name: 'WATOS Grid: AAPL' })).toBeTruthy();
+    expect(await within(grid).findByText('Delayed')).toBeTruthy();
+    expect(within(grid).queryByText('Demo data')).toBeNull();
+    expect(within(grid).getAllByTestId('watos-tile')).toHaveLength(6);
+    expect(within(grid).getByTestId('watos-market').textContent).toMatch(
+      /^AAPL · Apple · Stock · 1h bars · last close \$231\.50 · base rate 52\.0% higher/,
+    );
+    expect(asked).toEqual(['/api/watos/AAPL']);
+  });
+
+  it('takes a chart symbol, labels demo figures, and prices a future in points', async () => {
+    const asked = renderGrid(
+      'CME_MINI:MES1!',
+      cardOf({
+        symbol: 'MES',
+        productId: 'MES1!',
+        assetClass: 'micro-future',
+        source: 'demo',
+        delayed: false,
+        lastClose: 6012.25,
+      }),
+    );
+    const grid = screen.getByTestId('watos-grid');
+    expect(within(grid).getByRole('heading', { name: 'WATOS Grid: CME_MINI:MES1!' })).toBeTruthy();
+    expect(await within(grid).findByText('Demo data')).toBeTruthy();
+    expect(within(grid).queryByText('Delayed')).toBeNull();
+    expect(within(grid).getByTestId('watos-market').textContent).toMatch(
+      /^MES1! · Micro E-mini S&P 500 · Micro future · 1h bars · last close 6,012\.25 · /,
+    );
+    expect(asked).toEqual([`/api/watos/${encodeURIComponent('CME_MINI:MES1!')}`]);
+  });
+
+  it('gives real-time figures neither label', async () => {
+    renderGrid(
+      'BTC',
+      cardOf({ symbol: 'BTC', productId: 'BTC-USD', assetClass: 'crypto', source: 'coinbase', delayed: false }),
+    );
+    const grid = screen.getByTestId('watos-grid');
+    expect(await within(grid).findByTestId('watos-market')).toBeTruthy();
+    expect(within(grid).queryByText('Delayed')).toBeNull();
+    expect(within(grid).queryByText('Demo data')).toBeNull();
+  });
+});
