@@ -2,9 +2,9 @@
 // watchlist alerts panel shows the engine's real alerts for AAPL and opens its candle chart,
 // the assistant's WATOS grid works for AAPL and CME_MINI:MES1!, the alert log filters by asset
 // class, and the type-ahead adds a future by name to the chart watchlist and charts any market.
-// Stocks make alerts only in their sessions and the engine backfills two days of minute bars,
-// so the stock checks need a US regular session within the last two days (not so early on a
-// Monday, UTC, or after a long weekend).
+// Stocks make alerts only in their sessions; the engine backfills four days of minute bars for
+// markets with sessions, so a Monday morning or the day after a long weekend still has the last
+// sessions' alerts, which is what these checks look for.
 import type { Page } from '@playwright/test';
 import { assetClassOfTicker } from '../src/shared/tickers.ts';
 import { expect, test } from './fixtures.ts';
@@ -108,7 +108,7 @@ test('the default dashboard shows AAPL alerts and charts, and WATOS grids for AA
 
 test('the alert log filters by asset class', async ({ subscribedPage: page }) => {
   await interceptThirdParties(page);
-  const since = new Date(Date.now() - 2 * 86_400_000);
+  const since = new Date(Date.now() - 4 * 86_400_000);
   await waitForAlerts(page, { market: 'stock', start_time: utc(since) });
 
   const log = page.getByRole('region', { name: 'All-Market Alert Log' });

@@ -215,4 +215,36 @@ describe('alert engine across asset classes', () => {
     // Friday 2026-06-12: the last regular minute starts 15:59 ET (19:59 UTC).
     expect(lastAapl.time.toISOString()).toBe('2026-06-12T19:59:00.000Z');
   });
+
+  it('starting on a Monday morning, backfills and alerts on the last sessions, not the empty weekend', async () => {
+    // Monday 2026-06-15 08:00 UTC, before the NYSE opens: two days back is the closed weekend.
+    const monday = Date.UTC(2026, 5, 15, 8, 0, 30);
+    const demo = createDemoFeed({ now: () => monday });
+    const engine = createAlertEngine({
+      database,
+      provider: demo,
+      source: 'demo',
+      bus: createAlertBus(),
+      log: quietLog,
+      products: ['MSFT'],
+      now: () => monday,
+      backfillHourDays: 5,
+    });
+    await engine.tick();
+    const minutes = await database.db
+      .select({ time: candles.time })
+      .from(candles)
+      .where(and(eq(candles.productId, 'MSFT'), eq(candles.granularity, 60)))
+      .orderBy(asc(candles.time));
+    const days = new Set(minutes.map((row) => row.time.toISOString().slice(0, 10)));
+    // Thursday's session from 14:30 UTC (the window starts Thursday 08:00) and all of Friday's.
+    expect([...days]).toEqual(['2026-06-11', '2026-06-12']);
+    expect(minutes).toHaveLength(2 * 390);
+    const msftAlerts = await queryAlerts(
+      database.db,
+      { symbol: 'MSFT', max_count: 100, start_time: '2026-06-11 00:00:00', end_time: '2026-06-15 08:00:00' },
+      new Date(monday),
+    );
+    expect(msftAlerts.length).toBeGreaterThan(0);
+  });
 });

@@ -1,5 +1,5 @@
 // The alert engine: keeps the candle store filled (backfilling 30 days of hourly and 2 days
-// of one-minute bars, then appending each bar as it closes) and runs the four generators on
+// of one-minute bars, 4 for markets with sessions, then appending each bar as it closes) and runs the four generators on
 // every new one-minute bar of every symbol of its universe (every class: crypto, stocks, ETFs,
 // indices, futures), storing each alert once and fanning it out live. Exactly one instance
 // runs it (a Postgres advisory lock); the others stand by and take over when the leader goes
@@ -64,6 +64,12 @@ export interface AlertEngineOptions {
   now?: () => number;
   backfillHourDays?: number;
   backfillMinuteDays?: number;
+  /**
+   * One-minute backfill of a market with sessions (stocks, futures), default the larger of 4
+   * and backfillMinuteDays: a Monday morning or the day after a long weekend still gets the last
+   * sessions' bars and alerts, where 2 days would reach only the closed weekend.
+   */
+  sessionMinuteBackfillDays?: number;
   /** Bars of history the generators see before the new ones (their warm-up). */
   warmupBars?: number;
   standbyRetryMs?: number;
@@ -127,6 +133,7 @@ export function createAlertEngine(options: AlertEngineOptions) {
 
   /** The window [from, end) of bars of one size that closed since the last stored one, or null. */
   function due(productId: string, state: Tracked, granularity: Granularity, backfillDays: number) {
+    const calendar = symbolById(productId)?.calendar ?? 'crypto-24x7';
     const size = granularity * 1000;
     const earliest = Math.floor((now() - backfillDays * DAY) / size) * size;
     const last = state.last[granularity];
@@ -134,7 +141,6 @@ export function createAlertEngine(options: AlertEngineOptions) {
     const end = Math.floor(now() / size) * size;
     if (from >= end) return null;
     // A market closed the whole time has no bar to give: do not ask.
-    const calendar = symbolById(productId)?.calendar ?? 'crypto-24x7';
     if (nextOpen(calendar, from) >= end) return null;
     return { from, end };
   }
@@ -143,7 +149,14 @@ export function createAlertEngine(options: AlertEngineOptions) {
   async function fetchProduct(productId: string): Promise<Fetched | null> {
     const state = tracked.get(productId)!;
     const hourWindow = due(productId, state, 3600, options.backfillHourDays ?? 30);
-    const minuteWindow = due(productId, state, 60, options.backfillMinuteDays ?? 2);
+    const minuteDays = options.backfillMinuteDays ?? 2;
+    const sessions = (symbolById(productId)?.calendar ?? 'crypto-24x7') !== 'crypto-24x7';
+    const minuteWindow = due(
+      productId,
+      state,
+      60,
+      sessions ? (options.sessionMinuteBackfillDays ?? Math.max(4, minuteDays)) : minuteDays,
+    );
     if (!hourWindow && !minuteWindow) return null;
     const [hours, minutes] = await Promise.all([
       hourWindow ? provider.candles(productId, 3600, new Date(hourWindow.from), new Date(hourWindow.end)) : [],

@@ -87,7 +87,10 @@ export function aggregate(minutes: CandleRow[], granularity: Granularity): Candl
 
 export interface DemoFeedOptions {
   now?: () => number;
-  /** How many days of one-minute bars to keep in memory per symbol. */
+  /**
+   * How many days of one-minute bars to keep in memory per symbol: default 3 for a 24/7 market,
+   * 5 for one with sessions (the alert engine backfills 4 days of those, over a weekend).
+   */
   keepMinuteDays?: number;
   /** How many days of hourly bars to keep in memory per symbol. */
   keepHourDays?: number;
@@ -97,14 +100,17 @@ export interface DemoFeedOptions {
 
 /**
  * What the feed keeps for one symbol it was asked about. Each window is filled lazily, the first
- * time its granularity is asked for, then only advanced. Memory with the defaults (3 days of
- * minutes, 60 of hours; a bar object with six numbers is about 110 bytes in V8): a stock about
- * 1,200 minute and 300 hour bars, some 160 KB; a future or crypto up to 4,320 minute and 1,440
- * hour bars, some 630 KB; plus the anchor walk, about 6 KB a year since the epoch. A symbol only
+ * time its granularity is asked for, then only advanced. Memory with the defaults (minutes: 3
+ * days of a 24/7 market, 5 of one with sessions; hours: 60 days; a bar object with six numbers
+ * is about 110 bytes in V8): a stock about 2,000 minute and 300 hour bars, some 250 KB; a crypto
+ * 4,320 minute and 1,440 hour bars, some 630 KB; a future up to 6,900 minute and 1,380 hour
+ * bars, some 910 KB; plus the anchor walk, about 6 KB a year since the epoch. A symbol only
  * quoted keeps no bars at all.
  */
 interface Tracked {
   series: DemoSeries;
+  /** How far back the minute window reaches, in ms. */
+  keepMinutesMs: number;
   minutes: CandleRow[];
   /** Bars before this open time are in `minutes` (or were trimmed); null until first asked. */
   minutesUntil: number | null;
@@ -121,7 +127,6 @@ export type DemoFeed = MarketDataProvider & { minuteBars(productId: string): Can
  */
 export function createDemoFeed(options: DemoFeedOptions = {}): DemoFeed {
   const now = options.now ?? Date.now;
-  const keepMinutesMs = (options.keepMinuteDays ?? 3) * DAY;
   const keepHourDays = options.keepHourDays ?? 60;
   const universe =
     options.symbols === undefined
@@ -136,6 +141,7 @@ export function createDemoFeed(options: DemoFeedOptions = {}): DemoFeed {
     if (!symbol) return null;
     const entry: Tracked = {
       series: new DemoSeries(demoProfile(symbol)),
+      keepMinutesMs: (options.keepMinuteDays ?? (symbol.calendar === 'crypto-24x7' ? 3 : 5)) * DAY,
       minutes: [],
       minutesUntil: null,
       hours: [],
@@ -150,7 +156,7 @@ export function createDemoFeed(options: DemoFeedOptions = {}): DemoFeed {
     const until = Math.floor(now() / MINUTE) * MINUTE;
     const minutesActive = wantMinutes || entry.minutesUntil !== null;
     const hoursActive = wantHours || entry.hoursUntil !== null;
-    const minutesFrom = Math.max(entry.minutesUntil ?? -Infinity, until - keepMinutesMs);
+    const minutesFrom = Math.max(entry.minutesUntil ?? -Infinity, until - entry.keepMinutesMs);
     // Hourly bars start on an hour boundary so the first one is complete.
     const hoursFrom = Math.max(entry.hoursUntil ?? -Infinity, Math.floor((until - keepHourDays * DAY) / HOUR) * HOUR);
     const from = Math.min(minutesActive ? minutesFrom : Infinity, hoursActive ? hoursFrom : Infinity);
@@ -174,7 +180,7 @@ export function createDemoFeed(options: DemoFeedOptions = {}): DemoFeed {
     });
     if (minutesActive) {
       entry.minutesUntil = until;
-      const keepFrom = until - keepMinutesMs;
+      const keepFrom = until - entry.keepMinutesMs;
       // Trim in batches: a splice every minute would copy the whole window every minute.
       if (minutes.length > 0 && minutes[0].time < keepFrom - DAY / 2) {
         const firstKept = minutes.findIndex((bar) => bar.time >= keepFrom);

@@ -79,6 +79,7 @@ describe('the stock provider fails and recovers while crypto keeps flowing', () 
       now,
       backfillHourDays: 1,
       backfillMinuteDays: 0.05,
+      sessionMinuteBackfillDays: 0.05,
       concurrency: 2,
     });
     await engine.tick();
