@@ -91,34 +91,36 @@ function memoryUsed(): number {
 // --- ours: the engine ---------------------------------------------------------------------
 let clock = Date.UTC(2026, 5, 1, 12, 0, 30);
 const database = await freshDatabase();
-let engine: ReturnType<typeof createAlertEngine> | null = createAlertEngine({
-  database,
-  provider,
-  source: 'demo',
-  bus: createAlertBus(),
-  log: quietLog,
-  products: universe,
-  now: () => clock,
-  backfillHourDays: 1,
-  backfillMinuteDays: (WARMUP + 10) / 1440,
-  warmupBars: WARMUP,
-});
+const held: { engine: ReturnType<typeof createAlertEngine> | null } = {
+  engine: createAlertEngine({
+    database,
+    provider,
+    source: 'demo',
+    bus: createAlertBus(),
+    log: quietLog,
+    products: universe,
+    now: () => clock,
+    backfillHourDays: 1,
+    backfillMinuteDays: (WARMUP + 10) / 1440,
+    warmupBars: WARMUP,
+  }),
+};
 console.log(`Backfilling ${SYMBOLS.toLocaleString('en-US')} symbols (${WARMUP + 10} one-minute bars each)...`);
 let started = performance.now();
-await engine.tick();
+await held.engine!.tick();
 const backfillMs = performance.now() - started;
 const ours: number[] = [];
 let oursAlerts = 0;
 for (let minute = 0; minute < MINUTES; minute += 1) {
   clock += MINUTE;
   started = performance.now();
-  oursAlerts += await engine.tick();
+  oursAlerts += await held.engine!.tick();
   ours.push(performance.now() - started);
 }
 // What the engine keeps: memory with the engine alive minus memory once it is dropped (the
 // database, which keeps its own pages in WASM memory, stays open for both readings).
 const withEngine = memoryUsed();
-engine = null;
+held.engine = null;
 const perSymbolBytes = (withEngine - memoryUsed()) / SYMBOLS;
 await database.close();
 

@@ -97,7 +97,7 @@ export function createMarketRouter(options: MarketRouterOptions): MarketRouter &
     const slotState = state[slot];
     if (now() < slotState.downUntil) return 'demo';
     if (slotState.confirmed || !real[slot].probe) return 'real';
-    slotState.probing ??= real[slot].probe!().finally(() => {
+    slotState.probing ??= real[slot].probe().finally(() => {
       slotState.probing = null;
     });
     if (await slotState.probing) {
