@@ -15,6 +15,7 @@ import { NotificationsProvider } from '../../ui/Notifications.tsx';
 import { AlertLog } from './AlertLog.tsx';
 import { alertQueryString, alertStreamQueryString, EMPTY_FILTERS } from './alertApi.ts';
 import { WatchlistAlerts } from './WatchlistAlerts.tsx';
+import { requestedUrl } from '../../api/testFetch.ts';
 
 function json(status: number, body: unknown): Response {
   return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
@@ -36,10 +37,7 @@ function stubServer(savedAlerts: string[] = ['AAPL', 'TSLA', 'BTC', 'ETH']) {
   vi.stubGlobal(
     'fetch',
     vi.fn(async (input: RequestInfo | URL) => {
-      const url = new URL(
-        input instanceof Request ? input.url : input instanceof URL ? input.href : input,
-        'http://localhost',
-      );
+      const url = requestedUrl(input);
       if (url.pathname === '/external-api/alert') {
         alertQueries.push(url.searchParams);
         const symbol = url.searchParams.get('symbol');

@@ -7,42 +7,9 @@ import { cleanup, render, screen, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { WatosCard } from '../../../shared/schemas/chat.ts';
 import { WatosGrid } from './WatosGrid.tsx';
+import { watosCardOf } from './watosCardFixture.ts';
 
-type AvailableCard = Extract<WatosCard, { available: true }>;
-
-function cardOf(overrides: Partial<AvailableCard>): AvailableCard {
-  return {
-    available: true,
-    symbol: 'AAPL',
-    productId: 'AAPL',
-    assetClass: 'stock',
-    source: 'yahoo',
-    delayed: true,
-    timeframe: '1h',
-    horizonBars: 24,
-    bars: 700,
-    lastBarTime: '2026-11-24T20:00:00.000Z',
-    lastClose: 231.5,
-    baseRate: { probability: 0.52, samples: 676, interval: [0.48, 0.56] },
-    signals: [
-      'Volume Surge',
-      'Price Momentum',
-      'MA Crossover',
-      'RSI Divergence',
-      'Support Test',
-      'Volatility Expansion',
-    ].map((name, index) => ({
-      id: `watos${index + 1}`,
-      name,
-      active: false,
-      direction: 'neutral' as const,
-      strength: 'low' as const,
-      description: `${name} reading`,
-      odds: null,
-    })),
-    ...overrides,
-  };
-}
+const cardOf = watosCardOf;
 
 function renderGrid(symbol: string, card: WatosCard) {
   const asked: string[] = [];

@@ -8,6 +8,7 @@ import { act, cleanup, fireEvent, render, screen, waitFor, within } from '@testi
 import type { ReactNode } from 'react';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CHAT_WELCOME_CONTENT, type ChatMessage, type WatosCard } from '../../../shared/schemas/chat.ts';
+import { watosCardOf } from './watosCardFixture.ts';
 import { fillPrompt, stripQuotes } from '../prompts/promptText.ts';
 import { AssistantProvider } from './AssistantProvider.tsx';
 import { ChatInputBar } from './ChatInputBar.tsx';
@@ -103,36 +104,20 @@ describe('readUiMessageStream', () => {
   });
 });
 
-const ethCard: WatosCard = {
-  available: true,
-  symbol: 'ETH',
-  productId: 'ETH-USD',
-  assetClass: 'crypto',
-  source: 'demo',
-  delayed: false,
-  timeframe: '1h',
-  horizonBars: 24,
-  bars: 1440,
-  lastBarTime: '2026-11-22T19:00:00.000Z',
-  lastClose: 3312.45,
-  baseRate: { probability: 0.5, samples: 1416, interval: [0.47, 0.53] },
-  signals: [
-    'Volume Surge',
-    'Price Momentum',
-    'MA Crossover',
-    'RSI Divergence',
-    'Support Test',
-    'Volatility Expansion',
-  ].map((name, index) => ({
-    id: `watos${index + 1}`,
-    name,
-    active: index === 4,
-    direction: index === 4 ? 'bullish' : 'neutral',
-    strength: index === 4 ? 'medium' : 'low',
-    description: `${name} reading`,
-    odds: index === 4 ? { probability: 0.61, samples: 120, interval: [0.52, 0.69], reason: null } : null,
-  })),
-};
+const ethCard: WatosCard = watosCardOf(
+  {
+    symbol: 'ETH',
+    productId: 'ETH-USD',
+    assetClass: 'crypto',
+    source: 'demo',
+    delayed: false,
+    bars: 1440,
+    lastBarTime: '2026-11-22T19:00:00.000Z',
+    lastClose: 3312.45,
+    baseRate: { probability: 0.5, samples: 1416, interval: [0.47, 0.53] },
+  },
+  { index: 4, odds: { probability: 0.61, samples: 120, interval: [0.52, 0.69], reason: null } },
+);
 
 function sseResponse(events: object[], headers: Record<string, string> = {}): Response {
   const body = [...events.map((event) => `data: ${JSON.stringify(event)}\n\n`), 'data: [DONE]\n\n'];

@@ -11,6 +11,7 @@ import { marketSymbolView } from '../../../shared/schemas/symbols.ts';
 import { searchSymbols, toTradingView, unknownSymbolMessage } from '../../../shared/symbols.ts';
 import { CandleChart } from './CandleChart.tsx';
 import { ChartSymbolPicker } from './ChartSymbolPicker.tsx';
+import { requestedUrl } from '../../api/testFetch.ts';
 
 vi.mock('lightweight-charts', () => {
   const series = { setData: vi.fn() };
@@ -36,10 +37,7 @@ function stubServer(source: string | null, assetClass: string) {
   vi.stubGlobal(
     'fetch',
     vi.fn(async (input: RequestInfo | URL) => {
-      const url = new URL(
-        input instanceof Request ? input.url : input instanceof URL ? input.href : input,
-        'http://localhost',
-      );
+      const url = requestedUrl(input);
       asked.push(url);
       if (url.pathname === '/api/market/candles')
         return json(200, {

@@ -12,6 +12,7 @@ import { resolveSymbol, searchSymbols, toTradingView, unknownSymbolMessage } fro
 import { NotificationsProvider } from '../../ui/Notifications.tsx';
 import { WatchlistAlerts } from '../alerts/WatchlistAlerts.tsx';
 import { SymbolSearch, type SymbolForm } from './SymbolSearch.tsx';
+import { requestedUrl } from '../../api/testFetch.ts';
 
 type Call = { method: string; url: URL; body: unknown };
 
@@ -23,10 +24,7 @@ function json(status: number, body: unknown): Response {
 function stubServer(savedAlerts: string[] = ['AAPL', 'TSLA', 'BTC', 'ETH']) {
   const calls: Call[] = [];
   const fetchMock = vi.fn(async (input: RequestInfo | URL, init?: RequestInit) => {
-    const url = new URL(
-      input instanceof Request ? input.url : input instanceof URL ? input.href : input,
-      'http://localhost',
-    );
+    const url = requestedUrl(input);
     const method = init?.method ?? 'GET';
     const body = typeof init?.body === 'string' ? (JSON.parse(init.body) as unknown) : undefined;
     calls.push({ method, url, body });
