@@ -4,18 +4,16 @@
 // names its asset class; the watchlist alerts panel tracks every symbol the table knows (the
 // default AAPL, TSLA, BTC, ETH included), explains only unknown ones in the table's words, and
 // its video icon opens the chart of the table's canonical id.
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
-import type { ReactNode } from 'react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { AlertRecord } from '../../../shared/alertDisplay.ts';
 import { unknownSymbolMessage } from '../../../shared/symbols.ts';
 import { assetClassOfTicker } from '../../../shared/tickers.ts';
-import { NotificationsProvider } from '../../ui/Notifications.tsx';
 import { AlertLog } from './AlertLog.tsx';
 import { alertQueryString, alertStreamQueryString, EMPTY_FILTERS } from './alertApi.ts';
 import { WatchlistAlerts } from './WatchlistAlerts.tsx';
 import { requestedUrl } from '../../api/testFetch.ts';
+import { withClient } from '../../ui/testProviders.tsx';
 
 function json(status: number, body: unknown): Response {
   return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
@@ -62,15 +60,6 @@ class FakeEventSource {
   }
   addEventListener() {}
   close() {}
-}
-
-function withClient(children: ReactNode) {
-  const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
-  return (
-    <QueryClientProvider client={client}>
-      <NotificationsProvider>{children}</NotificationsProvider>
-    </QueryClientProvider>
-  );
 }
 
 beforeEach(() => {

@@ -3,15 +3,14 @@
 // replaced: jsdom has no canvas): the "Demo data" and "Delayed" labels follow the candle
 // response's source, the header names the market and its class, and the symbol picker charts
 // any table symbol by name, ticker or EXCHANGE:SYMBOL, and explains one the table does not know.
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { cleanup, fireEvent, render, screen, within } from '@testing-library/react';
-import type { ReactNode } from 'react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { marketSymbolView } from '../../../shared/schemas/symbols.ts';
 import { searchSymbols, toTradingView, unknownSymbolMessage } from '../../../shared/symbols.ts';
 import { CandleChart } from './CandleChart.tsx';
 import { ChartSymbolPicker } from './ChartSymbolPicker.tsx';
 import { requestedUrl } from '../../api/testFetch.ts';
+import { withClient } from '../../ui/testProviders.tsx';
 
 vi.mock('lightweight-charts', () => {
   const series = { setData: vi.fn() };
@@ -58,11 +57,6 @@ function stubServer(source: string | null, assetClass: string) {
     }),
   );
   return asked;
-}
-
-function withClient(children: ReactNode) {
-  const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
-  return <QueryClientProvider client={client}>{children}</QueryClientProvider>;
 }
 
 afterEach(() => {

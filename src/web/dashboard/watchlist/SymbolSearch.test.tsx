@@ -3,16 +3,15 @@
 // symbol table: the combobox's ARIA state and keyboard flow (Up/Down/Enter/Escape, click),
 // Enter without a chosen option left to the input's own rules, and the alerts panel refusing
 // a symbol the table does not know with the server's message.
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
-import { useState, type ReactNode } from 'react';
+import { useState } from 'react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { marketSymbolView } from '../../../shared/schemas/symbols.ts';
 import { resolveSymbol, searchSymbols, toTradingView, unknownSymbolMessage } from '../../../shared/symbols.ts';
-import { NotificationsProvider } from '../../ui/Notifications.tsx';
 import { WatchlistAlerts } from '../alerts/WatchlistAlerts.tsx';
 import { SymbolSearch, type SymbolForm } from './SymbolSearch.tsx';
 import { requestedUrl } from '../../api/testFetch.ts';
+import { withClient } from '../../ui/testProviders.tsx';
 
 type Call = { method: string; url: URL; body: unknown };
 
@@ -48,15 +47,6 @@ function stubServer(savedAlerts: string[] = ['AAPL', 'TSLA', 'BTC', 'ETH']) {
   });
   vi.stubGlobal('fetch', fetchMock);
   return calls;
-}
-
-function withClient(children: ReactNode) {
-  const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
-  return (
-    <QueryClientProvider client={client}>
-      <NotificationsProvider>{children}</NotificationsProvider>
-    </QueryClientProvider>
-  );
 }
 
 function Harness({ form, onPick, onEnter }: { form: SymbolForm; onPick: (s: string) => void; onEnter: () => void }) {
