@@ -56,7 +56,12 @@ export interface MarketSymbol {
   providerSymbol: string;
   /** Futures only: USD per one point of price (the contract multiplier); a tick is worth tickSize * pointValue. */
   pointValue?: number;
+  /** Stablecoins: held at a peg (1 USD), so trend and momentum alerts are meaningless for them. */
+  pegged?: true;
 }
+
+/** The cryptos pegged to the dollar. */
+const PEGGED: ReadonlySet<string> = new Set(['USDT-USD', 'DAI-USD']);
 
 const CRYPTO_NAMES: Record<CryptoSymbol, string> = {
   'AAVE-USD': 'Aave',
@@ -100,6 +105,7 @@ const crypto = (productId: CryptoSymbol): MarketSymbol => ({
   tickSize: 1e-8,
   calendar: 'crypto-24x7',
   providerSymbol: productId,
+  ...(PEGGED.has(productId) ? { pegged: true as const } : {}),
 });
 
 const equity =

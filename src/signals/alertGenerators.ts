@@ -4,16 +4,24 @@
 // a bearish trend change says 'bearish'.
 //
 // Rules (defaults; every parameter can be changed):
-// - VolatilitySpike: a bar's true range is at least `factor` (3) times the Wilder ATR(60) of
+// - VolatilitySpike: a bar's true range is at least `factor` (4) times the Wilder ATR(60) of
 //   the bars before it. Re-arms when a bar's range falls below `resetFactor` (1.5) times ATR.
-// - MomentumShift: the 20-bar rate of change against a threshold of `thresholdAtr` (6) ATRs
+// - MomentumShift: the 20-bar rate of change against a threshold of `thresholdAtr` (8) ATRs
 //   in percent of price. Rising above it is 'momentum building'; falling back from it (below
 //   half of it) or dropping below its negative is a 'momentum slowdown'.
-// - Breakout: the close clears the highest high of the previous 60 bars. Re-arms when the
-//   close falls one ATR below the broken level or after 30 bars.
-// - TrendChange: EMA(20) against EMA(50), with a dead band of 0.5 ATR; a flip from one side
+// - Breakout: the close clears the highest high of the previous 60 bars by at least
+//   `minClearanceAtr` (0.5) ATRs (a close a hair above the high is noise, not a breakout).
+//   Re-arms when the close falls one ATR below the broken level or after 30 bars.
+// - TrendChange: EMA(20) against EMA(50), with a dead band of 1 ATR; a flip from one side
 //   to the other is a bullish or bearish trend change.
+//
+// Quiet by design (runAlertGenerators): at most one alert of a type per symbol in
+// ALERT_COOLDOWN_MS (4 hours), and pegged assets (stablecoins) get no trend, momentum or
+// breakout alerts, their wobble around the peg being none of those: only a volatility spike
+// of at least half a percent (a depeg). About 5 alerts per symbol per day on the demo feed's
+// one-minute bars (`npm run bench -- alertRate`).
 import type { AlertType } from '../shared/constants.ts';
+import { symbolByTicker } from '../shared/tickers.ts';
 import type { CandleSeries } from './candles.ts';
 import { atr, ema, roc } from './indicators.ts';
 
@@ -42,7 +50,12 @@ function price(value: number): string {
   return value >= 1 ? value.toFixed(4) : value.toPrecision(4);
 }
 
-export function volatilitySpike({ atrPeriod = 60, factor = 3, resetFactor = 1.5 } = {}): AlertGenerator {
+export function volatilitySpike({
+  atrPeriod = 60,
+  factor = 4,
+  resetFactor = 1.5,
+  minRangePercent = 0,
+} = {}): AlertGenerator {
   return {
     type: 'VolatilitySpikeAlertGenerator',
     scan(series, ticker, emit) {
@@ -58,7 +71,7 @@ export function volatilitySpike({ atrPeriod = 60, factor = 3, resetFactor = 1.5 
         );
         if (!(before > 0)) continue;
         const ratio = range / before;
-        if (armed && ratio >= factor) {
+        if (armed && ratio >= factor && (range / previousClose) * 100 >= minRangePercent) {
           armed = false;
           emit(
             index,
@@ -72,7 +85,7 @@ export function volatilitySpike({ atrPeriod = 60, factor = 3, resetFactor = 1.5 
   };
 }
 
-export function momentumShift({ rocPeriod = 20, atrPeriod = 60, thresholdAtr = 6 } = {}): AlertGenerator {
+export function momentumShift({ rocPeriod = 20, atrPeriod = 60, thresholdAtr = 8 } = {}): AlertGenerator {
   return {
     type: 'MomentumShiftAlertGenerator',
     scan(series, ticker, emit) {
@@ -111,7 +124,12 @@ export function momentumShift({ rocPeriod = 20, atrPeriod = 60, thresholdAtr = 6
   };
 }
 
-export function breakout({ lookback = 60, atrPeriod = 60, cooldownBars = 30 } = {}): AlertGenerator {
+export function breakout({
+  lookback = 60,
+  atrPeriod = 60,
+  cooldownBars = 30,
+  minClearanceAtr = 0.5,
+} = {}): AlertGenerator {
   return {
     type: 'BreakoutAlertGenerator',
     scan(series, ticker, emit) {
@@ -126,7 +144,12 @@ export function breakout({ lookback = 60, atrPeriod = 60, cooldownBars = 30 } = 
           const level = series.high[window[0]];
           if (!armed && (series.close[index] < brokenLevel - average[index] || index - firedAt >= cooldownBars))
             armed = true;
-          if (armed && series.close[index] > level && Number.isFinite(average[index])) {
+          if (
+            armed &&
+            Number.isFinite(average[index]) &&
+            series.close[index] > level &&
+            series.close[index] - level >= minClearanceAtr * average[index]
+          ) {
             armed = false;
             brokenLevel = level;
             firedAt = index;
@@ -145,7 +168,7 @@ export function breakout({ lookback = 60, atrPeriod = 60, cooldownBars = 30 } = 
   };
 }
 
-export function trendChange({ fast = 20, slow = 50, atrPeriod = 60, deadBandAtr = 0.5 } = {}): AlertGenerator {
+export function trendChange({ fast = 20, slow = 50, atrPeriod = 60, deadBandAtr = 1 } = {}): AlertGenerator {
   return {
     type: 'TrendChangeAlertGenerator',
     scan(series, ticker, emit) {
@@ -179,23 +202,39 @@ export const ALERT_GENERATORS: readonly AlertGenerator[] = [
   trendChange(),
 ];
 
+/** The generators that make sense for a symbol: a pegged asset (stablecoin) has no trend or momentum. */
+export function alertGeneratorsFor(ticker: string): readonly AlertGenerator[] {
+  return symbolByTicker(ticker)?.pegged ? PEGGED_GENERATORS : ALERT_GENERATORS;
+}
+
+/** A pegged asset: only a move off the peg (a bar's range of half a percent) is news. */
+const PEGGED_GENERATORS: readonly AlertGenerator[] = [volatilitySpike({ minRangePercent: 0.5 })];
+
+/** At most one alert of a type per symbol in this long (a trader reads two a day, not sixty). */
+export const ALERT_COOLDOWN_MS = 4 * 3_600_000;
+
 /**
  * Runs the generators over a series and returns the alerts of bars at or after `fromIndex`
- * (earlier bars only build each rule's state). `barMs` turns a bar's open time into its
- * close time, which is when the alert was knowable.
+ * (earlier bars only build each rule's state and its cooldown). `barMs` turns a bar's open
+ * time into its close time, which is when the alert was knowable. A generator that fires again
+ * within `cooldownMs` of its last alert on this series is not reported.
  */
 export function runAlertGenerators(
   series: CandleSeries,
   ticker: string,
   barMs: number,
   fromIndex = 0,
-  generators: readonly AlertGenerator[] = ALERT_GENERATORS,
+  generators: readonly AlertGenerator[] = alertGeneratorsFor(ticker),
+  cooldownMs = ALERT_COOLDOWN_MS,
 ): GeneratedAlert[] {
   const alerts: GeneratedAlert[] = [];
   for (const generator of generators) {
+    let lastTime = -Infinity;
     generator.scan(series, ticker, (index, message) => {
-      if (index >= fromIndex)
-        alerts.push({ ticker, alert_type: generator.type, message, time: series.time[index] + barMs, index });
+      const time = series.time[index] + barMs;
+      if (time - lastTime < cooldownMs) return;
+      lastTime = time;
+      if (index >= fromIndex) alerts.push({ ticker, alert_type: generator.type, message, time, index });
     });
   }
   return alerts.sort((a, b) => a.index - b.index);

@@ -243,8 +243,6 @@ const CRYPTO_LEVELS: Record<string, number> = {
   'XRP-USD': 2.2,
 };
 
-const STABLECOINS = new Set(['USDT-USD', 'DAI-USD']);
-
 /** Micro futures follow their full-size contract tick for tick; only their volume differs. */
 const MICRO_OF: Record<string, string> = {
   'MES1!': 'ES1!',
@@ -374,7 +372,7 @@ export function demoProfile(symbol: MarketSymbol): DemoProfile {
   const tickSize = isCrypto ? 0 : symbol.tickSize;
 
   if (isCrypto) {
-    const stable = STABLECOINS.has(symbol.id);
+    const stable = symbol.pegged === true;
     const major = symbol.id === 'BTC-USD' || symbol.id === 'ETH-USD';
     return {
       id: symbol.id,
