@@ -153,9 +153,15 @@ test('switching among the five sources keeps each panel, and the Barchart widget
     await tab(name).click();
     await expect(tab(name)).toHaveAttribute('aria-selected', 'true');
   }
-  await expect(page.getByTestId('chart-panel-demo-trading')).toContainText('DEMO_TRADING_EMBED_URL');
+  await expect(page.getByTestId('chart-panel-demo-trading')).toContainText(
+    'No demo trading platform is linked to this dashboard yet. Ask your administrator to set one up.',
+  );
+  await expect(page.getByTestId('chart-panel-demo-trading')).not.toContainText('EMBED_URL');
   await tab('Spreadsheet').click();
-  await expect(page.getByTestId('chart-panel-spreadsheet')).toContainText('SPREADSHEET_EMBED_URL');
+  await expect(page.getByTestId('chart-panel-spreadsheet')).toContainText(
+    'No spreadsheet is linked to this dashboard yet. Ask your administrator to set one up.',
+  );
+  await expect(page.getByTestId('chart-panel-spreadsheet')).not.toContainText('EMBED_URL');
   await tab('Exchange Data').click();
   await expect(page.getByTestId('price-card')).toHaveCount(28);
 

@@ -75,7 +75,7 @@ export function ChartArea({
         <EmbedPanel
           title="Spreadsheet platform"
           url={embeds.data?.spreadsheetUrl}
-          setting="SPREADSHEET_EMBED_URL"
+          missing="No spreadsheet is linked to this dashboard yet. Ask your administrator to set one up."
           active={source === 'spreadsheet'}
         />,
       )}
@@ -84,7 +84,7 @@ export function ChartArea({
         <EmbedPanel
           title="Demo trading platform"
           url={embeds.data?.demoTradingUrl}
-          setting="DEMO_TRADING_EMBED_URL"
+          missing="No demo trading platform is linked to this dashboard yet. Ask your administrator to set one up."
           active={source === 'demo-trading'}
         />,
       )}

@@ -1,6 +1,7 @@
 // The two third-party pages of the chart area (the spreadsheet platform and the demo trading
-// platform): sandboxed iframes whose URLs the operator configures; a clear message when none
-// is set, or when the page refuses to load in a frame.
+// platform): sandboxed iframes whose URLs the operator configures; a message for the trader
+// (what to ask for, not which setting) when none is set, or when the page refuses to load in a
+// frame.
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { embedsResponse } from '../../../shared/schemas/embeds.ts';
@@ -18,12 +19,13 @@ export function useEmbeds() {
 export function EmbedPanel({
   title,
   url,
-  setting,
+  missing,
   active,
 }: {
   title: string;
   url: string | null | undefined;
-  setting: string;
+  /** Shown when no address is configured: what the trader can do about it. */
+  missing: string;
   active: boolean;
 }) {
   const [loaded, setLoaded] = useState(false);
@@ -38,10 +40,7 @@ export function EmbedPanel({
   if (!url) {
     return (
       <div className="flex h-[650px] items-center justify-center rounded border border-dashed border-gray-700 p-6 text-center text-gray-400">
-        <p>
-          No {title.toLowerCase()} is configured. An operator sets its address with{' '}
-          <code className="rounded bg-gray-800 px-1">{setting}</code>.
-        </p>
+        <p>{missing}</p>
       </div>
     );
   }
