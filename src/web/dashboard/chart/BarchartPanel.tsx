@@ -2,8 +2,11 @@
 // credentials: a setup form (API Key required; Username and Password optional, masked), then
 // the widget container replaces the form. The widget script loads only after the enabling
 // flag is set, and is destroyed and removed when the flag or a credential changes or the
-// panel closes. Credentials live in this browser session only, never on our server.
+// panel closes. Credentials live in this browser session only, never on our server. A script
+// that cannot load (error event, or no load within SCRIPT_TIMEOUT_MS) or a widget that fails to
+// start is said in the panel, with a Retry that adds the script again.
 import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { watchScript } from './scriptWatch.ts';
 
 export const BARCHART_SCRIPT_URL = 'https://www.barchart.com/widget.js';
 export const BARCHART_SIGNUP_URL = 'https://www.barchart.com/ondemand/free-market-data-api';
@@ -56,30 +59,65 @@ declare global {
 
 function BarchartWidget({ credentials, enabled }: { credentials: BarchartCredentials; enabled: boolean }) {
   const host = useRef<HTMLDivElement>(null);
+  const [attempt, setAttempt] = useState(0);
+  // The credentials and try whose script failed; new credentials or a Retry start afresh.
+  const [failure, setFailure] = useState<{ credentials: BarchartCredentials; attempt: number } | null>(null);
+  const failed = enabled && failure?.credentials === credentials && failure.attempt === attempt;
+
   useEffect(() => {
     const element = host.current;
     if (!enabled || !element) return;
     let widget: { destroy?: () => void } | void;
+    const fail = () => setFailure({ credentials, attempt });
     const script = document.createElement('script');
     script.src = BARCHART_SCRIPT_URL;
     script.async = true;
     script.dataset.barchartWidget = 'true';
-    script.onload = () => {
-      try {
-        widget = window.Barchart?.createWidget?.(element, barchartWidgetOptions(credentials));
-      } catch (error) {
-        console.error('Barchart widget failed to start', error);
-      }
-    };
-    script.onerror = () => console.error('Barchart widget script failed to load');
+    const stop = watchScript(script, {
+      onLoad: () => {
+        setFailure(null);
+        try {
+          widget = window.Barchart?.createWidget?.(element, barchartWidgetOptions(credentials));
+        } catch (error) {
+          console.error('Barchart widget failed to start', error);
+          fail();
+        }
+      },
+      onFail: (reason) => {
+        console.error(`Barchart widget script failed to load (${reason})`);
+        fail();
+      },
+    });
     document.body.appendChild(script);
     return () => {
+      stop();
       widget?.destroy?.();
       script.remove();
       element.replaceChildren();
     };
-  }, [credentials, enabled]);
-  return <div ref={host} className="h-[650px] w-full rounded bg-gray-950" data-testid="barchart-widget" />;
+  }, [credentials, enabled, attempt]);
+
+  return (
+    <>
+      {failed && (
+        <div
+          role="status"
+          className="flex flex-wrap items-center gap-3 rounded border border-amber-700 bg-amber-950/50 px-3 py-2 text-sm text-amber-200"
+          data-testid="barchart-fallback"
+        >
+          <span>The Barchart widget could not load (blocked or offline).</span>
+          <button
+            type="button"
+            className="rounded bg-indigo-600 px-3 py-0.5 font-semibold text-white hover:bg-indigo-500"
+            onClick={() => setAttempt((value) => value + 1)}
+          >
+            Retry
+          </button>
+        </div>
+      )}
+      <div ref={host} hidden={failed} className="h-[650px] w-full rounded bg-gray-950" data-testid="barchart-widget" />
+    </>
+  );
 }
 
 export function BarchartPanel({ open }: { open: boolean }) {
