@@ -92,6 +92,13 @@ test('the default dashboard shows AAPL alerts and charts, and WATOS grids for AA
   const microGrid = micro.getByTestId('watos-grid');
   // docs/SPEC.md: the grid's symbol is the answer's first run of capitals, MES of 'MES1!'.
   await expect(microGrid.getByRole('heading', { name: 'WATOS Grid: MES' })).toBeVisible();
+  // The conversation's second grid starts folded to its title; the first stays open.
+  await expect(microGrid.getByTestId('watos-tile')).toHaveCount(0);
+  const firstGrid = page
+    .getByTestId('watos-grid')
+    .filter({ has: page.getByRole('heading', { name: 'WATOS Grid: AAPL' }) });
+  await expect(firstGrid.getByTestId('watos-tile')).toHaveCount(6);
+  await microGrid.getByRole('button', { name: 'Show signals' }).click();
   await expect(microGrid.getByTestId('watos-tile')).toHaveCount(6);
   await expect(microGrid.getByText('Demo data', { exact: true })).toBeVisible();
   await expect(microGrid.getByTestId('watos-market')).toContainText('MES1! · Micro E-mini S&P 500 · Micro future');

@@ -305,6 +305,11 @@ describe('assistant API with the built-in analyst', () => {
       expect(card.bars, path).toBeGreaterThan(100);
     }
     expect((await trader.get('/api/watos/%3Cscript%3E')).statusCode).toBe(400);
+    const fourHour = (await trader.get('/api/watos/ETH?timeframe=4h')).json<Extract<WatosCard, { available: true }>>();
+    expect(fourHour).toMatchObject({ available: true, productId: 'ETH-USD', timeframe: '4h', horizonBars: 6 });
+    const bad = await trader.get('/api/watos/ETH?timeframe=3h');
+    expect(bad.statusCode).toBe(400);
+    expect(bad.body).toContain('timeframe must be one of 1m, 5m, 15m, 1h, 4h, 8h, 12h, D');
   });
 });
 

@@ -21,6 +21,7 @@ import {
   promptField,
   promptResponse,
   watosCard,
+  watosQuery,
   type ChatTurn,
   type PromptResponse,
   type WatosCard,
@@ -153,6 +154,7 @@ export async function aiRoutes(app: FastifyInstance, options: AiRouteOptions): P
             .string()
             .regex(/^[A-Za-z0-9:._/!^=-]{1,30}$/, 'symbol may only contain letters, digits and : . _ / ! ^ = -'),
         }),
+        querystring: watosQuery,
         response: { 200: watosCard },
       },
     },
@@ -162,7 +164,7 @@ export async function aiRoutes(app: FastifyInstance, options: AiRouteOptions): P
       if (!resolveProduct(request.params.symbol))
         return { available: false, symbol, message: unknownSymbolMessage(request.params.symbol) };
       try {
-        return await ai.tools.watos(request.params.symbol, '1h');
+        return await ai.tools.watos(request.params.symbol, request.query.timeframe);
       } catch (error) {
         if (error instanceof ToolError) return { available: false, symbol, message: error.message };
         throw error;

@@ -5,14 +5,14 @@
 // futures). Every figure comes from the market router, the signals engine or the database,
 // with its source ('coinbase', 'yahoo' or 'demo') so demo and delayed data are always labelled.
 // Expected failures ("No market data for LSE:VOD") are ToolErrors with the text to show.
-import { ALERT_LOG_MAX_CAP, ALERT_TYPES, TIMEFRAMES, type Timeframe } from '../../shared/constants.ts';
+import { ALERT_LOG_MAX_CAP, ALERT_TYPES, TIMEFRAMES } from '../../shared/constants.ts';
 import {
   alertDisplayType,
   formatAlertTimestamp,
   type AlertDisplayType,
   type AlertRecord,
 } from '../../shared/alertDisplay.ts';
-import type { WatosCard } from '../../shared/schemas/chat.ts';
+import type { WatosCard, WatosTimeframe } from '../../shared/schemas/chat.ts';
 import { candleSeries, type CandleSeries } from '../../signals/candles.ts';
 import { atr, rsi, sma, supportResistance, swingPoints, volumeZScore } from '../../signals/indicators.ts';
 import { watosOdds } from '../../signals/watosOdds.ts';
@@ -55,7 +55,7 @@ export const ANALYSIS_TIMEFRAMES = {
   '8h': { ms: 8 * HOUR, base: 3600, horizon: 3 },
   '12h': { ms: 12 * HOUR, base: 3600, horizon: 2 },
   D: { ms: DAY, base: 3600, horizon: 1 },
-} as const satisfies Partial<Record<Timeframe, { ms: number; base: Granularity; horizon: number }>>;
+} as const satisfies Record<WatosTimeframe, { ms: number; base: Granularity; horizon: number }>;
 export type AnalysisTimeframe = keyof typeof ANALYSIS_TIMEFRAMES;
 
 /**

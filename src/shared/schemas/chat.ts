@@ -126,6 +126,17 @@ export const watosCardSignal = z.object({
 });
 export type WatosCardSignal = z.infer<typeof watosCardSignal>;
 
+/** The bar sizes the WATOS odds are measured on (the assistant's analysis timeframes). */
+export const WATOS_TIMEFRAMES = ['1m', '5m', '15m', '1h', '4h', '8h', '12h', 'D'] as const;
+export type WatosTimeframe = (typeof WATOS_TIMEFRAMES)[number];
+
+/** GET /api/watos/{symbol}?timeframe=: the grid's bar size, 1h when not given. */
+export const watosQuery = z.object({
+  timeframe: z
+    .enum(WATOS_TIMEFRAMES, { error: `timeframe must be one of ${WATOS_TIMEFRAMES.join(', ')}` })
+    .default('1h'),
+});
+
 /** GET /api/watos/{symbol}: the grid card's data, or why there is none. */
 export const watosCard = z.discriminatedUnion('available', [
   z.object({

@@ -17,7 +17,7 @@ export const queryKeys = {
     all: ['prompts'] as const,
   },
   watos: {
-    card: (symbol: string) => ['watos', symbol] as const,
+    card: (symbol: string, timeframe: string) => ['watos', symbol, timeframe] as const,
   },
   market: {
     all: ['market'] as const,

@@ -6,7 +6,7 @@
 import { useEffect, useRef } from 'react';
 import { mentionsWatos } from '../../../shared/chatSignals.ts';
 import { useAssistant } from './AssistantProvider.tsx';
-import { gridSymbolOf, type DisplayMessage } from './chatRules.ts';
+import { gridSymbolOf, gridTimeframeOf, WELCOME_ID, type DisplayMessage } from './chatRules.ts';
 import { Markdown } from './Markdown.tsx';
 import { WatosGrid } from './WatosGrid.tsx';
 
@@ -60,9 +60,13 @@ export function TypingDots({ activity }: { activity?: string }) {
   );
 }
 
-function Bubble({ message }: { message: DisplayMessage }) {
+/** Whether an assistant message gets a WATOS grid below it (docs/SPEC.md's rule). */
+const hasGrid = (message: DisplayMessage) =>
+  message.role !== 'user' && !message.streaming && mentionsWatos(message.content);
+
+function Bubble({ message, firstGrid }: { message: DisplayMessage; firstGrid: boolean }) {
   const mine = message.role === 'user';
-  const showGrid = !mine && !message.streaming && mentionsWatos(message.content);
+  const showGrid = hasGrid(message);
   return (
     <li
       className={`flex gap-2 ${mine ? 'flex-row-reverse' : ''}`}
@@ -87,7 +91,13 @@ function Bubble({ message }: { message: DisplayMessage }) {
           )}
         </div>
         {message.failed ? <p className="mt-1 text-right text-xs text-red-400">Not sent</p> : null}
-        {showGrid ? <WatosGrid symbol={gridSymbolOf(message.content)} /> : null}
+        {showGrid ? (
+          <WatosGrid
+            symbol={gridSymbolOf(message.content)}
+            timeframe={gridTimeframeOf(message.content)}
+            collapsed={!firstGrid}
+          />
+        ) : null}
       </div>
     </li>
   );
@@ -140,6 +150,9 @@ export function ChatPanel() {
   const { loading, messages, error } = useAssistant();
   const list = useRef<HTMLDivElement | null>(null);
   const last = messages.at(-1);
+  // The welcome's grid and the conversation's first answer with a grid open; later grids start
+  // folded to their title, so a long conversation is not a column of 450 px grids.
+  const firstGridMessage = messages.find((message) => message.id !== WELCOME_ID && hasGrid(message));
 
   // Follow the conversation as it grows (and as an answer streams in), inside the panel only.
   useEffect(() => {
@@ -174,7 +187,11 @@ export function ChatPanel() {
         ) : (
           <ul className="space-y-3" aria-label="Chat messages">
             {messages.map((message) => (
-              <Bubble key={message.id} message={message} />
+              <Bubble
+                key={message.id}
+                message={message}
+                firstGrid={message === firstGridMessage || message.id === WELCOME_ID}
+              />
             ))}
           </ul>
         )}

@@ -3,7 +3,8 @@
 // endpoint (CME_MINI:MES1! encoded), the card names its market and class, prices futures in
 // points and stocks in dollars, and says "Demo data" or "Delayed" as the response tells it.
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { cleanup, render, screen, within } from '@testing-library/react';
+import { cleanup, fireEvent, render, screen, within } from '@testing-library/react';
+import type { ComponentProps } from 'react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { WatosCard } from '../../../shared/schemas/chat.ts';
 import { WatosGrid } from './WatosGrid.tsx';
@@ -11,7 +12,7 @@ import { watosCardOf } from './watosCardFixture.ts';
 
 const cardOf = watosCardOf;
 
-function renderGrid(symbol: string, card: WatosCard) {
+function renderGrid(symbol: string, card: WatosCard, props: Partial<ComponentProps<typeof WatosGrid>> = {}) {
   const asked: string[] = [];
   vi.stubGlobal(
     'fetch',
@@ -23,7 +24,7 @@ function renderGrid(symbol: string, card: WatosCard) {
   const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
   render(
     <QueryClientProvider client={client}>
-      <WatosGrid symbol={symbol} />
+      <WatosGrid symbol={symbol} {...props} />
     </QueryClientProvider>,
   );
   return asked;
@@ -45,7 +46,7 @@ describe('the WATOS grid on every market', () => {
     expect(within(grid).getByTestId('watos-market').textContent).toMatch(
       /^AAPL · Apple · Stock · 1h bars · last close \$231\.50 · base rate 52\.0% higher/,
     );
-    expect(asked).toEqual(['/api/watos/AAPL']);
+    expect(asked).toEqual(['/api/watos/AAPL?timeframe=1h']);
   });
 
   it('takes a chart symbol, labels demo figures, and prices a future in points', async () => {
@@ -67,7 +68,32 @@ describe('the WATOS grid on every market', () => {
     expect(within(grid).getByTestId('watos-market').textContent).toMatch(
       /^MES1! · Micro E-mini S&P 500 · Micro future · 1h bars · last close 6,012\.25 · /,
     );
-    expect(asked).toEqual([`/api/watos/${encodeURIComponent('CME_MINI:MES1!')}`]);
+    expect(asked).toEqual([`/api/watos/${encodeURIComponent('CME_MINI:MES1!')}?timeframe=1h`]);
+  });
+
+  it('measures on the timeframe the answer is about', async () => {
+    const asked = renderGrid('ETH', cardOf({ symbol: 'ETH', productId: 'ETH-USD', timeframe: '4h' }), {
+      timeframe: '4h',
+    });
+    const grid = screen.getByTestId('watos-grid');
+    expect((await within(grid).findByTestId('watos-market')).textContent).toContain('4h bars');
+    expect(asked).toEqual(['/api/watos/ETH?timeframe=4h']);
+  });
+
+  it('starts folded when asked, loads nothing until opened, and folds again', async () => {
+    const asked = renderGrid('AAPL', cardOf({}), { collapsed: true });
+    const grid = screen.getByTestId('watos-grid');
+    const toggle = within(grid).getByRole('button', { name: 'Show signals' });
+    expect(toggle.getAttribute('aria-expanded')).toBe('false');
+    expect(within(grid).queryAllByTestId('watos-tile')).toHaveLength(0);
+    expect(asked).toEqual([]);
+    fireEvent.click(toggle);
+    expect(await within(grid).findAllByTestId('watos-tile')).toHaveLength(6);
+    expect(asked).toEqual(['/api/watos/AAPL?timeframe=1h']);
+    const hide = within(grid).getByRole('button', { name: 'Hide signals' });
+    expect(hide.getAttribute('aria-expanded')).toBe('true');
+    fireEvent.click(hide);
+    expect(within(grid).queryAllByTestId('watos-tile')).toHaveLength(0);
   });
 
   it('gives real-time figures neither label', async () => {

@@ -6,7 +6,8 @@
 // the table works (AAPL, MES, CME_MINI:MES1!); demo figures are labelled "Demo data" and Yahoo
 // Finance figures "Delayed".
 import { useQuery } from '@tanstack/react-query';
-import type { WatosCard, WatosCardSignal, WatosStrengthName } from '../../../shared/schemas/chat.ts';
+import { useId, useState } from 'react';
+import type { WatosCard, WatosCardSignal, WatosStrengthName, WatosTimeframe } from '../../../shared/schemas/chat.ts';
 import { formatPrice } from '../../../shared/format.ts';
 import { queryKeys } from '../../api/queryKeys.ts';
 import { symbolById } from '../../../shared/tickers.ts';
@@ -84,11 +85,25 @@ function Body({ card }: { card: WatosCard }) {
   );
 }
 
-export function WatosGrid({ symbol }: { symbol: string }) {
+export function WatosGrid({
+  symbol,
+  timeframe = '1h',
+  collapsed: startCollapsed = false,
+}: {
+  symbol: string;
+  /** The bar size the answer above is about (4h for "... (WATOS, 4h)"). */
+  timeframe?: WatosTimeframe;
+  /** Later grids of a conversation start folded to their title, so the chat stays readable. */
+  collapsed?: boolean;
+}) {
+  const [collapsed, setCollapsed] = useState(startCollapsed);
+  const bodyId = useId();
   const card = useQuery({
-    queryKey: queryKeys.watos.card(symbol),
-    queryFn: () => fetchWatosCard(symbol),
+    queryKey: queryKeys.watos.card(symbol, timeframe),
+    queryFn: () => fetchWatosCard(symbol, timeframe),
     staleTime: 60_000,
+    // A folded grid asks for nothing until it is opened.
+    enabled: !collapsed,
   });
   return (
     <section
@@ -101,6 +116,15 @@ export function WatosGrid({ symbol }: { symbol: string }) {
           <h3 className="text-sm font-bold text-white">WATOS Grid: {symbol}</h3>
           <p className="text-xs text-indigo-300">What Are The Odds?</p>
         </div>
+        <button
+          type="button"
+          className="ml-auto rounded border border-gray-700 px-2 py-0.5 text-[11px] text-gray-300 hover:bg-gray-800 hover:text-white"
+          aria-expanded={!collapsed}
+          aria-controls={bodyId}
+          onClick={() => setCollapsed((value) => !value)}
+        >
+          {collapsed ? 'Show signals' : 'Hide signals'}
+        </button>
         {card.data?.available && card.data.source === 'demo' ? (
           <span className="rounded bg-amber-500/20 px-1.5 py-0.5 text-[10px] font-semibold text-amber-300">
             Demo data
@@ -115,16 +139,20 @@ export function WatosGrid({ symbol }: { symbol: string }) {
           </span>
         ) : null}
       </div>
-      {card.isPending ? (
-        <p className="mt-2 text-xs text-gray-400">Loading signals...</p>
-      ) : card.isError ? (
-        <p className="mt-2 text-xs text-red-300">The signals could not be loaded: {card.error.message}</p>
-      ) : (
-        <Body card={card.data} />
+      {collapsed ? null : (
+        <div id={bodyId}>
+          {card.isPending ? (
+            <p className="mt-2 text-xs text-gray-400">Loading signals...</p>
+          ) : card.isError ? (
+            <p className="mt-2 text-xs text-red-300">The signals could not be loaded: {card.error.message}</p>
+          ) : (
+            <Body card={card.data} />
+          )}
+          <p className="mt-2 text-[11px] text-gray-500">
+            Last updated: {card.dataUpdatedAt ? new Date(card.dataUpdatedAt).toLocaleTimeString() : '…'}
+          </p>
+        </div>
       )}
-      <p className="mt-2 text-[11px] text-gray-500">
-        Last updated: {card.dataUpdatedAt ? new Date(card.dataUpdatedAt).toLocaleTimeString() : '…'}
-      </p>
     </section>
   );
 }

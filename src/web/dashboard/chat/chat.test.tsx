@@ -15,6 +15,7 @@ import { ChatInputBar } from './ChatInputBar.tsx';
 import { ChatPanel } from './ChatPanel.tsx';
 import {
   gridSymbolOf,
+  gridTimeframeOf,
   historyForRequest,
   nextMessageId,
   toolActivity,
@@ -37,6 +38,11 @@ describe('chat rules', () => {
   it('picks the grid symbol by docs/SPEC.md, skipping the product name WATOS', () => {
     expect(gridSymbolOf('## ETH-USD: What Are The Odds? (WATOS, 1h)')).toBe('ETH');
     expect(gridSymbolOf('watos signals look mixed today')).toBe('BTC');
+    expect(gridTimeframeOf('## ETH-USD: What Are The Odds? (WATOS, 4h)')).toBe('4h');
+    expect(gridTimeframeOf('## SOL-USD: What Are The Odds? (WATOS, D)')).toBe('D');
+    expect(gridTimeframeOf('ETH-USD: on the 15m chart the WATOS signals...')).toBe('15m');
+    expect(gridTimeframeOf('WATOS for BTC: mixed')).toBe('1h');
+    expect(gridTimeframeOf('WATOS over 3h and 2m windows')).toBe('1h');
     expect(gridSymbolOf(CHAT_WELCOME_CONTENT)).toBe('BTC');
     expect(gridSymbolOf('WATOS for SOL')).toBe('SOL');
   });
@@ -156,7 +162,8 @@ describe('ChatPanel', () => {
         { id: '1', role: 'assistant', content: hostile },
         { id: '2', role: 'assistant', content: '## ETH-USD: What Are The Odds? (WATOS, 1h)' },
       ],
-      (url) => Promise.resolve(url === '/api/watos/ETH' ? json(ethCard) : json({ error: 'unexpected' }, 404)),
+      (url) =>
+        Promise.resolve(url === '/api/watos/ETH?timeframe=1h' ? json(ethCard) : json({ error: 'unexpected' }, 404)),
     );
     expect(container.querySelector('script, img')).toBeNull();
     expect(screen.getByText('bold').tagName).toBe('STRONG');

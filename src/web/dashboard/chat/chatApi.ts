@@ -15,6 +15,7 @@ import {
   type ConversationSummary,
   type PromptResponse,
   type WatosCard,
+  type WatosTimeframe,
 } from '../../../shared/schemas/chat.ts';
 import { readUiMessageStream, type StreamChunk } from './uiStream.ts';
 
@@ -32,8 +33,11 @@ export async function removeConversation(id: string): Promise<void> {
   await apiFetch(`/api/conversations/${encodeURIComponent(id)}`, conversationDeletedResponse, { method: 'DELETE' });
 }
 
-export async function fetchWatosCard(symbol: string): Promise<WatosCard> {
-  return apiFetch(`/api/watos/${encodeURIComponent(symbol)}`, watosCard);
+export async function fetchWatosCard(symbol: string, timeframe: WatosTimeframe = '1h'): Promise<WatosCard> {
+  return apiFetch(
+    `/api/watos/${encodeURIComponent(symbol)}?${new URLSearchParams({ timeframe }).toString()}`,
+    watosCard,
+  );
 }
 
 async function errorText(response: Response): Promise<string> {

@@ -6,7 +6,9 @@ import {
   CHAT_MAX_HISTORY,
   CHAT_WELCOME_CONTENT,
   PROMPT_MAX_CHARS,
+  WATOS_TIMEFRAMES,
   type ChatMessage,
+  type WatosTimeframe,
 } from '../../../shared/schemas/chat.ts';
 
 export interface DisplayMessage extends ChatMessage {
@@ -63,6 +65,18 @@ export function withAttachmentName(text: string, fileName: string | null | undef
  */
 export function gridSymbolOf(content: string): string {
   return extractTicker(content.replace(/WATOS/g, ' '));
+}
+
+/**
+ * The bar size of the grid under an answer: the one its WATOS heading names ("(WATOS, 4h)"), else
+ * the first analysis timeframe the answer mentions ("on the 4h chart"), else 1h.
+ */
+export function gridTimeframeOf(content: string): WatosTimeframe {
+  const heading = /\(WATOS, ([0-9]{1,2}[mh]|D)\)/.exec(content)?.[1];
+  if (heading && (WATOS_TIMEFRAMES as readonly string[]).includes(heading)) return heading as WatosTimeframe;
+  const minutesOrHours = WATOS_TIMEFRAMES.filter((timeframe) => timeframe !== 'D');
+  const mentioned = new RegExp(`(?<![A-Za-z0-9])(${minutesOrHours.join('|')})(?![A-Za-z0-9])`).exec(content)?.[1];
+  return (mentioned as WatosTimeframe | undefined) ?? '1h';
 }
 
 /** The conversation as the request sends it: no welcome, no failed or unfinished messages, bounded. */
