@@ -9,7 +9,15 @@ import { toAlertDisplayItem, type AlertDisplayType, type AlertRecord } from '../
 import { alertStreamEnd, liveAlert } from '../../../shared/schemas/alerts.ts';
 import { queryKeys } from '../../api/queryKeys.ts';
 import { ASSET_CLASS_GROUP_LABELS, ASSET_CLASS_LABELS, ASSET_CLASSES } from '../market/assetClasses.ts';
-import { alertQueryString, alertStreamQueryString, EMPTY_FILTERS, fetchAlerts, type AlertFilters } from './alertApi.ts';
+import {
+  alertQueryString,
+  alertStreamQueryString,
+  effectiveMaxCount,
+  EMPTY_FILTERS,
+  fetchAlerts,
+  maxCountNotice,
+  type AlertFilters,
+} from './alertApi.ts';
 
 export const TYPE_STYLES: Record<AlertDisplayType, { dot: string; text: string; label: string }> = {
   bullish: { dot: 'bg-green-500', text: 'text-green-400', label: 'Bullish' },
@@ -56,9 +64,10 @@ export function AlertLog() {
   const queryClient = useQueryClient();
   const marketId = useId();
   const [draft, setDraft] = useState<AlertFilters>(EMPTY_FILTERS);
-  const [applied, setApplied] = useState<{ filters: AlertFilters; query: string }>(() => ({
+  const [applied, setApplied] = useState<{ filters: AlertFilters; query: string; notice: string | null }>(() => ({
     filters: EMPTY_FILTERS,
     query: alertQueryString(EMPTY_FILTERS),
+    notice: null,
   }));
   const log = useQuery({
     queryKey: queryKeys.alerts.log(applied.query),
@@ -116,11 +125,17 @@ export function AlertLog() {
       <h2 id="alert-log-heading" className="text-lg font-semibold text-white">
         All-Market Alert Log
       </h2>
+      {/* noValidate: an out-of-range max count is corrected by docs/SPEC.md's rule (and the
+          trader told so), not refused by the browser's number-field check. */}
       <form
         className="mt-2 grid grid-cols-2 gap-2"
+        noValidate
         onSubmit={(event) => {
           event.preventDefault();
-          setApplied({ filters: draft, query: alertQueryString(draft) });
+          const notice = maxCountNotice(draft.maxCount);
+          const filters = { ...draft, maxCount: String(effectiveMaxCount(draft.maxCount)) };
+          setDraft(filters);
+          setApplied({ filters, query: alertQueryString(filters), notice });
           void queryClient.invalidateQueries({ queryKey: queryKeys.alerts.logs });
         }}
       >
@@ -201,6 +216,11 @@ export function AlertLog() {
           Apply Filters
         </button>
       </form>
+      {applied.notice ? (
+        <p role="status" className="mt-1 text-xs text-yellow-300">
+          {applied.notice}
+        </p>
+      ) : null}
       <div className="mt-3 min-h-0 flex-1 overflow-y-auto">
         {log.isPending || (log.isFetching && log.data?.length === 0) ? (
           <p className="text-sm text-gray-400">Loading alerts...</p>

@@ -32,6 +32,17 @@ export function effectiveMaxCount(input: string): number {
   return Math.min(value, ALERT_LOG_MAX_CAP);
 }
 
+/** One line telling the trader the typed max count was changed by effectiveMaxCount, or null. */
+export function maxCountNotice(input: string): string | null {
+  const effective = effectiveMaxCount(input);
+  if (input.trim() === String(effective)) return null;
+  const value = Number.parseInt(input, 10);
+  if (Number.isFinite(value) && value > ALERT_LOG_MAX_CAP)
+    return `Max count is at most ${ALERT_LOG_MAX_CAP}; showing ${effective}.`;
+  if (!Number.isFinite(value) || value <= 0) return `Max count must be a positive number; showing ${effective}.`;
+  return `Max count is a whole number; showing ${effective}.`;
+}
+
 /** The filters the live stream applies too: alert type, market (asset class) and symbol. */
 function streamParams(filters: AlertFilters): URLSearchParams {
   const params = new URLSearchParams();

@@ -193,3 +193,31 @@ describe('the watchlist alerts panel', () => {
     expect(onOpenChart.mock.calls).toEqual([['AAPL'], ['BTC-USD'], ['MES1!']]);
   });
 });
+
+describe('the alert log max count (docs/SPEC.md: non-positive or non-numeric gives 10, at most 100)', () => {
+  it('caps, falls back and says so in one line instead of refusing the value', async () => {
+    const queries = stubServer();
+    render(withClient(<AlertLog />));
+    const log = screen.getByRole('region', { name: 'All-Market Alert Log' });
+    await waitFor(() => expect(queries).toHaveLength(1));
+    const maxCount = within(log).getByLabelText<HTMLInputElement>('Max count');
+    const apply = within(log).getByRole('button', { name: 'Apply Filters' });
+
+    fireEvent.change(maxCount, { target: { value: '150' } });
+    fireEvent.click(apply);
+    await waitFor(() => expect(queries.at(-1)?.get('max_count')).toBe('100'));
+    expect(within(log).getByRole('status').textContent).toBe('Max count is at most 100; showing 100.');
+    expect(maxCount.value).toBe('100');
+
+    fireEvent.change(maxCount, { target: { value: '0' } });
+    fireEvent.click(apply);
+    await waitFor(() => expect(queries.at(-1)?.get('max_count')).toBe('10'));
+    expect(within(log).getByRole('status').textContent).toBe('Max count must be a positive number; showing 10.');
+    expect(maxCount.value).toBe('10');
+
+    fireEvent.change(maxCount, { target: { value: '25' } });
+    fireEvent.click(apply);
+    await waitFor(() => expect(queries.at(-1)?.get('max_count')).toBe('25'));
+    expect(within(log).queryByText(/^Max count/, { selector: '[role="status"]' })).toBeNull();
+  });
+});
