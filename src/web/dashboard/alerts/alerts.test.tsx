@@ -221,3 +221,27 @@ describe('the alert log max count (docs/SPEC.md: non-positive or non-numeric giv
     expect(within(log).queryByText(/^Max count/, { selector: '[role="status"]' })).toBeNull();
   });
 });
+
+describe('the alert log Apply Filters', () => {
+  it('sends one request a click, whether or not the filters changed', async () => {
+    const queries = stubServer();
+    render(withClient(<AlertLog />));
+    const log = screen.getByRole('region', { name: 'All-Market Alert Log' });
+    await waitFor(() => expect(within(log).getAllByTestId('alert-item')).toHaveLength(STORED.length));
+    expect(queries).toHaveLength(1);
+    const apply = within(log).getByRole('button', { name: 'Apply Filters' });
+
+    fireEvent.change(within(log).getByLabelText('Symbol'), { target: { value: 'BTC' } });
+    fireEvent.click(apply);
+    await waitFor(() => expect(within(log).getAllByTestId('alert-item')).toHaveLength(1));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(queries).toHaveLength(2);
+    expect(queries[1]?.get('symbol')).toBe('BTC');
+
+    // The same filters again (possibly the same second, so the same query): still one request.
+    fireEvent.click(apply);
+    await waitFor(() => expect(queries).toHaveLength(3));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(queries).toHaveLength(3);
+  });
+});
