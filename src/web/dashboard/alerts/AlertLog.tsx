@@ -12,6 +12,7 @@ import { ASSET_CLASS_GROUP_LABELS, ASSET_CLASS_LABELS, ASSET_CLASSES } from '../
 import {
   alertQueryString,
   alertStreamQueryString,
+  alertWindowLabel,
   effectiveMaxCount,
   EMPTY_FILTERS,
   fetchAlerts,
@@ -64,10 +65,17 @@ export function AlertLog() {
   const queryClient = useQueryClient();
   const marketId = useId();
   const [draft, setDraft] = useState<AlertFilters>(EMPTY_FILTERS);
-  const [applied, setApplied] = useState<{ filters: AlertFilters; query: string; notice: string | null }>(() => ({
+  const [applied, setApplied] = useState<{
+    filters: AlertFilters;
+    query: string;
+    notice: string | null;
+    /** The window the list covers, in words (empty start and end silently mean the last hour). */
+    window: string;
+  }>(() => ({
     filters: EMPTY_FILTERS,
     query: alertQueryString(EMPTY_FILTERS),
     notice: null,
+    window: alertWindowLabel(EMPTY_FILTERS),
   }));
   const log = useQuery({
     queryKey: queryKeys.alerts.log(applied.query),
@@ -135,12 +143,13 @@ export function AlertLog() {
           const notice = maxCountNotice(draft.maxCount);
           const filters = { ...draft, maxCount: String(effectiveMaxCount(draft.maxCount)) };
           setDraft(filters);
-          const query = alertQueryString(filters);
+          const now = new Date();
+          const query = alertQueryString(filters, now);
           // One request a click: a new query string is a new key, which React Query fetches by
           // itself; the same one (the same filters within the same second) is refetched. (An
           // invalidation on top used to refetch the previous key as well: two requests.)
           if (query === applied.query) void log.refetch();
-          setApplied({ filters, query, notice });
+          setApplied({ filters, query, notice, window: alertWindowLabel(filters, now) });
         }}
       >
         <label className="text-xs text-gray-400">
@@ -225,7 +234,10 @@ export function AlertLog() {
           {applied.notice}
         </p>
       ) : null}
-      <div className="mt-3 min-h-0 flex-1 overflow-y-auto">
+      <p className="mt-2 text-xs text-gray-400" data-testid="alert-window">
+        {applied.window}
+      </p>
+      <div className="mt-1 min-h-0 flex-1 overflow-y-auto">
         {log.isPending || (log.isFetching && log.data?.length === 0) ? (
           <p className="text-sm text-gray-400">Loading alerts...</p>
         ) : log.data && log.data.length > 0 ? (

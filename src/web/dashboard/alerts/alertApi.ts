@@ -68,6 +68,20 @@ export function alertQueryString(filters: AlertFilters, now = new Date()): strin
   return params.toString();
 }
 
+/** A Date or a datetime-local value as the trader's local 'YYYY-MM-DD HH:MM'. */
+function localMinute(value: Date | string): string {
+  if (typeof value === 'string') return value.replace('T', ' ').slice(0, 16);
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${value.getFullYear()}-${pad(value.getMonth() + 1)}-${pad(value.getDate())} ${pad(value.getHours())}:${pad(value.getMinutes())}`;
+}
+
+/** The window the log covers, in words: empty start is an hour before now, empty end is now. */
+export function alertWindowLabel(filters: AlertFilters, now = new Date()): string {
+  if (!filters.startTime && !filters.endTime) return 'Showing the last hour';
+  const start = filters.startTime || new Date(now.getTime() - ALERT_LOG_DEFAULT_WINDOW_MS);
+  return `Showing ${localMinute(start)} to ${filters.endTime ? localMinute(filters.endTime) : 'now'}`;
+}
+
 export async function fetchAlerts(query: string): Promise<AlertRecord[]> {
   return (await apiFetch(`/external-api/alert?${query}`, alertLogResponse)).alerts;
 }

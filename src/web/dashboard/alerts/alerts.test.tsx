@@ -10,7 +10,7 @@ import type { AlertRecord } from '../../../shared/alertDisplay.ts';
 import { unknownSymbolMessage } from '../../../shared/symbols.ts';
 import { assetClassOfTicker } from '../../../shared/tickers.ts';
 import { AlertLog } from './AlertLog.tsx';
-import { alertQueryString, alertStreamQueryString, EMPTY_FILTERS } from './alertApi.ts';
+import { alertQueryString, alertStreamQueryString, alertWindowLabel, EMPTY_FILTERS } from './alertApi.ts';
 import { WatchlistAlerts } from './WatchlistAlerts.tsx';
 import { requestedUrl } from '../../api/testFetch.ts';
 import { withClient } from '../../ui/testProviders.tsx';
@@ -243,5 +243,37 @@ describe('the alert log Apply Filters', () => {
     await waitFor(() => expect(queries).toHaveLength(3));
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(queries).toHaveLength(3);
+  });
+});
+
+describe('the alert log time window', () => {
+  it('builds a line naming the window the list covers', () => {
+    const at = new Date(2026, 0, 2, 15, 4, 5);
+    expect(alertWindowLabel(EMPTY_FILTERS, at)).toBe('Showing the last hour');
+    expect(alertWindowLabel({ ...EMPTY_FILTERS, startTime: '2026-01-02T09:30' }, at)).toBe(
+      'Showing 2026-01-02 09:30 to now',
+    );
+    expect(alertWindowLabel({ ...EMPTY_FILTERS, startTime: '2026-01-01T09:30', endTime: '2026-01-02T10:00' }, at)).toBe(
+      'Showing 2026-01-01 09:30 to 2026-01-02 10:00',
+    );
+    // An empty start is an hour before now (docs/SPEC.md), whatever the end.
+    expect(alertWindowLabel({ ...EMPTY_FILTERS, endTime: '2026-01-02T15:30' }, at)).toBe(
+      'Showing 2026-01-02 14:04 to 2026-01-02 15:30',
+    );
+  });
+
+  it('shows the window of the applied filters beside the list, so an empty list is understandable', async () => {
+    stubServer();
+    render(withClient(<AlertLog />));
+    const log = screen.getByRole('region', { name: 'All-Market Alert Log' });
+    expect(within(log).getByTestId('alert-window').textContent).toBe('Showing the last hour');
+    fireEvent.change(within(log).getByLabelText('Symbol'), { target: { value: 'NOPE' } });
+    fireEvent.change(within(log).getByLabelText('Start time'), { target: { value: '2026-01-01T09:30' } });
+    fireEvent.change(within(log).getByLabelText('End time'), { target: { value: '2026-01-01T10:30' } });
+    // Only the applied filters count, not the draft.
+    expect(within(log).getByTestId('alert-window').textContent).toBe('Showing the last hour');
+    fireEvent.click(within(log).getByRole('button', { name: 'Apply Filters' }));
+    expect(await within(log).findByText('No alerts found')).toBeTruthy();
+    expect(within(log).getByTestId('alert-window').textContent).toBe('Showing 2026-01-01 09:30 to 2026-01-01 10:30');
   });
 });
