@@ -204,7 +204,9 @@ export function AlertLog() {
             onChange={(event) => setDraft({ ...draft, maxCount: event.target.value })}
           />
         </label>
-        <label className="text-xs text-gray-400">
+        {/* The date fields take the whole row: Chromium's 'mm/dd/yyyy, --:-- --' is cut off in
+            half of a 25%-wide panel. */}
+        <label className="col-span-2 text-xs text-gray-400">
           Start time
           <input
             className={field}
@@ -213,7 +215,7 @@ export function AlertLog() {
             onChange={(event) => setDraft({ ...draft, startTime: event.target.value })}
           />
         </label>
-        <label className="text-xs text-gray-400">
+        <label className="col-span-2 text-xs text-gray-400">
           End time
           <input
             className={field}

@@ -66,7 +66,9 @@ export function ChartWatchlist({
           Add
         </button>
         <span className="text-[11px] text-gray-500">Format: EXCHANGE:SYMBOL, e.g. NASDAQ:AAPL</span>
-        <HelpTooltip>
+        {/* Opening to the left: centred above the '?' at the row's end, its 256px ran past a
+            phone's right edge and scrolled the whole page sideways at 390px. */}
+        <HelpTooltip placement="left">
           Add symbols as EXCHANGE:SYMBOL (for example NASDAQ:AAPL or BINANCE:BTCUSDT), or type a ticker or name (Apple,
           Micro E-mini) and pick a suggestion, and remove them with ×. The first symbol is the main chart; the rest
           appear in the chart&apos;s watchlist. The chart reloads on every change, and your list is saved to your
