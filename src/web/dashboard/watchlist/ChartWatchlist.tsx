@@ -3,7 +3,6 @@
 // a help tooltip. The first symbol is the main chart.
 import { useState } from 'react';
 import { HelpTooltip } from '../../ui/HelpTooltip.tsx';
-import { useNotify } from '../../ui/Notifications.tsx';
 import { SymbolSearch } from './SymbolSearch.tsx';
 
 export function ChartWatchlist({
@@ -15,15 +14,18 @@ export function ChartWatchlist({
   onAdd: (input: string) => { added: boolean; alert?: string };
   onRemove: (symbol: string) => void;
 }) {
-  const notify = useNotify();
   const [input, setInput] = useState('');
+  // The format error (docs/SPEC.md's alert text) beside the input rather than a timed toast: it
+  // stays while it is true and goes once the input changes or an add succeeds.
+  const [error, setError] = useState<string | null>(null);
 
   function add(symbol = input) {
     const result = onAdd(symbol);
     if (result.alert) {
-      notify(result.alert);
+      setError(result.alert);
       return;
     }
+    setError(null);
     setInput('');
   }
 
@@ -52,7 +54,10 @@ export function ChartWatchlist({
           form="tradingView"
           label="Add symbol to the chart watchlist"
           value={input}
-          onChange={setInput}
+          onChange={(value) => {
+            setInput(value);
+            setError(null);
+          }}
           onEnter={() => add()}
           onPick={(symbol) => add(symbol)}
           placeholder="EXCHANGE:SYMBOL"
@@ -75,6 +80,11 @@ export function ChartWatchlist({
           account.
         </HelpTooltip>
       </div>
+      {error ? (
+        <p role="alert" className="w-full text-xs text-amber-300">
+          {error}
+        </p>
+      ) : null}
     </div>
   );
 }
