@@ -3,7 +3,7 @@
 // log's market (asset class) filter goes to the log query and the live stream, and each row
 // names its asset class; the watchlist alerts panel tracks every symbol the table knows (the
 // default AAPL, TSLA, BTC, ETH included), explains only unknown ones in the table's words, and
-// its video icon opens the chart of the table's canonical id.
+// its chart button opens the chart of the table's canonical id.
 import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { AlertRecord } from '../../../shared/alertDisplay.ts';
@@ -182,7 +182,7 @@ describe('the watchlist alerts panel', () => {
     ).toEqual([unknownSymbolMessage('ZZQX')]);
   });
 
-  it('opens the chart of the symbol table’s canonical id from the video icon', async () => {
+  it('opens the chart of the symbol table’s canonical id from the chart button', async () => {
     stubServer(['BTC', 'AAPL', 'MES']);
     const onOpenChart = vi.fn();
     render(withClient(<WatchlistAlerts onOpenChart={onOpenChart} />));
@@ -275,5 +275,20 @@ describe('the alert log time window', () => {
     fireEvent.click(within(log).getByRole('button', { name: 'Apply Filters' }));
     expect(await within(log).findByText('No alerts found')).toBeTruthy();
     expect(within(log).getByTestId('alert-window').textContent).toBe('Showing 2026-01-01 09:30 to 2026-01-01 10:30');
+  });
+});
+
+describe('the watchlist alerts chart button', () => {
+  it('shows a chart icon and reads as opening a chart, not as video', async () => {
+    stubServer(['AAPL']);
+    render(withClient(<WatchlistAlerts onOpenChart={() => undefined} />));
+    const panel = screen.getByRole('region', { name: 'Watchlist Alerts' });
+    const button = await within(panel).findByRole('button', { name: 'Open the AAPL chart' });
+    expect(button.getAttribute('title')).toBe('Open chart');
+    const icon = button.querySelector('svg');
+    expect(icon?.getAttribute('data-icon')).toBe('chart');
+    // No video camera (a body and a lens triangle) left in the button.
+    expect(button.querySelector('rect[width="14"], path[d="m22 8-6 4 6 4V8z"]')).toBeNull();
+    expect(within(button).getByText('Chart').getAttribute('aria-hidden')).toBe('true');
   });
 });
