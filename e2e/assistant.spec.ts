@@ -170,14 +170,18 @@ test('the Prompt Catalog builds a prompt, appends its messages to the chat and r
   await expect(symbols.locator('optgroup')).toHaveCount(6);
   await expect(symbols.locator('optgroup[label="Crypto"] option')).toHaveCount(28);
   await expect(symbols.locator('option')).toHaveCount(SYMBOL_TABLE.length);
-  await prompt.selectOption({
-    label:
-      'What are the odds for {symbol}? Give the WATOS grid on the {timeframe} timeframe with sample sizes and confidence intervals.',
-  });
+  // The prompt options read filled with the selected symbol and timeframe, never '{symbol}'.
+  await expect(
+    prompt.getByRole('option', {
+      name: 'What are the odds for BTC-USD? Give the WATOS grid on the 1h timeframe with sample sizes and confidence intervals.',
+    }),
+  ).toHaveCount(1);
   await form.getByLabel('Timeframe', { exact: true }).selectOption('4h');
   await form.getByLabel('Symbol', { exact: true }).selectOption('SOL-USD');
+  for (const label of await prompt.locator('option').allTextContents()) expect(label).not.toMatch(/[{}]/);
   const text =
     'What are the odds for SOL-USD? Give the WATOS grid on the 4h timeframe with sample sizes and confidence intervals.';
+  await prompt.selectOption({ label: text });
   await expect(form.getByTestId('prompt-preview')).toHaveText(text);
 
   await slowDown(page, '**/external-api/prompt');

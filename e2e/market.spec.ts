@@ -64,6 +64,13 @@ test('the alert log loads, filters by symbol, and receives a new alert live', as
   await log.getByLabel('Symbol').fill('NOTACOIN');
   await log.getByRole('button', { name: 'Apply Filters' }).click();
   await expect(log.getByText('No alerts found')).toBeVisible();
+  // The empty start and end are named: the list covers the last hour.
+  await expect(log.getByTestId('alert-window')).toHaveText('Showing the last hour');
+  // Above 100 the count is capped and the trader told so, not refused.
+  await log.getByLabel('Max count').fill('500');
+  await log.getByRole('button', { name: 'Apply Filters' }).click();
+  await expect(log.getByRole('status')).toHaveText('Max count is at most 100; showing 100.');
+  await expect(log.getByLabel('Max count')).toHaveValue('100');
 
   await log.getByLabel('Symbol').fill('');
   await log.getByRole('button', { name: 'Apply Filters' }).click();

@@ -65,8 +65,13 @@ test('the default dashboard shows AAPL alerts and charts, and WATOS grids for AA
   await expect(panel.getByTestId('no-market-data')).toHaveCount(0);
   await expect(panel).not.toContainText('No market data');
 
-  // The video icon opens the stock's own candle chart, on demo data.
-  await aapl.first().getByRole('button', { name: 'Open the AAPL chart' }).click();
+  // The candlestick 'Chart' button (not a video icon) opens the stock's own candle chart, on demo data.
+  const openChart = aapl.first().getByRole('button', { name: 'Open the AAPL chart' });
+  await expect(openChart.getByText('Chart', { exact: true })).toBeVisible();
+  await expect(openChart).toHaveAttribute('title', 'Open chart');
+  await expect(openChart.locator('svg[data-icon="chart"]')).toBeVisible();
+  await aapl.first().screenshot({ path: test.info().outputPath('watchlist-alert-chart-button.png') });
+  await openChart.click();
   await expect(page.getByRole('tab', { name: 'Exchange Data', exact: true })).toHaveAttribute('aria-selected', 'true');
   const chart = page.getByRole('dialog', { name: 'AAPL chart' });
   await expect(chart).toBeVisible();

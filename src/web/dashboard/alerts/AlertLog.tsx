@@ -9,7 +9,16 @@ import { toAlertDisplayItem, type AlertDisplayType, type AlertRecord } from '../
 import { alertStreamEnd, liveAlert } from '../../../shared/schemas/alerts.ts';
 import { queryKeys } from '../../api/queryKeys.ts';
 import { ASSET_CLASS_GROUP_LABELS, ASSET_CLASS_LABELS, ASSET_CLASSES } from '../market/assetClasses.ts';
-import { alertQueryString, alertStreamQueryString, EMPTY_FILTERS, fetchAlerts, type AlertFilters } from './alertApi.ts';
+import {
+  alertQueryString,
+  alertStreamQueryString,
+  alertWindowLabel,
+  effectiveMaxCount,
+  EMPTY_FILTERS,
+  fetchAlerts,
+  maxCountNotice,
+  type AlertFilters,
+} from './alertApi.ts';
 
 export const TYPE_STYLES: Record<AlertDisplayType, { dot: string; text: string; label: string }> = {
   bullish: { dot: 'bg-green-500', text: 'text-green-400', label: 'Bullish' },
@@ -56,9 +65,17 @@ export function AlertLog() {
   const queryClient = useQueryClient();
   const marketId = useId();
   const [draft, setDraft] = useState<AlertFilters>(EMPTY_FILTERS);
-  const [applied, setApplied] = useState<{ filters: AlertFilters; query: string }>(() => ({
+  const [applied, setApplied] = useState<{
+    filters: AlertFilters;
+    query: string;
+    notice: string | null;
+    /** The window the list covers, in words (empty start and end silently mean the last hour). */
+    window: string;
+  }>(() => ({
     filters: EMPTY_FILTERS,
     query: alertQueryString(EMPTY_FILTERS),
+    notice: null,
+    window: alertWindowLabel(EMPTY_FILTERS),
   }));
   const log = useQuery({
     queryKey: queryKeys.alerts.log(applied.query),
@@ -116,12 +133,23 @@ export function AlertLog() {
       <h2 id="alert-log-heading" className="text-lg font-semibold text-white">
         All-Market Alert Log
       </h2>
+      {/* noValidate: an out-of-range max count is corrected by docs/SPEC.md's rule (and the
+          trader told so), not refused by the browser's number-field check. */}
       <form
         className="mt-2 grid grid-cols-2 gap-2"
+        noValidate
         onSubmit={(event) => {
           event.preventDefault();
-          setApplied({ filters: draft, query: alertQueryString(draft) });
-          void queryClient.invalidateQueries({ queryKey: queryKeys.alerts.logs });
+          const notice = maxCountNotice(draft.maxCount);
+          const filters = { ...draft, maxCount: String(effectiveMaxCount(draft.maxCount)) };
+          setDraft(filters);
+          const now = new Date();
+          const query = alertQueryString(filters, now);
+          // One request a click: a new query string is a new key, which React Query fetches by
+          // itself; the same one (the same filters within the same second) is refetched. (An
+          // invalidation on top used to refetch the previous key as well: two requests.)
+          if (query === applied.query) void log.refetch();
+          setApplied({ filters, query, notice, window: alertWindowLabel(filters, now) });
         }}
       >
         <label className="text-xs text-gray-400">
@@ -176,7 +204,9 @@ export function AlertLog() {
             onChange={(event) => setDraft({ ...draft, maxCount: event.target.value })}
           />
         </label>
-        <label className="text-xs text-gray-400">
+        {/* The date fields take the whole row: Chromium's 'mm/dd/yyyy, --:-- --' is cut off in
+            half of a 25%-wide panel. */}
+        <label className="col-span-2 text-xs text-gray-400">
           Start time
           <input
             className={field}
@@ -185,7 +215,7 @@ export function AlertLog() {
             onChange={(event) => setDraft({ ...draft, startTime: event.target.value })}
           />
         </label>
-        <label className="text-xs text-gray-400">
+        <label className="col-span-2 text-xs text-gray-400">
           End time
           <input
             className={field}
@@ -201,7 +231,15 @@ export function AlertLog() {
           Apply Filters
         </button>
       </form>
-      <div className="mt-3 min-h-0 flex-1 overflow-y-auto">
+      {applied.notice ? (
+        <p role="status" className="mt-1 text-xs text-yellow-300">
+          {applied.notice}
+        </p>
+      ) : null}
+      <p className="mt-2 text-xs text-gray-400" data-testid="alert-window">
+        {applied.window}
+      </p>
+      <div className="mt-1 min-h-0 flex-1 overflow-y-auto">
         {log.isPending || (log.isFetching && log.data?.length === 0) ? (
           <p className="text-sm text-gray-400">Loading alerts...</p>
         ) : log.data && log.data.length > 0 ? (

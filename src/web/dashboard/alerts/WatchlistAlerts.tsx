@@ -1,8 +1,8 @@
 // The watchlist alerts panel (docs/SPEC.md): symbol chips saved per user (AAPL, TSLA, BTC, ETH to
 // start), a plus button with Add / Cancel (a type-ahead suggests plain tickers; a typed symbol the
 // symbol table does not know is explained, not added), and the latest real alerts for those symbols,
-// coloured by type. The speaker icon reads new alerts aloud; the video icon opens the symbol's
-// chart. Every symbol of the symbol table (crypto, stocks, ETFs, indices, futures) is tracked;
+// coloured by type. The speaker icon reads new alerts aloud; the candlestick 'Chart' button opens
+// the symbol's chart. Every symbol of the symbol table (crypto, stocks, ETFs, indices, futures) is tracked;
 // a saved symbol the table does not know says so, in the table's words, instead of showing
 // invented alerts.
 import { useQuery } from '@tanstack/react-query';
@@ -246,25 +246,31 @@ export function WatchlistAlerts({
                 </div>
                 <button
                   type="button"
-                  title={`Open the ${item.symbol} chart`}
+                  title="Open chart"
                   onClick={() => {
                     // The alert's plain ticker to the table's canonical id: BTC gives BTC-USD, MES gives MES1!.
                     const symbolId = symbolByTicker(item.symbol)?.id;
                     if (symbolId) onOpenChart?.(symbolId);
                   }}
-                  className="self-start text-gray-400 hover:text-white"
+                  className="flex shrink-0 items-center gap-1 self-start rounded px-1 text-[11px] text-gray-400 hover:text-white"
                 >
+                  {/* Candlesticks (wick and body) rising, not a video camera: this opens a chart. */}
                   <svg
                     aria-hidden
+                    data-icon="chart"
                     viewBox="0 0 24 24"
                     className="h-4 w-4"
                     fill="none"
                     stroke="currentColor"
                     strokeWidth="2"
+                    strokeLinecap="round"
                   >
-                    <rect x="2" y="6" width="14" height="12" rx="2" />
-                    <path d="m22 8-6 4 6 4V8z" />
+                    <path d="M5 4v16M12 2v18M19 6v14" />
+                    <rect x="3" y="11" width="4" height="6" rx="0.5" fill="currentColor" />
+                    <rect x="10" y="6" width="4" height="8" rx="0.5" />
+                    <rect x="17" y="8" width="4" height="5" rx="0.5" fill="currentColor" />
                   </svg>
+                  <span aria-hidden="true">Chart</span>
                   <span className="sr-only">Open the {item.symbol} chart</span>
                 </button>
               </li>

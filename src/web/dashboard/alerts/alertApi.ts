@@ -32,6 +32,17 @@ export function effectiveMaxCount(input: string): number {
   return Math.min(value, ALERT_LOG_MAX_CAP);
 }
 
+/** One line telling the trader the typed max count was changed by effectiveMaxCount, or null. */
+export function maxCountNotice(input: string): string | null {
+  const effective = effectiveMaxCount(input);
+  if (input.trim() === String(effective)) return null;
+  const value = Number.parseInt(input, 10);
+  if (Number.isFinite(value) && value > ALERT_LOG_MAX_CAP)
+    return `Max count is at most ${ALERT_LOG_MAX_CAP}; showing ${effective}.`;
+  if (!Number.isFinite(value) || value <= 0) return `Max count must be a positive number; showing ${effective}.`;
+  return `Max count is a whole number; showing ${effective}.`;
+}
+
 /** The filters the live stream applies too: alert type, market (asset class) and symbol. */
 function streamParams(filters: AlertFilters): URLSearchParams {
   const params = new URLSearchParams();
@@ -55,6 +66,20 @@ export function alertQueryString(filters: AlertFilters, now = new Date()): strin
   params.set('start_time', formatAlertTimestamp(start));
   params.set('end_time', formatAlertTimestamp(end));
   return params.toString();
+}
+
+/** A Date or a datetime-local value as the trader's local 'YYYY-MM-DD HH:MM'. */
+function localMinute(value: Date | string): string {
+  if (typeof value === 'string') return value.replace('T', ' ').slice(0, 16);
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${value.getFullYear()}-${pad(value.getMonth() + 1)}-${pad(value.getDate())} ${pad(value.getHours())}:${pad(value.getMinutes())}`;
+}
+
+/** The window the log covers, in words: empty start is an hour before now, empty end is now. */
+export function alertWindowLabel(filters: AlertFilters, now = new Date()): string {
+  if (!filters.startTime && !filters.endTime) return 'Showing the last hour';
+  const start = filters.startTime || new Date(now.getTime() - ALERT_LOG_DEFAULT_WINDOW_MS);
+  return `Showing ${localMinute(start)} to ${filters.endTime ? localMinute(filters.endTime) : 'now'}`;
 }
 
 export async function fetchAlerts(query: string): Promise<AlertRecord[]> {

@@ -3,14 +3,14 @@
 // log's market (asset class) filter goes to the log query and the live stream, and each row
 // names its asset class; the watchlist alerts panel tracks every symbol the table knows (the
 // default AAPL, TSLA, BTC, ETH included), explains only unknown ones in the table's words, and
-// its video icon opens the chart of the table's canonical id.
+// its chart button opens the chart of the table's canonical id.
 import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { AlertRecord } from '../../../shared/alertDisplay.ts';
 import { unknownSymbolMessage } from '../../../shared/symbols.ts';
 import { assetClassOfTicker } from '../../../shared/tickers.ts';
 import { AlertLog } from './AlertLog.tsx';
-import { alertQueryString, alertStreamQueryString, EMPTY_FILTERS } from './alertApi.ts';
+import { alertQueryString, alertStreamQueryString, alertWindowLabel, EMPTY_FILTERS } from './alertApi.ts';
 import { WatchlistAlerts } from './WatchlistAlerts.tsx';
 import { requestedUrl } from '../../api/testFetch.ts';
 import { withClient } from '../../ui/testProviders.tsx';
@@ -182,7 +182,7 @@ describe('the watchlist alerts panel', () => {
     ).toEqual([unknownSymbolMessage('ZZQX')]);
   });
 
-  it('opens the chart of the symbol table’s canonical id from the video icon', async () => {
+  it('opens the chart of the symbol table’s canonical id from the chart button', async () => {
     stubServer(['BTC', 'AAPL', 'MES']);
     const onOpenChart = vi.fn();
     render(withClient(<WatchlistAlerts onOpenChart={onOpenChart} />));
@@ -191,5 +191,104 @@ describe('the watchlist alerts panel', () => {
     fireEvent.click(within(panel).getByRole('button', { name: 'Open the BTC chart' }));
     fireEvent.click(within(panel).getByRole('button', { name: 'Open the MES chart' }));
     expect(onOpenChart.mock.calls).toEqual([['AAPL'], ['BTC-USD'], ['MES1!']]);
+  });
+});
+
+describe('the alert log max count (docs/SPEC.md: non-positive or non-numeric gives 10, at most 100)', () => {
+  it('caps, falls back and says so in one line instead of refusing the value', async () => {
+    const queries = stubServer();
+    render(withClient(<AlertLog />));
+    const log = screen.getByRole('region', { name: 'All-Market Alert Log' });
+    await waitFor(() => expect(queries).toHaveLength(1));
+    const maxCount = within(log).getByLabelText<HTMLInputElement>('Max count');
+    const apply = within(log).getByRole('button', { name: 'Apply Filters' });
+
+    fireEvent.change(maxCount, { target: { value: '150' } });
+    fireEvent.click(apply);
+    await waitFor(() => expect(queries.at(-1)?.get('max_count')).toBe('100'));
+    expect(within(log).getByRole('status').textContent).toBe('Max count is at most 100; showing 100.');
+    expect(maxCount.value).toBe('100');
+
+    fireEvent.change(maxCount, { target: { value: '0' } });
+    fireEvent.click(apply);
+    await waitFor(() => expect(queries.at(-1)?.get('max_count')).toBe('10'));
+    expect(within(log).getByRole('status').textContent).toBe('Max count must be a positive number; showing 10.');
+    expect(maxCount.value).toBe('10');
+
+    fireEvent.change(maxCount, { target: { value: '25' } });
+    fireEvent.click(apply);
+    await waitFor(() => expect(queries.at(-1)?.get('max_count')).toBe('25'));
+    expect(within(log).queryByText(/^Max count/, { selector: '[role="status"]' })).toBeNull();
+  });
+});
+
+describe('the alert log Apply Filters', () => {
+  it('sends one request a click, whether or not the filters changed', async () => {
+    const queries = stubServer();
+    render(withClient(<AlertLog />));
+    const log = screen.getByRole('region', { name: 'All-Market Alert Log' });
+    await waitFor(() => expect(within(log).getAllByTestId('alert-item')).toHaveLength(STORED.length));
+    expect(queries).toHaveLength(1);
+    const apply = within(log).getByRole('button', { name: 'Apply Filters' });
+
+    fireEvent.change(within(log).getByLabelText('Symbol'), { target: { value: 'BTC' } });
+    fireEvent.click(apply);
+    await waitFor(() => expect(within(log).getAllByTestId('alert-item')).toHaveLength(1));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(queries).toHaveLength(2);
+    expect(queries[1]?.get('symbol')).toBe('BTC');
+
+    // The same filters again (possibly the same second, so the same query): still one request.
+    fireEvent.click(apply);
+    await waitFor(() => expect(queries).toHaveLength(3));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(queries).toHaveLength(3);
+  });
+});
+
+describe('the alert log time window', () => {
+  it('builds a line naming the window the list covers', () => {
+    const at = new Date(2026, 0, 2, 15, 4, 5);
+    expect(alertWindowLabel(EMPTY_FILTERS, at)).toBe('Showing the last hour');
+    expect(alertWindowLabel({ ...EMPTY_FILTERS, startTime: '2026-01-02T09:30' }, at)).toBe(
+      'Showing 2026-01-02 09:30 to now',
+    );
+    expect(alertWindowLabel({ ...EMPTY_FILTERS, startTime: '2026-01-01T09:30', endTime: '2026-01-02T10:00' }, at)).toBe(
+      'Showing 2026-01-01 09:30 to 2026-01-02 10:00',
+    );
+    // An empty start is an hour before now (docs/SPEC.md), whatever the end.
+    expect(alertWindowLabel({ ...EMPTY_FILTERS, endTime: '2026-01-02T15:30' }, at)).toBe(
+      'Showing 2026-01-02 14:04 to 2026-01-02 15:30',
+    );
+  });
+
+  it('shows the window of the applied filters beside the list, so an empty list is understandable', async () => {
+    stubServer();
+    render(withClient(<AlertLog />));
+    const log = screen.getByRole('region', { name: 'All-Market Alert Log' });
+    expect(within(log).getByTestId('alert-window').textContent).toBe('Showing the last hour');
+    fireEvent.change(within(log).getByLabelText('Symbol'), { target: { value: 'NOPE' } });
+    fireEvent.change(within(log).getByLabelText('Start time'), { target: { value: '2026-01-01T09:30' } });
+    fireEvent.change(within(log).getByLabelText('End time'), { target: { value: '2026-01-01T10:30' } });
+    // Only the applied filters count, not the draft.
+    expect(within(log).getByTestId('alert-window').textContent).toBe('Showing the last hour');
+    fireEvent.click(within(log).getByRole('button', { name: 'Apply Filters' }));
+    expect(await within(log).findByText('No alerts found')).toBeTruthy();
+    expect(within(log).getByTestId('alert-window').textContent).toBe('Showing 2026-01-01 09:30 to 2026-01-01 10:30');
+  });
+});
+
+describe('the watchlist alerts chart button', () => {
+  it('shows a chart icon and reads as opening a chart, not as video', async () => {
+    stubServer(['AAPL']);
+    render(withClient(<WatchlistAlerts onOpenChart={() => undefined} />));
+    const panel = screen.getByRole('region', { name: 'Watchlist Alerts' });
+    const button = await within(panel).findByRole('button', { name: 'Open the AAPL chart' });
+    expect(button.getAttribute('title')).toBe('Open chart');
+    const icon = button.querySelector('svg');
+    expect(icon?.getAttribute('data-icon')).toBe('chart');
+    // No video camera (a body and a lens triangle) left in the button.
+    expect(button.querySelector('rect[width="14"], path[d="m22 8-6 4 6 4V8z"]')).toBeNull();
+    expect(within(button).getByText('Chart').getAttribute('aria-hidden')).toBe('true');
   });
 });

@@ -69,3 +69,54 @@ describe('the Prompt Catalog symbols', () => {
     );
   });
 });
+
+describe('the Prompt Catalog prompt options', () => {
+  it('label each prompt filled with the selected symbol and timeframe, never raw placeholders', async () => {
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(
+        async () =>
+          new Response(
+            JSON.stringify({
+              prompts: [
+                { id: 'p1', category: 'Probability & Odds', prompt: `"${PROMPT}"`, uses_market_context: true },
+                {
+                  id: 'p2',
+                  category: 'Probability & Odds',
+                  prompt: 'Summarize {symbol} today',
+                  uses_market_context: true,
+                },
+              ],
+            }),
+            { status: 200, headers: { 'Content-Type': 'application/json' } },
+          ),
+      ),
+    );
+    const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+    render(
+      <QueryClientProvider client={client}>
+        <PromptCatalog runPrompt={async () => undefined} attachment={null} />
+      </QueryClientProvider>,
+    );
+    const form = screen.getByRole('region', { name: 'Prompt Catalog' });
+    await within(form).findByRole('option', { name: 'Probability & Odds' });
+    fireEvent.change(within(form).getByLabelText('Category'), { target: { value: 'Probability & Odds' } });
+    const labels = () =>
+      within(within(form).getByLabelText('Prompt'))
+        .getAllByRole('option')
+        .map((option) => option.textContent);
+    expect(labels()).toEqual([
+      'Select a prompt',
+      'What are the odds for BTC-USD? Give the WATOS grid on the 1h timeframe.',
+      'Summarize BTC-USD today',
+    ]);
+    fireEvent.change(within(form).getByLabelText('Symbol'), { target: { value: 'AAPL' } });
+    fireEvent.change(within(form).getByLabelText('Timeframe'), { target: { value: '4h' } });
+    expect(labels()).toEqual([
+      'Select a prompt',
+      'What are the odds for AAPL? Give the WATOS grid on the 4h timeframe.',
+      'Summarize AAPL today',
+    ]);
+    for (const label of labels()) expect(label).not.toMatch(/[{}[\]]/);
+  });
+});

@@ -15,7 +15,7 @@ import { ApiError, apiFetch } from '../../api/http.ts';
 import { queryKeys } from '../../api/queryKeys.ts';
 import { SYMBOL_TABLE } from '../../../shared/symbols.ts';
 import { ASSET_CLASS_GROUP_LABELS, ASSET_CLASSES } from '../market/assetClasses.ts';
-import { categoriesOf, fillPrompt, stripQuotes, type CatalogPrompt } from './promptText.ts';
+import { categoriesOf, fillPrompt, type CatalogPrompt } from './promptText.ts';
 
 const DEFAULT_TIMEFRAME = '1h';
 const DEFAULT_SYMBOL = 'BTC-USD';
@@ -71,9 +71,9 @@ export function PromptCatalog({ className = '', runPrompt, attachment }: PromptC
   const chosen = inCategory.find((entry) => entry.id === promptId);
   const optionsCategory = category === OPTIONS_CATEGORY;
   const ready = Boolean(category && chosen);
-  const text = chosen
-    ? fillPrompt(chosen.prompt, { symbol: symbol || DEFAULT_SYMBOL, timeframe: timeframe || DEFAULT_TIMEFRAME })
-    : '';
+  // What fills {symbol} and {timeframe}: in the text sent and in the Prompt options' labels.
+  const selections = { symbol: symbol || DEFAULT_SYMBOL, timeframe: timeframe || DEFAULT_TIMEFRAME };
+  const text = chosen ? fillPrompt(chosen.prompt, selections) : '';
 
   async function generate() {
     if (!ready || busy) return;
@@ -149,7 +149,7 @@ export function PromptCatalog({ className = '', runPrompt, attachment }: PromptC
             <option value="">Select a prompt</option>
             {inCategory.map((entry) => (
               <option key={entry.id} value={entry.id}>
-                {stripQuotes(entry.prompt)}
+                {fillPrompt(entry.prompt, selections)}
               </option>
             ))}
           </select>

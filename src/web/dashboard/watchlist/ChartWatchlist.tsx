@@ -3,7 +3,6 @@
 // a help tooltip. The first symbol is the main chart.
 import { useState } from 'react';
 import { HelpTooltip } from '../../ui/HelpTooltip.tsx';
-import { useNotify } from '../../ui/Notifications.tsx';
 import { SymbolSearch } from './SymbolSearch.tsx';
 
 export function ChartWatchlist({
@@ -15,15 +14,18 @@ export function ChartWatchlist({
   onAdd: (input: string) => { added: boolean; alert?: string };
   onRemove: (symbol: string) => void;
 }) {
-  const notify = useNotify();
   const [input, setInput] = useState('');
+  // The format error (docs/SPEC.md's alert text) beside the input rather than a timed toast: it
+  // stays while it is true and goes once the input changes or an add succeeds.
+  const [error, setError] = useState<string | null>(null);
 
   function add(symbol = input) {
     const result = onAdd(symbol);
     if (result.alert) {
-      notify(result.alert);
+      setError(result.alert);
       return;
     }
+    setError(null);
     setInput('');
   }
 
@@ -52,7 +54,10 @@ export function ChartWatchlist({
           form="tradingView"
           label="Add symbol to the chart watchlist"
           value={input}
-          onChange={setInput}
+          onChange={(value) => {
+            setInput(value);
+            setError(null);
+          }}
           onEnter={() => add()}
           onPick={(symbol) => add(symbol)}
           placeholder="EXCHANGE:SYMBOL"
@@ -66,13 +71,20 @@ export function ChartWatchlist({
           Add
         </button>
         <span className="text-[11px] text-gray-500">Format: EXCHANGE:SYMBOL, e.g. NASDAQ:AAPL</span>
-        <HelpTooltip>
+        {/* Opening to the left: centred above the '?' at the row's end, its 256px ran past a
+            phone's right edge and scrolled the whole page sideways at 390px. */}
+        <HelpTooltip placement="left">
           Add symbols as EXCHANGE:SYMBOL (for example NASDAQ:AAPL or BINANCE:BTCUSDT), or type a ticker or name (Apple,
           Micro E-mini) and pick a suggestion, and remove them with ×. The first symbol is the main chart; the rest
           appear in the chart&apos;s watchlist. The chart reloads on every change, and your list is saved to your
           account.
         </HelpTooltip>
       </div>
+      {error ? (
+        <p role="alert" className="w-full text-xs text-amber-300">
+          {error}
+        </p>
+      ) : null}
     </div>
   );
 }
