@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { alertDisplayType, parseAlertTimestamp, toAlertDisplayItem } from './alertDisplay.ts';
+import { alertDisplayType, alertTimeLabel, parseAlertTimestamp, toAlertDisplayItem } from './alertDisplay.ts';
 import { extractTicker, mentionsWatos } from './chatSignals.ts';
 
 describe('alertDisplayType (docs/SPEC.md section 4)', () => {
@@ -36,6 +36,23 @@ describe('alertDisplayType (docs/SPEC.md section 4)', () => {
       alertType: 'BreakoutAlertGenerator',
     });
     expect(parseAlertTimestamp('2026-03-04 05:06:07').toISOString()).toBe('2026-03-04T05:06:07.000Z');
+  });
+});
+
+describe('alertTimeLabel', () => {
+  it("shows today's alerts by time, this week's with the weekday, older ones with the date", () => {
+    const now = new Date(2026, 10, 25, 10, 0, 0); // Wednesday, local time
+    const stamp = (date: Date) => date.toISOString().slice(0, 19).replace('T', ' ');
+    const today = new Date(2026, 10, 25, 8, 30, 0);
+    expect(alertTimeLabel(stamp(today), now)).toBe(today.toLocaleTimeString());
+    const friday = new Date(2026, 10, 20, 20, 59, 0);
+    const fridayLabel = alertTimeLabel(stamp(friday), now);
+    expect(fridayLabel).toBe(
+      `${friday.toLocaleDateString(undefined, { weekday: 'short' })} ${friday.toLocaleTimeString()}`,
+    );
+    expect(fridayLabel).not.toBe(friday.toLocaleTimeString());
+    const older = new Date(2026, 10, 10, 9, 0, 0);
+    expect(alertTimeLabel(stamp(older), now)).toBe(older.toLocaleString());
   });
 });
 

@@ -44,6 +44,20 @@ export function alertDisplayType(alertType: string, message: string): AlertDispl
   }
 }
 
+/**
+ * The time an alert is shown with, in local time: the time alone for today's, with the weekday
+ * for the last six days ('Fri 8:59:00 PM'), the full date before that. A list spanning days (the
+ * watchlist panel looks back four) must not show Friday's alert as if it were today's.
+ */
+export function alertTimeLabel(timestamp: string, now: Date = new Date()): string {
+  const date = parseAlertTimestamp(timestamp);
+  const startOfToday = new Date(now.getFullYear(), now.getMonth(), now.getDate()).getTime();
+  if (date.getTime() >= startOfToday) return date.toLocaleTimeString();
+  if (date.getTime() >= startOfToday - 6 * 86_400_000)
+    return `${date.toLocaleDateString(undefined, { weekday: 'short' })} ${date.toLocaleTimeString()}`;
+  return date.toLocaleString();
+}
+
 /** Parses the API's UTC 'YYYY-MM-DD HH:MM:SS' into a Date. */
 export function parseAlertTimestamp(timestamp: string): Date {
   return new Date(`${timestamp.replace(' ', 'T')}Z`);

@@ -5,7 +5,12 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useId, useState } from 'react';
 import { ALERT_TYPES } from '../../../shared/constants.ts';
-import { toAlertDisplayItem, type AlertDisplayType, type AlertRecord } from '../../../shared/alertDisplay.ts';
+import {
+  alertTimeLabel,
+  toAlertDisplayItem,
+  type AlertDisplayType,
+  type AlertRecord,
+} from '../../../shared/alertDisplay.ts';
 import { alertStreamEnd, liveAlert } from '../../../shared/schemas/alerts.ts';
 import { queryKeys } from '../../api/queryKeys.ts';
 import { ASSET_CLASS_GROUP_LABELS, ASSET_CLASS_LABELS, ASSET_CLASSES } from '../market/assetClasses.ts';
@@ -44,7 +49,7 @@ export function AlertItem({ alert }: { alert: AlertRecord }) {
         </span>
         <span className={style.text}>{style.label}</span>
         <time className="ml-auto text-gray-500" dateTime={item.fullDate} title={item.fullDate}>
-          {item.time}
+          {alertTimeLabel(alert.timestamp)}
         </time>
       </div>
       <p className="mt-1 text-sm text-gray-200">{item.content}</p>

@@ -8,7 +8,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useId, useRef, useState } from 'react';
 import { DEFAULT_ALERTS_WATCHLIST } from '../../../shared/constants.ts';
-import { toAlertDisplayItem, type AlertRecord } from '../../../shared/alertDisplay.ts';
+import { alertTimeLabel, toAlertDisplayItem, type AlertRecord } from '../../../shared/alertDisplay.ts';
 import { resolveSymbol as resolveLocally, unknownSymbolMessage } from '../../../shared/symbols.ts';
 import { symbolByTicker } from '../../../shared/tickers.ts';
 import { ApiError } from '../../api/http.ts';
@@ -239,7 +239,7 @@ export function WatchlistAlerts({
                     <span className="font-bold text-white">{item.symbol}</span>
                     <span className={style.text}>{style.label}</span>
                     <time className="ml-auto text-gray-500" title={item.fullDate}>
-                      {item.time}
+                      {alertTimeLabel(alert.timestamp)}
                     </time>
                   </div>
                   <p className="text-sm text-gray-200">{item.content}</p>
