@@ -28,6 +28,8 @@ test('create account, verify by e-mail, see the plans; log out; wrong then right
   await expect(page.locator('[data-testid^="plan-"]')).toHaveCount(3);
   await expect(page.getByTestId('nav-user')).toHaveText('alice');
   await expect(page.getByTestId('subscription-status')).toHaveText('No subscription');
+  // The tour shows the dashboard, which needs a plan: no 'Take Tour' until there is one.
+  await expect(page.getByRole('button', { name: 'Take Tour' })).toHaveCount(0);
 
   await page.getByRole('button', { name: 'Sign Out' }).click();
   await expect(page.getByRole('tab', { name: 'Login' })).toBeVisible();
