@@ -43,6 +43,29 @@ test('create account, verify by e-mail, see the plans; log out; wrong then right
   await expect(page.getByRole('heading', { name: 'Choose your plan' })).toBeVisible();
 });
 
+test('logging in before verifying says a new verification link was sent, and that link signs in', async ({ page }) => {
+  const email = uniqueEmail('unverified');
+  const origin = new URL(test.info().project.use.baseURL!).origin;
+  await page.request.post('/api/auth/register', {
+    data: { email, password: 'trader-password', username: 'carol' },
+    headers: { origin },
+  });
+  await page.goto('/');
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill('trader-password');
+  await page.getByRole('button', { name: 'Login', exact: true }).click();
+  await expect(page.getByRole('alert')).toHaveText(
+    `Your e-mail is not verified yet. We sent a new verification link to ${email}.`,
+  );
+
+  const outbox = await page.request.get(`/api/test/outbox?to=${encodeURIComponent(email)}`);
+  const { messages } = (await outbox.json()) as { messages: Array<{ subject: string }> };
+  expect(messages.filter((message) => message.subject === 'Confirm your e-mail address')).toHaveLength(2);
+  await page.goto(await linkFromOutbox(page.request, email, 'Confirm your e-mail address'));
+  await expect(page.getByRole('heading', { name: 'Choose your plan' })).toBeVisible();
+  await expect(page.getByTestId('nav-user')).toHaveText('carol');
+});
+
 test('a visitor clicking a plan is asked to log in first', async ({ page }) => {
   await page.goto('/');
   await expect(page.getByText('You should login first to subscribe')).toBeVisible();
