@@ -28,6 +28,8 @@ test('create account, verify by e-mail, see the plans; log out; wrong then right
   await expect(page.locator('[data-testid^="plan-"]')).toHaveCount(3);
   await expect(page.getByTestId('nav-user')).toHaveText('alice');
   await expect(page.getByTestId('subscription-status')).toHaveText('No subscription');
+  // The tour shows the dashboard, which needs a plan: no 'Take Tour' until there is one.
+  await expect(page.getByRole('button', { name: 'Take Tour' })).toHaveCount(0);
 
   await page.getByRole('button', { name: 'Sign Out' }).click();
   await expect(page.getByRole('tab', { name: 'Login' })).toBeVisible();
@@ -39,6 +41,29 @@ test('create account, verify by e-mail, see the plans; log out; wrong then right
   await page.getByLabel('Password').fill('trader-password');
   await page.getByRole('button', { name: 'Login', exact: true }).click();
   await expect(page.getByRole('heading', { name: 'Choose your plan' })).toBeVisible();
+});
+
+test('logging in before verifying says a new verification link was sent, and that link signs in', async ({ page }) => {
+  const email = uniqueEmail('unverified');
+  const origin = new URL(test.info().project.use.baseURL!).origin;
+  await page.request.post('/api/auth/register', {
+    data: { email, password: 'trader-password', username: 'carol' },
+    headers: { origin },
+  });
+  await page.goto('/');
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill('trader-password');
+  await page.getByRole('button', { name: 'Login', exact: true }).click();
+  await expect(page.getByRole('alert')).toHaveText(
+    `Your e-mail is not verified yet. We sent a new verification link to ${email}.`,
+  );
+
+  const outbox = await page.request.get(`/api/test/outbox?to=${encodeURIComponent(email)}`);
+  const { messages } = (await outbox.json()) as { messages: Array<{ subject: string }> };
+  expect(messages.filter((message) => message.subject === 'Confirm your e-mail address')).toHaveLength(2);
+  await page.goto(await linkFromOutbox(page.request, email, 'Confirm your e-mail address'));
+  await expect(page.getByRole('heading', { name: 'Choose your plan' })).toBeVisible();
+  await expect(page.getByTestId('nav-user')).toHaveText('carol');
 });
 
 test('a visitor clicking a plan is asked to log in first', async ({ page }) => {

@@ -216,3 +216,21 @@ test('the guided tour runs its eight steps in order, skip ends it, and a restart
   await page.getByRole('button', { name: 'Take Tour' }).click();
   await expect(tooltip.getByText('Chart Analysis Hub', { exact: true })).toBeVisible();
 });
+
+test("'Take Tour' on a marketing page takes a subscriber to the dashboard and starts the tour there", async ({
+  subscribedPage: page,
+}) => {
+  await interceptThirdParties(page);
+  await page.goto('/crypto-analytics-ai');
+  await page.getByRole('button', { name: 'Take Tour' }).click();
+  await expect(page).toHaveURL(/\/dashboard$/);
+  const tooltip = page.getByRole('alertdialog');
+  await expect(tooltip.getByText('Chart Analysis Hub', { exact: true })).toBeVisible();
+  await tooltip.getByRole('button', { name: 'Skip tour' }).click();
+  await expect(tooltip).toHaveCount(0);
+  // The tour started once: reloading the dashboard does not start it again.
+  await page.reload();
+  await expect(page.getByTestId('dashboard')).toBeVisible();
+  await expect(page.getByTestId('subscription-status')).toContainText('Active');
+  await expect(tooltip).toHaveCount(0);
+});

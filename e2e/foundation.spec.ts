@@ -69,3 +69,15 @@ test('responses carry the security headers and a strict CSP', async ({ request }
   expect(csp).toContain("object-src 'none'");
   expect(response.headers()['x-content-type-options']).toBe('nosniff');
 });
+
+test('loading / and /dashboard logs no React Router HydrateFallback warning', async ({ page }) => {
+  const warnings: string[] = [];
+  page.on('console', (message) => {
+    if (message.text().includes('HydrateFallback')) warnings.push(`${message.type()}: ${message.text()}`);
+  });
+  for (const path of ['/', '/dashboard']) {
+    await page.goto(path);
+    await expect(page.getByRole('tab', { name: 'Login' })).toBeVisible();
+  }
+  expect(warnings).toEqual([]);
+});

@@ -1,7 +1,10 @@
 // Every route of docs/SPEC.md section 2 on React Router's data router. Route components load
 // lazily so the marketing pages stay small; render errors show 'Unexpected Application Error!'.
+// While the first page's lazy route loads, the root's HydrateFallback shows the loading screen
+// (without one React Router warns 'No HydrateFallback element provided' on every page load).
 import { createBrowserRouter, Outlet } from 'react-router';
 import { AuthProvider } from './auth/AuthProvider.tsx';
+import { LoadingScreen } from './auth/guards.tsx';
 import { ErrorPage } from './pages/ErrorPage.tsx';
 import { NotFoundPage } from './pages/NotFoundPage.tsx';
 import { NotificationsProvider } from './ui/Notifications.tsx';
@@ -19,6 +22,7 @@ function Root() {
 export const router = createBrowserRouter([
   {
     element: <Root />,
+    HydrateFallback: LoadingScreen,
     errorElement: <ErrorPage />,
     children: [
       { path: '/', lazy: async () => ({ Component: (await import('./pages/LandingPage.tsx')).LandingPage }) },

@@ -118,7 +118,13 @@ describe('verification and login', () => {
     await browser.post('/api/auth/register', { email: 'v@example.com', password: 'secret1', username: 'vic' });
     const early = await browser.post('/api/auth/sign-in/email', { email: 'v@example.com', password: 'secret1' });
     expect(early.statusCode).toBe(403);
-    expect(jsonBody<{ error: string }>(early).error).toMatch(/not verified/i);
+    // The refused login e-mailed a new link (Better Auth's sendOnSignIn), and says so.
+    expect(jsonBody<{ error: string; code: string }>(early)).toMatchObject({
+      code: 'EMAIL_NOT_VERIFIED',
+      error: 'Your e-mail is not verified yet. We sent a new verification link to v@example.com.',
+    });
+    const mails = await latestOutboxMessages(test.database.db, 'v@example.com');
+    expect(mails.filter((mail) => mail.subject === 'Confirm your e-mail address')).toHaveLength(2);
 
     const verify = await openLink(await linkFromLatestMail('v@example.com', 'Confirm your e-mail address'));
     expect(verify.statusCode).toBe(302);

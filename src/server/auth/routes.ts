@@ -122,10 +122,27 @@ async function callBetterAuth(
 }
 
 /**
- * Copies Better Auth's answer back. Errors keep Better Auth's own `{ message, code }` (its
- * official client reads those) and add docs/SPEC.md's `error` text, which our web app reads.
+ * A login refused for an unverified e-mail has just sent a new verification link
+ * (emailVerification.sendOnSignIn in auth.ts): the answer says so instead of Better Auth's bare
+ * 'Email not verified'. Other answers keep Better Auth's text.
  */
-async function sendBetterAuthAnswer(response: Response, reply: FastifyReply) {
+function explainRefusal(endpoint: string, body: unknown, code: string): string | undefined {
+  if (endpoint !== '/sign-in/email' || code !== 'EMAIL_NOT_VERIFIED') return undefined;
+  const email = (body as { email?: unknown } | undefined)?.email;
+  if (typeof email !== 'string' || !email.trim()) return undefined;
+  return `Your e-mail is not verified yet. We sent a new verification link to ${email.trim()}.`;
+}
+
+/**
+ * Copies Better Auth's answer back. Errors keep Better Auth's own `{ message, code }` (its
+ * official client reads those) and add docs/SPEC.md's `error` text, which our web app reads;
+ * `explain` may give a refusal a clearer text (both fields), keyed by its code.
+ */
+async function sendBetterAuthAnswer(
+  response: Response,
+  reply: FastifyReply,
+  explain: (code: string) => string | undefined = () => undefined,
+) {
   reply.code(response.status);
   response.headers.forEach((value, key) => {
     if (key !== 'set-cookie' && key !== 'content-length') reply.header(key, value);
@@ -141,13 +158,14 @@ async function sendBetterAuthAnswer(response: Response, reply: FastifyReply) {
     } catch {
       // not JSON (the router's bare 404): the status says it all
     }
+    const code = typeof parsed.code === 'string' ? parsed.code : statusCode(response.status);
     const message =
-      typeof parsed.message === 'string' && parsed.message
+      explain(code) ??
+      (typeof parsed.message === 'string' && parsed.message
         ? parsed.message
         : typeof parsed.error === 'string' && parsed.error
           ? parsed.error
-          : response.statusText || 'Request failed';
-    const code = typeof parsed.code === 'string' ? parsed.code : statusCode(response.status);
+          : response.statusText || 'Request failed');
     return reply.type('application/json').send({ ...parsed, message, code, error: message });
   }
   return reply.send(text);
@@ -186,7 +204,7 @@ export async function authRoutes(app: FastifyInstance, options: AuthRoutesOption
       const settle = kind ? await limiter.attempt(request, reply, kind) : undefined;
       const response = await callBetterAuth(auth, publicUrl, request, checked.body);
       await settle?.(response.status);
-      return sendBetterAuthAnswer(response, reply);
+      return sendBetterAuthAnswer(response, reply, (code) => explainRefusal(endpoint, checked.body, code));
     }
 
     for (const endpoint of new Set([...Object.keys(LIMITED_AUTH_ENDPOINTS), ...Object.keys(betterAuthBodies)])) {

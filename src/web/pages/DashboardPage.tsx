@@ -1,7 +1,8 @@
 // /dashboard: the main application behind the subscription guard. Layout of docs/SPEC.md: left
 // 75% holds the chart area, the AI section and the file list; right 25% the watchlist alerts
 // panel (741px) and the market alert log (530px). Below 1024px the columns stack.
-import { useState, type ReactNode } from 'react';
+import { useEffect, useState, type ReactNode } from 'react';
+import { useLocation, useNavigate } from 'react-router';
 import { RequireSubscription } from '../auth/guards.tsx';
 import { AlertLog } from '../dashboard/alerts/AlertLog.tsx';
 import { WatchlistAlerts } from '../dashboard/alerts/WatchlistAlerts.tsx';
@@ -15,7 +16,28 @@ import { GuidedTour } from '../dashboard/tour/GuidedTour.tsx';
 import { ChartWatchlist } from '../dashboard/watchlist/ChartWatchlist.tsx';
 import { useChartWatchlist } from '../dashboard/watchlist/useChartWatchlist.ts';
 import { useNotify } from '../ui/Notifications.tsx';
-import { TopNav } from '../ui/TopNav.tsx';
+import { TopNav, TOUR_ON_ARRIVAL } from '../ui/TopNav.tsx';
+
+/**
+ * 'Take Tour' pressed on another page: once the dashboard (and its tour) is mounted, fire
+ * `startTour`, and drop the request from the history entry so a reload does not repeat it.
+ */
+function StartTourOnArrival() {
+  const location = useLocation();
+  const navigate = useNavigate();
+  const requested = (location.state as typeof TOUR_ON_ARRIVAL | null)?.startTour === true;
+
+  useEffect(() => {
+    if (!requested) return;
+    const frame = requestAnimationFrame(() => {
+      window.dispatchEvent(new Event('startTour'));
+      void navigate(location.pathname, { replace: true, state: null });
+    });
+    return () => cancelAnimationFrame(frame);
+  }, [requested, navigate, location.pathname]);
+
+  return null;
+}
 
 function Dashboard() {
   const notify = useNotify();
@@ -88,6 +110,7 @@ export function DashboardPage() {
         <AssistantProvider>
           <Dashboard />
         </AssistantProvider>
+        <StartTourOnArrival />
       </div>
     </RequireSubscription>
   );

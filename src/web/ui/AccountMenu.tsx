@@ -1,7 +1,8 @@
 // A small account menu in the top bar: the current plan, its period end, and cancelling a
-// Monthly renewal (access stays until the period ends).
+// Monthly renewal (access stays until the period ends). Closes like a menu: on Escape (focus
+// back on its button) and on a click outside it.
 import { useMutation } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { ApiError } from '../api/http.ts';
 import { billingApi, usePlans } from '../api/billing.ts';
 import { useAuth } from '../auth/AuthProvider.tsx';
@@ -10,6 +11,26 @@ export function AccountMenu() {
   const { subscription, refresh } = useAuth();
   const plans = usePlans();
   const [message, setMessage] = useState<string | null>(null);
+  const menu = useRef<HTMLDetailsElement>(null);
+
+  useEffect(() => {
+    const onKeyDown = (event: KeyboardEvent) => {
+      const details = menu.current;
+      if (event.key !== 'Escape' || !details?.open) return;
+      details.open = false;
+      details.querySelector('summary')?.focus();
+    };
+    const onPointerDown = (event: PointerEvent) => {
+      const details = menu.current;
+      if (details?.open && !details.contains(event.target as Node)) details.open = false;
+    };
+    document.addEventListener('keydown', onKeyDown);
+    document.addEventListener('pointerdown', onPointerDown);
+    return () => {
+      document.removeEventListener('keydown', onKeyDown);
+      document.removeEventListener('pointerdown', onPointerDown);
+    };
+  }, []);
   const cancel = useMutation({
     mutationFn: billingApi.cancelSubscription,
     onSuccess: async () => {
@@ -24,7 +45,7 @@ export function AccountMenu() {
   const end = subscription.current_period_end ? new Date(subscription.current_period_end).toLocaleString() : null;
 
   return (
-    <details className="relative">
+    <details ref={menu} className="relative">
       <summary className="cursor-pointer list-none rounded border border-gray-700 px-2 py-1 text-gray-300 hover:bg-gray-800">
         Account
       </summary>

@@ -1,6 +1,8 @@
 // Top navigation bar (docs/SPEC.md section 2): marketing links, the /dashboard link for subscribers
-// away from it, subscription status, the user's name, 'Take Tour' and 'Sign Out'.
-import { Link, NavLink, useLocation } from 'react-router';
+// away from it, subscription status, the user's name, 'Take Tour' and 'Sign Out'. The tour shows
+// the dashboard, so 'Take Tour' is for subscribers: on /dashboard it fires the window event
+// `startTour`; elsewhere it goes to /dashboard, which starts the tour on arrival (TOUR_ON_ARRIVAL).
+import { Link, NavLink, useLocation, useNavigate } from 'react-router';
 import { useAuth } from '../auth/AuthProvider.tsx';
 import { useSignOut } from '../auth/useSignOut.ts';
 import { AccountMenu } from './AccountMenu.tsx';
@@ -11,6 +13,9 @@ export const MARKETING_LINKS = [
   { to: '/futures-micro-futures-ai', label: 'Futures & Micro-Futures AI' },
 ] as const;
 
+/** Navigation state that asks /dashboard to start the guided tour once it is shown. */
+export const TOUR_ON_ARRIVAL = { startTour: true } as const;
+
 function formatDate(value: string | Date): string {
   return new Date(value).toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric' });
 }
@@ -19,6 +24,12 @@ export function TopNav() {
   const { user, subscription, hasActiveSubscription } = useAuth();
   const { pathname } = useLocation();
   const signOut = useSignOut();
+  const navigate = useNavigate();
+
+  const takeTour = () => {
+    if (pathname === '/dashboard') window.dispatchEvent(new Event('startTour'));
+    else void navigate('/dashboard', { state: TOUR_ON_ARRIVAL });
+  };
 
   const linkClass = ({ isActive }: { isActive: boolean }) =>
     `rounded px-2 py-1 text-sm transition-colors ${isActive ? 'bg-gray-800 text-white' : 'text-gray-300 hover:text-white'}`;
@@ -57,13 +68,15 @@ export function TopNav() {
               {user.username || user.email}
             </span>
             <AccountMenu />
-            <button
-              type="button"
-              className="rounded bg-indigo-600 px-3 py-1 font-medium text-white hover:bg-indigo-500"
-              onClick={() => window.dispatchEvent(new Event('startTour'))}
-            >
-              Take Tour
-            </button>
+            {hasActiveSubscription && (
+              <button
+                type="button"
+                className="rounded bg-indigo-600 px-3 py-1 font-medium text-white hover:bg-indigo-500"
+                onClick={takeTour}
+              >
+                Take Tour
+              </button>
+            )}
             <button
               type="button"
               className="rounded border border-gray-600 px-3 py-1 text-gray-200 hover:bg-gray-800"

@@ -1,0 +1,60 @@
+// @vitest-environment jsdom
+// The Account menu closes like any menu: on Escape (focus back on its button) and on a click
+// outside it; a click inside it leaves it open.
+import { cleanup, fireEvent, render, screen } from '@testing-library/react';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { AccountMenu } from './AccountMenu.tsx';
+import { withClient } from './testProviders.tsx';
+
+vi.mock('../auth/AuthProvider.tsx', () => ({
+  useAuth: () => ({
+    subscription: {
+      id: 'sub_1',
+      price_id: 'price_monthly',
+      current_period_end: '2030-01-01T00:00:00.000Z',
+      cancel_at_period_end: false,
+    },
+    refresh: async () => undefined,
+  }),
+}));
+
+vi.mock('../api/billing.ts', () => ({
+  billingApi: { cancelSubscription: async () => undefined },
+  usePlans: () => ({ data: [{ priceId: 'price_monthly', name: 'Monthly', interval: 'month' }] }),
+}));
+
+afterEach(cleanup);
+
+function openMenu() {
+  render(
+    withClient(
+      <div>
+        <p>Elsewhere on the page</p>
+        <AccountMenu />
+      </div>,
+    ),
+  );
+  const button = screen.getByText('Account');
+  fireEvent.click(button);
+  const details = button.closest('details')!;
+  expect(details.open).toBe(true);
+  return { button, details };
+}
+
+describe('AccountMenu', () => {
+  it('closes on Escape and gives focus back to its button', () => {
+    const { button, details } = openMenu();
+    screen.getByRole('button', { name: 'Cancel renewal' }).focus();
+    fireEvent.keyDown(document.activeElement!, { key: 'Escape' });
+    expect(details.open).toBe(false);
+    expect(document.activeElement).toBe(button);
+  });
+
+  it('closes on a click outside it, not on a click inside it', () => {
+    const { details } = openMenu();
+    fireEvent.pointerDown(screen.getByText('Monthly'));
+    expect(details.open).toBe(true);
+    fireEvent.pointerDown(screen.getByText('Elsewhere on the page'));
+    expect(details.open).toBe(false);
+  });
+});
