@@ -44,11 +44,11 @@ export function AlertItem({ alert }: { alert: AlertRecord }) {
       <div className="flex items-center gap-2 text-xs">
         <span className={`h-2 w-2 rounded-full ${style.dot}`} aria-hidden />
         <span className="font-bold text-white">{item.symbol}</span>
-        <span className="text-gray-500" data-testid="alert-market">
+        <span className="text-gray-400" data-testid="alert-market">
           {item.market ? ASSET_CLASS_LABELS[item.market] : ''}
         </span>
         <span className={style.text}>{style.label}</span>
-        <time className="ml-auto text-gray-500" dateTime={item.fullDate} title={item.fullDate}>
+        <time className="ml-auto text-gray-400" dateTime={item.fullDate} title={item.fullDate}>
           {alertTimeLabel(alert.timestamp)}
         </time>
       </div>

@@ -213,7 +213,7 @@ export function WatchlistAlerts({
       )}
       <div className="mt-3 min-h-0 flex-1 space-y-2 overflow-y-auto">
         {untracked.map((symbol) => (
-          <p key={symbol} className="text-xs text-gray-500" data-testid="no-market-data">
+          <p key={symbol} className="text-xs text-gray-400" data-testid="no-market-data">
             {unknownSymbolMessage(symbol)}
           </p>
         ))}
@@ -238,7 +238,7 @@ export function WatchlistAlerts({
                   <div className="flex items-center gap-2 text-xs">
                     <span className="font-bold text-white">{item.symbol}</span>
                     <span className={style.text}>{style.label}</span>
-                    <time className="ml-auto text-gray-500" title={item.fullDate}>
+                    <time className="ml-auto text-gray-400" title={item.fullDate}>
                       {alertTimeLabel(alert.timestamp)}
                     </time>
                   </div>

@@ -41,7 +41,7 @@ function Tile({ signal, horizon }: { signal: WatosCardSignal; horizon: number })
       aria-label={`${signal.name}: ${direction}, ${signal.strength} strength`}
     >
       <div className="flex items-center justify-between gap-1">
-        <span className="truncate text-xs font-semibold text-white">{signal.name}</span>
+        <span className="min-w-0 break-words text-xs font-semibold leading-tight text-white">{signal.name}</span>
         {/* An inactive signal has no strength to speak of: its tile keeps the colour, without a badge. */}
         {signal.active ? (
           <span className={`shrink-0 rounded px-1.5 text-[10px] font-bold uppercase ${style.badge}`}>

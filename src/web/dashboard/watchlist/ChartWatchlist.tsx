@@ -70,7 +70,7 @@ export function ChartWatchlist({
         >
           Add
         </button>
-        <span className="text-[11px] text-gray-500">Format: EXCHANGE:SYMBOL, e.g. NASDAQ:AAPL</span>
+        <span className="text-[11px] text-gray-400">Format: EXCHANGE:SYMBOL, e.g. NASDAQ:AAPL</span>
         {/* Opening to the left: centred above the '?' at the row's end, its 256px ran past a
             phone's right edge and scrolled the whole page sideways at 390px. */}
         <HelpTooltip placement="left">
