@@ -145,6 +145,20 @@ const envSchema = z.object({
   FILES_MAX_TOTAL_MB: z.preprocess(emptyToUndefined, z.coerce.number().positive().max(1_048_576).default(1024)),
   UPLOAD_RATE_LIMIT_PER_MINUTE: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(10_000).default(30)),
 
+  /** Alert rules (issue 16): active rules per user, Web Push keys, webhook timeout and the delivery retry budget. */
+  ALERT_RULES_MAX_ACTIVE: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(100_000).default(50)),
+  VAPID_PUBLIC_KEY: z.preprocess(emptyToUndefined, z.string().min(20).optional()),
+  VAPID_PRIVATE_KEY: z.preprocess(emptyToUndefined, z.string().min(20).optional()),
+  VAPID_SUBJECT: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .regex(/^(mailto:|https:\/\/)/, 'must start with mailto: or https://')
+      .optional(),
+  ),
+  WEBHOOK_TIMEOUT_MS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(100).max(60_000).default(5000)),
+  DELIVERY_RETRY_LIMIT: z.preprocess(emptyToUndefined, z.coerce.number().int().min(0).max(50).default(6)),
+  DELIVERY_RETRY_BASE_SECONDS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(3600).default(10)),
   GOOGLE_API_KEY: z.preprocess(emptyToUndefined, z.string().optional()),
   SPREADSHEET_EMBED_URL: z.preprocess(emptyToUndefined, optionalUrl),
   DEMO_TRADING_EMBED_URL: z.preprocess(emptyToUndefined, optionalUrl),
@@ -274,6 +288,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (values.STRIPE_SECRET_KEY && !values.STRIPE_WEBHOOK_SECRET) {
     throw new ConfigError('Invalid configuration:\n  STRIPE_WEBHOOK_SECRET: required when STRIPE_SECRET_KEY is set');
   }
+  if (Boolean(values.VAPID_PUBLIC_KEY) !== Boolean(values.VAPID_PRIVATE_KEY)) {
+    throw new ConfigError(
+      'Invalid configuration:\n  VAPID_PUBLIC_KEY, VAPID_PRIVATE_KEY: set both (npx web-push generate-vapid-keys) or neither',
+    );
+  }
   if (values.LLM_BASE_URL && !values.LLM_MODEL) {
     throw new ConfigError(
       'Invalid configuration:\n  LLM_MODEL: required when LLM_BASE_URL is set (e.g. gpt-4o-mini, llama3.1)',
@@ -297,6 +316,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     );
   if (!values.REDIS_URL) embedded.push('rate limits and live fan-out: in-process');
   if (!values.S3_BUCKET) embedded.push('file storage: DATA_DIR/uploads');
+  if (!values.VAPID_PUBLIC_KEY) embedded.push('Web Push keys: generated into DATA_DIR/vapid-keys.json');
 
   const dataDir = resolve(values.DATA_DIR);
   const redisPrefix = values.REDIS_PREFIX ?? defaultRedisPrefix(values.DATABASE_URL, dataDir);

@@ -312,3 +312,120 @@ export const chatMessages = pgTable(
   },
   (table) => [index('chat_messages_conversation_idx').on(table.conversationId, table.id)],
 );
+
+/**
+ * A trader's own alert rules (issue 16): a condition on one symbol (canonical id), evaluated by
+ * the alert engine on the rule's timeframe. `condition` is the shared schema's RuleCondition.
+ */
+export const alertRules = pgTable(
+  'alert_rules',
+  {
+    id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => user.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    symbol: text('symbol').notNull(),
+    timeframe: text('timeframe').notNull(),
+    condition: jsonb('condition').notNull(),
+    trigger: text('trigger').notNull(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }),
+    message: text('message'),
+    channels: jsonb('channels').$type<string[]>().notNull(),
+    webhookUrl: text('webhook_url'),
+    /** active | paused | triggered | expired */
+    status: text('status').notNull().default('active'),
+    triggerCount: integer('trigger_count').notNull().default(0),
+    lastTriggeredAt: timestamp('last_triggered_at', { withTimezone: true }),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (table) => [
+    index('alert_rules_user_idx').on(table.userId, table.id),
+    index('alert_rules_status_symbol_idx').on(table.status, table.symbol),
+    index('alert_rules_updated_idx').on(table.updatedAt),
+  ],
+);
+
+/**
+ * One firing of a rule. `triggerKey` makes firing idempotent: 0 for a "once" rule, the open
+ * time (ms) of the rule's bar for "once per bar", the one-minute bar's time for "every time";
+ * the engine re-running a bar after a restart or failover hits the unique key and fires nothing.
+ */
+export const ruleFirings = pgTable(
+  'rule_firings',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    ruleId: integer('rule_id')
+      .notNull()
+      .references(() => alertRules.id, { onDelete: 'cascade' }),
+    userId: text('user_id')
+      .notNull()
+      .references(() => user.id, { onDelete: 'cascade' }),
+    symbol: text('symbol').notNull(),
+    triggerKey: bigint('trigger_key', { mode: 'number' }).notNull(),
+    barTime: timestamp('bar_time', { withTimezone: true }).notNull(),
+    price: doublePrecision('price').notNull(),
+    message: text('message').notNull(),
+    source: text('source').notNull(),
+    firedAt: timestamp('fired_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [
+    uniqueIndex('rule_firings_rule_key_idx').on(table.ruleId, table.triggerKey),
+    index('rule_firings_user_idx').on(table.userId, table.id),
+  ],
+);
+
+/** One delivery of a firing to one channel: at most one row per (firing, channel), the delivery log. */
+export const ruleDeliveries = pgTable(
+  'rule_deliveries',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    firingId: bigint('firing_id', { mode: 'number' })
+      .notNull()
+      .references(() => ruleFirings.id, { onDelete: 'cascade' }),
+    userId: text('user_id')
+      .notNull()
+      .references(() => user.id, { onDelete: 'cascade' }),
+    channel: text('channel').notNull(),
+    target: text('target').notNull().default(''),
+    /** pending | retrying | delivered | failed | skipped */
+    status: text('status').notNull().default('pending'),
+    attempts: integer('attempts').notNull().default(0),
+    lastError: text('last_error'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+    deliveredAt: timestamp('delivered_at', { withTimezone: true }),
+    latencyMs: integer('latency_ms'),
+  },
+  (table) => [
+    uniqueIndex('rule_deliveries_firing_channel_idx').on(table.firingId, table.channel),
+    index('rule_deliveries_user_idx').on(table.userId, table.id),
+    index('rule_deliveries_status_idx').on(table.status, table.createdAt),
+  ],
+);
+
+/** A browser's Web Push subscription (PushSubscription.toJSON()). */
+export const pushSubscriptions = pgTable(
+  'push_subscriptions',
+  {
+    id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => user.id, { onDelete: 'cascade' }),
+    endpoint: text('endpoint').notNull().unique(),
+    p256dh: text('p256dh').notNull(),
+    auth: text('auth').notNull(),
+    createdAt: createdAt(),
+  },
+  (table) => [index('push_subscriptions_user_idx').on(table.userId)],
+);
+
+/** The per-user secret that signs the user's webhooks (HMAC-SHA256). */
+export const webhookSecrets = pgTable('webhook_secrets', {
+  userId: text('user_id')
+    .primaryKey()
+    .references(() => user.id, { onDelete: 'cascade' }),
+  secret: text('secret').notNull(),
+  createdAt: createdAt(),
+});
