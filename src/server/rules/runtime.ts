@@ -81,7 +81,7 @@ export function createRulesRuntime(options: RulesRuntimeOptions): RulesRuntime {
       db,
       drafts,
       rules,
-      { bus: options.bus, enqueue: options.enqueue, log },
+      { bus: options.bus, enqueue: (ids) => options.enqueue(ids), log },
       new Date(now()),
     );
     for (const ruleId of recorded.retired) {

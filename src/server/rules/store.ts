@@ -149,7 +149,7 @@ export async function createRule(
   checkInput(input, limits, now);
   return db.transaction(async (tx) => {
     await lockUser(tx, userId);
-    await assertUnderCap(tx as unknown as Database, userId, limits);
+    await assertUnderCap(tx, userId, limits);
     const [row] = await tx
       .insert(alertRules)
       .values({ userId, ...rowValues(input), status: 'active' })
@@ -179,7 +179,7 @@ export async function updateRule(
     if (!existing) throw notFound(RULE_NOT_FOUND);
     // A paused rule stays paused when edited; anything else is armed again.
     const status = existing.status === 'paused' ? 'paused' : 'active';
-    if (status === 'active') await assertUnderCap(tx as unknown as Database, userId, limits, id);
+    if (status === 'active') await assertUnderCap(tx, userId, limits, id);
     const [row] = await tx
       .update(alertRules)
       .set({ ...rowValues(input), status, updatedAt: now })
@@ -209,7 +209,7 @@ export async function setRuleStatus(
     if (status === 'active') {
       if (existing.expiresAt && existing.expiresAt.getTime() <= now.getTime())
         throw conflict('This rule has expired: edit it with a later expiry to use it again');
-      await assertUnderCap(tx as unknown as Database, userId, limits, id);
+      await assertUnderCap(tx, userId, limits, id);
     }
     const [row] = await tx
       .update(alertRules)
