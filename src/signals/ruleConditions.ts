@@ -98,16 +98,44 @@ export interface FrameBars extends CandleSeries {
   readonly first: Int32Array;
 }
 
-/** Aggregates source bars [from, to) into T-bars: first open, highest high, lowest low, last close, summed volume. */
-export function aggregate(source: CandleSeries, from: number, to: number, frameMs: number): FrameBars {
+/** Columns an aggregation may write into again (the evaluator keeps one per timeframe). */
+export interface FrameScratch {
+  time: Float64Array;
+  open: Float64Array;
+  high: Float64Array;
+  low: Float64Array;
+  close: Float64Array;
+  volume: Float64Array;
+  first: Int32Array;
+}
+
+export function frameScratch(capacity: number): FrameScratch {
+  return {
+    time: new Float64Array(capacity),
+    open: new Float64Array(capacity),
+    high: new Float64Array(capacity),
+    low: new Float64Array(capacity),
+    close: new Float64Array(capacity),
+    volume: new Float64Array(capacity),
+    first: new Int32Array(capacity),
+  };
+}
+
+/**
+ * Aggregates source bars [from, to) into T-bars: first open, highest high, lowest low, last
+ * close, summed volume. Writes into `scratch` when it is large enough (the result is then a view
+ * of it, valid until its next use).
+ */
+export function aggregate(
+  source: CandleSeries,
+  from: number,
+  to: number,
+  frameMs: number,
+  scratch?: FrameScratch,
+): FrameBars {
   const capacity = Math.max(0, to - from);
-  const time = new Float64Array(capacity);
-  const open = new Float64Array(capacity);
-  const high = new Float64Array(capacity);
-  const low = new Float64Array(capacity);
-  const close = new Float64Array(capacity);
-  const volume = new Float64Array(capacity);
-  const first = new Int32Array(capacity);
+  const out = scratch && scratch.time.length >= capacity ? scratch : frameScratch(capacity);
+  const { time, open, high, low, close, volume, first } = out;
   let length = 0;
   let bucket = NaN;
   for (let index = from; index < to; index += 1) {

@@ -79,7 +79,9 @@ import {
   WATOS_WINDOW,
   volumeZNext,
   type EmaSeed,
+  frameScratch,
   type FrameBars,
+  type FrameScratch,
   type IndicatorCondition,
   type RsiSeed,
   type RuleBars,
@@ -112,16 +114,35 @@ const TRIM_SLACK = 1024;
 
 const DEFAULT_TIME = (time: number) => `${new Date(time).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 
+// describeCondition and formatPrice format numbers through Intl, which costs microseconds a
+// call: a rule's words are kept per rule object, and the last price's text is reused (the
+// firings of one minute share its close).
+const wordsOf = new WeakMap<ActiveRule, string>();
+let lastPrice = NaN;
+let lastPriceText = '';
+
+function priceText(price: number): string {
+  if (price !== lastPrice) {
+    lastPrice = price;
+    lastPriceText = formatPrice(price);
+  }
+  return lastPriceText;
+}
+
 /** A rule's message for a firing at `time` (already the bar's close, or the alert's time) and `price`. */
 export function firingMessage(rule: ActiveRule, time: number, price: number): string {
-  const priceText = formatPrice(price);
-  const words = describeCondition(rule.condition, rule.ticker);
-  if (!rule.message) return `${words} (${rule.timeframe}): ${rule.ticker} at ${priceText}`;
+  const text = priceText(price);
+  let words = wordsOf.get(rule);
+  if (words === undefined) {
+    words = describeCondition(rule.condition, rule.ticker);
+    wordsOf.set(rule, words);
+  }
+  if (!rule.message) return `${words} (${rule.timeframe}): ${rule.ticker} at ${text}`;
   return fillTemplate(rule.message, {
     ticker: rule.ticker,
     symbol: rule.symbol,
-    close: priceText,
-    price: priceText,
+    close: text,
+    price: text,
     time: DEFAULT_TIME(time),
     rule: words,
     timeframe: rule.timeframe,
@@ -134,6 +155,20 @@ export function triggerKey(rule: Pick<ActiveRule, 'trigger' | 'timeframe'>, time
   if (rule.trigger === 'once') return 0;
   if (rule.trigger === 'once_per_bar') return bucketStart(time, RULE_TIMEFRAME_MS[rule.timeframe]);
   return time;
+}
+
+/** A bar candleSeries would keep as it is (ordered after the previous one is checked by the caller). */
+function clean(row: CandleInput, index: number, rows: readonly CandleInput[]): boolean {
+  return (
+    row.close > 0 &&
+    row.open > 0 &&
+    row.high >= Math.max(row.open, row.close) &&
+    row.low > 0 &&
+    row.low <= Math.min(row.open, row.close) &&
+    row.volume >= 0 &&
+    Number.isFinite(row.high + row.volume) &&
+    (index === 0 || row.time > rows[index - 1].time)
+  );
 }
 
 /** A growable column store of bars, oldest first, usable wherever a CandleSeries is. */
@@ -167,6 +202,11 @@ class BarBuffer implements CandleSeries {
     const last = this.length > 0 ? this.time[this.length - 1] : -Infinity;
     const fresh = rows.filter((row) => row.time > last);
     if (fresh.length === 0) return 0;
+    if (fresh.every(clean)) {
+      this.reserve(this.length + fresh.length);
+      for (const row of fresh) this.put(row);
+      return fresh.length;
+    }
     // A bar without a usable close repeats the last close held.
     const lead: CandleInput[] = this.length > 0 ? [this.bar(this.length - 1)] : [];
     const series = candleSeries([...lead, ...fresh]);
@@ -187,6 +227,17 @@ class BarBuffer implements CandleSeries {
       added += 1;
     }
     return added;
+  }
+
+  private put(row: CandleInput): void {
+    const at = this.length;
+    this.time[at] = row.time;
+    this.open[at] = row.open;
+    this.high[at] = row.high;
+    this.low[at] = row.low;
+    this.close[at] = row.close;
+    this.volume[at] = row.volume;
+    this.length += 1;
   }
 
   bar(index: number): CandleInput {
@@ -248,6 +299,8 @@ interface Frame {
   lastTime: number;
   version: number;
   bars: FrameBars | null;
+  /** Reused columns: a frame is rebuilt at every new bucket. */
+  scratch: FrameScratch | null;
 }
 
 interface IndicatorGroup {
@@ -277,6 +330,9 @@ interface WatosGroup {
 }
 
 interface SymbolRules {
+  rules: ActiveRule[];
+  /** Rules retired since the index was built (still in it, silent). */
+  retired: Set<number>;
   minuteNeed: number;
   hourNeed: number;
   upLevels: Float64Array;
@@ -367,7 +423,16 @@ function indexRules(rules: readonly ActiveRule[], stateOf: (rule: ActiveRule) =>
           const window = windowBars(condition);
           let frame = frames.get(timeframe);
           if (!frame) {
-            frame = { timeframe, limit: 0, anchor: NaN, end: -1, lastTime: NaN, version: 0, bars: null };
+            frame = {
+              timeframe,
+              limit: 0,
+              anchor: NaN,
+              end: -1,
+              lastTime: NaN,
+              version: 0,
+              bars: null,
+              scratch: null,
+            };
             frames.set(timeframe, frame);
           }
           frame.limit = Math.max(frame.limit, sourceWindow(timeframe, window));
@@ -398,6 +463,8 @@ function indexRules(rules: readonly ActiveRule[], stateOf: (rule: ActiveRule) =>
   const [upLevels, upSorted] = sortedLevels(up, levelOf);
   const [downLevels, downSorted] = sortedLevels(down, levelOf);
   return {
+    rules: [...rules],
+    retired: new Set(),
     minuteNeed: Math.min(MINUTE_HISTORY_MAX, minuteNeed),
     hourNeed: Math.min(HOUR_HISTORY_MAX, hourNeed),
     upLevels,
@@ -425,7 +492,9 @@ function frameAt(frame: Frame, bars: RuleBars, time: number): FrameBars {
   frame.end = end;
   frame.lastTime = lastTime;
   frame.version += 1;
-  frame.bars = aggregate(source, Math.max(0, end - frame.limit), end, frameMs);
+  const from = Math.max(0, end - frame.limit);
+  if (!frame.scratch || frame.scratch.time.length < end - from) frame.scratch = frameScratch(frame.limit);
+  frame.bars = aggregate(source, from, end, frameMs, frame.scratch);
   return frame.bars;
 }
 
@@ -475,6 +544,7 @@ export function createRuleEvaluator(options: RuleEvaluatorOptions): RuleEvaluato
   let index = new Map<string, SymbolRules>();
   const caches = new Map<string, SymbolBars>();
   const states = new Map<number, RuleState>();
+  const symbolOf = new Map<number, string>();
 
   const signatureOf = (rule: ActiveRule) => JSON.stringify([rule.symbol, rule.timeframe, rule.trigger, rule.condition]);
 
@@ -498,6 +568,8 @@ export function createRuleEvaluator(options: RuleEvaluatorOptions): RuleEvaluato
     for (const id of states.keys()) if (!live.has(id)) states.delete(id);
     const next = new Map<string, SymbolRules>();
     for (const [symbol, list] of bySymbol) next.set(symbol, indexRules(list, stateOf));
+    symbolOf.clear();
+    for (const rule of rules) symbolOf.set(rule.id, rule.symbol);
     for (const symbol of caches.keys()) if (!next.has(symbol)) caches.delete(symbol);
     index = next;
   }
@@ -505,25 +577,19 @@ export function createRuleEvaluator(options: RuleEvaluatorOptions): RuleEvaluato
   function retire(ruleId: number): void {
     const state = states.get(ruleId);
     if (state) state.spent = true;
-    for (const [symbol, rules] of index) {
-      const all = [
-        ...rules.up,
-        ...rules.down,
-        ...rules.channels,
-        ...[...rules.percent.values()].flat(),
-        ...rules.indicators.flatMap((group) => group.slots),
-        ...rules.watos.flatMap((group) => group.slots),
-        ...[...rules.builtin.values()].flat(),
-      ];
-      if (!all.some((slot) => slot.rule.id === ruleId)) continue;
-      index.set(
-        symbol,
-        indexRules(
-          all.filter((slot) => slot.rule.id !== ruleId).map((slot) => slot.rule),
-          stateOf,
-        ),
-      );
-      return;
+    const symbol = symbolOf.get(ruleId);
+    const rules = symbol === undefined ? undefined : index.get(symbol);
+    if (symbol === undefined || !rules) return;
+    symbolOf.delete(ruleId);
+    rules.retired.add(ruleId);
+    // A spent rule is skipped where it stands; the index is rebuilt (losing its caches) only
+    // once a quarter of the symbol's rules are spent.
+    if (rules.retired.size * 4 < rules.rules.length) return;
+    const left = rules.rules.filter((rule) => !rules.retired.has(rule.id));
+    if (left.length > 0) index.set(symbol, indexRules(left, stateOf));
+    else {
+      index.delete(symbol);
+      caches.delete(symbol);
     }
   }
 
@@ -662,7 +728,16 @@ export function createRuleEvaluator(options: RuleEvaluatorOptions): RuleEvaluato
     }
 
     for (const group of rules.watos) {
-      if (!watosEvaluatedAt(minutes, at, group.timeframe)) continue;
+      if (!watosEvaluatedAt(minutes, at, group.timeframe)) {
+        // Computed ahead on the group's first minute, so the bar close that compares with it
+        // does not pay for two reports.
+        if (Number.isNaN(group.lastTime)) {
+          const previous = previousWatosEvaluation(minutes, at, group.timeframe);
+          group.lastTime = previous >= 0 ? minutes.time[previous] : -Infinity;
+          if (previous >= 0) group.lastProbabilities = watosProbabilitiesAt(bars, group.timeframe, previous);
+        }
+        continue;
+      }
       const probabilities = watosProbabilitiesAt(bars, group.timeframe, at);
       const previous = previousWatosEvaluation(minutes, at, group.timeframe);
       let previousProbabilities: number[] | null = null;
