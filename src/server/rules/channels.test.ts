@@ -10,7 +10,7 @@ import { latestOutboxMessages } from '../mail/service.ts';
 import { storeCandleBatch } from '../market/service.ts';
 import { startFakePushService, type FakePushService } from '../testing/fakePushService.ts';
 import { createTestApp, type TestApp } from '../testing/app.ts';
-import { jsonBody } from '../testing/http.ts';
+import { jsonBody, parseJson } from '../testing/http.ts';
 import { subscribedUser } from '../testing/users.ts';
 import type { AlertRule, RuleDelivery, RuleFiring } from '../../shared/schemas/alertRules.ts';
 import { verifyWebhookSignature } from './webhook.ts';
@@ -141,7 +141,7 @@ describe('alert rule channels through the API', () => {
       )
       .toEqual(['email:delivered:1', 'in_app:delivered:1', 'push:delivered:1', 'webhook:delivered:1']);
 
-    const hook = received.find((entry) => JSON.parse(entry.body).firingId === firing.id)!;
+    const hook = received.find((entry) => parseJson<{ firingId?: number }>(entry.body).firingId === firing.id)!;
     expect(verifyWebhookSignature(rotated.secret, hook.body, hook.headers['x-watos-signature'] as string)).toBe(true);
     expect(hook.headers['x-watos-delivery']).toBe(`${firing.id}-webhook`);
     expect(JSON.parse(hook.body)).toMatchObject({
