@@ -544,7 +544,7 @@ export function watosProbabilitiesAt(bars: RuleBars, timeframe: RuleTimeframe, i
 
 // --- The reference: one rule, one minute, nothing shared ---------------------------------------
 
-/** An indicator condition's value(s) at minute `index`: [value] or [upper, lower] for Bollinger. */
+/** An indicator condition's value at minute `index` (Bollinger: the band of its direction). */
 export function indicatorAt(
   condition: IndicatorCondition,
   timeframe: RuleTimeframe,

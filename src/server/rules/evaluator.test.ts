@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RuleCondition, RuleTimeframe, RuleTrigger } from '../../shared/schemas/alertRules.ts';
 import { candleSeries, type CandleInput } from '../../signals/candles.ts';
-import { rsi } from '../../signals/indicators.ts';
+import { bollinger, ema, rsi } from '../../signals/indicators.ts';
 import { ruleFiresAt, watosProbabilities } from '../../signals/ruleConditions.ts';
 import { watosOdds } from '../../signals/watosOdds.ts';
 import { createRuleEvaluator, triggerKey } from './evaluator.ts';
@@ -290,6 +290,55 @@ describe('indicators on the forming bar', () => {
     expect(crossing).toBeLessThan(60);
     expect(values[0]).toBeLessThan(70);
     expect(firings.map((firing) => firing.barTime)).toEqual([T0 + 30 * HOUR + (crossing - 1) * MINUTE]);
+  });
+});
+
+describe('EMA crossings, Bollinger bands and volume surges on crafted bars', () => {
+  const minuteOf = (firings: FiringDraft[], id: number) =>
+    firings.filter((firing) => firing.ruleId === id).map((firing) => (firing.barTime - at(0)) / MINUTE);
+
+  it('EMA(2) crossing EMA(4) on 1m bars, as indicators.ts ema computes them', async () => {
+    const closes = [10, 10, 10, 10, 10, 9, 8, 9, 11, 12, 11, 9, 8];
+    const up = rule({ kind: 'ema_cross', direction: 'above', fast: 2, slow: 4 }, { timeframe: '1m' });
+    const down = rule({ kind: 'ema_cross', direction: 'below', fast: 2, slow: 4 }, { timeframe: '1m' });
+    const { firings } = await run([up, down], new Market(minutesAt(at(0), closes)), [closes.length]);
+    const fast = ema(Float64Array.from(closes), 2);
+    const slow = ema(Float64Array.from(closes), 4);
+    const diff = closes.map((_, index) => fast[index] - slow[index]);
+    const crossings = (sign: 1 | -1) =>
+      diff.flatMap((value, index) => (index > 0 && sign * diff[index - 1] <= 0 && sign * value > 0 ? [index] : []));
+    expect(crossings(-1)).toEqual([5, 11]);
+    expect(crossings(1)).toEqual([8]);
+    expect(minuteOf(firings, up.id)).toEqual([8]);
+    expect(minuteOf(firings, down.id)).toEqual([5, 11]);
+  });
+
+  it('fires when the close moves outside a Bollinger band, once per excursion', async () => {
+    const closes = [100, 101, 100, 101, 100, 100.5, 105, 105.2, 100, 95, 94];
+    const above = rule({ kind: 'bollinger', direction: 'above', period: 5, deviations: 1.5 }, { timeframe: '1m' });
+    const below = rule({ kind: 'bollinger', direction: 'below', period: 5, deviations: 1 }, { timeframe: '1m' });
+    const { firings } = await run([above, below], new Market(minutesAt(at(0), closes)), [closes.length]);
+    const values = Float64Array.from(closes);
+    const wide = bollinger(values, 5, 1.5);
+    const narrow = bollinger(values, 5, 1);
+    const becomes = (state: (index: number) => boolean) =>
+      closes.flatMap((_, index) => (index > 0 && state(index) && !state(index - 1) ? [index] : []));
+    expect(becomes((index) => closes[index] > wide.upper[index])).toEqual([6]);
+    expect(becomes((index) => closes[index] < narrow.lower[index])).toEqual([9]);
+    expect(minuteOf(firings, above.id)).toEqual([6]);
+    expect(minuteOf(firings, below.id)).toEqual([9]);
+  });
+
+  it('a 5m volume z-score rule fires within the forming bar, once its volume so far stands out', async () => {
+    // 20 closed 5m bars of 40 and 60 (mean 50, deviation 10), then minutes of 30 each:
+    // the forming bar reads 30, 60, 90: z = -2, 1, 4.
+    const rows = minutesAt(
+      at(0),
+      Array.from({ length: 105 }, () => 100),
+    ).map((row, index) => ({ ...row, volume: index >= 100 ? 30 : Math.floor(index / 5) % 2 === 0 ? 8 : 12 }));
+    const surge = rule({ kind: 'volume_z', threshold: 2, period: 20 }, { timeframe: '5m' });
+    const { firings } = await run([surge], new Market(rows), [105]);
+    expect(minuteOf(firings, surge.id)).toEqual([102]);
   });
 });
 
