@@ -69,7 +69,13 @@ export interface DeliveryLog {
 export interface DeliveryQueue {
   /** Queues deliveries already inserted in rule_deliveries (status pending); idempotent per id. */
   enqueue(deliveryIds: number[]): Promise<void>;
-  /** Re-queues pending deliveries whose job is missing (a crash between commit and enqueue); returns how many. */
+  /**
+   * Re-queues pending deliveries whose job is missing (a crash between commit and enqueue);
+   * returns how many. Pending rows older than a day are marked failed instead (too late to
+   * send), and rows whose job pg-boss failed for good while they still say pending/retrying
+   * (the instance died during the last attempt) are marked failed. Run it when the server
+   * starts (after opening the queue); it is cheap enough to run every few minutes too.
+   */
   sweep(): Promise<number>;
   close(): Promise<void>;
 }
@@ -485,6 +491,22 @@ export async function openDeliveryQueue(options: DeliveryQueueOptions): Promise<
         .where(and(eq(ruleDeliveries.status, 'pending'), gte(ruleDeliveries.createdAt, cutoff), notQueued))
         .orderBy(ruleDeliveries.id);
       const queued = rows.length;
+      // A row left 'retrying' or 'pending' while pg-boss failed its job for good (the instance
+      // died during the last attempt, and pg-boss failed the expired job): say it failed.
+      await db
+        .update(ruleDeliveries)
+        .set({
+          status: 'failed',
+          lastError: sql`coalesce(${ruleDeliveries.lastError}, 'The delivery stopped during its last attempt')`,
+          updatedAt: new Date(),
+        })
+        .where(
+          and(
+            inArray(ruleDeliveries.status, ['pending', 'retrying']),
+            sql`exists (select 1 from ${sql.raw(BOSS_SCHEMA)}.job j where j.name = ${DELIVERY_QUEUE} and j.state = 'failed'
+              and j.id = ('${sql.raw(JOB_ID_PREFIX)}' || lpad(to_hex(${ruleDeliveries.id}), 12, '0'))::uuid)`,
+          ),
+        );
       for (let start = 0; start < rows.length; start += 500)
         await insertJobs(rows.slice(start, start + 500).map((row) => row.id));
       if (queued > 0) log.warn({ queued }, 'pending rule deliveries had no job; queued them');
