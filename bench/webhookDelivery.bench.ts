@@ -14,8 +14,10 @@
 // 2,000. The queue pays for durability on PGlite's single connection: per batch one pg-boss
 // fetch, one load of the rows, one statement recording the attempts and one completion (a
 // few ms each, serialized), which the direct peer does not have.
-// Targets: at least 10% of the direct throughput with every delivery made exactly once, and
-// a p95 enqueue-to-receipt latency within 5 s for the burst of 2,000.
+// A later run on a busier machine: 413/s against 2,117/s (20%), p95 4.67 s against 0.88 s
+// (5.3x). Both figures move with the machine's load, the ratios much less, so the targets
+// are ratios to the peer: at least 10% of the direct throughput with every delivery made
+// exactly once, and a p95 enqueue-to-receipt latency at most 8x the direct one.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { eq } from 'drizzle-orm';
@@ -31,7 +33,7 @@ const N = Number(process.env.WEBHOOK_BENCH_N ?? 2000);
 const CONCURRENCY = Number(process.env.WEBHOOK_BENCH_CONCURRENCY ?? 32);
 const WORKERS = Number(process.env.WEBHOOK_BENCH_WORKERS ?? 2);
 const MIN_THROUGHPUT_SHARE = 0.1;
-const MAX_P95_MS = 5000;
+const MAX_P95_RATIO = 8;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -192,9 +194,9 @@ report({
 });
 report({
   figure: `p95 enqueue-to-receipt latency (burst of ${N})`,
-  target: `<= ${MAX_P95_MS} ms`,
+  target: `<= ${MAX_P95_RATIO}x direct POSTs`,
   measured: `${queueP95.toFixed(0)} ms`,
   peer: `direct POSTs ${peerP95.toFixed(0)} ms`,
   ratio: queueP95 / peerP95,
-  pass: Number.isFinite(queueP95) && queueP95 <= MAX_P95_MS,
+  pass: Number.isFinite(queueP95) && queueP95 / peerP95 <= MAX_P95_RATIO,
 });
