@@ -30,6 +30,8 @@ export interface OutboundOptions {
   allowPrivateTargets: boolean;
   /** How the URL is named in error texts: 'Webhook URL', 'Push endpoint'. */
   label?: string;
+  /** The longest wait for DNS; default 5 s. */
+  lookupTimeoutMs?: number;
 }
 
 export interface VettedTarget {
@@ -132,9 +134,17 @@ function blockedMessage(label: string, address: string, kind: 'private' | 'reser
     : `${label} points to a multicast, broadcast or reserved address (${address})`;
 }
 
-function resolveAll(host: string): Promise<LookupAddress[]> {
+function resolveAll(host: string, timeoutMs: number): Promise<LookupAddress[]> {
   return new Promise((resolve, reject) => {
-    dnsLookup(host, { all: true, verbatim: true }, (error, addresses) => (error ? reject(error) : resolve(addresses)));
+    const timer = setTimeout(
+      () => reject(Object.assign(new Error(`no answer within ${timeoutMs} ms`), { code: 'ETIMEOUT' })),
+      timeoutMs,
+    );
+    dnsLookup(host, { all: true, verbatim: true }, (error, addresses) => {
+      clearTimeout(timer);
+      if (error) reject(error);
+      else resolve(addresses);
+    });
   });
 }
 
@@ -171,7 +181,7 @@ export async function vetUrl(input: string | URL, options: OutboundOptions): Pro
   else if (isIPv6(host)) addresses = [{ address: host, family: 6 }];
   else {
     try {
-      addresses = await resolveAll(host);
+      addresses = await resolveAll(host, options.lookupTimeoutMs ?? 5000);
     } catch (error) {
       const code = (error as { code?: string }).code ?? 'lookup failed';
       throw new OutboundLookupError(`${label} host ${host} could not be resolved (${code})`, { cause: error });

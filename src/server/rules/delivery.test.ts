@@ -452,4 +452,39 @@ describe('rule delivery queue', () => {
       await second.close();
     }
   });
+  it('marks failed what the sweep finds stale or abandoned by pg-boss', async () => {
+    const queue = await open({ work: false });
+    try {
+      // Committed two days ago and never queued: too late to send.
+      const stale = await fire(['webhook'], { webhookPath: '/stale' });
+      await database.db
+        .update(ruleDeliveries)
+        .set({ createdAt: new Date(Date.now() - 2 * 86_400_000) })
+        .where(eq(ruleDeliveries.id, stale.ids.webhook));
+      // Its job failed for good while the row still says retrying (the instance died).
+      const abandoned = await fire(['webhook'], { webhookPath: '/abandoned' });
+      await queue.enqueue([abandoned.ids.webhook]);
+      await database.db
+        .update(ruleDeliveries)
+        .set({ status: 'retrying', attempts: 3, lastError: 'The receiver answered 503' })
+        .where(eq(ruleDeliveries.id, abandoned.ids.webhook));
+      await query(
+        sql`update pgboss.job set state = 'failed', completed_on = now() where name = ${DELIVERY_QUEUE} and id = ${deliveryJobId(abandoned.ids.webhook)}::uuid`,
+      );
+      expect(await queue.sweep()).toBe(0);
+      expect(await row(stale.ids.webhook)).toMatchObject({
+        status: 'failed',
+        attempts: 0,
+        lastError: 'Not queued for delivery within 24 hours (the server stopped before queueing it)',
+      });
+      expect(await row(abandoned.ids.webhook)).toMatchObject({
+        status: 'failed',
+        attempts: 3,
+        lastError: 'The receiver answered 503',
+      });
+      expect(hits.get('/stale')).toBeUndefined();
+    } finally {
+      await queue.close();
+    }
+  });
 });

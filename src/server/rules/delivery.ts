@@ -24,7 +24,7 @@ import type PgBoss from 'pg-boss';
 import { and, eq, gte, inArray, lt, sql } from 'drizzle-orm';
 import type { Config } from '../config.ts';
 import type { DatabaseHandle } from '../db/client.ts';
-import { alertRules, ruleDeliveries, ruleFirings, user } from '../db/schema.ts';
+import { alertRules, ruleDeliveries, ruleFirings, user, webhookSecrets } from '../db/schema.ts';
 import { BOSS_SCHEMA, sqlExecutor, startBoss } from '../jobs/boss.ts';
 import type { Mailer } from '../mail/service.ts';
 import { describeCondition, type RuleCondition } from '../../shared/schemas/alertRules.ts';
@@ -47,8 +47,10 @@ export interface DeliveryPolicy {
   baseDelaySeconds: number;
   /** How often an idle worker looks for due deliveries (at least 0.5). */
   pollSeconds: number;
-  /** Deliveries sent at once by this process (pg-boss workers); default 8. */
+  /** Deliveries sent at once by this process; default 32. */
   concurrency?: number;
+  /** pg-boss workers sharing that concurrency (each fetches concurrency / workers jobs at a time); default 2. */
+  workers?: number;
 }
 
 export function deliveryPolicy(config: Config): DeliveryPolicy {
@@ -67,7 +69,13 @@ export interface DeliveryLog {
 export interface DeliveryQueue {
   /** Queues deliveries already inserted in rule_deliveries (status pending); idempotent per id. */
   enqueue(deliveryIds: number[]): Promise<void>;
-  /** Re-queues pending deliveries whose job is missing (a crash between commit and enqueue); returns how many. */
+  /**
+   * Re-queues pending deliveries whose job is missing (a crash between commit and enqueue);
+   * returns how many. Pending rows older than a day are marked failed instead (too late to
+   * send), and rows whose job pg-boss failed for good while they still say pending/retrying
+   * (the instance died during the last attempt) are marked failed. Run it when the server
+   * starts (after opening the queue); it is cheap enough to run every few minutes too.
+   */
   sweep(): Promise<number>;
   close(): Promise<void>;
 }
@@ -122,6 +130,7 @@ interface DeliveryContext {
   timeframe: string;
   condition: unknown;
   webhookUrl: string | null;
+  webhookSecret: string | null;
 }
 
 function escapeHtml(text: string): string {
@@ -164,8 +173,9 @@ export async function openDeliveryQueue(options: DeliveryQueueOptions): Promise<
   await boss.createQueue(DELIVERY_QUEUE, { name: DELIVERY_QUEUE, deadLetter: DELIVERY_DEAD_LETTER_QUEUE });
   const dashboardUrl = `${publicUrl.replace(/\/$/, '')}/dashboard`;
 
-  async function load(deliveryId: number): Promise<DeliveryContext | null> {
-    const [row] = await db
+  /** The rows of a batch with their firing, rule, user and webhook secret, in one query. */
+  async function load(deliveryIds: number[]): Promise<Map<number, DeliveryContext>> {
+    const rows = await db
       .select({
         id: ruleDeliveries.id,
         channel: ruleDeliveries.channel,
@@ -185,13 +195,15 @@ export async function openDeliveryQueue(options: DeliveryQueueOptions): Promise<
         timeframe: alertRules.timeframe,
         condition: alertRules.condition,
         webhookUrl: alertRules.webhookUrl,
+        webhookSecret: webhookSecrets.secret,
       })
       .from(ruleDeliveries)
       .innerJoin(ruleFirings, eq(ruleFirings.id, ruleDeliveries.firingId))
       .innerJoin(alertRules, eq(alertRules.id, ruleFirings.ruleId))
       .innerJoin(user, eq(user.id, ruleDeliveries.userId))
-      .where(eq(ruleDeliveries.id, deliveryId));
-    return row ?? null;
+      .leftJoin(webhookSecrets, eq(webhookSecrets.userId, ruleDeliveries.userId))
+      .where(inArray(ruleDeliveries.id, deliveryIds));
+    return new Map(rows.map((row) => [row.id, row]));
   }
 
   async function sendEmail(context: DeliveryContext, ticker: string): Promise<Outcome> {
@@ -287,7 +299,7 @@ export async function openDeliveryQueue(options: DeliveryQueueOptions): Promise<
       message: context.message,
       source: context.source,
     });
-    const secret = await getOrCreateWebhookSecret(db, context.userId);
+    const secret = context.webhookSecret ?? (await getOrCreateWebhookSecret(db, context.userId));
     const result = await postWebhook(url, body, { secret, deliveryId, ...options.webhook });
     if (result.ok) return { kind: 'delivered', target };
     return { kind: 'failed', target, error: result.error ?? 'Webhook not delivered', retryable: result.retryable };
@@ -308,15 +320,26 @@ export async function openDeliveryQueue(options: DeliveryQueueOptions): Promise<
     }
   }
 
-  /** One attempt of one job; throws when pg-boss should retry or fail it. */
-  async function attempt(job: PgBoss.JobWithMetadata<DeliveryJob>): Promise<void> {
-    const context = await load(job.data.deliveryId);
-    // Gone (the rule or the user was deleted) or done already: never twice to a channel.
-    if (!context || FINAL_STATUSES.includes(context.status)) return;
-    const outcome = await deliver(context);
+  interface Attempt {
+    job: PgBoss.JobWithMetadata<DeliveryJob>;
+    context: DeliveryContext;
+    outcome: Outcome;
+    status: 'delivered' | 'skipped' | 'retrying' | 'failed';
+    willRetry: boolean;
+    lastAttempt: boolean;
+    at: Date;
+  }
+
+  /** Sends one delivery (never throws: an unexpected error is a retryable failure). */
+  async function send(job: PgBoss.JobWithMetadata<DeliveryJob>, context: DeliveryContext): Promise<Attempt> {
+    const outcome = await deliver(context).catch((error: unknown): Outcome => ({
+      kind: 'failed',
+      target: '',
+      error: errorText(error),
+      retryable: true,
+    }));
     const lastAttempt = job.retryCount >= job.retryLimit;
     const willRetry = outcome.kind === 'failed' && outcome.retryable && !lastAttempt;
-    const now = new Date();
     const status =
       outcome.kind === 'delivered'
         ? 'delivered'
@@ -325,49 +348,97 @@ export async function openDeliveryQueue(options: DeliveryQueueOptions): Promise<
           : willRetry
             ? 'retrying'
             : 'failed';
-    await db
-      .update(ruleDeliveries)
-      .set({
-        attempts: sql`${ruleDeliveries.attempts} + 1`,
-        status,
-        target: outcome.target || context.target,
-        lastError: outcome.kind === 'delivered' ? null : outcome.error,
-        deliveredAt: outcome.kind === 'delivered' ? now : null,
-        latencyMs: outcome.kind === 'delivered' ? Math.max(0, now.getTime() - context.firedAt.getTime()) : null,
-        updatedAt: now,
-      })
-      .where(and(eq(ruleDeliveries.id, context.id), inArray(ruleDeliveries.status, ['pending', 'retrying'])));
-    const attempts = job.retryCount + 1;
-    if (outcome.kind !== 'failed') {
-      log.info({ deliveryId: context.id, channel: context.channel, attempts, status }, 'rule alert delivered');
-      return;
-    }
-    log.warn(
-      { deliveryId: context.id, channel: context.channel, attempts, error: outcome.error, willRetry },
-      willRetry ? 'rule alert not delivered; will retry' : 'rule alert not delivered; giving up',
-    );
-    // Not worth a retry: end the job's budget so pg-boss fails (and dead-letters) it now.
-    if (!willRetry && !lastAttempt)
-      await executor.executeSql(`update ${BOSS_SCHEMA}.job set retry_limit = retry_count where name = $1 and id = $2`, [
-        DELIVERY_QUEUE,
-        job.id,
-      ]);
-    throw new Error(outcome.error);
+    return { job, context, outcome, status, willRetry, lastAttempt, at: new Date() };
   }
 
+  /** Writes the attempts of a batch to their rows in one statement (only rows still due). */
+  async function record(attempts: Attempt[]): Promise<void> {
+    if (attempts.length === 0) return;
+    const values = attempts.map(({ context, outcome, status, at }) => ({
+      id: context.id,
+      status,
+      target: outcome.target || context.target,
+      last_error: outcome.kind === 'delivered' ? null : outcome.error,
+      delivered_at: outcome.kind === 'delivered' ? at.toISOString() : null,
+      latency_ms: outcome.kind === 'delivered' ? Math.max(0, at.getTime() - context.firedAt.getTime()) : null,
+      updated_at: at.toISOString(),
+    }));
+    await db.execute(sql`
+      update ${ruleDeliveries} set
+        attempts = ${ruleDeliveries.attempts} + 1,
+        status = v.status,
+        target = v.target,
+        last_error = v.last_error,
+        delivered_at = v.delivered_at,
+        latency_ms = v.latency_ms,
+        updated_at = v.updated_at
+      from jsonb_to_recordset(${JSON.stringify(values)}::jsonb) as v(
+        id bigint, status text, target text, last_error text, delivered_at timestamptz, latency_ms integer,
+        updated_at timestamptz)
+      where ${ruleDeliveries.id} = v.id and ${ruleDeliveries.status} in ('pending', 'retrying')`);
+  }
+
+  /**
+   * One batch of jobs: load their rows in one query, send them in parallel, record every
+   * attempt in one statement, then fail the failed jobs (pg-boss retries or dead-letters them)
+   * and leave the rest for pg-boss to complete together.
+   */
+  async function work(jobs: Array<PgBoss.JobWithMetadata<DeliveryJob>>): Promise<void> {
+    const contexts = await load(jobs.map((job) => job.data.deliveryId));
+    const due = jobs.flatMap((job) => {
+      const context = contexts.get(job.data.deliveryId);
+      // Gone (the rule or the user was deleted) or done already: never twice to a channel.
+      return context && !FINAL_STATUSES.includes(context.status) ? [{ job, context }] : [];
+    });
+    const attempts = await Promise.all(due.map(({ job, context }) => send(job, context)));
+    await record(attempts);
+    for (const { job, context, outcome, status, willRetry, lastAttempt } of attempts) {
+      const details = { deliveryId: context.id, channel: context.channel, attempts: job.retryCount + 1 };
+      if (outcome.kind !== 'failed') {
+        log.info({ ...details, status }, 'rule alert delivered');
+        continue;
+      }
+      log.warn(
+        { ...details, error: outcome.error, willRetry },
+        willRetry ? 'rule alert not delivered; will retry' : 'rule alert not delivered; giving up',
+      );
+      // Not worth a retry: end the job's budget so pg-boss fails (and dead-letters) it now.
+      if (!willRetry && !lastAttempt)
+        await executor.executeSql(
+          `update ${BOSS_SCHEMA}.job set retry_limit = retry_count where name = $1 and id = $2`,
+          [DELIVERY_QUEUE, job.id],
+        );
+      await boss.fail(DELIVERY_QUEUE, job.id, { message: outcome.error });
+    }
+  }
+
+  // pg-boss 10's worker waits its polling interval after every fetch, even a fruitful one:
+  // one worker taking one job per fetch sends at most 2 deliveries a second. So a worker that
+  // found jobs wakes itself to fetch again at once; only an empty fetch waits for the next
+  // poll. Each fetch takes up to `batchSize` jobs and sends them in parallel. A batch waits
+  // for its slowest member, so several workers share the concurrency. A batch that throws
+  // (the database failed) is failed as a whole by pg-boss and retried.
   const workerIds: string[] = [];
   if (options.work) {
-    const concurrency = Math.max(1, Math.round(policy.concurrency ?? 8));
-    for (let index = 0; index < concurrency; index += 1) {
-      workerIds.push(
-        await boss.work<DeliveryJob>(
-          DELIVERY_QUEUE,
-          { batchSize: 1, includeMetadata: true, pollingIntervalSeconds: Math.max(0.5, policy.pollSeconds) },
-          async ([job]) => {
-            if (job) await attempt(job);
-          },
-        ),
+    const concurrency = Math.max(1, Math.round(policy.concurrency ?? 32));
+    const workers = Math.max(1, Math.min(concurrency, Math.round(policy.workers ?? 2)));
+    const batchSize = Math.ceil(concurrency / workers);
+    for (let index = 0; index < workers; index += 1) {
+      // Set once boss.work answers; a first batch may run before that (then no self-wake).
+      const self: { id?: string } = {};
+      self.id = await boss.work<DeliveryJob>(
+        DELIVERY_QUEUE,
+        { batchSize, includeMetadata: true, pollingIntervalSeconds: Math.max(0.5, policy.pollSeconds) },
+        async (jobs) => {
+          if (jobs.length === 0) return;
+          try {
+            await work(jobs);
+          } finally {
+            if (self.id) boss.notifyWorker(self.id);
+          }
+        },
       );
+      workerIds.push(self.id);
     }
   }
 
@@ -420,6 +491,22 @@ export async function openDeliveryQueue(options: DeliveryQueueOptions): Promise<
         .where(and(eq(ruleDeliveries.status, 'pending'), gte(ruleDeliveries.createdAt, cutoff), notQueued))
         .orderBy(ruleDeliveries.id);
       const queued = rows.length;
+      // A row left 'retrying' or 'pending' while pg-boss failed its job for good (the instance
+      // died during the last attempt, and pg-boss failed the expired job): say it failed.
+      await db
+        .update(ruleDeliveries)
+        .set({
+          status: 'failed',
+          lastError: sql`coalesce(${ruleDeliveries.lastError}, 'The delivery stopped during its last attempt')`,
+          updatedAt: new Date(),
+        })
+        .where(
+          and(
+            inArray(ruleDeliveries.status, ['pending', 'retrying']),
+            sql`exists (select 1 from ${sql.raw(BOSS_SCHEMA)}.job j where j.name = ${DELIVERY_QUEUE} and j.state = 'failed'
+              and j.id = ('${sql.raw(JOB_ID_PREFIX)}' || lpad(to_hex(${ruleDeliveries.id}), 12, '0'))::uuid)`,
+          ),
+        );
       for (let start = 0; start < rows.length; start += 500)
         await insertJobs(rows.slice(start, start + 500).map((row) => row.id));
       if (queued > 0) log.warn({ queued }, 'pending rule deliveries had no job; queued them');
