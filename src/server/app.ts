@@ -50,6 +50,8 @@ import { marketRoutes } from './market/routes.ts';
 import { alertRoutes, alertStreamRoutes, alertTestHookRoutes } from './alerts/routes.ts';
 import { alertsSince, createAlertBus, type AlertBus } from './alerts/service.ts';
 import { aiRoutes } from './ai/routes.ts';
+import { alertRuleRoutes } from './rules/routes.ts';
+import { firingsAfter } from './rules/service.ts';
 import { createAiRouteOptions } from './ai/service.ts';
 import { fileRouteOptions, fileRoutes, sheetRoutes } from './files/routes.ts';
 import {
@@ -252,7 +254,17 @@ export async function buildApp(options: AppOptions): Promise<App> {
         alertsSince: (ticker, since) => alertsSince(database.db, ticker, since),
       }),
       dashboardFeature(alertRoutes, { db: database.db }),
-      dashboardFeature(alertStreamRoutes, { db: database.db, bus: alertBus, auth, accessCache }),
+      dashboardFeature(alertStreamRoutes, {
+        db: database.db,
+        bus: alertBus,
+        auth,
+        accessCache,
+        firingsAfter: (userId, lastId) => firingsAfter(database.db, userId, lastId),
+      }),
+      dashboardFeature(alertRuleRoutes, {
+        db: database.db,
+        limits: { maxActive: config.ALERT_RULES_MAX_ACTIVE, allowPrivateTargets: !config.publicDeployment },
+      }),
       dashboardFeature(
         aiRoutes,
         createAiRouteOptions({

@@ -1,24 +1,49 @@
 // Live fan-out of new alerts: every instance's browsers hear every alert, whichever
 // instance's engine produced it (the engine runs on one instance, browsers are connected to
 // all of them). Through Redis pub/sub when REDIS_URL is set, else Postgres LISTEN/NOTIFY when
-// DATABASE_URL is set, else in-process (the single-process embedded setup).
+// DATABASE_URL is set, else in-process (the single-process embedded setup). The same channels
+// carry the firings of users' own alert rules (issue 16), each addressed to its user.
 import { EventEmitter } from 'node:events';
 import type { Redis } from 'ioredis';
 import pg from 'pg';
 import type { LiveAlert } from '../../shared/schemas/alerts.ts';
+import type { RuleFiring } from '../../shared/schemas/alertRules.ts';
 
 export type { LiveAlert };
+
+/** A rule's firing on its way to its owner's open dashboards. */
+export interface UserFiring {
+  userId: string;
+  firing: RuleFiring;
+}
 
 export interface AlertBus {
   /** Resolves once this instance hears the shared channel. */
   ready: Promise<void>;
   publish(alerts: LiveAlert[]): Promise<void>;
   subscribe(listener: (alert: LiveAlert) => void): () => void;
+  publishFirings(firings: UserFiring[]): Promise<void>;
+  subscribeFirings(listener: (firing: UserFiring) => void): () => void;
   close(): Promise<void>;
 }
 
-/** Postgres NOTIFY channels belong to one database, so this one needs no namespace. */
+/** Postgres NOTIFY channels belong to one database, so these need no namespace. */
 const PG_CHANNEL = 'watos_alerts';
+const PG_FIRINGS_CHANNEL = 'watos_rule_firings';
+
+/** What every bus does the same: listeners on a local emitter. */
+function listeners(local: EventEmitter) {
+  return {
+    subscribe(listener: (alert: LiveAlert) => void) {
+      local.on('alert', listener);
+      return () => local.off('alert', listener);
+    },
+    subscribeFirings(listener: (firing: UserFiring) => void) {
+      local.on('firing', listener);
+      return () => local.off('firing', listener);
+    },
+  };
+}
 
 /**
  * `redisPrefix` is the deployment's Redis namespace (config.redisPrefix): Redis pub/sub
@@ -27,6 +52,7 @@ const PG_CHANNEL = 'watos_alerts';
  */
 export function createAlertBus(redis?: Redis, databaseUrl?: string, redisPrefix = 'watos:'): AlertBus {
   const channel = `${redisPrefix}alerts`;
+  const firingChannel = `${redisPrefix}rule-firings`;
   const local = new EventEmitter();
   local.setMaxListeners(0);
   if (!redis && databaseUrl) return createPostgresBus(local, databaseUrl);
@@ -36,10 +62,10 @@ export function createAlertBus(redis?: Redis, databaseUrl?: string, redisPrefix 
       async publish(alerts) {
         for (const alert of alerts) local.emit('alert', alert);
       },
-      subscribe(listener) {
-        local.on('alert', listener);
-        return () => local.off('alert', listener);
+      async publishFirings(firings) {
+        for (const firing of firings) local.emit('firing', firing);
       },
+      ...listeners(local),
       async close() {
         local.removeAllListeners();
       },
@@ -48,11 +74,12 @@ export function createAlertBus(redis?: Redis, databaseUrl?: string, redisPrefix 
 
   // A subscribed Redis connection can do nothing else, so listening gets its own.
   const subscriber = redis.duplicate();
-  const ready = subscriber.subscribe(channel).then(() => undefined);
+  const ready = subscriber.subscribe(channel, firingChannel).then(() => undefined);
   subscriber.on('message', (from: string, payload: string) => {
-    if (from !== channel) return;
+    if (from !== channel && from !== firingChannel) return;
     try {
-      for (const alert of JSON.parse(payload) as LiveAlert[]) local.emit('alert', alert);
+      const event = from === channel ? 'alert' : 'firing';
+      for (const item of JSON.parse(payload) as unknown[]) local.emit(event, item);
     } catch {
       // A malformed message from another writer on the channel is not ours to deliver.
     }
@@ -62,10 +89,10 @@ export function createAlertBus(redis?: Redis, databaseUrl?: string, redisPrefix 
     async publish(alerts) {
       if (alerts.length > 0) await redis.publish(channel, JSON.stringify(alerts));
     },
-    subscribe(listener) {
-      local.on('alert', listener);
-      return () => local.off('alert', listener);
+    async publishFirings(firings) {
+      if (firings.length > 0) await redis.publish(firingChannel, JSON.stringify(firings));
     },
+    ...listeners(local),
     async close() {
       local.removeAllListeners();
       subscriber.disconnect();
@@ -86,9 +113,9 @@ function createPostgresBus(local: EventEmitter, databaseUrl: string): AlertBus {
   let client: pg.Client;
 
   const onNotification = (message: pg.Notification) => {
-    if (message.channel !== PG_CHANNEL || !message.payload) return;
+    if ((message.channel !== PG_CHANNEL && message.channel !== PG_FIRINGS_CHANNEL) || !message.payload) return;
     try {
-      local.emit('alert', JSON.parse(message.payload) as LiveAlert);
+      local.emit(message.channel === PG_CHANNEL ? 'alert' : 'firing', JSON.parse(message.payload) as unknown);
     } catch {
       // A malformed notification from another writer on the channel is not ours to deliver.
     }
@@ -122,7 +149,7 @@ function createPostgresBus(local: EventEmitter, databaseUrl: string): AlertBus {
     });
     return current
       .connect()
-      .then(() => current.query(`listen ${PG_CHANNEL}`))
+      .then(() => current.query(`listen ${PG_CHANNEL}; listen ${PG_FIRINGS_CHANNEL}`))
       .then(() => undefined);
   }
 
@@ -137,10 +164,12 @@ function createPostgresBus(local: EventEmitter, databaseUrl: string): AlertBus {
       await ready;
       for (const alert of alerts) await client.query('select pg_notify($1, $2)', [PG_CHANNEL, JSON.stringify(alert)]);
     },
-    subscribe(listener) {
-      local.on('alert', listener);
-      return () => local.off('alert', listener);
+    async publishFirings(firings) {
+      await ready;
+      for (const firing of firings)
+        await client.query('select pg_notify($1, $2)', [PG_FIRINGS_CHANNEL, JSON.stringify(firing)]);
     },
+    ...listeners(local),
     async close() {
       closed = true;
       if (reconnectTimer) clearTimeout(reconnectTimer);

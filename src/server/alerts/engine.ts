@@ -4,7 +4,8 @@
 // indices, futures), storing each alert once and fanning it out live. Exactly one instance
 // runs it (a Postgres advisory lock); the others stand by and take over when the leader goes
 // away. After an outage it resumes from the last stored bar: no gaps, and the alerts table's
-// unique key means no repeats.
+// unique key means no repeats. Each slice's new bars also go to the users' alert rules
+// (src/server/rules) before they are stored.
 //
 // Sessions: a provider gives bars only inside a symbol's trading sessions, so generators run
 // only there, and a gap at the open stays a gap. The engine asks a provider for a symbol only
@@ -35,6 +36,7 @@ import {
   type MarketRouter,
   type MarketSource,
 } from '../market/service.ts';
+import type { SymbolUpdate } from '../rules/service.ts';
 import type { AlertBus } from './bus.ts';
 import { saveAlerts, toLiveAlert, type NewAlert } from './service.ts';
 
@@ -77,6 +79,12 @@ export interface AlertEngineOptions {
   concurrency?: number;
   /** Symbols handled together in one write of bars and one of alerts. */
   sliceSize?: number;
+  /**
+   * The users' alert rules (issue 16): synced before each pass, and handed each slice's new bars
+   * and alerts before the bars are stored, so a pass re-run after a crash or failover
+   * re-evaluates the same bars (its firings are idempotent) rather than skipping them.
+   */
+  rules?: { sync(): Promise<void>; onPass(updates: readonly SymbolUpdate[]): Promise<unknown> };
 }
 
 /** What the engine keeps per symbol between passes. */
@@ -205,9 +213,24 @@ export function createAlertEngine(options: AlertEngineOptions) {
       { productId, granularity: 3600 as const, source, rows: hours },
       { productId, granularity: 60 as const, source, rows: minutes },
     ]);
+    const perSymbol = done.map(alertsOf);
+    const saved = await saveAlerts(db, perSymbol.flat());
+    // Rules see the new bars and every alert they produced (not only the newly saved ones: a
+    // re-run must re-evaluate the same input). Then the bars are stored: the progress marker.
+    await options.rules?.onPass(
+      done.map((fetched, index) => ({
+        productId: fetched.productId,
+        source: fetched.source,
+        minutes: fetched.minutes,
+        hours: fetched.hours,
+        alerts: perSymbol[index].map((alert) => ({
+          alertType: alert.alertType,
+          time: alert.timestamp.getTime(),
+          message: alert.message,
+        })),
+      })),
+    );
     await storeCandleBatch(db, batches);
-    const generated = done.flatMap(alertsOf);
-    const saved = await saveAlerts(db, generated);
     // Only now that the bars are stored does the in-memory state move on.
     for (const { productId, hours, minutes, history } of done) {
       const state = tracked.get(productId)!;
@@ -226,6 +249,7 @@ export function createAlertEngine(options: AlertEngineOptions) {
   /** One pass over every symbol of the universe. Safe to call directly (tests) or from the schedule. */
   async function tick(): Promise<number> {
     const products = universe();
+    await options.rules?.sync();
     let created = 0;
     for (let start = 0; start < products.length; start += sliceSize) {
       created += await passSlice(products.slice(start, start + sliceSize));

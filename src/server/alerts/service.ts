@@ -12,7 +12,7 @@ import type { AlertQuery, LiveAlert } from '../../shared/schemas/alerts.ts';
 import type { AssetClass } from '../../shared/symbolTable.ts';
 import { tickersOfClass } from '../../shared/tickers.ts';
 
-export { createAlertBus, type AlertBus } from './bus.ts';
+export { createAlertBus, type AlertBus, type UserFiring } from './bus.ts';
 export type { LiveAlert } from '../../shared/schemas/alerts.ts';
 
 export interface NewAlert {

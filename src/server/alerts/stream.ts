@@ -2,10 +2,13 @@
 // same alert_type / symbol as the alert log. A reconnecting browser sends Last-Event-ID and
 // first receives what it missed (at most 100 alerts). A stream lives only as long as the
 // access it was opened with (session and subscription), and a user holds at most ten.
+// With kind=rules the stream carries only the user's own alert-rule firings (`rule` events,
+// replayed after a reconnect the same way).
 import { assetClassOfTicker } from '../../shared/tickers.ts';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { alertStreamQuery, testAlertBody, testAlertResponse } from '../../shared/schemas/alerts.ts';
+import type { RuleFiring } from '../../shared/schemas/alertRules.ts';
 import { subscriptionState } from '../../shared/subscription.ts';
 import { sessionCookieOf, type AccessCache, type Auth } from '../auth/service.ts';
 import { currentSubscription } from '../billing/service.ts';
@@ -45,6 +48,8 @@ export interface AlertStreamOptions {
   accessCache?: AccessCache;
   maxStreamsPerUser?: number;
   recheckMs?: number;
+  /** A user's rule firings after `lastId`, oldest first (the rules stream's replay). */
+  firingsAfter?: (userId: string, lastId: number) => Promise<RuleFiring[]>;
 }
 
 /**
@@ -169,7 +174,7 @@ export async function alertStreamRoutes(app: FastifyInstance, options: AlertStre
   // A stream of events, not one JSON answer: no response schema (the events' data follow
   // liveAlert and alertStreamEnd in shared/schemas/alerts.ts).
   routes.get('/api/alerts/stream', { schema: { querystring: alertStreamQuery } }, async (request, reply) => {
-    const { alert_type: alertType, symbol, market } = request.query;
+    const { alert_type: alertType, symbol, market, kind } = request.query;
     const matches = (alert: LiveAlert) =>
       (!alertType || alert.alert_type === alertType) &&
       (!symbol || alert.ticker === symbol) &&
@@ -188,6 +193,8 @@ export async function alertStreamRoutes(app: FastifyInstance, options: AlertStre
       'X-Accel-Buffering': 'no',
     });
     const send = (alert: LiveAlert) => raw.write(`id: ${alert.id}\nevent: alert\ndata: ${JSON.stringify(alert)}\n\n`);
+    const sendFiring = (firing: RuleFiring) =>
+      raw.write(`id: ${firing.id}\nevent: rule\ndata: ${JSON.stringify(firing)}\n\n`);
     raw.write('retry: 3000\n\n');
 
     let ended = false;
@@ -216,6 +223,25 @@ export async function alertStreamRoutes(app: FastifyInstance, options: AlertStre
     registry.add(stream);
 
     const lastId = Number(request.headers['last-event-id']);
+    if (kind === 'rules') {
+      if (Number.isInteger(lastId) && lastId > 0 && options.firingsAfter) {
+        let missed: RuleFiring[];
+        try {
+          missed = await options.firingsAfter(userId, lastId);
+        } catch (error) {
+          request.log.warn({ err: error }, 'alert stream: could not replay missed rule firings');
+          stream.end('server-closing');
+          return;
+        }
+        if (ended) return;
+        for (const firing of missed) sendFiring(firing);
+      }
+      if (ended) return;
+      unsubscribe = options.bus.subscribeFirings((event) => {
+        if (event.userId === userId) sendFiring(event.firing);
+      });
+      return;
+    }
     if (Number.isInteger(lastId) && lastId > 0) {
       let missed: LiveAlert[];
       try {

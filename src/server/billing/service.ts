@@ -5,7 +5,7 @@
 // payment into access, shared by the Stripe webhook, the /success re-check and the built-in
 // test checkout. Refusals are DomainErrors; billing/routes.ts answers them in docs/SPEC.md's
 // `{ success: false, error }` shape.
-import { and, asc, desc, eq, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, inArray, sql } from 'drizzle-orm';
 import { randomUUID } from 'node:crypto';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/client.ts';
@@ -455,4 +455,27 @@ export async function revokeAccess(db: Database, userId: string): Promise<number
     .where(and(eq(subscriptions.userId, userId), eq(subscriptions.status, 'active')))
     .returning({ id: subscriptions.id });
   return revoked.length;
+}
+
+/**
+ * Which of these users hold an active subscription now (status active, period not over): the
+ * alert rules fire only for them. One query for the whole batch.
+ */
+export async function usersWithActiveSubscription(
+  db: Database,
+  userIds: readonly string[],
+  now: Date = new Date(),
+): Promise<Set<string>> {
+  if (userIds.length === 0) return new Set();
+  const rows = await db
+    .selectDistinct({ userId: subscriptions.userId })
+    .from(subscriptions)
+    .where(
+      and(
+        inArray(subscriptions.userId, [...new Set(userIds)]),
+        eq(subscriptions.status, 'active'),
+        gt(subscriptions.currentPeriodEnd, now),
+      ),
+    );
+  return new Set(rows.map((row) => row.userId));
 }

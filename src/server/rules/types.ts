@@ -1,6 +1,5 @@
 // The shapes the parts of the alert-rules feature hand each other: the store's active rules,
 // the engine's per-symbol update, the evaluator's firing drafts.
-import type { AlertType } from '../../shared/constants.ts';
 import type { RuleCondition, RuleTimeframe, RuleTrigger } from '../../shared/schemas/alertRules.ts';
 import type { CandleInput } from '../../signals/candles.ts';
 
@@ -32,7 +31,7 @@ export interface SymbolUpdate {
   /** One-hour bars that just closed, oldest first. */
   hours: CandleInput[];
   /** The built-in alerts the engine just stored for this symbol. */
-  alerts: Array<{ alertType: AlertType | string; time: number; message: string }>;
+  alerts: Array<{ alertType: string; time: number; message: string }>;
 }
 
 /** A firing the evaluator found, before it is recorded (idempotently, by ruleId + triggerKey). */

@@ -20,7 +20,7 @@ export class Browser {
   }
 
   async request(
-    method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+    method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
     url: string,
     body?: unknown,
     headers: Record<string, string> = {},
@@ -54,6 +54,14 @@ export class Browser {
 
   put(url: string, body: unknown) {
     return this.request('PUT', url, body);
+  }
+
+  patch(url: string, body: unknown) {
+    return this.request('PATCH', url, body);
+  }
+
+  delete(url: string, body?: unknown) {
+    return this.request('DELETE', url, body);
   }
 
   /** Submits an HTML form (application/x-www-form-urlencoded). */

@@ -93,6 +93,8 @@ export const alertStreamQuery = z.object({
     .transform(alertTicker)
     .optional(),
   market: assetClassFilter,
+  /** alerts (default): the market's alerts, filtered as above; rules: only this user's alert-rule firings (`rule` events). */
+  kind: z.enum(['alerts', 'rules'], { error: "kind must be 'alerts' or 'rules'" }).default('alerts'),
 });
 
 /** The data of the stream's `alert` event: the alert with its id (the event id) and source. */

@@ -1,0 +1,129 @@
+// The alert rules API through the real app: create, validate, cap, edit, pause, resume,
+// delete, per-user isolation, and the dashboard gate.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../testing/app.ts';
+import { jsonBody } from '../testing/http.ts';
+import { signedInUser, subscribedUser } from '../testing/users.ts';
+import type { AlertRule, AlertRuleList } from '../../shared/schemas/alertRules.ts';
+
+let test: TestApp;
+beforeAll(async () => {
+  test = await createTestApp({ ALERT_RULES_MAX_ACTIVE: '3' });
+});
+afterAll(async () => {
+  await test?.close();
+});
+
+const priceRule = (level: number, extra: Record<string, unknown> = {}) => ({
+  symbol: 'nasdaq:aapl',
+  timeframe: '1h',
+  condition: { kind: 'price_cross', direction: 'above', level },
+  ...extra,
+});
+
+describe('alert rules API', () => {
+  it('creates a rule on any symbol form, stores the canonical symbol and describes it', async () => {
+    const { browser } = await subscribedUser(test, 'rules-create@example.com');
+    const created = await browser.post('/api/alert-rules', priceRule(200, { message: '{{ticker}} at {{close}}' }));
+    expect(created.statusCode).toBe(201);
+    const rule = jsonBody<AlertRule>(created);
+    expect(rule).toMatchObject({
+      symbol: 'AAPL',
+      ticker: 'AAPL',
+      name: 'AAPL crosses above 200',
+      description: 'AAPL crosses above 200 (1h)',
+      trigger: 'once_per_bar',
+      channels: ['in_app'],
+      status: 'active',
+      triggerCount: 0,
+      message: '{{ticker}} at {{close}}',
+    });
+    const future = await browser.post('/api/alert-rules', {
+      symbol: 'CME_MINI:MES1!',
+      timeframe: '15m',
+      condition: { kind: 'rsi', direction: 'below', level: 30 },
+      trigger: 'every_time',
+      channels: ['email', 'in_app', 'email'],
+    });
+    expect(future.statusCode).toBe(201);
+    expect(jsonBody<AlertRule>(future)).toMatchObject({
+      symbol: 'MES1!',
+      condition: { kind: 'rsi', direction: 'below', level: 30, period: 14 },
+      channels: ['in_app', 'email'],
+    });
+    const list = jsonBody<AlertRuleList>(await browser.get('/api/alert-rules'));
+    expect(list.maxActive).toBe(3);
+    expect(list.rules.map((entry) => entry.symbol)).toEqual(['MES1!', 'AAPL']);
+  });
+
+  it('answers every bad rule with a clear error and stores nothing', async () => {
+    const { browser } = await subscribedUser(test, 'rules-bad@example.com');
+    const cases: Array<[unknown, string]> = [
+      [priceRule(200, { symbol: 'LSE:VOD' }), 'symbol:'],
+      [priceRule(-5), 'condition.level: level must be above 0'],
+      [{ ...priceRule(1), condition: { kind: 'moon_phase' } }, 'condition kind must be one of'],
+      [
+        { ...priceRule(1), condition: { kind: 'channel', direction: 'enters', lower: 10, upper: 5 } },
+        'lower must be below upper',
+      ],
+      [
+        { ...priceRule(1), condition: { kind: 'ema_cross', direction: 'above', fast: 9, slow: 9 } },
+        'fast and slow must differ',
+      ],
+      [priceRule(1, { timeframe: '2h' }), 'timeframe must be one of 1m, 5m, 15m, 1h, 4h, 1D'],
+      [priceRule(1, { message: 'at {{prize}}' }), 'Unknown placeholder {{prize}}'],
+      [priceRule(1, { channels: [] }), 'Choose at least one channel'],
+      [priceRule(1, { channels: ['webhook'] }), 'A webhook rule needs a webhook URL'],
+      [priceRule(1, { expiresAt: '2001-01-01T00:00:00Z' }), 'expiresAt must be in the future'],
+    ];
+    for (const [body, message] of cases) {
+      const response = await browser.post('/api/alert-rules', body);
+      expect(response.statusCode, JSON.stringify(body)).toBe(400);
+      expect(jsonBody<{ error: string }>(response).error).toContain(message);
+    }
+    expect(jsonBody<AlertRuleList>(await browser.get('/api/alert-rules')).rules).toEqual([]);
+  });
+
+  it('caps active rules per user, counts paused ones out, and pauses, resumes, edits and deletes', async () => {
+    const { browser } = await subscribedUser(test, 'rules-cap@example.com');
+    const ids: number[] = [];
+    for (const level of [1, 2, 3])
+      ids.push(jsonBody<AlertRule>(await browser.post('/api/alert-rules', priceRule(level))).id);
+    const fourth = await browser.post('/api/alert-rules', priceRule(4));
+    expect(fourth.statusCode).toBe(409);
+    expect(jsonBody<{ error: string }>(fourth).error).toBe(
+      'You have 3 active alert rules, the most allowed: pause or delete one before adding another',
+    );
+
+    const paused = await browser.patch(`/api/alert-rules/${ids[0]}`, { status: 'paused' });
+    expect(jsonBody<AlertRule>(paused).status).toBe('paused');
+    expect((await browser.post('/api/alert-rules', priceRule(4))).statusCode).toBe(201);
+    expect((await browser.patch(`/api/alert-rules/${ids[0]}`, { status: 'active' })).statusCode).toBe(409);
+
+    const edited = await browser.put(
+      `/api/alert-rules/${ids[0]}`,
+      priceRule(150, { name: 'Take profit', trigger: 'once' }),
+    );
+    expect(jsonBody<AlertRule>(edited)).toMatchObject({ name: 'Take profit', status: 'paused', trigger: 'once' });
+
+    expect((await browser.delete(`/api/alert-rules/${ids[1]}`)).statusCode).toBe(204);
+    expect((await browser.delete(`/api/alert-rules/${ids[1]}`)).statusCode).toBe(404);
+    const resumed = await browser.patch(`/api/alert-rules/${ids[0]}`, { status: 'active' });
+    expect(jsonBody<AlertRule>(resumed).status).toBe('active');
+    expect(jsonBody<AlertRuleList>(await browser.get('/api/alert-rules')).rules).toHaveLength(3);
+
+    // Another user sees none of them and cannot touch them.
+    const other = await subscribedUser(test, 'rules-other@example.com');
+    expect(jsonBody<AlertRuleList>(await other.browser.get('/api/alert-rules')).rules).toEqual([]);
+    expect((await other.browser.delete(`/api/alert-rules/${ids[0]}`)).statusCode).toBe(404);
+    expect((await other.browser.patch(`/api/alert-rules/${ids[0]}`, { status: 'paused' })).statusCode).toBe(404);
+  });
+
+  it('is behind the dashboard gate: 401 signed out, 403 without a subscription', async () => {
+    const { browser } = await signedInUser(test, 'rules-unpaid@example.com');
+    expect((await browser.get('/api/alert-rules')).statusCode).toBe(403);
+    expect((await browser.post('/api/alert-rules', priceRule(1))).statusCode).toBe(403);
+    browser.forget();
+    expect((await browser.get('/api/alert-rules/triggered')).statusCode).toBe(401);
+  });
+});

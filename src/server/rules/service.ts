@@ -1,0 +1,14 @@
+// Alert rules (issue 16): the public surface other parts of the server use. store.ts keeps the
+// rules and reads back firings and deliveries, runtime.ts runs them inside the alert engine,
+// firings.ts records and fans out what fired.
+export {
+  firingsAfter,
+  listDeliveries,
+  listFirings,
+  listRules,
+  loadActiveRules,
+  type EngineRule,
+  type RuleLimits,
+} from './store.ts';
+export { createRulesRuntime, type RulesRuntime } from './runtime.ts';
+export type { ActiveRule, FiringDraft, SymbolUpdate } from './types.ts';

@@ -1,0 +1,381 @@
+// Alert rules in the database: a user's rules (create, edit, pause, resume, delete) with the
+// per-user cap on active rules, the active rules the engine evaluates, and the Triggered list
+// and delivery log read back. The only module that writes `alert_rules`; firings.ts writes
+// `rule_firings` and `rule_deliveries`.
+import { and, count, desc, eq, gt, isNull, lte, max, or, sql } from 'drizzle-orm';
+import { isIP } from 'node:net';
+import type { Database } from '../db/client.ts';
+import { alertRules, ruleDeliveries, ruleFirings } from '../db/schema.ts';
+import { conflict, invalid, notFound } from '../errors/domain.ts';
+import {
+  describeCondition,
+  RULE_NAME_MAX,
+  type AlertRule,
+  type ParsedRuleInput,
+  type RuleChannel,
+  type RuleCondition,
+  type RuleDelivery,
+  type RuleFiring,
+  type RuleStatus,
+  type RuleTimeframe,
+  type RuleTrigger,
+} from '../../shared/schemas/alertRules.ts';
+import { symbolById, tickerOf } from '../../shared/tickers.ts';
+import type { ActiveRule } from './types.ts';
+
+type RuleRow = typeof alertRules.$inferSelect;
+
+export interface RuleLimits {
+  /** Active rules one user may hold (ALERT_RULES_MAX_ACTIVE). */
+  maxActive: number;
+  /** A loopback deployment may send webhooks to http:// and private addresses (a bot on the same machine). */
+  allowPrivateTargets: boolean;
+}
+
+const tickerOfSymbol = (symbol: string) => symbolById(symbol)?.ticker ?? tickerOf(symbol);
+
+export function toAlertRule(row: RuleRow): AlertRule {
+  const condition = row.condition as RuleCondition;
+  const ticker = tickerOfSymbol(row.symbol);
+  const timeframe = row.timeframe as RuleTimeframe;
+  return {
+    id: row.id,
+    name: row.name,
+    symbol: row.symbol,
+    ticker,
+    timeframe,
+    condition,
+    trigger: row.trigger as RuleTrigger,
+    expiresAt: row.expiresAt?.toISOString() ?? null,
+    message: row.message,
+    channels: row.channels as RuleChannel[],
+    webhookUrl: row.webhookUrl,
+    status: row.status as RuleStatus,
+    description: `${describeCondition(condition, ticker)} (${timeframe})`,
+    triggerCount: row.triggerCount,
+    lastTriggeredAt: row.lastTriggeredAt?.toISOString() ?? null,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+/**
+ * The checks the schema cannot make: an expiry in the future, and a webhook address a public
+ * deployment may call (https, not a literal private address; the delivery re-checks the
+ * resolved address of every request).
+ */
+function checkInput(input: ParsedRuleInput, limits: RuleLimits, now: Date): void {
+  if (input.expiresAt && Date.parse(input.expiresAt) <= now.getTime()) throw invalid('expiresAt must be in the future');
+  if (!input.channels.includes('webhook') || !input.webhookUrl || limits.allowPrivateTargets) return;
+  const url = new URL(input.webhookUrl);
+  if (url.protocol !== 'https:') throw invalid('webhookUrl must start with https://');
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  if (host === 'localhost' || host.endsWith('.localhost') || host.endsWith('.local') || isIP(host) !== 0) {
+    if (isIP(host) === 0 || !isPublicAddress(host))
+      throw invalid(`webhookUrl points to a private or loopback address (${host})`);
+  }
+}
+
+/** A literal IP address that is routable on the internet (no loopback, private, link-local ...). */
+function isPublicAddress(address: string): boolean {
+  const v4 = address.startsWith('::ffff:') ? address.slice(7) : address;
+  if (isIP(v4) === 4) {
+    const [a, b] = v4.split('.').map(Number);
+    return !(
+      a === 0 ||
+      a === 10 ||
+      a === 127 ||
+      (a === 100 && b >= 64 && b < 128) ||
+      (a === 169 && b === 254) ||
+      (a === 172 && b >= 16 && b < 32) ||
+      (a === 192 && b === 168) ||
+      a >= 224
+    );
+  }
+  const lower = address.toLowerCase();
+  return !(lower === '::' || lower === '::1' || /^f[cd]/.test(lower) || /^fe[89ab]/.test(lower) || /^ff/.test(lower));
+}
+
+function rowValues(input: ParsedRuleInput) {
+  const ticker = tickerOfSymbol(input.symbol);
+  const described = describeCondition(input.condition, ticker);
+  return {
+    name: (input.name?.trim() || described).slice(0, RULE_NAME_MAX),
+    symbol: input.symbol,
+    timeframe: input.timeframe,
+    condition: input.condition,
+    trigger: input.trigger,
+    expiresAt: input.expiresAt ? new Date(input.expiresAt) : null,
+    message: input.message?.trim() || null,
+    channels: input.channels,
+    webhookUrl: input.channels.includes('webhook') ? (input.webhookUrl ?? null) : null,
+  };
+}
+
+/** Serialises a user's rule changes (PostgreSQL; PGlite has one connection anyway), so two requests cannot pass the cap together. */
+async function lockUser(tx: Pick<Database, 'execute'>, userId: string) {
+  await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`alert-rules:${userId}`}))`);
+}
+
+async function assertUnderCap(tx: Database, userId: string, limits: RuleLimits, exceptId?: number) {
+  const [{ active }] = await tx
+    .select({ active: count() })
+    .from(alertRules)
+    .where(
+      and(
+        eq(alertRules.userId, userId),
+        eq(alertRules.status, 'active'),
+        exceptId === undefined ? undefined : sql`${alertRules.id} <> ${exceptId}`,
+      ),
+    );
+  if (active >= limits.maxActive)
+    throw conflict(
+      `You have ${limits.maxActive} active alert rules, the most allowed: pause or delete one before adding another`,
+    );
+}
+
+export async function listRules(db: Database, userId: string): Promise<AlertRule[]> {
+  const rows = await db.select().from(alertRules).where(eq(alertRules.userId, userId)).orderBy(desc(alertRules.id));
+  return rows.map(toAlertRule);
+}
+
+export async function createRule(
+  db: Database,
+  userId: string,
+  input: ParsedRuleInput,
+  limits: RuleLimits,
+  now = new Date(),
+): Promise<AlertRule> {
+  checkInput(input, limits, now);
+  return db.transaction(async (tx) => {
+    await lockUser(tx, userId);
+    await assertUnderCap(tx, userId, limits);
+    const [row] = await tx
+      .insert(alertRules)
+      .values({ userId, ...rowValues(input), status: 'active' })
+      .returning();
+    return toAlertRule(row);
+  });
+}
+
+const RULE_NOT_FOUND = 'No such alert rule';
+
+/** Replaces a rule's definition; an edited rule is active again (a fired "once" rule is re-armed). */
+export async function updateRule(
+  db: Database,
+  userId: string,
+  id: number,
+  input: ParsedRuleInput,
+  limits: RuleLimits,
+  now = new Date(),
+): Promise<AlertRule> {
+  checkInput(input, limits, now);
+  return db.transaction(async (tx) => {
+    await lockUser(tx, userId);
+    const [existing] = await tx
+      .select({ status: alertRules.status })
+      .from(alertRules)
+      .where(and(eq(alertRules.id, id), eq(alertRules.userId, userId)));
+    if (!existing) throw notFound(RULE_NOT_FOUND);
+    // A paused rule stays paused when edited; anything else is armed again.
+    const status = existing.status === 'paused' ? 'paused' : 'active';
+    if (status === 'active') await assertUnderCap(tx, userId, limits, id);
+    const [row] = await tx
+      .update(alertRules)
+      .set({ ...rowValues(input), status, updatedAt: now })
+      .where(and(eq(alertRules.id, id), eq(alertRules.userId, userId)))
+      .returning();
+    return toAlertRule(row);
+  });
+}
+
+/** Pauses or resumes a rule. Resuming a past-expiry rule is refused; resuming a fired "once" rule re-arms it. */
+export async function setRuleStatus(
+  db: Database,
+  userId: string,
+  id: number,
+  status: 'active' | 'paused',
+  limits: RuleLimits,
+  now = new Date(),
+): Promise<AlertRule> {
+  return db.transaction(async (tx) => {
+    await lockUser(tx, userId);
+    const [existing] = await tx
+      .select()
+      .from(alertRules)
+      .where(and(eq(alertRules.id, id), eq(alertRules.userId, userId)));
+    if (!existing) throw notFound(RULE_NOT_FOUND);
+    if (existing.status === status) return toAlertRule(existing);
+    if (status === 'active') {
+      if (existing.expiresAt && existing.expiresAt.getTime() <= now.getTime())
+        throw conflict('This rule has expired: edit it with a later expiry to use it again');
+      await assertUnderCap(tx, userId, limits, id);
+    }
+    const [row] = await tx
+      .update(alertRules)
+      .set({ status, updatedAt: now })
+      .where(and(eq(alertRules.id, id), eq(alertRules.userId, userId)))
+      .returning();
+    return toAlertRule(row);
+  });
+}
+
+export async function deleteRule(db: Database, userId: string, id: number): Promise<void> {
+  const deleted = await db
+    .delete(alertRules)
+    .where(and(eq(alertRules.id, id), eq(alertRules.userId, userId)))
+    .returning({ id: alertRules.id });
+  if (deleted.length === 0) throw notFound(RULE_NOT_FOUND);
+}
+
+/** What the engine needs of an active rule: the evaluator's rule and where its firings go. */
+export interface EngineRule extends ActiveRule {
+  channels: RuleChannel[];
+}
+
+/** Every active rule that has not expired, for the evaluator. */
+export async function loadActiveRules(db: Database, now = new Date()): Promise<EngineRule[]> {
+  const rows = await db
+    .select()
+    .from(alertRules)
+    .where(and(eq(alertRules.status, 'active'), or(isNull(alertRules.expiresAt), gt(alertRules.expiresAt, now))));
+  return rows.map((row) => ({
+    id: row.id,
+    userId: row.userId,
+    name: row.name,
+    symbol: row.symbol,
+    ticker: tickerOfSymbol(row.symbol),
+    timeframe: row.timeframe as RuleTimeframe,
+    condition: row.condition as RuleCondition,
+    trigger: row.trigger as RuleTrigger,
+    expiresAt: row.expiresAt?.getTime() ?? null,
+    message: row.message,
+    channels: row.channels as RuleChannel[],
+  }));
+}
+
+/**
+ * A fingerprint of the rules table that changes whenever a rule is added, edited, paused,
+ * resumed, fired-once or deleted: the engine reloads its rules only when it moves.
+ */
+export async function rulesVersion(db: Database): Promise<string> {
+  const [row] = await db.select({ rules: count(), latest: max(alertRules.updatedAt) }).from(alertRules);
+  return `${row.rules}:${row.latest?.getTime() ?? 0}`;
+}
+
+/** Marks active rules whose expiry has passed as expired; returns how many. */
+export async function expireRules(db: Database, now = new Date()): Promise<number> {
+  const rows = await db
+    .update(alertRules)
+    .set({ status: 'expired', updatedAt: now })
+    .where(and(eq(alertRules.status, 'active'), lte(alertRules.expiresAt, now)))
+    .returning({ id: alertRules.id });
+  return rows.length;
+}
+
+const firingColumns = {
+  id: ruleFirings.id,
+  ruleId: ruleFirings.ruleId,
+  ruleName: alertRules.name,
+  symbol: ruleFirings.symbol,
+  timeframe: alertRules.timeframe,
+  price: ruleFirings.price,
+  message: ruleFirings.message,
+  barTime: ruleFirings.barTime,
+  firedAt: ruleFirings.firedAt,
+  source: ruleFirings.source,
+};
+
+type FiringRow = {
+  id: number;
+  ruleId: number;
+  ruleName: string;
+  symbol: string;
+  timeframe: string;
+  price: number;
+  message: string;
+  barTime: Date;
+  firedAt: Date;
+  source: string;
+};
+
+export function toRuleFiring(row: FiringRow): RuleFiring {
+  return {
+    id: row.id,
+    ruleId: row.ruleId,
+    ruleName: row.ruleName,
+    symbol: row.symbol,
+    ticker: tickerOfSymbol(row.symbol),
+    timeframe: row.timeframe as RuleTimeframe,
+    price: row.price,
+    message: row.message,
+    barTime: row.barTime.toISOString(),
+    firedAt: row.firedAt.toISOString(),
+    source: row.source,
+  };
+}
+
+/** A user's firings, newest first: the Triggered list. */
+export async function listFirings(db: Database, userId: string, limit: number): Promise<RuleFiring[]> {
+  const rows = await db
+    .select(firingColumns)
+    .from(ruleFirings)
+    .innerJoin(alertRules, eq(alertRules.id, ruleFirings.ruleId))
+    .where(eq(ruleFirings.userId, userId))
+    .orderBy(desc(ruleFirings.id))
+    .limit(limit);
+  return rows.map(toRuleFiring);
+}
+
+/** A user's firings after `lastId`, oldest first (the rules stream's replay after a reconnect). */
+export async function firingsAfter(db: Database, userId: string, lastId: number, limit = 100): Promise<RuleFiring[]> {
+  const rows = await db
+    .select(firingColumns)
+    .from(ruleFirings)
+    .innerJoin(alertRules, eq(alertRules.id, ruleFirings.ruleId))
+    .where(and(eq(ruleFirings.userId, userId), gt(ruleFirings.id, lastId)))
+    .orderBy(ruleFirings.id)
+    .limit(limit);
+  return rows.map(toRuleFiring);
+}
+
+/** A user's deliveries, newest first: the delivery log. */
+export async function listDeliveries(db: Database, userId: string, limit: number): Promise<RuleDelivery[]> {
+  const rows = await db
+    .select({
+      id: ruleDeliveries.id,
+      firingId: ruleDeliveries.firingId,
+      ruleId: ruleFirings.ruleId,
+      ruleName: alertRules.name,
+      symbol: ruleFirings.symbol,
+      channel: ruleDeliveries.channel,
+      target: ruleDeliveries.target,
+      status: ruleDeliveries.status,
+      attempts: ruleDeliveries.attempts,
+      lastError: ruleDeliveries.lastError,
+      createdAt: ruleDeliveries.createdAt,
+      deliveredAt: ruleDeliveries.deliveredAt,
+      latencyMs: ruleDeliveries.latencyMs,
+    })
+    .from(ruleDeliveries)
+    .innerJoin(ruleFirings, eq(ruleFirings.id, ruleDeliveries.firingId))
+    .innerJoin(alertRules, eq(alertRules.id, ruleFirings.ruleId))
+    .where(eq(ruleDeliveries.userId, userId))
+    .orderBy(desc(ruleDeliveries.id))
+    .limit(limit);
+  return rows.map((row) => ({
+    id: row.id,
+    firingId: row.firingId,
+    ruleId: row.ruleId,
+    ruleName: row.ruleName,
+    ticker: tickerOfSymbol(row.symbol),
+    channel: row.channel as RuleChannel,
+    target: row.target,
+    status: row.status as RuleDelivery['status'],
+    attempts: row.attempts,
+    lastError: row.lastError,
+    createdAt: row.createdAt.toISOString(),
+    deliveredAt: row.deliveredAt?.toISOString() ?? null,
+    latencyMs: row.latencyMs,
+  }));
+}
