@@ -67,7 +67,8 @@ function RuleRow({ rule }: { rule: AlertRule }) {
   const remove = useDeleteRule();
   const [confirming, setConfirming] = useState(false);
   const error = setStatus.error ?? remove.error;
-  const title = rule.name && rule.name !== rule.description ? rule.name : null;
+  // A rule named after its condition would say the same thing twice.
+  const title = rule.name && !rule.description.startsWith(rule.name) ? rule.name : null;
 
   return (
     <li

@@ -28,6 +28,7 @@ import { enablePush } from './pushSubscription.ts';
 import {
   canonicalSymbol,
   CONDITION_FIELDS,
+  roundPrice,
   emptyForm,
   formFromRule,
   toRuleInput,
@@ -97,7 +98,7 @@ export function RuleFormDialog({
             ...current,
             conditions: {
               ...current.conditions,
-              price_cross: { ...current.conditions.price_cross, level: String(price) },
+              price_cross: { ...current.conditions.price_cross, level: String(roundPrice(price)) },
             },
           }
         : current,
@@ -220,6 +221,10 @@ export function RuleFormDialog({
           }}
         >
           <div>
+            {/* The combobox is named by its own aria-label; this is its visible caption. */}
+            <span aria-hidden="true" className={labelClass}>
+              Symbol
+            </span>
             <SymbolSearch
               form="ticker"
               label="Symbol"
