@@ -105,14 +105,32 @@ export function RuleFormDialog({
     );
   }, [lastPrice.data]);
 
+  // A modal: focus starts in the form, Tab stays in it, Escape closes it, and focus goes back
+  // to the button that opened it.
   useEffect(() => {
+    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
     const first = dialog.current?.querySelector<HTMLElement>('input, select, textarea');
     first?.focus();
     const onKey = (event: KeyboardEvent) => {
       if (event.key === 'Escape') onClose();
+      if (event.key !== 'Tab' || !dialog.current) return;
+      const focusable = [
+        ...dialog.current.querySelectorAll<HTMLElement>('button, input, select, textarea, [tabindex]'),
+      ].filter((element) => !element.hasAttribute('disabled') && element.tabIndex >= 0);
+      const [head, tail] = [focusable[0], focusable.at(-1)];
+      if (event.shiftKey && document.activeElement === head) {
+        event.preventDefault();
+        tail?.focus();
+      } else if (!event.shiftKey && document.activeElement === tail) {
+        event.preventDefault();
+        head?.focus();
+      }
     };
     window.addEventListener('keydown', onKey);
-    return () => window.removeEventListener('keydown', onKey);
+    return () => {
+      window.removeEventListener('keydown', onKey);
+      if (opener?.isConnected) opener.focus();
+    };
   }, [onClose]);
 
   const update = (patch: Partial<RuleFormState>) => setForm((current) => ({ ...current, ...patch }));
