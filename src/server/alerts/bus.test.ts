@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { createRedis } from '../redis.ts';
 import { startTcpProxy } from '../testing/tcpProxy.ts';
-import { createAlertBus, type LiveAlert } from './bus.ts';
+import { createAlertBus, type AlertBus, type LiveAlert, type UserFiring } from './bus.ts';
 
 const alert: LiveAlert = {
   id: 7,
@@ -13,7 +13,64 @@ const alert: LiveAlert = {
   timestamp: '2026-01-01 00:00:00',
 };
 
+const firing: UserFiring = {
+  userId: 'user-1',
+  firing: {
+    id: 3,
+    ruleId: 11,
+    ruleName: 'BTC crosses above 100000',
+    symbol: 'BTC-USD',
+    ticker: 'BTC',
+    timeframe: '1h',
+    price: 100_012.5,
+    message: 'BTC crosses above 100000 (1h): BTC at 100012.5',
+    barTime: '2026-01-01T00:00:00.000Z',
+    firedAt: '2026-01-01T00:01:02.000Z',
+    source: 'demo',
+  },
+};
+
+/** Rule firings travel the same channels as alerts, on their own topic: neither hears the other. */
+async function expectFiringsApart(leader: AlertBus, follower: AlertBus) {
+  const alertsHeard: LiveAlert[] = [];
+  const firingsHeard: UserFiring[] = [];
+  follower.subscribe((item) => alertsHeard.push(item));
+  follower.subscribeFirings((item) => firingsHeard.push(item));
+  await leader.publishFirings([firing, { ...firing, userId: 'user-2' }]);
+  await leader.publish([alert]);
+  await expect.poll(() => alertsHeard.map((item) => item.id)).toEqual([7]);
+  await expect.poll(() => firingsHeard.map((item) => item.userId)).toEqual(['user-1', 'user-2']);
+  expect(firingsHeard[0]).toEqual(firing);
+}
+
 describe('alert bus', () => {
+  it('carries rule firings in-process, apart from the alerts', async () => {
+    const bus = createAlertBus();
+    await expectFiringsApart(bus, bus);
+    await bus.close();
+  });
+
+  it.runIf(process.env.TEST_DATABASE_URL)('carries rule firings across instances through Postgres', async () => {
+    const leader = createAlertBus(undefined, process.env.TEST_DATABASE_URL);
+    const follower = createAlertBus(undefined, process.env.TEST_DATABASE_URL);
+    await Promise.all([leader.ready, follower.ready]);
+    await expectFiringsApart(leader, follower);
+    await leader.close();
+    await follower.close();
+  });
+
+  it.runIf(process.env.TEST_REDIS_URL)('carries rule firings across instances through Redis', async () => {
+    const connections = [0, 1].map(() => createRedis(process.env.TEST_REDIS_URL!));
+    const prefix = `watos:firings-${Math.random().toString(36).slice(2, 8)}:`;
+    const leader = createAlertBus(connections[0], undefined, prefix);
+    const follower = createAlertBus(connections[1], undefined, prefix);
+    await Promise.all([leader.ready, follower.ready]);
+    await expectFiringsApart(leader, follower);
+    await leader.close();
+    await follower.close();
+    for (const connection of connections) connection.disconnect();
+  });
+
   it('delivers to every in-process listener until it unsubscribes', async () => {
     const bus = createAlertBus();
     const first: LiveAlert[] = [];

@@ -1,0 +1,830 @@
+// The incremental alert-rule evaluator (issue 16): holds the active rules indexed per symbol,
+// a window of one-minute and hourly bars per ruled symbol, and turns each symbol's update into
+// firing drafts. The maths is in src/signals/ruleConditions.ts; this module shares it across
+// rules (price levels by binary search, one indicator computation per parameter group and
+// minute, one WATOS report per timeframe) and must agree with its reference `ruleFiresAt`.
+//
+// Semantics:
+// - Price updates are the closes of one-minute bars. Each new minute bar of an update (in order)
+//   is evaluated for every rule of that symbol; a rule fires when its condition becomes true
+//   (false at the previous minute bar, true now). The previous minute is the previous bar held
+//   (from history for the first minute of an update); without one nothing fires.
+// - Timeframe bars are UTC epoch multiples of RULE_TIMEFRAME_MS (1D = UTC day): 1m-15m from
+//   minute bars, 1h-1D from closed hourly bars (those before the current hour) plus the
+//   minutes of the forming hour. Indicators at a minute see the closed T-bars plus the forming
+//   one (TradingView's realtime bar), over a window fixed by their parameters (see
+//   ruleConditions.ts): RSI/EMA 3x period + 50 T-bars, Bollinger/volume the period; the source
+//   history is capped at 4 days of minutes and 60 days of hours, so longer warm-ups read NaN.
+// - price_cross above L: prevClose < L <= close; below: prevClose > L >= close. channel: the
+//   close moves from outside [lower, upper] to inside (enters) or back (exits). percent_move:
+//   close against the last minute bar at or before W minutes earlier reaches p% (no reference:
+//   false). rsi / ema_cross: the value (EMA fast - slow) crosses the level (0) from at-or-below
+//   to above (or the mirror); NaN is false. bollinger: close above the upper (below the lower)
+//   band; volume_z: the forming T-bar's volume z-score above the threshold.
+// - builtin: one firing per alert of its type in update.alerts, at the alert's time, priced at
+//   that minute's close when held, else the last close held (0 when no bar is held at all).
+// - watos_odds: evaluated when a T-bar closes (on the minute completing it; when a market
+//   closed before the bucket's end, on the first minute of a later bucket) with
+//   watosOdds(closed T-bars, 24); true when an active signal's measured probability of a rise
+//   (fall: 1 - p) reaches threshold %. It fires when true and the previous evaluation held in
+//   the bars was false.
+// - Triggers: 'once' fires at most once (triggerKey 0) and then stays silent until retire();
+//   'once_per_bar' at most once per T-bucket (triggerKey = bucket open time; the last bucket
+//   fired is kept in memory, the database's unique (ruleId, triggerKey) backs it after a
+//   restart); 'every_time' each time (triggerKey = the minute bar's time).
+// - No firing for a bar at or after the rule's expiresAt.
+// - message: the rule's template filled (time = the bar's close, 'YYYY-MM-DD HH:MM UTC'; for a
+//   builtin, the alert's time), or `<condition in words> (<timeframe>): <ticker> at <price>`.
+// - History is read through options.history once per (symbol, granularity) when a rule first
+//   needs it (again only if a new rule needs more), then extended with the updates' bars and
+//   trimmed. Values depend only on the bars, so an evaluator created after a restart gives the
+//   same firings as a long-running one (once_per_bar repeats are left to the database).
+import { formatPrice } from '../../shared/format.ts';
+import {
+  describeCondition,
+  fillTemplate,
+  RULE_TIMEFRAME_MS,
+  type RuleCondition,
+  type RuleTimeframe,
+} from '../../shared/schemas/alertRules.ts';
+import { candleSeries, type CandleInput, type CandleSeries } from '../../signals/candles.ts';
+import {
+  aggregate,
+  bollingerNext,
+  bucketStart,
+  emaNext,
+  emaSeed,
+  formingVolume,
+  fromHours,
+  HOUR_HISTORY_MAX,
+  levelsCrossedDown,
+  levelsCrossedUp,
+  lowerBound,
+  MINUTE_HISTORY_MAX,
+  MINUTE_MS,
+  percentMoveMet,
+  previousWatosEvaluation,
+  referenceIndex,
+  rsiNext,
+  rsiSeed,
+  sourceWindow,
+  channelCrossed,
+  crossesDown,
+  crossesUp,
+  watosEvaluatedAt,
+  watosOddsMet,
+  watosProbabilitiesAt,
+  windowBars,
+  windowStart,
+  WATOS_WINDOW,
+  volumeZNext,
+  type EmaSeed,
+  frameScratch,
+  type FrameBars,
+  type FrameScratch,
+  type IndicatorCondition,
+  type RsiSeed,
+  type RuleBars,
+} from '../../signals/ruleConditions.ts';
+import type { ActiveRule, FiringDraft, SymbolUpdate } from './types.ts';
+
+export interface RuleEvaluatorOptions {
+  /** Stored bars before the update, oldest first, at most `limit` (the candle store). */
+  history(productId: string, granularity: 60 | 3600, limit: number): Promise<CandleInput[]>;
+}
+
+export interface RuleEvaluator {
+  /** Replaces the set of active rules (called when rules change); keeps per-symbol caches of symbols still ruled. */
+  setRules(rules: readonly ActiveRule[]): void;
+  /** Symbols (canonical ids) that have at least one rule. */
+  symbols(): ReadonlySet<string>;
+  /** Evaluates one symbol's update; returns the firings in time order. Touches only that symbol's rules. */
+  evaluate(update: SymbolUpdate): Promise<FiringDraft[]>;
+  /** Forget a rule that fired with trigger 'once' (the caller also marks it in the database). */
+  retire(ruleId: number): void;
+}
+
+/** Minutes always held: the forming hour of 1h-1D bars and the previous close. */
+const MINUTE_BASE = 120;
+/** Room beyond an indicator's source window: the forming bucket and a previous one. */
+const MINUTE_MARGIN = 200;
+const HOUR_MARGIN = 72;
+/** Bars beyond the need held before a trim, so trims copy rarely. */
+const TRIM_SLACK = 1024;
+
+const DEFAULT_TIME = (time: number) => `${new Date(time).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+
+// describeCondition and formatPrice format numbers through Intl, which costs microseconds a
+// call: a rule's words are kept per rule object, and the last price's text is reused (the
+// firings of one minute share its close).
+const wordsOf = new WeakMap<ActiveRule, string>();
+let lastPrice = NaN;
+let lastPriceText = '';
+
+function priceText(price: number): string {
+  if (price !== lastPrice) {
+    lastPrice = price;
+    lastPriceText = formatPrice(price);
+  }
+  return lastPriceText;
+}
+
+/** A rule's message for a firing at `time` (already the bar's close, or the alert's time) and `price`. */
+export function firingMessage(rule: ActiveRule, time: number, price: number): string {
+  const text = priceText(price);
+  let words = wordsOf.get(rule);
+  if (words === undefined) {
+    words = describeCondition(rule.condition, rule.ticker);
+    wordsOf.set(rule, words);
+  }
+  if (!rule.message) return `${words} (${rule.timeframe}): ${rule.ticker} at ${text}`;
+  return fillTemplate(rule.message, {
+    ticker: rule.ticker,
+    symbol: rule.symbol,
+    close: text,
+    price: text,
+    time: DEFAULT_TIME(time),
+    rule: words,
+    timeframe: rule.timeframe,
+    name: rule.name,
+  });
+}
+
+/** triggerKey of a firing at bar time `time`. */
+export function triggerKey(rule: Pick<ActiveRule, 'trigger' | 'timeframe'>, time: number): number {
+  if (rule.trigger === 'once') return 0;
+  if (rule.trigger === 'once_per_bar') return bucketStart(time, RULE_TIMEFRAME_MS[rule.timeframe]);
+  return time;
+}
+
+/** A bar candleSeries would keep as it is (ordered after the previous one is checked by the caller). */
+function clean(row: CandleInput, index: number, rows: readonly CandleInput[]): boolean {
+  return (
+    row.close > 0 &&
+    row.open > 0 &&
+    row.high >= Math.max(row.open, row.close) &&
+    row.low > 0 &&
+    row.low <= Math.min(row.open, row.close) &&
+    row.volume >= 0 &&
+    Number.isFinite(row.high + row.volume) &&
+    (index === 0 || row.time > rows[index - 1].time)
+  );
+}
+
+/** A growable column store of bars, oldest first, usable wherever a CandleSeries is. */
+class BarBuffer implements CandleSeries {
+  length = 0;
+  time = new Float64Array(0);
+  open = new Float64Array(0);
+  high = new Float64Array(0);
+  low = new Float64Array(0);
+  close = new Float64Array(0);
+  volume = new Float64Array(0);
+
+  private reserve(size: number): void {
+    if (size <= this.time.length) return;
+    const capacity = Math.max(size, this.time.length * 2, 64);
+    const grow = (values: Float64Array) => {
+      const next = new Float64Array(capacity);
+      next.set(values.subarray(0, this.length));
+      return next;
+    };
+    this.time = grow(this.time);
+    this.open = grow(this.open);
+    this.high = grow(this.high);
+    this.low = grow(this.low);
+    this.close = grow(this.close);
+    this.volume = grow(this.volume);
+  }
+
+  /** Appends the bars newer than the last one held (cleaned as candleSeries does); returns how many. */
+  append(rows: readonly CandleInput[]): number {
+    const last = this.length > 0 ? this.time[this.length - 1] : -Infinity;
+    const fresh = rows.filter((row) => row.time > last);
+    if (fresh.length === 0) return 0;
+    if (fresh.every(clean)) {
+      this.reserve(this.length + fresh.length);
+      for (const row of fresh) this.put(row);
+      return fresh.length;
+    }
+    // A bar without a usable close repeats the last close held.
+    const lead: CandleInput[] = this.length > 0 ? [this.bar(this.length - 1)] : [];
+    const series = candleSeries([...lead, ...fresh]);
+    const from = lead.length > 0 && series.length > 0 && series.time[0] === last ? 1 : 0;
+    this.reserve(this.length + series.length - from);
+    let added = 0;
+    for (let index = from; index < series.length; index += 1) {
+      // Rows out of order (never expected) are skipped rather than breaking the ordering.
+      if (this.length > 0 && series.time[index] <= this.time[this.length - 1]) continue;
+      const at = this.length;
+      this.time[at] = series.time[index];
+      this.open[at] = series.open[index];
+      this.high[at] = series.high[index];
+      this.low[at] = series.low[index];
+      this.close[at] = series.close[index];
+      this.volume[at] = series.volume[index];
+      this.length += 1;
+      added += 1;
+    }
+    return added;
+  }
+
+  private put(row: CandleInput): void {
+    const at = this.length;
+    this.time[at] = row.time;
+    this.open[at] = row.open;
+    this.high[at] = row.high;
+    this.low[at] = row.low;
+    this.close[at] = row.close;
+    this.volume[at] = row.volume;
+    this.length += 1;
+  }
+
+  bar(index: number): CandleInput {
+    return {
+      time: this.time[index],
+      open: this.open[index],
+      high: this.high[index],
+      low: this.low[index],
+      close: this.close[index],
+      volume: this.volume[index],
+    };
+  }
+
+  clear(): void {
+    this.length = 0;
+  }
+
+  /** Keeps the newest `keep` bars. */
+  trim(keep: number): void {
+    const drop = this.length - keep;
+    if (drop <= 0) return;
+    for (const column of [this.time, this.open, this.high, this.low, this.close, this.volume])
+      column.copyWithin(0, drop, this.length);
+    this.length = keep;
+  }
+}
+
+interface SymbolBars {
+  minutes: BarBuffer;
+  hours: BarBuffer;
+  /** The largest limit read from history so far (0: not read). */
+  minuteLimit: number;
+  hourLimit: number;
+  /** History returned fewer bars than asked: the store holds no older ones. */
+  minuteComplete: boolean;
+  hourComplete: boolean;
+  /** Updates of one symbol run one after another. */
+  queue: Promise<unknown>;
+}
+
+interface RuleState {
+  signature: string;
+  lastBucket: number;
+  spent: boolean;
+}
+
+interface Slot {
+  rule: ActiveRule;
+  state: RuleState;
+}
+
+/** The T-bars of one timeframe before the forming bucket, shared by the groups of that timeframe. */
+interface Frame {
+  timeframe: RuleTimeframe;
+  /** The largest source window among its groups. */
+  limit: number;
+  anchor: number;
+  end: number;
+  lastTime: number;
+  version: number;
+  bars: FrameBars | null;
+  /** Reused columns: a frame is rebuilt at every new bucket. */
+  scratch: FrameScratch | null;
+}
+
+interface IndicatorGroup {
+  condition: IndicatorCondition;
+  timeframe: RuleTimeframe;
+  window: number;
+  frame: Frame;
+  slots: Slot[];
+  seedVersion: number;
+  closed: CandleSeries | null;
+  rsi: RsiSeed | null;
+  fast: EmaSeed | null;
+  slow: EmaSeed | null;
+  /** The value at `lastTime` (Bollinger: upper and lower). */
+  lastTime: number;
+  lastA: number;
+  lastB: number;
+  a: number;
+  b: number;
+}
+
+interface WatosGroup {
+  timeframe: RuleTimeframe;
+  slots: Slot[];
+  lastTime: number;
+  lastProbabilities: number[];
+}
+
+interface SymbolRules {
+  rules: ActiveRule[];
+  /** Rules retired since the index was built (still in it, silent). */
+  retired: Set<number>;
+  minuteNeed: number;
+  hourNeed: number;
+  upLevels: Float64Array;
+  up: Slot[];
+  downLevels: Float64Array;
+  down: Slot[];
+  channels: Slot[];
+  percent: Map<number, Slot[]>;
+  indicators: IndicatorGroup[];
+  watos: WatosGroup[];
+  builtin: Map<string, Slot[]>;
+}
+
+function groupKey(condition: IndicatorCondition, timeframe: RuleTimeframe): string {
+  switch (condition.kind) {
+    case 'rsi':
+      return `${timeframe}|rsi|${condition.period}`;
+    case 'ema_cross':
+      return `${timeframe}|ema|${condition.fast}|${condition.slow}`;
+    case 'bollinger':
+      return `${timeframe}|bollinger|${condition.period}|${condition.deviations}`;
+    case 'volume_z':
+      return `${timeframe}|volume|${condition.period}`;
+  }
+}
+
+function sortedLevels(slots: Slot[], level: (slot: Slot) => number): [Float64Array, Slot[]] {
+  const sorted = [...slots].sort((a, b) => level(a) - level(b) || a.rule.id - b.rule.id);
+  return [Float64Array.from(sorted, level), sorted];
+}
+
+function levelOf(slot: Slot): number {
+  return (slot.rule.condition as Extract<RuleCondition, { kind: 'price_cross' }>).level;
+}
+
+function indexRules(rules: readonly ActiveRule[], stateOf: (rule: ActiveRule) => RuleState): SymbolRules {
+  const up: Slot[] = [];
+  const down: Slot[] = [];
+  const channels: Slot[] = [];
+  const percent = new Map<number, Slot[]>();
+  const frames = new Map<RuleTimeframe, Frame>();
+  const groups = new Map<string, IndicatorGroup>();
+  const watos = new Map<RuleTimeframe, WatosGroup>();
+  const builtin = new Map<string, Slot[]>();
+  let minuteNeed = MINUTE_BASE;
+  let hourNeed = 0;
+  const needSource = (timeframe: RuleTimeframe, source: number) => {
+    if (fromHours(timeframe)) hourNeed = Math.max(hourNeed, source + HOUR_MARGIN);
+    else minuteNeed = Math.max(minuteNeed, source + MINUTE_MARGIN);
+  };
+  for (const rule of rules) {
+    const slot: Slot = { rule, state: stateOf(rule) };
+    const { condition, timeframe } = rule;
+    switch (condition.kind) {
+      case 'price_cross':
+        (condition.direction === 'above' ? up : down).push(slot);
+        break;
+      case 'channel':
+        channels.push(slot);
+        break;
+      case 'percent_move': {
+        const list = percent.get(condition.windowMinutes) ?? [];
+        list.push(slot);
+        percent.set(condition.windowMinutes, list);
+        minuteNeed = Math.max(minuteNeed, condition.windowMinutes + MINUTE_BASE);
+        break;
+      }
+      case 'builtin': {
+        const list = builtin.get(condition.alertType) ?? [];
+        list.push(slot);
+        builtin.set(condition.alertType, list);
+        break;
+      }
+      case 'watos_odds': {
+        const group = watos.get(timeframe) ?? { timeframe, slots: [], lastTime: NaN, lastProbabilities: [] };
+        group.slots.push(slot);
+        watos.set(timeframe, group);
+        needSource(timeframe, sourceWindow(timeframe, WATOS_WINDOW));
+        // The previous evaluation may be a whole T-bar back, with the minutes of its forming hour.
+        if (fromHours(timeframe))
+          minuteNeed = Math.max(minuteNeed, RULE_TIMEFRAME_MS[timeframe] / MINUTE_MS + MINUTE_MARGIN);
+        break;
+      }
+      default: {
+        const key = groupKey(condition, timeframe);
+        let group = groups.get(key);
+        if (!group) {
+          const window = windowBars(condition);
+          let frame = frames.get(timeframe);
+          if (!frame) {
+            frame = {
+              timeframe,
+              limit: 0,
+              anchor: NaN,
+              end: -1,
+              lastTime: NaN,
+              version: 0,
+              bars: null,
+              scratch: null,
+            };
+            frames.set(timeframe, frame);
+          }
+          frame.limit = Math.max(frame.limit, sourceWindow(timeframe, window));
+          needSource(timeframe, sourceWindow(timeframe, window));
+          group = {
+            condition,
+            timeframe,
+            window,
+            frame,
+            slots: [],
+            seedVersion: -1,
+            closed: null,
+            rsi: null,
+            fast: null,
+            slow: null,
+            lastTime: NaN,
+            lastA: NaN,
+            lastB: NaN,
+            a: NaN,
+            b: NaN,
+          };
+          groups.set(key, group);
+        }
+        group.slots.push(slot);
+      }
+    }
+  }
+  const [upLevels, upSorted] = sortedLevels(up, levelOf);
+  const [downLevels, downSorted] = sortedLevels(down, levelOf);
+  return {
+    rules: [...rules],
+    retired: new Set(),
+    minuteNeed: Math.min(MINUTE_HISTORY_MAX, minuteNeed),
+    hourNeed: Math.min(HOUR_HISTORY_MAX, hourNeed),
+    upLevels,
+    up: upSorted,
+    downLevels,
+    down: downSorted,
+    channels,
+    percent,
+    indicators: [...groups.values()],
+    watos: [...watos.values()],
+    builtin,
+  };
+}
+
+/** Brings a frame to the closed T-bars before the bucket of `time`. */
+function frameAt(frame: Frame, bars: RuleBars, time: number): FrameBars {
+  const frameMs = RULE_TIMEFRAME_MS[frame.timeframe];
+  const source = fromHours(frame.timeframe) ? bars.hours : bars.minutes;
+  const anchor = bucketStart(time, frameMs);
+  const end = lowerBound(source.time, source.length, anchor);
+  const lastTime = end > 0 ? source.time[end - 1] : NaN;
+  if (frame.bars && frame.anchor === anchor && frame.end === end && Object.is(frame.lastTime, lastTime))
+    return frame.bars;
+  frame.anchor = anchor;
+  frame.end = end;
+  frame.lastTime = lastTime;
+  frame.version += 1;
+  const from = Math.max(0, end - frame.limit);
+  if (!frame.scratch || frame.scratch.time.length < end - from) frame.scratch = frameScratch(frame.limit);
+  frame.bars = aggregate(source, from, end, frameMs, frame.scratch);
+  return frame.bars;
+}
+
+/** Sets group.a (and group.b) to the group's value at minute `index`. */
+function computeGroup(group: IndicatorGroup, bars: RuleBars, index: number): void {
+  const { condition, frame } = group;
+  const frameBars = frameAt(frame, bars, bars.minutes.time[index]);
+  if (group.seedVersion !== frame.version) {
+    group.seedVersion = frame.version;
+    const start = windowStart(frameBars, frame.end, group.timeframe, group.window);
+    const closed: CandleSeries = {
+      length: frameBars.length - start,
+      time: frameBars.time.subarray(start),
+      open: frameBars.open.subarray(start),
+      high: frameBars.high.subarray(start),
+      low: frameBars.low.subarray(start),
+      close: frameBars.close.subarray(start),
+      volume: frameBars.volume.subarray(start),
+    };
+    group.closed = closed;
+    if (condition.kind === 'rsi') group.rsi = rsiSeed(closed.close, condition.period);
+    else if (condition.kind === 'ema_cross') {
+      group.fast = emaSeed(closed.close, condition.fast);
+      group.slow = emaSeed(closed.close, condition.slow);
+    }
+  }
+  const close = bars.minutes.close[index];
+  switch (condition.kind) {
+    case 'rsi':
+      group.a = rsiNext(group.rsi!, close, condition.period);
+      return;
+    case 'ema_cross':
+      group.a = emaNext(group.fast!, close, condition.fast) - emaNext(group.slow!, close, condition.slow);
+      return;
+    case 'bollinger': {
+      const bands = bollingerNext(group.closed!.close, close, condition.period, condition.deviations);
+      group.a = bands.upper;
+      group.b = bands.lower;
+      return;
+    }
+    case 'volume_z':
+      group.a = volumeZNext(group.closed!.volume, formingVolume(bars, group.timeframe, index), condition.period);
+  }
+}
+
+export function createRuleEvaluator(options: RuleEvaluatorOptions): RuleEvaluator {
+  let index = new Map<string, SymbolRules>();
+  const caches = new Map<string, SymbolBars>();
+  const states = new Map<number, RuleState>();
+  const symbolOf = new Map<number, string>();
+
+  const signatureOf = (rule: ActiveRule) => JSON.stringify([rule.symbol, rule.timeframe, rule.trigger, rule.condition]);
+
+  function stateOf(rule: ActiveRule): RuleState {
+    const signature = signatureOf(rule);
+    const known = states.get(rule.id);
+    if (known && known.signature === signature) return known;
+    const state: RuleState = { signature, lastBucket: NaN, spent: false };
+    states.set(rule.id, state);
+    return state;
+  }
+
+  function setRules(rules: readonly ActiveRule[]): void {
+    const bySymbol = new Map<string, ActiveRule[]>();
+    for (const rule of rules) {
+      const list = bySymbol.get(rule.symbol) ?? [];
+      list.push(rule);
+      bySymbol.set(rule.symbol, list);
+    }
+    const live = new Set(rules.map((rule) => rule.id));
+    for (const id of states.keys()) if (!live.has(id)) states.delete(id);
+    const next = new Map<string, SymbolRules>();
+    for (const [symbol, list] of bySymbol) next.set(symbol, indexRules(list, stateOf));
+    symbolOf.clear();
+    for (const rule of rules) symbolOf.set(rule.id, rule.symbol);
+    for (const symbol of caches.keys()) if (!next.has(symbol)) caches.delete(symbol);
+    index = next;
+  }
+
+  function retire(ruleId: number): void {
+    const state = states.get(ruleId);
+    if (state) state.spent = true;
+    const symbol = symbolOf.get(ruleId);
+    const rules = symbol === undefined ? undefined : index.get(symbol);
+    if (symbol === undefined || !rules) return;
+    symbolOf.delete(ruleId);
+    rules.retired.add(ruleId);
+    // A spent rule is skipped where it stands; the index is rebuilt (losing its caches) only
+    // once a quarter of the symbol's rules are spent.
+    if (rules.retired.size * 4 < rules.rules.length) return;
+    const left = rules.rules.filter((rule) => !rules.retired.has(rule.id));
+    if (left.length > 0) index.set(symbol, indexRules(left, stateOf));
+    else {
+      index.delete(symbol);
+      caches.delete(symbol);
+    }
+  }
+
+  async function load(
+    symbol: string,
+    cache: SymbolBars,
+    granularity: 60 | 3600,
+    need: number,
+    before: number,
+  ): Promise<void> {
+    const rows = await options.history(symbol, granularity, need);
+    const buffer = granularity === 60 ? cache.minutes : cache.hours;
+    buffer.clear();
+    buffer.append(rows.filter((row) => row.time < before));
+    if (granularity === 60) {
+      cache.minuteLimit = need;
+      cache.minuteComplete = rows.length < need;
+    } else {
+      cache.hourLimit = need;
+      cache.hourComplete = rows.length < need;
+    }
+  }
+
+  async function run(update: SymbolUpdate, cache: SymbolBars): Promise<FiringDraft[]> {
+    const symbol = update.productId;
+    let rules = index.get(symbol);
+    if (!rules || caches.get(symbol) !== cache) return [];
+    const firstMinute = update.minutes.length > 0 ? update.minutes[0].time : Infinity;
+    const firstHour = update.hours.length > 0 ? update.hours[0].time : Infinity;
+    if (cache.minuteLimit < rules.minuteNeed && !cache.minuteComplete)
+      await load(symbol, cache, 60, rules.minuteNeed, firstMinute);
+    if (rules.hourNeed > 0 && cache.hourLimit < rules.hourNeed && !cache.hourComplete)
+      await load(symbol, cache, 3600, rules.hourNeed, firstHour);
+    // Rules may have changed while history was read.
+    rules = index.get(symbol);
+    if (!rules || caches.get(symbol) !== cache) return [];
+
+    const { minutes, hours } = cache;
+    hours.append(update.hours);
+    const firstNew = minutes.length;
+    minutes.append(update.minutes);
+    const bars: RuleBars = { minutes, hours };
+    const out: FiringDraft[] = [];
+    for (let at = Math.max(1, firstNew); at < minutes.length; at += 1)
+      evaluateMinute(rules, bars, at, update.source, out);
+    for (const alert of update.alerts) evaluateAlert(rules, minutes, alert, update.source, out);
+    out.sort((a, b) => a.barTime - b.barTime || a.ruleId - b.ruleId);
+
+    if (minutes.length > rules.minuteNeed + TRIM_SLACK) minutes.trim(rules.minuteNeed);
+    if (hours.length > Math.max(rules.hourNeed, 1) + TRIM_SLACK) hours.trim(Math.max(rules.hourNeed, 1));
+    return out;
+  }
+
+  function fire(slot: Slot, barTime: number, price: number, messageTime: number, source: string, out: FiringDraft[]) {
+    const { rule, state } = slot;
+    if (state.spent) return;
+    if (rule.expiresAt !== null && barTime >= rule.expiresAt) return;
+    if (rule.trigger === 'once_per_bar') {
+      const bucket = bucketStart(barTime, RULE_TIMEFRAME_MS[rule.timeframe]);
+      if (state.lastBucket === bucket) return;
+      state.lastBucket = bucket;
+    } else if (rule.trigger === 'once') state.spent = true;
+    out.push({
+      ruleId: rule.id,
+      userId: rule.userId,
+      symbol: rule.symbol,
+      triggerKey: triggerKey(rule, barTime),
+      barTime,
+      price,
+      message: firingMessage(rule, messageTime, price),
+      source,
+    });
+  }
+
+  function evaluateMinute(rules: SymbolRules, bars: RuleBars, at: number, source: string, out: FiringDraft[]): void {
+    const { minutes } = bars;
+    const time = minutes.time[at];
+    const close = minutes.close[at];
+    const previousClose = minutes.close[at - 1];
+    const closeTime = time + MINUTE_MS;
+    const emit = (slot: Slot) => fire(slot, time, close, closeTime, source, out);
+
+    const [upFrom, upTo] = levelsCrossedUp(rules.upLevels, previousClose, close);
+    for (let slot = upFrom; slot < upTo; slot += 1) emit(rules.up[slot]);
+    const [downFrom, downTo] = levelsCrossedDown(rules.downLevels, previousClose, close);
+    for (let slot = downFrom; slot < downTo; slot += 1) emit(rules.down[slot]);
+
+    for (const slot of rules.channels) {
+      const condition = slot.rule.condition as Extract<RuleCondition, { kind: 'channel' }>;
+      if (channelCrossed(condition.direction, previousClose, close, condition.lower, condition.upper)) emit(slot);
+    }
+
+    for (const [windowMinutes, slots] of rules.percent) {
+      const reference = referenceIndex(minutes, at, windowMinutes);
+      if (reference < 0) continue;
+      const previousReference = referenceIndex(minutes, at - 1, windowMinutes);
+      for (const slot of slots) {
+        const { percent } = slot.rule.condition as Extract<RuleCondition, { kind: 'percent_move' }>;
+        if (
+          percentMoveMet(percent, close, minutes.close[reference]) &&
+          !(previousReference >= 0 && percentMoveMet(percent, previousClose, minutes.close[previousReference]))
+        )
+          emit(slot);
+      }
+    }
+
+    for (const group of rules.indicators) {
+      const previousTime = minutes.time[at - 1];
+      let previousA: number;
+      let previousB: number;
+      if (group.lastTime === previousTime) {
+        previousA = group.lastA;
+        previousB = group.lastB;
+      } else {
+        computeGroup(group, bars, at - 1);
+        previousA = group.a;
+        previousB = group.b;
+      }
+      computeGroup(group, bars, at);
+      group.lastTime = time;
+      group.lastA = group.a;
+      group.lastB = group.b;
+      for (const slot of group.slots)
+        if (
+          indicatorFires(
+            slot.rule.condition as IndicatorCondition,
+            previousA,
+            previousB,
+            group.a,
+            group.b,
+            close,
+            previousClose,
+          )
+        )
+          emit(slot);
+    }
+
+    for (const group of rules.watos) {
+      if (!watosEvaluatedAt(minutes, at, group.timeframe)) {
+        // Computed ahead on the group's first minute, so the bar close that compares with it
+        // does not pay for two reports.
+        if (Number.isNaN(group.lastTime)) {
+          const previous = previousWatosEvaluation(minutes, at, group.timeframe);
+          group.lastTime = previous >= 0 ? minutes.time[previous] : -Infinity;
+          if (previous >= 0) group.lastProbabilities = watosProbabilitiesAt(bars, group.timeframe, previous);
+        }
+        continue;
+      }
+      const probabilities = watosProbabilitiesAt(bars, group.timeframe, at);
+      const previous = previousWatosEvaluation(minutes, at, group.timeframe);
+      let previousProbabilities: number[] | null = null;
+      if (previous >= 0)
+        previousProbabilities =
+          group.lastTime === minutes.time[previous]
+            ? group.lastProbabilities
+            : watosProbabilitiesAt(bars, group.timeframe, previous);
+      group.lastTime = time;
+      group.lastProbabilities = probabilities;
+      if (!previousProbabilities) continue;
+      for (const slot of group.slots) {
+        const { outcome, threshold } = slot.rule.condition as Extract<RuleCondition, { kind: 'watos_odds' }>;
+        if (watosOddsMet(probabilities, outcome, threshold) && !watosOddsMet(previousProbabilities, outcome, threshold))
+          emit(slot);
+      }
+    }
+  }
+
+  function evaluateAlert(
+    rules: SymbolRules,
+    minutes: BarBuffer,
+    alert: SymbolUpdate['alerts'][number],
+    source: string,
+    out: FiringDraft[],
+  ): void {
+    const slots = rules.builtin.get(alert.alertType);
+    if (!slots) return;
+    const at = lowerBound(minutes.time, minutes.length, alert.time);
+    const price =
+      at < minutes.length && minutes.time[at] === alert.time
+        ? minutes.close[at]
+        : minutes.length > 0
+          ? minutes.close[minutes.length - 1]
+          : 0;
+    for (const slot of slots) fire(slot, alert.time, price, alert.time, source, out);
+  }
+
+  return {
+    setRules,
+    symbols: () => new Set(index.keys()),
+    evaluate(update) {
+      if (!index.has(update.productId)) return Promise.resolve([]);
+      let cache = caches.get(update.productId);
+      if (!cache) {
+        cache = {
+          minutes: new BarBuffer(),
+          hours: new BarBuffer(),
+          minuteLimit: 0,
+          hourLimit: 0,
+          minuteComplete: false,
+          hourComplete: false,
+          queue: Promise.resolve(),
+        };
+        caches.set(update.productId, cache);
+      }
+      const held = cache;
+      const result = cache.queue.then(() => run(update, held));
+      cache.queue = result.catch(() => undefined);
+      return result;
+    },
+    retire,
+  };
+}
+
+/** Whether an indicator group's rule fires given its group values at the previous and the current minute. */
+function indicatorFires(
+  condition: IndicatorCondition,
+  previousA: number,
+  previousB: number,
+  currentA: number,
+  currentB: number,
+  close: number,
+  previousClose: number,
+): boolean {
+  switch (condition.kind) {
+    case 'rsi':
+      return condition.direction === 'above'
+        ? crossesUp(previousA, currentA, condition.level)
+        : crossesDown(previousA, currentA, condition.level);
+    case 'ema_cross':
+      return condition.direction === 'above' ? crossesUp(previousA, currentA, 0) : crossesDown(previousA, currentA, 0);
+    case 'bollinger':
+      return condition.direction === 'above'
+        ? close > currentA && !(previousClose > previousA)
+        : close < currentB && !(previousClose < previousB);
+    case 'volume_z':
+      return currentA > condition.threshold && !(previousA > condition.threshold);
+  }
+}
