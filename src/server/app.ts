@@ -43,6 +43,7 @@ import {
   createMarketRouter,
   createQuoteService,
   createYahooProvider,
+  latestCandles,
   type MarketRouterWithPin,
   type QuoteService,
 } from './market/service.ts';
@@ -50,8 +51,19 @@ import { marketRoutes } from './market/routes.ts';
 import { alertRoutes, alertStreamRoutes, alertTestHookRoutes } from './alerts/routes.ts';
 import { alertsSince, createAlertBus, type AlertBus } from './alerts/service.ts';
 import { aiRoutes } from './ai/routes.ts';
-import { alertRuleRoutes } from './rules/routes.ts';
-import { firingsAfter } from './rules/service.ts';
+import { alertRuleRoutes, alertRuleTestHookRoutes } from './rules/routes.ts';
+import {
+  createPushSender,
+  createRuleEvaluator,
+  createRulesRuntime,
+  deliveryPolicy,
+  firingsAfter,
+  lazyDeliveryQueue,
+  openDeliveryQueue,
+  resolveVapidKeys,
+  type DeliveryQueue,
+  type RulesRuntime,
+} from './rules/service.ts';
 import { createAiRouteOptions } from './ai/service.ts';
 import { fileRouteOptions, fileRoutes, sheetRoutes } from './files/routes.ts';
 import {
@@ -91,6 +103,10 @@ export interface AppServices {
   alertBus: AlertBus;
   /** My Stuff's file bytes: DATA_DIR/uploads or the S3 bucket. */
   fileStorage: FileStorage;
+  /** The users' alert rules as the alert engine runs them (main.ts hands it to the engine). */
+  rules: RulesRuntime;
+  /** The durable queue delivering rule firings by e-mail, push and webhook (worked by every instance). */
+  deliveries: DeliveryQueue;
   redis?: Redis;
 }
 
@@ -176,6 +192,30 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const quotes = createQuoteService({ mode: config.MARKET_DATA, coinbase, demo });
   const alertBus = createAlertBus(redis, config.DATABASE_URL, config.redisPrefix);
   const fileStorage = createFileStorage(config, app.log);
+  // Alert rules: webhooks and push endpoints on private addresses only on a loopback deployment.
+  const allowPrivateTargets = !config.publicDeployment;
+  const vapid = resolveVapidKeys(config);
+  const deliveries = lazyDeliveryQueue(() =>
+    openDeliveryQueue({
+      database,
+      mailer,
+      log: app.log,
+      policy: deliveryPolicy(config),
+      webhook: { timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowPrivateTargets },
+      push: createPushSender(vapid, { allowPrivateTargets }),
+      publicUrl: config.publicUrl,
+      work: true,
+    }),
+  );
+  const rules = createRulesRuntime({
+    db: database.db,
+    bus: alertBus,
+    evaluator: createRuleEvaluator({
+      history: (productId, granularity, limit) => latestCandles(database.db, productId, granularity, limit),
+    }),
+    enqueue: (ids) => deliveries.enqueue(ids),
+    log: app.log,
+  });
   const services: AppServices = {
     config,
     database,
@@ -186,10 +226,13 @@ export async function buildApp(options: AppOptions): Promise<App> {
     market,
     alertBus,
     fileStorage,
+    rules,
+    deliveries,
     redis,
   };
   app.decorate('services', services);
   app.addHook('onClose', async () => {
+    await deliveries.close();
     await mailer.close();
     await alertBus.close();
     await fileStorage.close();
@@ -263,7 +306,9 @@ export async function buildApp(options: AppOptions): Promise<App> {
       }),
       dashboardFeature(alertRuleRoutes, {
         db: database.db,
-        limits: { maxActive: config.ALERT_RULES_MAX_ACTIVE, allowPrivateTargets: !config.publicDeployment },
+        limits: { maxActive: config.ALERT_RULES_MAX_ACTIVE, allowPrivateTargets },
+        vapidPublicKey: vapid.publicKey,
+        webhookTimeoutMs: config.WEBHOOK_TIMEOUT_MS,
       }),
       dashboardFeature(
         aiRoutes,
@@ -281,7 +326,12 @@ export async function buildApp(options: AppOptions): Promise<App> {
         db: database.db,
         reader: createSheetNameReader({ apiKey: config.GOOGLE_API_KEY, location: options.googleSheets, log: app.log }),
       }),
-      ...(config.TEST_HOOKS ? [dashboardFeature(alertTestHookRoutes, { db: database.db, bus: alertBus })] : []),
+      ...(config.TEST_HOOKS
+        ? [
+            dashboardFeature(alertTestHookRoutes, { db: database.db, bus: alertBus }),
+            dashboardFeature(alertRuleTestHookRoutes, { runtime: rules }),
+          ]
+        : []),
     ],
   });
 

@@ -438,3 +438,27 @@ function errorText(error: unknown): string {
   const code = (error as { code?: unknown }).code;
   return typeof code === 'string' && !error.message.includes(code) ? `${code}: ${error.message}` : error.message;
 }
+
+/**
+ * The delivery queue opened on first use: starting pg-boss (and its migrations) costs seconds
+ * on the embedded database, so an app that never fires a rule (a test, the admin CLI) never
+ * pays it. The server opens it at start-up through `sweep`, so its workers also pick up the
+ * retries left by an earlier run.
+ */
+export function lazyDeliveryQueue(open: () => Promise<DeliveryQueue>): DeliveryQueue {
+  let opening: Promise<DeliveryQueue> | null = null;
+  const queue = () =>
+    (opening ??= open().catch((error: unknown) => {
+      // Try again on the next use rather than failing every later delivery.
+      opening = null;
+      throw error;
+    }));
+  return {
+    enqueue: async (ids) => (await queue()).enqueue(ids),
+    sweep: async () => (await queue()).sweep(),
+    async close() {
+      const current = opening && (await opening.catch(() => null));
+      await current?.close();
+    },
+  };
+}

@@ -9,10 +9,20 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Database } from '../db/client.ts';
 import { requireUser } from '../http/requestUser.ts';
+import { WEBHOOK_SIGNATURE_HEADER } from '../../shared/schemas/alertRules.ts';
+import { vetUrl, OutboundLookupError } from '../http/outboundGuard.ts';
+import { invalid } from '../errors/domain.ts';
 import {
   alertRule,
   alertRuleList,
   listLimitQuery,
+  pushKeyResponse,
+  pushSubscriptionBody,
+  pushSubscriptionsResponse,
+  pushUnsubscribeBody,
+  webhookSecretResponse,
+  webhookTestBody,
+  webhookTestResponse,
   ruleDeliveryList,
   ruleFiringList,
   ruleIdParams,
@@ -21,7 +31,9 @@ import {
   testRulePriceBody,
   testRulePriceResponse,
 } from '../../shared/schemas/alertRules.ts';
+import { countPushSubscriptions, deletePushSubscription, savePushSubscription } from './push.ts';
 import type { RulesRuntime } from './runtime.ts';
+import { getOrCreateWebhookSecret, rotateWebhookSecret, testWebhook } from './webhook.ts';
 import {
   createRule,
   deleteRule,
@@ -36,6 +48,9 @@ import {
 export interface RuleRouteOptions {
   db: Database;
   limits: RuleLimits;
+  /** The VAPID public key browsers subscribe with. */
+  vapidPublicKey: string;
+  webhookTimeoutMs: number;
 }
 
 export async function alertRuleRoutes(app: FastifyInstance, options: RuleRouteOptions): Promise<void> {
@@ -78,6 +93,56 @@ export async function alertRuleRoutes(app: FastifyInstance, options: RuleRouteOp
     '/api/alert-rules/deliveries',
     { schema: { querystring: listLimitQuery, response: { 200: ruleDeliveryList } } },
     async (request) => ({ deliveries: await listDeliveries(db, requireUser(request).id, request.query.limit) }),
+  );
+
+  routes.get('/api/push/key', { schema: { response: { 200: pushKeyResponse } } }, async () => ({
+    publicKey: options.vapidPublicKey,
+  }));
+  routes.post(
+    '/api/push/subscriptions',
+    { schema: { body: pushSubscriptionBody, response: { 200: pushSubscriptionsResponse } } },
+    async (request) => {
+      const userId = requireUser(request).id;
+      await savePushSubscription(db, userId, request.body, { allowPrivateTargets: limits.allowPrivateTargets });
+      return { count: await countPushSubscriptions(db, userId) };
+    },
+  );
+  routes.delete(
+    '/api/push/subscriptions',
+    { schema: { body: pushUnsubscribeBody, response: { 200: pushSubscriptionsResponse } } },
+    async (request) => {
+      const userId = requireUser(request).id;
+      await deletePushSubscription(db, userId, request.body.endpoint);
+      return { count: await countPushSubscriptions(db, userId) };
+    },
+  );
+
+  const secretAnswer = (secret: string) => ({ secret, header: WEBHOOK_SIGNATURE_HEADER });
+  routes.get('/api/alert-rules/webhook', { schema: { response: { 200: webhookSecretResponse } } }, async (request) =>
+    secretAnswer(await getOrCreateWebhookSecret(db, requireUser(request).id)),
+  );
+  routes.post(
+    '/api/alert-rules/webhook/rotate',
+    { schema: { response: { 200: webhookSecretResponse } } },
+    async (request) => secretAnswer(await rotateWebhookSecret(db, requireUser(request).id)),
+  );
+  routes.post(
+    '/api/alert-rules/webhook/test',
+    { schema: { body: webhookTestBody, response: { 200: webhookTestResponse } } },
+    async (request) => {
+      const { url } = request.body;
+      // A URL the guard refuses is the user's mistake (400), not a failed delivery.
+      await vetUrl(url, { allowPrivateTargets: limits.allowPrivateTargets, label: 'Webhook URL' }).catch(
+        (error: unknown) => {
+          throw error instanceof OutboundLookupError ? invalid(error.message) : error;
+        },
+      );
+      const secret = await getOrCreateWebhookSecret(db, requireUser(request).id);
+      return testWebhook(url, secret, {
+        timeoutMs: options.webhookTimeoutMs,
+        allowPrivateTargets: limits.allowPrivateTargets,
+      });
+    },
   );
 }
 

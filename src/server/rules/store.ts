@@ -5,6 +5,7 @@
 import { and, count, desc, eq, gt, isNull, lte, max, or, sql } from 'drizzle-orm';
 import { isIP } from 'node:net';
 import type { Database } from '../db/client.ts';
+import { classifyAddress } from '../http/outboundGuard.ts';
 import { alertRules, ruleDeliveries, ruleFirings } from '../db/schema.ts';
 import { conflict, invalid, notFound } from '../errors/domain.ts';
 import {
@@ -61,8 +62,8 @@ export function toAlertRule(row: RuleRow): AlertRule {
 
 /**
  * The checks the schema cannot make: an expiry in the future, and a webhook address a public
- * deployment may call (https, not a literal private address; the delivery re-checks the
- * resolved address of every request).
+ * deployment may call (https, not a literal private address or a local name; the delivery's
+ * guard re-checks the resolved address of every request).
  */
 function checkInput(input: ParsedRuleInput, limits: RuleLimits, now: Date): void {
   if (input.expiresAt && Date.parse(input.expiresAt) <= now.getTime()) throw invalid('expiresAt must be in the future');
@@ -71,29 +72,9 @@ function checkInput(input: ParsedRuleInput, limits: RuleLimits, now: Date): void
   if (url.protocol !== 'https:') throw invalid('webhookUrl must start with https://');
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
   if (host === 'localhost' || host.endsWith('.localhost') || host.endsWith('.local') || isIP(host) !== 0) {
-    if (isIP(host) === 0 || !isPublicAddress(host))
+    if (isIP(host) === 0 || classifyAddress(host) !== null)
       throw invalid(`webhookUrl points to a private or loopback address (${host})`);
   }
-}
-
-/** A literal IP address that is routable on the internet (no loopback, private, link-local ...). */
-function isPublicAddress(address: string): boolean {
-  const v4 = address.startsWith('::ffff:') ? address.slice(7) : address;
-  if (isIP(v4) === 4) {
-    const [a, b] = v4.split('.').map(Number);
-    return !(
-      a === 0 ||
-      a === 10 ||
-      a === 127 ||
-      (a === 100 && b >= 64 && b < 128) ||
-      (a === 169 && b === 254) ||
-      (a === 172 && b >= 16 && b < 32) ||
-      (a === 192 && b === 168) ||
-      a >= 224
-    );
-  }
-  const lower = address.toLowerCase();
-  return !(lower === '::' || lower === '::1' || /^f[cd]/.test(lower) || /^fe[89ab]/.test(lower) || /^ff/.test(lower));
 }
 
 function rowValues(input: ParsedRuleInput) {
