@@ -2,7 +2,7 @@
 // alert created from a watchlist chip's bell (prefilled at the last price), fired by the test
 // hook moving the demo price across it, seen as a toast, in the Triggered list and in the
 // delivery log (in-app and e-mail delivered), then paused and deleted; and an alert created
-// from the own candle chart at a price.
+// from the own candle chart at a price, with the form's errors and the webhook test send.
 import type { Page } from '@playwright/test';
 import { expect, test } from './fixtures.ts';
 
@@ -125,6 +125,11 @@ test('an alert at a price from the own candle chart, and the form explains a bad
   await expect(form.getByText('fast and slow must differ')).toBeVisible();
   await expect(form.getByText('A webhook rule needs a webhook URL')).toBeVisible();
   await expect(form.getByLabel('Webhook signing secret')).not.toHaveValue('');
+  // "Send test" posts to the typed URL through the server and says how it went (this server's
+  // own health check answers a POST with 404).
+  await form.getByLabel('Webhook URL').fill(`${new URL(page.url()).origin}/healthz`);
+  await form.getByRole('button', { name: 'Send test' }).click();
+  await expect(form.getByText(/^Test (delivered|failed|not sent)/)).toBeVisible();
 
   await form.getByLabel('Fast EMA period').fill('9');
   await form.getByRole('checkbox', { name: 'Webhook' }).uncheck();
