@@ -46,7 +46,8 @@ function showSystemNotification(firing: RuleFiring) {
   try {
     const notification = new Notification(firingTitle(firing), {
       body: firing.message,
-      tag: `rule-firing-${firing.id}`,
+      // The tag of the rule's Web Push notification: with both on, one replaces the other.
+      tag: `rule-${firing.ruleId}`,
       icon: '/favicon.svg',
     });
     notification.onclick = () => {
