@@ -2,7 +2,8 @@
 // alert created from a watchlist chip's bell (prefilled at the last price), fired by the test
 // hook moving the demo price across it, seen as a toast, in the Triggered list and in the
 // delivery log (in-app and e-mail delivered), then paused and deleted; and an alert created
-// from the own candle chart at a price, with the form's errors and the webhook test send.
+// from the own candle chart at a price, with the form's errors, the webhook test send and the
+// push permission refused.
 import type { Page } from '@playwright/test';
 import { expect, test } from './fixtures.ts';
 
@@ -130,6 +131,19 @@ test('an alert at a price from the own candle chart, and the form explains a bad
   await form.getByLabel('Webhook URL').fill(`${new URL(page.url()).origin}/healthz`);
   await form.getByRole('button', { name: 'Send test' }).click();
   await expect(form.getByText(/^Test (delivered|failed|not sent)/)).toBeVisible();
+
+  // Push asks the browser; this headless one refuses notifications, and the form says so plainly.
+  const push = form.getByRole('checkbox', { name: 'Push' });
+  await push.click();
+  await expect(
+    form.getByText(
+      "Notifications are blocked for this site: allow them in the browser's site settings to get push alerts",
+    ),
+  ).toBeVisible();
+  await expect(push).not.toBeChecked();
+  // The service worker the Push channel registers is served from the site's root.
+  const worker = await page.request.get('/sw.js');
+  expect(worker.headers()['content-type']).toContain('javascript');
 
   await form.getByLabel('Fast EMA period').fill('9');
   await form.getByRole('checkbox', { name: 'Webhook' }).uncheck();
