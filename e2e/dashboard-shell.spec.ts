@@ -181,7 +181,7 @@ test('switching among the five sources keeps each panel, and the Barchart widget
   await expect(form.getByLabel('API Key')).toHaveValue('my-key-123');
 });
 
-test('the guided tour runs its eight steps in order, skip ends it, and a restart begins at step 1', async ({
+test("the guided tour runs docs/SPEC.md's eight steps in order then the alert rules step, skip ends it, and a restart begins at step 1", async ({
   subscribedPage: page,
 }) => {
   await interceptThirdParties(page);
@@ -194,6 +194,8 @@ test('the guided tour runs its eight steps in order, skip ends it, and a restart
     'Market Alert Log',
     'AI Assistant',
     'Prompt Catalog & File Management',
+    // Issue 16: the trader's own alert rules, after docs/SPEC.md's eight.
+    'Alert Rules',
   ];
   const tooltip = page.getByRole('alertdialog');
   await page.getByRole('button', { name: 'Take Tour' }).click();
@@ -201,7 +203,7 @@ test('the guided tour runs its eight steps in order, skip ends it, and a restart
     await expect(tooltip.getByText(title, { exact: true })).toBeVisible();
     const last = index === titles.length - 1;
     // Progress shows on the Next button; the last step's button reads Finish.
-    const button = tooltip.getByRole('button', { name: last ? 'Finish' : `Next (${index + 1} of 8)` });
+    const button = tooltip.getByRole('button', { name: last ? 'Finish' : `Next (${index + 1} of ${titles.length})` });
     await expect(button).toBeVisible();
     await button.click();
   }

@@ -38,6 +38,20 @@ export const queryKeys = {
     /** GET /api/symbols/search: the watchlists' type-ahead for one typed text. */
     search: (q: string) => ['symbols', 'search', q] as const,
   },
+  /** The trader's own alert rules (issue 16). */
+  rules: {
+    all: ['rules'] as const,
+    /** GET /api/alert-rules: the rules and the active-rule cap. */
+    list: ['rules', 'list'] as const,
+    /** GET /api/alert-rules/triggered: the firings, newest first. */
+    firings: ['rules', 'firings'] as const,
+    /** GET /api/alert-rules/deliveries: the delivery log, newest first. */
+    deliveries: ['rules', 'deliveries'] as const,
+    /** GET /api/alert-rules/webhook: the secret webhooks are signed with. */
+    webhookSecret: ['rules', 'webhook-secret'] as const,
+    /** The latest close of a symbol, to prefill a price level. */
+    lastPrice: (symbol: string) => ['rules', 'last-price', symbol] as const,
+  },
   embeds: ['embeds'] as const,
   /** GET /api/plans (the same for every visitor). */
   plans: ['plans'] as const,

@@ -58,8 +58,19 @@ describe('widget settings', () => {
 });
 
 describe('tour steps', () => {
-  it('has eight valid steps, the first without a beacon', () => {
-    expect(TOUR_STEPS).toHaveLength(8);
+  it("has docs/SPEC.md's eight steps in order, then the alert rules step (issue 16); the first without a beacon", () => {
+    expect(TOUR_STEPS.map((step) => step.title)).toEqual([
+      'Chart Analysis Hub',
+      'Platform Switcher',
+      'Professional Charting',
+      'Watchlist Management',
+      'Watchlist Alerts',
+      'Market Alert Log',
+      'AI Assistant',
+      'Prompt Catalog & File Management',
+      'Alert Rules',
+    ]);
+    expect(TOUR_STEPS[8].target).toBe('[data-tour="alert-rules"] h2');
     expect(stepsAreValid(TOUR_STEPS)).toBe(true);
     expect(TOUR_STEPS[0].skipBeacon).toBe(true);
   });

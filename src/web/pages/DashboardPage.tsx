@@ -1,6 +1,7 @@
 // /dashboard: the main application behind the subscription guard. Layout of docs/SPEC.md: left
 // 75% holds the chart area, the AI section and the file list; right 25% the watchlist alerts
-// panel (741px) and the market alert log (530px). Below 1024px the columns stack.
+// panel (741px) and the market alert log (530px), then the trader's own alert rules (issue 16)
+// in the rest of the column. Below 1024px the columns stack.
 import { useEffect, useState, type ReactNode } from 'react';
 import { useLocation, useNavigate } from 'react-router';
 import { RequireSubscription } from '../auth/guards.tsx';
@@ -10,6 +11,8 @@ import { ChartArea, type ChartSource } from '../dashboard/chart/ChartArea.tsx';
 import { AiSection } from '../dashboard/chat/AiSection.tsx';
 import { AssistantProvider } from '../dashboard/chat/AssistantProvider.tsx';
 import { MyStuff } from '../dashboard/files/MyStuff.tsx';
+import { AlertRulesPanel } from '../dashboard/rules/AlertRulesPanel.tsx';
+import { AlertRulesProvider } from '../dashboard/rules/AlertRulesProvider.tsx';
 import { ChartSymbolPicker } from '../dashboard/market/ChartSymbolPicker.tsx';
 import { ExchangeView } from '../dashboard/market/ExchangeView.tsx';
 import { GuidedTour } from '../dashboard/tour/GuidedTour.tsx';
@@ -94,6 +97,9 @@ function Dashboard() {
           <div className="h-[530px]">
             <AlertLog />
           </div>
+          <div className="min-h-[420px] flex-1">
+            <AlertRulesPanel />
+          </div>
         </>,
         '',
       )}
@@ -108,7 +114,9 @@ export function DashboardPage() {
       <div className="min-h-screen">
         <TopNav />
         <AssistantProvider>
-          <Dashboard />
+          <AlertRulesProvider>
+            <Dashboard />
+          </AlertRulesProvider>
         </AssistantProvider>
         <StartTourOnArrival />
       </div>

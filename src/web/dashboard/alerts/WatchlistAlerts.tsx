@@ -2,7 +2,7 @@
 // start), a plus button with Add / Cancel (a type-ahead suggests plain tickers; a typed symbol the
 // symbol table does not know is explained, not added), and the latest real alerts for those symbols,
 // coloured by type. The speaker icon reads new alerts aloud; the candlestick 'Chart' button opens
-// the symbol's chart. Every symbol of the symbol table (crypto, stocks, ETFs, indices, futures) is tracked;
+// the symbol's chart; a chip's bell opens the alert-rule form for that symbol at its last price. Every symbol of the symbol table (crypto, stocks, ETFs, indices, futures) is tracked;
 // a saved symbol the table does not know says so, in the table's words, instead of showing
 // invented alerts.
 import { useQuery } from '@tanstack/react-query';
@@ -14,6 +14,8 @@ import { symbolByTicker } from '../../../shared/tickers.ts';
 import { ApiError } from '../../api/http.ts';
 import { queryKeys } from '../../api/queryKeys.ts';
 import { useNotify } from '../../ui/Notifications.tsx';
+import { BellIcon } from '../rules/BellIcon.tsx';
+import { useRuleEditor } from '../rules/AlertRulesProvider.tsx';
 import { resolveSymbol } from '../watchlist/symbolApi.ts';
 import { SymbolSearch } from '../watchlist/SymbolSearch.tsx';
 import { useSavedWatchlist } from '../watchlist/useSavedWatchlist.ts';
@@ -47,6 +49,7 @@ export function WatchlistAlerts({
   onOpenChart?: (symbolId: string) => void;
 }) {
   const notify = useNotify();
+  const ruleEditor = useRuleEditor();
   const watchlist = useSavedWatchlist('alerts', DEFAULT_ALERTS_WATCHLIST, notify);
   const { symbols } = watchlist;
   const tracked = [...new Set(symbols.map(alertTickerOf).filter((ticker): ticker is string => ticker !== null))];
@@ -145,6 +148,17 @@ export function WatchlistAlerts({
         {symbols.map((symbol) => (
           <li key={symbol} className="flex items-center gap-1 rounded-full bg-gray-800 px-2 py-0.5 text-sm text-white">
             {symbol}
+            {ruleEditor && alertTickerOf(symbol) !== null && (
+              <button
+                type="button"
+                aria-label={`Alert on ${symbol}`}
+                title={`Alert: create an alert rule for ${symbol}`}
+                className="text-gray-400 hover:text-indigo-300"
+                onClick={() => ruleEditor.open({ prefill: { symbol } })}
+              >
+                <BellIcon />
+              </button>
+            )}
             <button
               type="button"
               aria-label={`Remove ${symbol}`}

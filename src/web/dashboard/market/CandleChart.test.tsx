@@ -13,13 +13,14 @@ import { requestedUrl } from '../../api/testFetch.ts';
 import { withClient } from '../../ui/testProviders.tsx';
 
 vi.mock('lightweight-charts', () => {
-  const series = { setData: vi.fn() };
+  const series = { setData: vi.fn(), coordinateToPrice: vi.fn() };
   return {
     CandlestickSeries: {},
     ColorType: { Solid: 'solid' },
     createChart: () => ({
       addSeries: () => series,
       timeScale: () => ({ fitContent: vi.fn() }),
+      subscribeClick: vi.fn(),
       remove: vi.fn(),
     }),
     createSeriesMarkers: vi.fn(),

@@ -2,7 +2,8 @@
 // panel's video icon or the chart area's symbol picker, for any symbol of the table (crypto,
 // stocks, ETFs, indices, futures), with the alerts that fired on it marked on their bars: green
 // up-arrows bullish, red down-arrows bearish, yellow circles caution. Demo bars are labelled
-// "Demo data" and Yahoo Finance bars "Delayed".
+// "Demo data" and Yahoo Finance bars "Delayed". A click on the chart picks a price; "Alert at ..."
+// opens the alert-rule form with a price-cross at that price (the last close until one is picked).
 import {
   CandlestickSeries,
   ColorType,
@@ -13,8 +14,12 @@ import {
 } from 'lightweight-charts';
 import { useEffect, useRef, useState } from 'react';
 import { alertDisplayType, parseAlertTimestamp } from '../../../shared/alertDisplay.ts';
+import { formatPrice } from '../../../shared/format.ts';
 import type { CandleGranularity } from '../../../shared/schemas/market.ts';
 import { resolveSymbol } from '../../../shared/symbols.ts';
+import { BellIcon } from '../rules/BellIcon.tsx';
+import { useRuleEditor } from '../rules/AlertRulesProvider.tsx';
+import { roundPrice } from '../rules/ruleForm.ts';
 import { ASSET_CLASS_LABELS } from './assetClasses.ts';
 import { DELAYED_TITLE, isDelayedSource, useCandles } from './marketApi.ts';
 
@@ -36,6 +41,10 @@ export function CandleChart({
   const container = useRef<HTMLDivElement>(null);
   const data = useCandles(productId, granularity);
   const market = resolveSymbol(productId);
+  const ruleEditor = useRuleEditor();
+  // The price the trader clicked on the chart, for "Alert at ...".
+  const [picked, setPicked] = useState<{ chart: unknown; price: number } | null>(null);
+  const lastClose = data.data?.candles.at(-1)?.close;
 
   useEffect(() => {
     if (!container.current || !data.data) return;
@@ -72,8 +81,17 @@ export function CandleChart({
       [...byBar.values()].sort((a, b) => a.time - b.time),
     );
     chart.timeScale().fitContent();
+    chart.subscribeClick((param) => {
+      const price = param.point ? series.coordinateToPrice(param.point.y) : null;
+      if (price !== null && Number.isFinite(price) && price > 0)
+        setPicked({ chart: data.data, price: roundPrice(price) });
+    });
     return () => chart.remove();
   }, [data.data]);
+
+  // A picked price belongs to the bars it was picked on: a new symbol or bar size forgets it.
+  const clicked = picked && picked.chart === data.data ? picked.price : undefined;
+  const alertPrice = clicked ?? (lastClose === undefined ? undefined : roundPrice(lastClose));
 
   return (
     <div
@@ -110,6 +128,21 @@ export function CandleChart({
           ))}
         </div>
         <span className="text-xs text-gray-400">{data.data ? `${data.data.alerts.length} alerts marked` : ''}</span>
+        {ruleEditor && alertPrice !== undefined && (
+          <button
+            type="button"
+            title={
+              clicked
+                ? 'Create an alert rule when the price crosses this level'
+                : 'Create an alert rule at the last close (click the chart to pick another price)'
+            }
+            onClick={() => ruleEditor.open({ prefill: { symbol: productId, level: alertPrice } })}
+            className="flex items-center gap-1 rounded border border-indigo-500 px-2 py-1 text-xs text-indigo-200 hover:bg-indigo-900/50"
+          >
+            <BellIcon />
+            Alert at {formatPrice(alertPrice)}
+          </button>
+        )}
         <button
           type="button"
           onClick={onClose}

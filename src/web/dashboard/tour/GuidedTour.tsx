@@ -2,7 +2,8 @@
 // `startTour` (the top bar's 'Take Tour'). Continuous with progress and a skip button, no
 // close button, scrolls to the first step; a step whose target is missing or hidden is
 // skipped in the direction of travel; finishing or skipping resets to the first step. Tall
-// panels are pointed at by their heading so the tooltip always has room beside it.
+// panels are pointed at by their heading so the tooltip always has room beside it. docs/SPEC.md's
+// eight steps come first; the alert rules panel (issue 16) is the ninth.
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { ACTIONS, EVENTS, Joyride, STATUS, type EventData, type Step } from 'react-joyride';
 import { TOUR } from '../../../shared/constants.ts';
@@ -60,6 +61,14 @@ export const TOUR_STEPS: Step[] = [
     title: 'Prompt Catalog & File Management',
     content:
       'Ready-made analysis prompts by category, timeframe and symbol. Below, My Stuff holds your CSV and spreadsheet files for AI analysis and your linked spreadsheet.',
+    placement: 'auto',
+  },
+  // Issue 16 adds this step after docs/SPEC.md's eight, which keep their order and texts.
+  {
+    target: '[data-tour="alert-rules"] h2',
+    title: 'Alert Rules',
+    content:
+      'Your own alerts on any symbol: price levels, percentage moves, indicators, built-in alerts or WATOS odds, delivered in the app, by e-mail, as push notifications or to your webhook. Create one here, with the bell on a watchlist symbol, or from a candle chart. Triggered alerts and every delivery are listed here too.',
     placement: 'auto',
   },
 ];
