@@ -29,7 +29,19 @@ const root = path.dirname(fileURLToPath(import.meta.url));
 // Policies are read in order and the last one that matches decides (default: allow).
 // To add a public file (e.g. `types.ts` for pure types), add a pattern to `publicSurface`.
 // ---------------------------------------------------------------------------------------------
-const features = ['ai', 'alerts', 'auth', 'billing', 'embeds', 'files', 'mail', 'market', 'prompts', 'rules', 'watchlists'];
+const features = [
+  'ai',
+  'alerts',
+  'auth',
+  'billing',
+  'embeds',
+  'files',
+  'mail',
+  'market',
+  'prompts',
+  'rules',
+  'watchlists',
+];
 const publicSurface = ['src/server/*/service.ts', 'src/server/*/*Service.ts', 'src/server/*/service/**/*'];
 const element = (type, pattern, capture) => ({ type, pattern, capture, partialMatch: false, stopMatching: true });
 const boundaryElements = [
