@@ -4,6 +4,7 @@
 // delivery log (in-app and e-mail delivered), then paused and deleted; and an alert created
 // from the own candle chart at a price, with the form's errors, the webhook test send and the
 // push permission refused.
+import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
 import { expect, test } from './fixtures.ts';
 
@@ -153,4 +154,31 @@ test('an alert at a price from the own candle chart, and the form explains a bad
   await expect(page.getByTestId('alert-rules-panel').getByTestId('rule-row')).toContainText(
     'ETH EMA(9) crosses above EMA(21)',
   );
+});
+
+test('the rules panel and its form pass an accessibility check (axe, WCAG 2 A and AA)', async ({
+  subscribedPage: page,
+}) => {
+  await interceptThirdParties(page);
+  const panel = page.getByTestId('alert-rules-panel');
+  await panel.getByRole('button', { name: 'New alert' }).click();
+  const form = page.getByRole('dialog', { name: 'New alert rule' });
+  await form.getByRole('combobox', { name: 'Symbol' }).fill('AAPL');
+  await form.getByLabel('Price level').fill('190');
+  await form.getByRole('checkbox', { name: 'Webhook' }).check();
+  await expect(form.getByLabel('Webhook signing secret')).not.toHaveValue('');
+  const withTags = (builder: AxeBuilder) => builder.withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']);
+  const formResults = await withTags(new AxeBuilder({ page }).include('[role="dialog"]')).analyze();
+  expect(formResults.violations.map((violation) => `${violation.id}: ${violation.help}`)).toEqual([]);
+  // The check looked at the form: labels, contrast, roles and names were tested and passed.
+  expect(formResults.passes.map((rule) => rule.id)).toEqual(expect.arrayContaining(['label', 'color-contrast']));
+
+  await form.getByRole('checkbox', { name: 'Webhook' }).uncheck();
+  await form.getByRole('button', { name: 'Create alert' }).click();
+  await expect(panel.getByTestId('rule-row')).toHaveCount(1);
+  for (const tab of ['Rules', 'Triggered', 'Delivery log']) {
+    await panel.getByRole('tab', { name: tab }).click();
+    const results = await withTags(new AxeBuilder({ page }).include('[data-testid="alert-rules-panel"]')).analyze();
+    expect(results.violations.map((violation) => `${tab} ${violation.id}: ${violation.help}`)).toEqual([]);
+  }
 });
