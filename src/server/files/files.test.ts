@@ -485,8 +485,8 @@ describe.each(['disk', 's3'] as const)('My Stuff files on %s storage', (variant)
     expect(added).toHaveLength(names.length);
     for (const name of added) expect(name).toMatch(STORED_NAME);
     if (!s3) {
-      // Nothing was written beside or above the uploads folder.
-      expect((await readdir(dataDir)).sort()).toEqual(['auth-secret', 'uploads']);
+      // Nothing was written beside or above the uploads folder (besides the generated secrets).
+      expect((await readdir(dataDir)).sort()).toEqual(['auth-secret', 'uploads', 'vapid-keys.json']);
       expect(await readdir(join(dataDir, '..'))).not.toContain('evil.csv');
     }
   });

@@ -104,7 +104,8 @@ export async function recordFirings(
         .set({
           triggerCount: sql`${alertRules.triggerCount} + ${fired}`,
           lastTriggeredAt: now,
-          updatedAt: now,
+          // updated_at is left alone: it is the rules' change fingerprint (store.rulesVersion),
+          // and a firing needs no reload (the runtime retires a fired "once" rule itself).
           ...(once ? { status: 'triggered' } : {}),
         })
         .where(and(eq(alertRules.id, ruleId), inArray(alertRules.status, ['active', 'triggered'])));
