@@ -17,6 +17,7 @@ import { appliedMigrationCount, expectedMigrationCount, type DatabaseHandle } fr
 import { installCsrfGuard } from './http/csrf.ts';
 import { installErrorHandling } from './http/errors.ts';
 import { loggerOptions } from './http/logging.ts';
+import { counterStore } from './http/rateLimit.ts';
 import { installRequestGuards } from './http/requestGuards.ts';
 import { installSecurityHeaders } from './http/security.ts';
 import { registerSpa } from './http/spa.ts';
@@ -306,6 +307,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
       }),
       dashboardFeature(alertRuleRoutes, {
         db: database.db,
+        counters: counterStore(redis),
+        redisPrefix: config.redisPrefix,
         limits: { maxActive: config.ALERT_RULES_MAX_ACTIVE, allowPrivateTargets },
         vapidPublicKey: vapid.publicKey,
         webhookTimeoutMs: config.WEBHOOK_TIMEOUT_MS,

@@ -100,6 +100,14 @@ describe('alert rule channels through the API', () => {
       verifyWebhookSignature(first.secret, received[0].body, received[0].headers['x-watos-signature'] as string),
     ).toBe(false);
 
+    // Test sends are rate-limited per user: the tenth of a minute goes out, the eleventh does not.
+    for (let sent = 1; sent < 10; sent += 1)
+      expect((await browser.post('/api/alert-rules/webhook/test', { url: receiverUrl })).statusCode).toBe(200);
+    const refused = await browser.post('/api/alert-rules/webhook/test', { url: receiverUrl });
+    expect(refused.statusCode).toBe(429);
+    expect(jsonBody<{ error: string }>(refused).error).toMatch(/^At most 10 webhook tests a minute\. Please wait/);
+    received.length = 0;
+
     const rule = jsonBody<AlertRule>(
       await browser.post('/api/alert-rules', {
         symbol: 'AAPL',
