@@ -69,8 +69,6 @@ import {
   rsiSeed,
   sourceWindow,
   channelCrossed,
-  crossesDown,
-  crossesUp,
   watosEvaluatedAt,
   watosOddsMet,
   watosProbabilitiesAt,
@@ -80,6 +78,7 @@ import {
   volumeZNext,
   type EmaSeed,
   frameScratch,
+  indicatorFires as referenceIndicatorFires,
   type FrameBars,
   type FrameScratch,
   type IndicatorCondition,
@@ -803,7 +802,11 @@ export function createRuleEvaluator(options: RuleEvaluatorOptions): RuleEvaluato
   };
 }
 
-/** Whether an indicator group's rule fires given its group values at the previous and the current minute. */
+/**
+ * Whether an indicator group's rule fires given its group values at the previous and the
+ * current minute (A: RSI, EMA fast - slow, the upper band or the volume z-score; B: the lower
+ * band): the reference's rule applied to the value the condition looks at.
+ */
 function indicatorFires(
   condition: IndicatorCondition,
   previousA: number,
@@ -813,18 +816,12 @@ function indicatorFires(
   close: number,
   previousClose: number,
 ): boolean {
-  switch (condition.kind) {
-    case 'rsi':
-      return condition.direction === 'above'
-        ? crossesUp(previousA, currentA, condition.level)
-        : crossesDown(previousA, currentA, condition.level);
-    case 'ema_cross':
-      return condition.direction === 'above' ? crossesUp(previousA, currentA, 0) : crossesDown(previousA, currentA, 0);
-    case 'bollinger':
-      return condition.direction === 'above'
-        ? close > currentA && !(previousClose > previousA)
-        : close < currentB && !(previousClose < previousB);
-    case 'volume_z':
-      return currentA > condition.threshold && !(previousA > condition.threshold);
-  }
+  const lower = condition.kind === 'bollinger' && condition.direction === 'below';
+  return referenceIndicatorFires(
+    condition,
+    lower ? previousB : previousA,
+    lower ? currentB : currentA,
+    close,
+    previousClose,
+  );
 }
