@@ -113,6 +113,12 @@ describe('ResetPasswordPage', () => {
     expect((await screen.findByText(/^elsewhere/)).textContent).toBe('elsewhere / {"resetLinkInvalid":true}');
   });
 
+  it("Better Auth's ?error=INVALID_TOKEN for a used link says why too", async () => {
+    stubServer({ signedIn: false, tokenValid: false });
+    renderAt('/reset-password?error=INVALID_TOKEN');
+    expect((await screen.findByText(/^elsewhere/)).textContent).toBe('elsewhere / {"resetLinkInvalid":true}');
+  });
+
   it('a used or expired link tells a signed-in trader, with a link to request a new one', async () => {
     stubServer({ signedIn: true, tokenValid: false });
     renderAt('/reset-password?token=used');

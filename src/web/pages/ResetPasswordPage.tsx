@@ -19,6 +19,9 @@ import { ResetLinkInvalidNotice, RESET_LINK_INVALID } from './resetLinkNotice.ts
 export function ResetPasswordPage() {
   const [params] = useSearchParams();
   const token = params.get('token');
+  // The e-mailed link passes through Better Auth, which sends a used or expired token on as
+  // ?error=INVALID_TOKEN; we also check a ?token= ourselves.
+  const refusedByLink = params.get('error') === 'INVALID_TOKEN';
   const { user, isLoading, refresh } = useAuth();
   const navigate = useNavigate();
   const tokenCheck = useQuery({
@@ -41,10 +44,11 @@ export function ResetPasswordPage() {
   }, [done, navigate]);
 
   const tokenValid = Boolean(token) && tokenCheck.data?.valid === true;
+  const linkRefused = refusedByLink || (Boolean(token) && !tokenValid);
   if (!done) {
     // A refused token still lets a signed-in user change the password: wait to know who it is.
     if (token ? tokenCheck.isPending || (!tokenValid && isLoading) : isLoading) return <LoadingScreen />;
-    if (!tokenValid && !user) return <Navigate to="/" replace state={token ? RESET_LINK_INVALID : null} />;
+    if (!tokenValid && !user) return <Navigate to="/" replace state={linkRefused ? RESET_LINK_INVALID : null} />;
   }
   // Without a valid e-mailed token this is a signed-in change: it needs the current password.
   const needsCurrentPassword = !tokenValid;
@@ -88,7 +92,7 @@ export function ResetPasswordPage() {
         <div className="rounded-2xl border border-gray-800 bg-gray-900 p-6 shadow-xl">
           <h1 className="text-2xl font-bold text-white">Choose a new password</h1>
           <div className="mt-6 space-y-4">
-            {token && !tokenValid && !done && <ResetLinkInvalidNotice />}
+            {linkRefused && !done && <ResetLinkInvalidNotice />}
             <SuccessMessage>{done ? 'Password updated successfully!' : null}</SuccessMessage>
             {!done && (
               <form onSubmit={(event) => void submit(event)} noValidate className="space-y-4">
