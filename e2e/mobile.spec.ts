@@ -191,6 +191,13 @@ test.describe('at 1440x900', () => {
       await expect(page.locator(`[data-tour="${selector}"]`)).toBeVisible();
     }
     await expectNoSidewaysScroll(page, '/dashboard at 1440');
+    // The chat is the wider part of the AI section, its input one compact row, and the Prompt
+    // Catalog no taller than its form.
+    const chat = (await page.locator('[data-tour="chat"]').boundingBox())!;
+    const catalog = (await page.locator('[data-tour="prompt-catalog"]').boundingBox())!;
+    expect(chat.width).toBeGreaterThan(catalog.width * 1.5);
+    expect(catalog.height).toBeLessThanOrEqual(500);
+    expect((await page.locator('#chat-input').boundingBox())!.height).toBeLessThan(50);
 
     await page.getByRole('button', { name: 'Take Tour' }).click();
     const tooltip = page.getByRole('alertdialog');

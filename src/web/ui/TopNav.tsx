@@ -109,7 +109,7 @@ export function TopNav() {
         </button>
         <div
           id="main-menu"
-          className={`${open ? 'flex' : 'hidden'} absolute inset-x-0 top-full max-h-[calc(100vh-3.5rem)] flex-col items-stretch gap-2 overflow-y-auto border-b border-gray-800 bg-gray-900 p-4 shadow-xl xl:static xl:flex xl:max-h-none xl:flex-1 xl:flex-row xl:items-center xl:gap-3 xl:overflow-visible xl:border-0 xl:bg-transparent xl:p-0 xl:shadow-none`}
+          className={`${open ? 'flex' : 'hidden'} absolute inset-x-0 top-full max-h-[calc(100vh-3.5rem)] flex-col items-stretch gap-2 overflow-y-auto border-b border-gray-800 bg-gray-900 p-4 shadow-xl xl:static xl:flex xl:max-h-none xl:min-w-0 xl:flex-1 xl:flex-row xl:flex-wrap xl:items-center xl:gap-3 xl:overflow-visible xl:border-0 xl:bg-transparent xl:p-0 xl:shadow-none`}
         >
           {MARKETING_LINKS.map((link) => (
             <NavLink key={link.to} to={link.to} className={linkClass} onClick={closeOnFollow}>
