@@ -28,8 +28,12 @@ test('create account, verify by e-mail, see the plans; log out; wrong then right
   await expect(page.locator('[data-testid^="plan-"]')).toHaveCount(3);
   await expect(page.getByTestId('nav-user')).toHaveText('alice');
   await expect(page.getByTestId('subscription-status')).toHaveText('No subscription');
-  // The tour shows the dashboard, which needs a plan: no 'Take Tour' until there is one.
-  await expect(page.getByRole('button', { name: 'Take Tour' })).toHaveCount(0);
+  // The tour shows the dashboard, which needs a plan: 'Take Tour' says so and points at the plans.
+  await page.getByRole('button', { name: 'Take Tour' }).click();
+  const notice = page.getByRole('alert').filter({ hasText: 'The guided tour walks through the dashboard' });
+  await expect(notice).toContainText('Choose a plan below, then press Take Tour.');
+  await notice.getByRole('button', { name: 'Dismiss' }).click();
+  await expect(notice).toHaveCount(0);
 
   await page.getByRole('button', { name: 'Sign Out' }).click();
   await expect(page.getByRole('tab', { name: 'Login' })).toBeVisible();
@@ -95,7 +99,8 @@ test('forgot password: e-mailed link, short and mismatched passwords refused, th
   ).toBeVisible();
   await expect(page.getByLabel('Email')).toHaveCount(0);
 
-  await page.goto(await linkFromOutbox(page.request, email, 'Reset your password'));
+  const resetLink = await linkFromOutbox(page.request, email, 'Reset your password');
+  await page.goto(resetLink);
   await expect(page).toHaveURL(/\/reset-password\?token=/);
   await page.getByLabel('New password', { exact: true }).fill('short');
   await page.getByLabel('Confirm new password').fill('short');
@@ -114,6 +119,11 @@ test('forgot password: e-mailed link, short and mismatched passwords refused, th
   await expect(page.getByRole('heading', { name: 'Choose your plan' })).toBeVisible({ timeout: 10_000 });
 
   await page.getByRole('button', { name: 'Sign Out' }).click();
+  // The used link lands on the login form saying why, with a way to ask for a new one.
+  await page.goto(resetLink);
+  await expect(page).toHaveURL(/\/$/);
+  await expect(page.getByRole('alert')).toContainText('This password reset link has expired or was already used.');
+  await expect(page.getByRole('link', { name: 'Request a new link' })).toHaveAttribute('href', '/forgot-password');
   await page.getByLabel('Email').fill(email);
   await page.getByLabel('Password').fill('second-password');
   await page.getByRole('button', { name: 'Login', exact: true }).click();

@@ -40,6 +40,10 @@ for (const viewport of [
     subscribedPage: page,
   }, testInfo) => {
     await page.setViewportSize(viewport);
+    // Below 1024px the dashboard is tabs: the alert log is on the Alerts tab.
+    if (viewport.width < 1024) {
+      await page.getByRole('tablist', { name: 'Dashboard sections' }).getByRole('tab', { name: 'Alerts' }).click();
+    }
     const log = page.getByRole('region', { name: 'All-Market Alert Log' });
     await log.scrollIntoViewIfNeeded();
     for (const name of ['Start time', 'End time']) {

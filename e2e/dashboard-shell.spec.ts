@@ -202,8 +202,9 @@ test("the guided tour runs docs/SPEC.md's eight steps in order then the alert ru
   for (const [index, title] of titles.entries()) {
     await expect(tooltip.getByText(title, { exact: true })).toBeVisible();
     const last = index === titles.length - 1;
-    // Progress shows on the Next button; the last step's button reads Finish.
-    const button = tooltip.getByRole('button', { name: last ? 'Finish' : `Next (${index + 1} of ${titles.length})` });
+    // Progress shows on the Next button, and on the last step's Finish button too.
+    const progress = `(${index + 1} of ${titles.length})`;
+    const button = tooltip.getByRole('button', { name: last ? `Finish ${progress}` : `Next ${progress}` });
     await expect(button).toBeVisible();
     await button.click();
   }

@@ -110,7 +110,8 @@ test('a failed list shows the docs/SPEC.md error in place of the lists, and a fa
   );
   await row.getByRole('button', { name: 'Delete keep.csv' }).click();
   await row.getByRole('button', { name: 'Delete', exact: true }).click();
-  await expect(panel.getByRole('alert')).toHaveText('Failed to delete file');
+  // The error sits under the row, with the server's reason.
+  await expect(row.getByRole('alert')).toHaveText('Failed to delete file: boom');
   await expect(row).toBeVisible();
   await page.unroute('**/files/*');
 

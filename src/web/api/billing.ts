@@ -25,6 +25,9 @@ export const billingApi = {
       `/api/subscriptions/confirm?session_id=${encodeURIComponent(sessionId)}`,
       schema('confirmCheckoutResponse'),
     ),
+  /** docs/SPEC.md's GET /api/subscriptions/validate/{id}: the subscription with its access rules applied. */
+  validateSubscription: (id: string) =>
+    apiFetch(`/api/subscriptions/validate/${encodeURIComponent(id)}`, schema('subscriptionResponse')),
   /** Stops a Monthly plan renewing; access stays until the period ends. */
   cancelSubscription: (id: string) =>
     apiSend('POST', `/api/subscriptions/${encodeURIComponent(id)}/cancel`, schema('subscriptionResponse'), {}),

@@ -59,6 +59,8 @@ export const queryKeys = {
     all: ['billing'] as const,
     /** The /success re-check of one checkout session. */
     confirmation: (sessionId: string | null) => ['billing', 'confirmation', sessionId] as const,
+    /** The /success validation of the subscription the payment started. */
+    validation: (subscriptionId: string | null) => ['billing', 'validation', subscriptionId] as const,
   },
   account: {
     all: ['account'] as const,

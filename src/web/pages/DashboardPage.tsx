@@ -1,8 +1,10 @@
 // /dashboard: the main application behind the subscription guard. Layout of docs/SPEC.md: left
 // 75% holds the chart area, the AI section and the file list; right 25% the watchlist alerts
 // panel (741px) and the market alert log (530px), then the trader's own alert rules (issue 16)
-// in the rest of the column. Below 1024px the columns stack.
-import { useEffect, useState, type ReactNode } from 'react';
+// in the rest of the column. Below 1024px (Tailwind's lg) the dashboard is tabs instead: Chart,
+// Alerts (the watchlist alerts, the alert log and the alert rules), AI and Files; every panel
+// stays mounted and only the chosen tab's panels show.
+import { useCallback, useEffect, useState } from 'react';
 import { useLocation, useNavigate } from 'react-router';
 import { RequireSubscription } from '../auth/guards.tsx';
 import { AlertLog } from '../dashboard/alerts/AlertLog.tsx';
@@ -16,6 +18,8 @@ import { AlertRulesProvider } from '../dashboard/rules/AlertRulesProvider.tsx';
 import { ChartSymbolPicker } from '../dashboard/market/ChartSymbolPicker.tsx';
 import { ExchangeView } from '../dashboard/market/ExchangeView.tsx';
 import { GuidedTour } from '../dashboard/tour/GuidedTour.tsx';
+import { DashboardTabBar } from '../dashboard/layout/DashboardTabBar.tsx';
+import { ShowDashboardTab, type DashboardTab } from '../dashboard/layout/dashboardTabs.tsx';
 import { ChartWatchlist } from '../dashboard/watchlist/ChartWatchlist.tsx';
 import { useChartWatchlist } from '../dashboard/watchlist/useChartWatchlist.ts';
 import { useNotify } from '../ui/Notifications.tsx';
@@ -47,50 +51,63 @@ function Dashboard() {
   const watchlist = useChartWatchlist(notify);
   const [source, setSource] = useState<ChartSource>('tradingview');
   const [chartSymbol, setChartSymbol] = useState<string | null>(null);
+  const [tab, setTab] = useState<DashboardTab>('chart');
+  const showTab = useCallback((next: DashboardTab) => setTab(next), []);
 
-  const column = (children: ReactNode, className: string) => (
-    <div className={`flex min-w-0 flex-col gap-4 ${className}`}>{children}</div>
-  );
+  /** A tab's wrapper: hidden below lg unless it is the chosen tab. */
+  const tabPanel = (id: DashboardTab) => ({
+    id: `dashboard-tab-${id}`,
+    'data-dashboard-tab': id,
+    className: tab === id ? '' : 'max-lg:hidden',
+  });
 
   return (
-    <main className="mx-auto grid max-w-[1920px] gap-4 p-4 lg:grid-cols-4" data-testid="dashboard">
-      <h1 className="sr-only">Dashboard</h1>
-      {column(
-        <>
-          <div className="min-h-[741px]">
-            <ChartArea
-              symbols={watchlist.symbols}
-              source={source}
-              onSourceChange={setSource}
-              watchlistControls={
-                <ChartWatchlist symbols={watchlist.symbols} onAdd={watchlist.add} onRemove={watchlist.remove} />
-              }
-              exchangeControls={
-                <div className="flex flex-wrap items-center gap-2" data-testid="chart-symbol-picker">
-                  <ChartSymbolPicker label="Chart any symbol" onChart={setChartSymbol} />
-                  <span className="text-[11px] text-gray-500">
-                    Candles and alerts for any market: a ticker, EXCHANGE:SYMBOL or a name
-                  </span>
-                </div>
-              }
-              exchangeView={(active) => (
-                <ExchangeView active={active} chartSymbol={chartSymbol} onChartSymbol={setChartSymbol} />
-              )}
-            />
+    <ShowDashboardTab.Provider value={showTab}>
+      <main className="mx-auto grid max-w-[1920px] grid-cols-1 gap-4 p-4 lg:grid-cols-4" data-testid="dashboard">
+        <h1 className="sr-only">Dashboard</h1>
+        <DashboardTabBar tab={tab} onChange={setTab} />
+        {/* On a phone this column is no box of its own: its panels are the grid's rows. */}
+        <div className="flex min-w-0 flex-col gap-4 max-lg:contents lg:col-span-3">
+          <div {...tabPanel('chart')}>
+            <div className="min-h-[741px]">
+              <ChartArea
+                symbols={watchlist.symbols}
+                source={source}
+                onSourceChange={setSource}
+                watchlistControls={
+                  <ChartWatchlist symbols={watchlist.symbols} onAdd={watchlist.add} onRemove={watchlist.remove} />
+                }
+                exchangeControls={
+                  <div className="flex flex-wrap items-center gap-2" data-testid="chart-symbol-picker">
+                    <ChartSymbolPicker label="Chart any symbol" onChart={setChartSymbol} />
+                    <span className="text-[11px] text-gray-500">
+                      Candles and alerts for any market: a ticker, EXCHANGE:SYMBOL or a name
+                    </span>
+                  </div>
+                }
+                exchangeView={(active) => (
+                  <ExchangeView active={active} chartSymbol={chartSymbol} onChartSymbol={setChartSymbol} />
+                )}
+              />
+            </div>
           </div>
-          <AiSection />
-          <MyStuff />
-        </>,
-        'lg:col-span-3',
-      )}
-      {column(
-        <>
+          <div {...tabPanel('ai')}>
+            <AiSection />
+          </div>
+          <div {...tabPanel('files')}>
+            <MyStuff />
+          </div>
+        </div>
+        <div {...tabPanel('alerts')} className={`flex min-w-0 flex-col gap-4 ${tabPanel('alerts').className}`}>
           <div className="h-[741px]">
             <WatchlistAlerts
               onOpenChart={(symbolId) => {
                 setSource('exchange');
                 setChartSymbol(symbolId);
-                document.querySelector('[data-tour="chart-area"]')?.scrollIntoView({ behavior: 'smooth' });
+                setTab('chart');
+                requestAnimationFrame(() =>
+                  document.querySelector('[data-tour="chart-area"]')?.scrollIntoView({ behavior: 'smooth' }),
+                );
               }}
             />
           </div>
@@ -100,11 +117,10 @@ function Dashboard() {
           <div className="min-h-[420px] flex-1">
             <AlertRulesPanel />
           </div>
-        </>,
-        '',
-      )}
-      <GuidedTour />
-    </main>
+        </div>
+        <GuidedTour />
+      </main>
+    </ShowDashboardTab.Provider>
   );
 }
 

@@ -1,8 +1,10 @@
 // / : landing and authentication (docs/SPEC.md section 2). Views: auth (login / create account
 // with the plans shown read-only), verification ('Check Your Email'), and subscription (the
-// plans with working purchase buttons). Subscribers go straight to /dashboard.
+// plans with working purchase buttons). Subscribers go straight to /dashboard. Messages do not
+// outlive what they were about: the plan message and the note about a used reset link clear on
+// the next login, sign-up or mode switch.
 import { useRef, useState, type FormEvent } from 'react';
-import { Link, Navigate } from 'react-router';
+import { Link, Navigate, useLocation } from 'react-router';
 import type { PlanView } from '../../shared/schemas/billing.ts';
 import { accountApi } from '../api/account.ts';
 import { startCheckout, usePlans } from '../api/billing.ts';
@@ -11,6 +13,7 @@ import { LoadingScreen } from '../auth/guards.tsx';
 import { ErrorMessage, PrimaryButton, TextField } from '../ui/forms.tsx';
 import { PlanCards } from '../ui/PlanCards.tsx';
 import { TopNav } from '../ui/TopNav.tsx';
+import { ResetLinkInvalidNotice, RESET_LINK_INVALID } from './resetLinkNotice.tsx';
 
 type Mode = 'login' | 'signup';
 
@@ -47,6 +50,10 @@ export function LandingPage() {
   const inFlight = useRef(false);
   const [planMessage, setPlanMessage] = useState<string | null>(null);
   const [checkoutPriceId, setCheckoutPriceId] = useState<string | null>(null);
+  const location = useLocation();
+  const [resetLinkInvalid, setResetLinkInvalid] = useState(
+    () => (location.state as typeof RESET_LINK_INVALID | null)?.resetLinkInvalid === true,
+  );
 
   if (isLoading) return <LoadingScreen />;
   if (user && hasActiveSubscription) return <Navigate to="/dashboard" replace />;
@@ -57,6 +64,8 @@ export function LandingPage() {
     event.preventDefault();
     if (inFlight.current) return;
     inFlight.current = true;
+    setPlanMessage(null);
+    setResetLinkInvalid(false);
     try {
       const { loginRequest, registerRequest } = await loadAuthRules();
       const problem =
@@ -169,6 +178,8 @@ export function LandingPage() {
                     onClick={() => {
                       setMode(option);
                       setError(null);
+                      setPlanMessage(null);
+                      setResetLinkInvalid(false);
                     }}
                     className={`rounded-md py-2 text-sm font-semibold ${mode === option ? 'bg-indigo-600 text-white' : 'text-gray-300 hover:text-white'}`}
                   >
@@ -176,6 +187,11 @@ export function LandingPage() {
                   </button>
                 ))}
               </div>
+              {resetLinkInvalid && mode === 'login' && (
+                <div className="mb-4">
+                  <ResetLinkInvalidNotice />
+                </div>
+              )}
               <form onSubmit={(event) => void submit(event)} onFocus={warmAuthRules} noValidate className="space-y-4">
                 {mode === 'signup' && (
                   <TextField
@@ -233,6 +249,7 @@ export function LandingPage() {
                 onClick={() => {
                   setVerificationEmail(null);
                   setMode('login');
+                  setPlanMessage(null);
                 }}
                 className="mt-6 rounded-lg border border-gray-600 px-4 py-2 text-gray-200 hover:bg-gray-800"
               >

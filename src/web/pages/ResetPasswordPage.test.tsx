@@ -1,12 +1,23 @@
 // @vitest-environment jsdom
 // /reset-password asks a signed-in trader (no e-mailed token) for the current password and
-// sends it; with a valid e-mailed token it asks only for the new password.
+// sends it; with a valid e-mailed token it asks only for the new password; a used or expired
+// link says so, to a signed-in trader on the page and to anyone else on / (the state it passes).
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { cleanup, fireEvent, render, screen } from '@testing-library/react';
-import { createMemoryRouter, RouterProvider } from 'react-router';
+import { createMemoryRouter, RouterProvider, useLocation } from 'react-router';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { AuthProvider } from '../auth/AuthProvider.tsx';
+import { NotificationsProvider } from '../ui/Notifications.tsx';
 import { ResetPasswordPage } from './ResetPasswordPage.tsx';
+
+function Elsewhere() {
+  const location = useLocation();
+  return (
+    <p>
+      elsewhere {location.pathname} {JSON.stringify(location.state)}
+    </p>
+  );
+}
 
 afterEach(() => {
   cleanup();
@@ -43,7 +54,7 @@ function renderAt(path: string) {
   const router = createMemoryRouter(
     [
       { path: '/reset-password', Component: ResetPasswordPage },
-      { path: '*', Component: () => <p>elsewhere</p> },
+      { path: '*', Component: Elsewhere },
     ],
     { initialEntries: [path] },
   );
@@ -51,7 +62,9 @@ function renderAt(path: string) {
   render(
     <QueryClientProvider client={client}>
       <AuthProvider>
-        <RouterProvider router={router} />
+        <NotificationsProvider>
+          <RouterProvider router={router} />
+        </NotificationsProvider>
       </AuthProvider>
     </QueryClientProvider>,
   );
@@ -92,5 +105,25 @@ describe('ResetPasswordPage', () => {
     fireEvent.click(screen.getByRole('button', { name: 'Update password' }));
     expect((await screen.findByRole('status')).textContent).toBe('Password updated successfully!');
     expect(sent).toEqual([{ newPassword: 'second-password', token: 'mailed-token' }]);
+  });
+
+  it('a used or expired link sends a visitor to / saying why', async () => {
+    stubServer({ signedIn: false, tokenValid: false });
+    renderAt('/reset-password?token=used');
+    expect((await screen.findByText(/^elsewhere/)).textContent).toBe('elsewhere / {"resetLinkInvalid":true}');
+  });
+
+  it("Better Auth's ?error=INVALID_TOKEN for a used link says why too", async () => {
+    stubServer({ signedIn: false, tokenValid: false });
+    renderAt('/reset-password?error=INVALID_TOKEN');
+    expect((await screen.findByText(/^elsewhere/)).textContent).toBe('elsewhere / {"resetLinkInvalid":true}');
+  });
+
+  it('a used or expired link tells a signed-in trader, with a link to request a new one', async () => {
+    stubServer({ signedIn: true, tokenValid: false });
+    renderAt('/reset-password?token=used');
+    expect((await screen.findByRole('alert')).textContent).toContain('expired or was already used');
+    expect(screen.getByRole('link', { name: 'Request a new link' }).getAttribute('href')).toBe('/forgot-password');
+    expect(screen.getByLabelText('Current password', { exact: true })).toBeTruthy();
   });
 });

@@ -1,6 +1,8 @@
 // /reset-password: set a new password, either with the e-mailed token (?token=...) or, for a
 // signed-in user, with the session and the current password (a session alone must not be
-// enough to take over the account). Without a valid token or a session it sends the user to /.
+// enough to take over the account). Without a valid token or a session it sends the user to /,
+// which then says why when a token was given: the link expired or was already used
+// (RESET_LINK_INVALID), with a link to request a new one.
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useState, type FormEvent } from 'react';
 import { Navigate, useNavigate, useSearchParams } from 'react-router';
@@ -12,10 +14,14 @@ import { useAuth } from '../auth/AuthProvider.tsx';
 import { LoadingScreen } from '../auth/guards.tsx';
 import { ErrorMessage, PrimaryButton, SuccessMessage, TextField } from '../ui/forms.tsx';
 import { TopNav } from '../ui/TopNav.tsx';
+import { ResetLinkInvalidNotice, RESET_LINK_INVALID } from './resetLinkNotice.tsx';
 
 export function ResetPasswordPage() {
   const [params] = useSearchParams();
   const token = params.get('token');
+  // The e-mailed link passes through Better Auth, which sends a used or expired token on as
+  // ?error=INVALID_TOKEN; we also check a ?token= ourselves.
+  const refusedByLink = params.get('error') === 'INVALID_TOKEN';
   const { user, isLoading, refresh } = useAuth();
   const navigate = useNavigate();
   const tokenCheck = useQuery({
@@ -38,9 +44,11 @@ export function ResetPasswordPage() {
   }, [done, navigate]);
 
   const tokenValid = Boolean(token) && tokenCheck.data?.valid === true;
+  const linkRefused = refusedByLink || (Boolean(token) && !tokenValid);
   if (!done) {
-    if (token ? tokenCheck.isPending : isLoading) return <LoadingScreen />;
-    if (!tokenValid && !user) return <Navigate to="/" replace />;
+    // A refused token still lets a signed-in user change the password: wait to know who it is.
+    if (token ? tokenCheck.isPending || (!tokenValid && isLoading) : isLoading) return <LoadingScreen />;
+    if (!tokenValid && !user) return <Navigate to="/" replace state={linkRefused ? RESET_LINK_INVALID : null} />;
   }
   // Without a valid e-mailed token this is a signed-in change: it needs the current password.
   const needsCurrentPassword = !tokenValid;
@@ -84,6 +92,7 @@ export function ResetPasswordPage() {
         <div className="rounded-2xl border border-gray-800 bg-gray-900 p-6 shadow-xl">
           <h1 className="text-2xl font-bold text-white">Choose a new password</h1>
           <div className="mt-6 space-y-4">
+            {linkRefused && !done && <ResetLinkInvalidNotice />}
             <SuccessMessage>{done ? 'Password updated successfully!' : null}</SuccessMessage>
             {!done && (
               <form onSubmit={(event) => void submit(event)} noValidate className="space-y-4">

@@ -1,11 +1,14 @@
 // /success: after payment. Re-checks the checkout session on the server (fulfilling it if
-// the webhook is late), refreshes the user, shows 'Subscription Successful!' and moves on to
-// /dashboard after 3 seconds.
+// the webhook is late), refreshes the user, validates the subscription it started
+// (GET /api/subscriptions/validate/{id}), shows 'Subscription Successful!' and moves on to
+// /dashboard after 3 seconds. A failed validation shows the server's error, or docs/SPEC.md's
+// 'Failed to validate subscription', and stays on the page so the trader can read it.
 import { useQuery } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { PAYMENT_REDIRECT_DELAY_MS } from '../../shared/constants.ts';
 import { billingApi } from '../api/billing.ts';
+import { ApiError } from '../api/http.ts';
 import { queryKeys } from '../api/queryKeys.ts';
 import { useAuth } from '../auth/AuthProvider.tsx';
 import { RequireUser } from '../auth/guards.tsx';
@@ -14,7 +17,7 @@ import { TopNav } from '../ui/TopNav.tsx';
 function SuccessContent() {
   const [params] = useSearchParams();
   const sessionId = params.get('session_id');
-  const { refresh } = useAuth();
+  const { refresh, subscription } = useAuth();
   const navigate = useNavigate();
   const confirmation = useQuery({
     queryKey: queryKeys.billing.confirmation(sessionId),
@@ -27,10 +30,21 @@ function SuccessContent() {
     retry: 2,
   });
 
+  const subscriptionId = subscription?.id ?? null;
+  const validation = useQuery({
+    queryKey: queryKeys.billing.validation(subscriptionId),
+    queryFn: () => billingApi.validateSubscription(subscriptionId ?? ''),
+    // After the session check, so the subscription it fulfilled is the one validated.
+    enabled: Boolean(subscriptionId) && (!sessionId || !confirmation.isPending),
+    retry: false,
+  });
+  const validationFailed = validation.isError;
+
   useEffect(() => {
+    if (validationFailed) return;
     const timer = setTimeout(() => void navigate('/dashboard'), PAYMENT_REDIRECT_DELAY_MS);
     return () => clearTimeout(timer);
-  }, [navigate]);
+  }, [navigate, validationFailed]);
 
   return (
     <main className="mx-auto max-w-lg px-6 py-20 text-center">
@@ -46,6 +60,15 @@ function SuccessContent() {
           ? 'Your payment is still being confirmed by the payment provider. Your access starts as soon as it arrives.'
           : 'Thank you. Your access is active; taking you to the dashboard...'}
       </p>
+      {validationFailed && (
+        <p role="alert" className="mt-4 text-sm text-red-400">
+          {validation.error instanceof ApiError &&
+          validation.error.message &&
+          !validation.error.message.startsWith('API error:')
+            ? validation.error.message
+            : 'Failed to validate subscription'}
+        </p>
+      )}
       <div className="mt-8 flex justify-center gap-4">
         <Link
           to="/dashboard"

@@ -1,13 +1,15 @@
 // @vitest-environment jsdom
 // The Account menu closes like any menu: on Escape (focus back on its button) and on a click
-// outside it; a click inside it leaves it open.
+// outside it; a click inside it leaves it open. It leads to the change-password form.
 import { cleanup, fireEvent, render, screen } from '@testing-library/react';
+import { MemoryRouter } from 'react-router';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { AccountMenu } from './AccountMenu.tsx';
 import { withClient } from './testProviders.tsx';
 
 vi.mock('../auth/AuthProvider.tsx', () => ({
   useAuth: () => ({
+    user: { id: 'user_1', email: 'trader@example.com', username: 'trader' },
     subscription: {
       id: 'sub_1',
       price_id: 'price_monthly',
@@ -28,10 +30,12 @@ afterEach(cleanup);
 function openMenu() {
   render(
     withClient(
-      <div>
-        <p>Elsewhere on the page</p>
-        <AccountMenu />
-      </div>,
+      <MemoryRouter>
+        <div>
+          <p>Elsewhere on the page</p>
+          <AccountMenu />
+        </div>
+      </MemoryRouter>,
     ),
   );
   const button = screen.getByText('Account');
@@ -48,6 +52,18 @@ describe('AccountMenu', () => {
     fireEvent.keyDown(document.activeElement!, { key: 'Escape' });
     expect(details.open).toBe(false);
     expect(document.activeElement).toBe(button);
+  });
+
+  it('marks the Escape it handled, so an enclosing menu stays open', () => {
+    openMenu();
+    const event = new KeyboardEvent('keydown', { key: 'Escape', bubbles: true, cancelable: true });
+    document.dispatchEvent(event);
+    expect(event.defaultPrevented).toBe(true);
+  });
+
+  it('has a change-password entry leading to the change-password form', () => {
+    openMenu();
+    expect(screen.getByRole('link', { name: 'Change password' }).getAttribute('href')).toBe('/reset-password');
   });
 
   it('closes on a click outside it, not on a click inside it', () => {

@@ -1,14 +1,18 @@
-// A small account menu in the top bar: the current plan, its period end, and cancelling a
-// Monthly renewal (access stays until the period ends). Closes like a menu: on Escape (focus
-// back on its button) and on a click outside it.
+// A small account menu in the top bar: the current plan, its period end, cancelling a
+// Monthly renewal (access stays until the period ends), and changing the password (the
+// signed-in form of /reset-password, which asks for the current one). Closes like a menu: on
+// Escape (focus back on its button; the Escape is marked handled so the top bar's own menu
+// stays open) and on a click outside it. Below the xl breakpoint it sits in the top bar's
+// menu panel and opens in place rather than as a dropdown that could leave a phone's screen.
 import { useMutation } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
+import { Link } from 'react-router';
 import { ApiError } from '../api/http.ts';
 import { billingApi, usePlans } from '../api/billing.ts';
 import { useAuth } from '../auth/AuthProvider.tsx';
 
 export function AccountMenu() {
-  const { subscription, refresh } = useAuth();
+  const { user, subscription, refresh } = useAuth();
   const plans = usePlans();
   const [message, setMessage] = useState<string | null>(null);
   const menu = useRef<HTMLDetailsElement>(null);
@@ -17,6 +21,7 @@ export function AccountMenu() {
     const onKeyDown = (event: KeyboardEvent) => {
       const details = menu.current;
       if (event.key !== 'Escape' || !details?.open) return;
+      event.preventDefault();
       details.open = false;
       details.querySelector('summary')?.focus();
     };
@@ -40,24 +45,24 @@ export function AccountMenu() {
     onError: (error) => setMessage(error instanceof ApiError ? error.message : 'Failed to cancel subscription'),
   });
 
-  if (!subscription) return null;
-  const plan = plans.data?.find((entry) => entry.priceId === subscription.price_id);
-  const end = subscription.current_period_end ? new Date(subscription.current_period_end).toLocaleString() : null;
+  if (!user) return null;
+  const plan = subscription ? plans.data?.find((entry) => entry.priceId === subscription.price_id) : undefined;
+  const end = subscription?.current_period_end ? new Date(subscription.current_period_end).toLocaleString() : null;
 
   return (
     <details ref={menu} className="relative">
       <summary className="cursor-pointer list-none rounded border border-gray-700 px-2 py-1 text-gray-300 hover:bg-gray-800">
         Account
       </summary>
-      <div className="absolute right-0 z-50 mt-2 w-72 rounded-lg border border-gray-700 bg-gray-900 p-4 text-sm shadow-xl">
-        <p className="font-semibold text-white">{plan?.name ?? 'Your plan'}</p>
-        {end && (
+      <div className="z-50 mt-2 w-full max-w-72 rounded-lg border border-gray-700 bg-gray-900 p-4 text-sm shadow-xl xl:absolute xl:right-0 xl:w-72">
+        <p className="font-semibold text-white">{subscription ? (plan?.name ?? 'Your plan') : 'No plan yet'}</p>
+        {subscription && end && (
           <p className="mt-1 text-gray-400">
             {subscription.cancel_at_period_end ? 'Access ends' : plan?.interval === 'month' ? 'Renews' : 'Access until'}{' '}
             {end}
           </p>
         )}
-        {plan?.interval === 'month' && !subscription.cancel_at_period_end && (
+        {subscription && plan?.interval === 'month' && !subscription.cancel_at_period_end && (
           <button
             type="button"
             disabled={cancel.isPending}
@@ -67,6 +72,15 @@ export function AccountMenu() {
             {cancel.isPending ? 'Cancelling...' : 'Cancel renewal'}
           </button>
         )}
+        <Link
+          to="/reset-password"
+          onClick={() => {
+            if (menu.current) menu.current.open = false;
+          }}
+          className="mt-3 block w-full rounded border border-gray-600 px-3 py-1.5 text-center text-gray-200 hover:bg-gray-800"
+        >
+          Change password
+        </Link>
         {message && (
           <p role="status" className="mt-2 text-gray-300">
             {message}

@@ -1,6 +1,9 @@
-// The dashboard's AI section (docs/SPEC.md: 700px): the chat (500px) on the left half, the Prompt
-// Catalog on the right half, and the input bar below both. Below the md breakpoint they stack
-// with the input bar right under the chat. Needs an <AssistantProvider> above it. The chat
+// The dashboard's AI section: the chat (docs/SPEC.md: 500px) on the left, the Prompt Catalog on
+// the right, and the input bar below both. On a wide screen (lg) the chat takes two thirds, so
+// tables in answers do not wrap; the catalogue is as tall as its form (at most the chat's
+// height) and the input bar as tall as its text (1 to 6 rows), so the section no longer pads
+// out to 700px with empty space. Below the md breakpoint they stack with the input bar right
+// under the chat. Needs an <AssistantProvider> above it. The chat
 // hands the catalogue its prompt call and the attachment (prompts/ imports nothing of chat/).
 import { PromptCatalog } from '../prompts/PromptCatalog.tsx';
 import { useAssistant } from './AssistantProvider.tsx';
@@ -14,9 +17,12 @@ function ChatPromptCatalog({ className }: { className: string }) {
 
 export function AiSection() {
   return (
-    <div className="grid gap-4 md:h-[700px] md:grid-cols-2 md:grid-rows-[500px_minmax(0,1fr)]" data-tour="ai-section">
+    <div
+      className="grid gap-4 md:grid-cols-2 md:grid-rows-[500px_auto] lg:grid-cols-[minmax(0,2fr)_minmax(0,1fr)]"
+      data-tour="ai-section"
+    >
       <ChatPanel />
-      <ChatPromptCatalog className="order-3 h-auto md:order-none md:h-[500px]" />
+      <ChatPromptCatalog className="order-3 h-auto md:order-none md:max-h-[500px] md:self-start" />
       <ChatInputBar className="order-2 md:order-none md:col-span-2" />
     </div>
   );

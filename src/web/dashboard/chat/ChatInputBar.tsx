@@ -1,8 +1,9 @@
 // docs/SPEC.md input bar: an attach button (tooltip 'Attach option chain file') over a hidden file
 // input accepting .csv, .xlsx and .xls, a multi-line box with docs/SPEC.md's placeholder, and a send
 // button; an attached file shows as a chip with its name and a remove button. Enter sends,
-// Shift+Enter starts a new line. The text stays in the box until the answer has arrived.
-import { useRef } from 'react';
+// Shift+Enter starts a new line. The text stays in the box until the answer has arrived. The box
+// starts one row tall and grows with its text up to six rows, then scrolls.
+import { useLayoutEffect, useRef } from 'react';
 import {
   CHAT_ATTACH_ACCEPT,
   CHAT_ATTACH_TOOLTIP,
@@ -11,10 +12,32 @@ import {
 } from '../../../shared/schemas/chat.ts';
 import { useAssistant, useChatInput } from './AssistantProvider.tsx';
 
+/** The most rows the message box grows to before it scrolls. */
+export const CHAT_INPUT_MAX_ROWS = 6;
+
+/** Fits the box's height to its text, between one row and CHAT_INPUT_MAX_ROWS rows. */
+export function fitToText(box: HTMLTextAreaElement) {
+  const style = getComputedStyle(box);
+  const px = (value: string) => parseFloat(value) || 0;
+  const line = px(style.lineHeight) || 20;
+  const padding = px(style.paddingTop) + px(style.paddingBottom);
+  const border = px(style.borderTopWidth) + px(style.borderBottomWidth);
+  const max = line * CHAT_INPUT_MAX_ROWS + padding + border;
+  box.style.height = 'auto';
+  // Border-box sizing: the height holds the border; scrollHeight holds the text and padding.
+  const wanted = Math.max(box.scrollHeight, line + padding) + border;
+  box.style.height = `${Math.min(wanted, max)}px`;
+  box.style.overflowY = wanted > max ? 'auto' : 'hidden';
+}
+
 export function ChatInputBar({ className = '' }: { className?: string }) {
   const { attachment, attach, removeAttachment, send, sending, inputRef, loading } = useAssistant();
   const { input, setInput } = useChatInput();
   const picker = useRef<HTMLInputElement | null>(null);
+
+  useLayoutEffect(() => {
+    if (inputRef.current) fitToText(inputRef.current);
+  }, [input, inputRef]);
 
   return (
     <form
@@ -57,9 +80,7 @@ export function ChatInputBar({ className = '' }: { className?: string }) {
           </span>
         </div>
       ) : null}
-      {/* The row fills what the bar is given (the 700px section leaves it about 180px), so the
-          box grows into that height rather than floating in empty space. */}
-      <div className="flex min-h-0 flex-1 items-end gap-2">
+      <div className="flex min-h-0 items-end gap-2">
         <button
           type="button"
           title={CHAT_ATTACH_TOOLTIP}
@@ -101,9 +122,9 @@ export function ChatInputBar({ className = '' }: { className?: string }) {
           }}
           disabled={sending || loading}
           maxLength={PROMPT_MAX_CHARS}
-          rows={3}
+          rows={1}
           placeholder={CHAT_INPUT_PLACEHOLDER}
-          className="h-full min-h-[4.5rem] flex-1 resize-none rounded-lg border border-gray-700 bg-gray-800 px-3 py-2 text-sm text-white placeholder:text-gray-500 focus:border-indigo-500 focus:outline-none disabled:opacity-70"
+          className="min-w-0 flex-1 resize-none rounded-lg border border-gray-700 bg-gray-800 px-3 py-2 text-sm text-white placeholder:text-gray-500 focus:border-indigo-500 focus:outline-none disabled:opacity-70"
         />
         <button
           type="submit"

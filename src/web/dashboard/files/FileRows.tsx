@@ -1,6 +1,8 @@
 // One list of My Stuff files ('Your Files' or 'Public Files'): name, size (docs/SPEC.md's
 // Bytes/KB/MB/GB with 2 decimals) and date, with Preview, Download, 'Analyze with AI' (when
-// the chat is there to take the file) and Delete (asked twice, inline).
+// the chat is there to take the file) and Delete (asked twice, inline) on the trader's own files
+// only: public files are published by an operator and cannot be deleted from here. A failed
+// action shows its error (with the server's reason) under the row it concerns.
 import { useState, type ReactNode } from 'react';
 import { formatFileSize } from '../../../shared/format.ts';
 import { FILE_TEXTS, type FileEntry } from '../../../shared/schemas/files.ts';
@@ -12,6 +14,8 @@ export interface FileActions {
   onAnalyze?: (file: FileEntry) => void;
   /** The file whose deletion or attachment is under way. */
   busyId: string | null;
+  /** The last failed action's error, shown under its file's row. */
+  rowError: { id: string; text: string } | null;
 }
 
 const iconButton = 'rounded p-1 text-gray-400 hover:bg-gray-800 hover:text-white disabled:opacity-40';
@@ -37,9 +41,10 @@ function uploadedOn(iso: string): string {
   return new Date(iso).toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric' });
 }
 
-function FileRow({ file, actions }: { file: FileEntry; actions: FileActions }) {
+function FileRow({ file, actions, canDelete }: { file: FileEntry; actions: FileActions; canDelete: boolean }) {
   const [confirming, setConfirming] = useState(false);
   const busy = actions.busyId === file.id;
+  const error = actions.rowError?.id === file.id ? actions.rowError.text : null;
   return (
     <li className="rounded border border-gray-800 bg-gray-800/40 px-2 py-1.5" data-testid="file-row">
       <div className="flex items-center gap-2">
@@ -93,21 +98,28 @@ function FileRow({ file, actions }: { file: FileEntry; actions: FileActions }) {
                 </Icon>
               </button>
             )}
-            <button
-              type="button"
-              className={`${iconButton} hover:text-red-400`}
-              aria-label={`Delete ${file.original_filename}`}
-              title="Delete"
-              disabled={busy}
-              onClick={() => setConfirming(true)}
-            >
-              <Icon>
-                <path d="M4 7h16M10 11v6M14 11v6M6 7l1 13h10l1-13M9 7V4h6v3" />
-              </Icon>
-            </button>
+            {canDelete && (
+              <button
+                type="button"
+                className={`${iconButton} hover:text-red-400`}
+                aria-label={`Delete ${file.original_filename}`}
+                title="Delete"
+                disabled={busy}
+                onClick={() => setConfirming(true)}
+              >
+                <Icon>
+                  <path d="M4 7h16M10 11v6M14 11v6M6 7l1 13h10l1-13M9 7V4h6v3" />
+                </Icon>
+              </button>
+            )}
           </div>
         )}
       </div>
+      {error && (
+        <p role="alert" className="mt-1 text-xs text-red-400">
+          {error}
+        </p>
+      )}
       {confirming && (
         <div className="mt-1 flex items-center gap-2 text-xs">
           <span className="flex-1 text-gray-300">Delete this file?</span>
@@ -140,11 +152,14 @@ export function FileRows({
   state,
   emptyText,
   actions,
+  canDelete,
 }: {
   files: FileEntry[];
   state: 'loading' | 'failed' | 'ready';
   emptyText: string;
   actions: FileActions;
+  /** True for the trader's own files. */
+  canDelete: boolean;
 }) {
   if (state === 'loading') return <p className="text-sm text-gray-400">{FILE_TEXTS.loadingFiles}</p>;
   if (state === 'failed') return <p className="text-sm text-red-400">{FILE_TEXTS.fetchFailed}</p>;
@@ -152,7 +167,7 @@ export function FileRows({
   return (
     <ul className="space-y-1.5">
       {files.map((file) => (
-        <FileRow key={file.id} file={file} actions={actions} />
+        <FileRow key={file.id} file={file} actions={actions} canDelete={canDelete} />
       ))}
     </ul>
   );

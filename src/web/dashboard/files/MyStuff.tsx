@@ -7,9 +7,11 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useCallback, useRef, useState } from 'react';
 import { FILE_TEXTS, UPLOAD_ACCEPT, type FileEntry } from '../../../shared/schemas/files.ts';
+import { ApiError } from '../../api/http.ts';
 import { queryKeys } from '../../api/queryKeys.ts';
 import { useAuth } from '../../auth/AuthProvider.tsx';
 import { useAttachToChat } from '../chat/chatAttachment.ts';
+import { useShowDashboardTab } from '../layout/dashboardTabs.tsx';
 import { FilePreviewDialog } from './FilePreviewDialog.tsx';
 import { FileRows, type FileActions } from './FileRows.tsx';
 import { deleteFile, fetchFiles, fileForChat, uploadFile } from './filesApi.ts';
@@ -39,6 +41,7 @@ function StatusLine({ status }: { status: Status }) {
 export function MyStuff() {
   const { user } = useAuth();
   const attachToChat = useAttachToChat();
+  const showTab = useShowDashboardTab();
   const queryClient = useQueryClient();
   const listing = useQuery({ queryKey: queryKeys.files.list, queryFn: fetchFiles, enabled: Boolean(user) });
   const input = useRef<HTMLInputElement>(null);
@@ -47,15 +50,30 @@ export function MyStuff() {
   const [panelStatus, setPanelStatus] = useState<Status>(null);
   const [previewing, setPreviewing] = useState<FileEntry | null>(null);
   const [busyId, setBusyId] = useState<string | null>(null);
+  const [rowError, setRowError] = useState<FileActions['rowError']>(null);
+  /** A new action replaces the messages of earlier ones (no stale success or error stays). */
+  const clearMessages = () => {
+    setPanelStatus(null);
+    setRowError(null);
+    setUploadStatus(null);
+  };
   const closePreview = useCallback(() => setPreviewing(null), []);
 
   const remove = useMutation({
     mutationFn: (file: FileEntry) => deleteFile(file.id),
     onMutate: (file) => {
       setBusyId(file.id);
-      setPanelStatus(null);
+      clearMessages();
     },
-    onError: () => setPanelStatus({ tone: 'error', text: FILE_TEXTS.deleteFailed }),
+    // docs/SPEC.md's 'Failed to delete file', with the server's reason when it gave one.
+    onError: (error, file) =>
+      setRowError({
+        id: file.id,
+        text:
+          error instanceof ApiError && error.message && !error.message.startsWith('API error:')
+            ? `${FILE_TEXTS.deleteFailed}: ${error.message}`
+            : FILE_TEXTS.deleteFailed,
+      }),
     onSettled: () => {
       setBusyId(null);
       return queryClient.invalidateQueries({ queryKey: queryKeys.files.list });
@@ -64,7 +82,8 @@ export function MyStuff() {
 
   async function upload(file: File) {
     const refusal = uploadRefusal(file, Boolean(user), listing.data?.max_upload_bytes);
-    setUploadStatus(refusal ? { tone: 'error', text: refusal } : null);
+    clearMessages();
+    if (refusal) setUploadStatus({ tone: 'error', text: refusal });
     if (refusal || !user) return;
     setProgress(0);
     try {
@@ -84,11 +103,15 @@ export function MyStuff() {
   async function analyze(file: FileEntry) {
     if (!attachToChat) return;
     setBusyId(file.id);
-    setPanelStatus(null);
+    clearMessages();
     try {
       attachToChat(await fileForChat(file));
       setPanelStatus({ tone: 'success', text: `${file.original_filename} is attached to the chat.` });
-      document.querySelector('[data-tour="chat"]')?.scrollIntoView({ behavior: 'smooth', block: 'center' });
+      // On a phone the chat is on the AI tab.
+      showTab('ai');
+      requestAnimationFrame(() =>
+        document.querySelector('[data-tour="chat"]')?.scrollIntoView({ behavior: 'smooth', block: 'center' }),
+      );
     } catch {
       setPanelStatus({ tone: 'error', text: 'The file could not be attached to the chat.' });
     } finally {
@@ -97,10 +120,14 @@ export function MyStuff() {
   }
 
   const actions: FileActions = {
-    onPreview: setPreviewing,
+    onPreview: (file) => {
+      clearMessages();
+      setPreviewing(file);
+    },
     onDelete: (file) => remove.mutate(file),
     onAnalyze: attachToChat ? (file) => void analyze(file) : undefined,
     busyId,
+    rowError,
   };
   // docs/SPEC.md: on a failed fetch the lists are emptied and the error shows in their place.
   const state = listing.isError ? 'failed' : listing.isPending ? 'loading' : 'ready';
@@ -178,7 +205,7 @@ export function MyStuff() {
           )}
           <StatusLine status={uploadStatus} />
           <div className={LIST}>
-            <FileRows files={own} state={state} emptyText={FILE_TEXTS.noOwnFiles} actions={actions} />
+            <FileRows files={own} state={state} emptyText={FILE_TEXTS.noOwnFiles} actions={actions} canDelete />
           </div>
         </section>
         <section className={COLUMN} aria-label={FILE_TEXTS.publicFiles}>
@@ -186,7 +213,13 @@ export function MyStuff() {
             <h3 className="text-sm font-semibold text-gray-200">{FILE_TEXTS.publicFiles}</h3>
           </div>
           <div className={LIST}>
-            <FileRows files={shared} state={state} emptyText={FILE_TEXTS.noPublicFiles} actions={actions} />
+            <FileRows
+              files={shared}
+              state={state}
+              emptyText={FILE_TEXTS.noPublicFiles}
+              actions={actions}
+              canDelete={false}
+            />
           </div>
         </section>
         <LinkedSheetColumn columnClass={COLUMN} headerClass={HEADER} listClass={LIST} />

@@ -105,7 +105,7 @@ export function PromptCatalog({ className = '', runPrompt, attachment }: PromptC
         Prompt Catalog
       </h2>
       <form
-        className="mt-2 flex min-h-0 flex-1 flex-col gap-3 overflow-y-auto"
+        className="mt-2 flex min-h-0 flex-col gap-3 overflow-y-auto"
         onSubmit={(event) => {
           event.preventDefault();
           void generate();
@@ -207,7 +207,7 @@ export function PromptCatalog({ className = '', runPrompt, attachment }: PromptC
             Options prompts work on an option chain: attach it with the paperclip button below.
           </p>
         ) : null}
-        <div className="mt-auto">
+        <div>
           <button
             type="submit"
             disabled={busy || !ready}

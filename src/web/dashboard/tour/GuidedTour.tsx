@@ -1,12 +1,21 @@
 // The guided tour of the dashboard (react-joyride 3), started by the window event
 // `startTour` (the top bar's 'Take Tour'). Continuous with progress and a skip button, no
 // close button, scrolls to the first step; a step whose target is missing or hidden is
-// skipped in the direction of travel; finishing or skipping resets to the first step. Tall
-// panels are pointed at by their heading so the tooltip always has room beside it. docs/SPEC.md's
-// eight steps come first; the alert rules panel (issue 16) is the ninth.
-import { useCallback, useEffect, useRef, useState } from 'react';
+// skipped in the direction of travel; finishing, skipping, Escape or a click on the overlay
+// end it and reset to the first step (Escape used to leave joyride's beacon on the next step).
+// Tall panels are highlighted whole while the tooltip anchors to their heading, so it always has
+// room beside it. docs/SPEC.md's eight steps come first; the alert rules panel (issue 16) is the
+// ninth. On a phone the dashboard is tabs: before a step is shown its tab is opened.
+//
+// docs/SPEC.md's tour constants: react-joyride 3 has no option for a scroll pause or a resize
+// debounce, and its spotlight fade is built in, so the tour applies them itself: it scrolls to
+// each target (joyride's scrolling is off) and pauses `scrollPauseMs` before showing the step;
+// a window resize, debounced by `resizeDebounceMs`, re-opens the tab of the shown step (the
+// layout changes at the breakpoint); the overlay fades in `spotlightFadeSeconds`.
+import { useCallback, useContext, useEffect, useRef, useState } from 'react';
 import { ACTIONS, EVENTS, Joyride, STATUS, type EventData, type Step } from 'react-joyride';
 import { TOUR } from '../../../shared/constants.ts';
+import { ShowDashboardTab, tabOf } from '../layout/dashboardTabs.tsx';
 
 export const TOUR_STEPS: Step[] = [
   {
@@ -37,6 +46,7 @@ export const TOUR_STEPS: Step[] = [
   },
   {
     target: '[data-tour="watchlist-alerts"] h2',
+    spotlightTarget: '[data-tour="watchlist-alerts"]',
     title: 'Watchlist Alerts',
     content:
       'Alerts for your symbols: green is bullish, red bearish, yellow caution. Turn on audio to hear new alerts, or open a symbol’s chart with the video button.',
@@ -44,6 +54,7 @@ export const TOUR_STEPS: Step[] = [
   },
   {
     target: '[data-tour="alert-log"] h2',
+    spotlightTarget: '[data-tour="alert-log"]',
     title: 'Market Alert Log',
     content:
       'Every alert across the market with its timestamp, filterable by signal type, symbol, count and time window. New alerts arrive live.',
@@ -51,6 +62,7 @@ export const TOUR_STEPS: Step[] = [
   },
   {
     target: '[data-tour="chat"] h2',
+    spotlightTarget: '[data-tour="chat"]',
     title: 'AI Assistant',
     content:
       'Ask about market conditions, get an analysis per symbol, probability forecasts (What Are The Odds?) and summaries of the day’s alerts.',
@@ -58,6 +70,7 @@ export const TOUR_STEPS: Step[] = [
   },
   {
     target: '[data-tour="prompt-catalog"] h2',
+    spotlightTarget: '[data-tour="prompt-catalog"]',
     title: 'Prompt Catalog & File Management',
     content:
       'Ready-made analysis prompts by category, timeframe and symbol. Below, My Stuff holds your CSV and spreadsheet files for AI analysis and your linked spreadsheet.',
@@ -66,6 +79,7 @@ export const TOUR_STEPS: Step[] = [
   // Issue 16 adds this step after docs/SPEC.md's eight, which keep their order and texts.
   {
     target: '[data-tour="alert-rules"] h2',
+    spotlightTarget: '[data-tour="alert-rules"]',
     title: 'Alert Rules',
     content:
       'Your own alerts on any symbol: price levels, percentage moves, indicators, built-in alerts or WATOS odds, delivered in the app, by e-mail, as push notifications or to your webhook. Create one here, with the bell on a watchlist symbol, or from a candle chart. Triggered alerts and every delivery are listed here too.',
@@ -84,43 +98,98 @@ export function stepsAreValid(steps: unknown): steps is Step[] {
   );
 }
 
+function elementOf(selector: Step['target']): Element | null {
+  return typeof selector === 'string' ? document.querySelector(selector) : null;
+}
+
 function isMounted(selector: Step['target']): boolean {
   return typeof selector === 'string' ? document.querySelector(selector) !== null : selector !== null;
 }
 
-function isVisible(selector: Step['target']): boolean {
-  const element = typeof selector === 'string' ? document.querySelector(selector) : null;
-  if (!element) return false;
+function hasBox(element: Element): boolean {
   const box = element.getBoundingClientRect();
   return box.width > 0 && box.height > 0;
 }
 
+/**
+ * The dashboard tab to open so that `element` shows, or null when it shows already or would
+ * stay hidden anyway (say, a chart source that is not the active one).
+ */
+function tabToReveal(element: Element | null) {
+  const tab = tabOf(element);
+  if (!element || !tab || hasBox(element)) return null;
+  const wrapper = element.closest('[data-dashboard-tab]');
+  for (let node: Element | null = element; node && node !== wrapper; node = node.parentElement) {
+    if (getComputedStyle(node).display === 'none') return null;
+  }
+  return tab;
+}
+
+/** Shown now, or shown once its dashboard tab is opened. */
+function canShow(selector: Step['target']): boolean {
+  const element = elementOf(selector);
+  return element !== null && (hasBox(element) || tabToReveal(element) !== null);
+}
+
+const nextFrame = () => new Promise<void>((resolve) => requestAnimationFrame(() => resolve()));
+const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
 export function GuidedTour({ steps = TOUR_STEPS }: { steps?: Step[] }) {
+  const showTab = useContext(ShowDashboardTab);
   const [run, setRun] = useState(false);
   const [stepIndex, setStepIndex] = useState(0);
   // The step being shown, readable inside event callbacks without waiting for a render.
   const shown = useRef(0);
+  const running = useRef(false);
+  // Each show gets a number; a later show (or the end of the tour) makes an earlier one stale.
+  const showCount = useRef(0);
+
+  /** Opens the step's tab if it is in a closed one and waits for the layout to follow. */
+  const reveal = useCallback(
+    async (index: number) => {
+      const tab = tabToReveal(elementOf(steps[index]?.target));
+      if (!tab) return;
+      showTab(tab);
+      await nextFrame();
+      await nextFrame();
+    },
+    [steps, showTab],
+  );
+
   // We bring each target into view ourselves (joyride's animated scroll could leave a step
-  // waiting for a scroll that never ended), with the offset docs/SPEC.md sets.
+  // waiting for a scroll that never ended), with the offset docs/SPEC.md sets, then pause.
   const show = useCallback(
-    (index: number) => {
+    async (index: number) => {
+      const ticket = ++showCount.current;
       shown.current = index;
-      const target = steps[index]?.target;
-      const element = typeof target === 'string' ? document.querySelector(target) : null;
+      await reveal(index);
+      if (ticket !== showCount.current) return false;
+      const element = elementOf(steps[index]?.target);
       if (element) {
         const top = element.getBoundingClientRect().top + window.scrollY - TOUR.scrollOffset;
         window.scrollTo({ top: Math.max(0, top), behavior: 'instant' });
+        await pause(TOUR.scrollPauseMs);
       }
+      if (ticket !== showCount.current) return false;
       setStepIndex(index);
+      return true;
     },
-    [steps],
+    [steps, reveal],
   );
 
-  /** The next visible step from `from` going `direction`, or -1 when none is left. */
+  const end = useCallback(() => {
+    showCount.current += 1;
+    running.current = false;
+    shown.current = 0;
+    setRun(false);
+    setStepIndex(0);
+  }, []);
+
+  /** The next step from `from` going `direction` that can be shown, or -1 when none is left. */
   const visibleFrom = useCallback(
     (from: number, direction: 1 | -1) => {
       for (let index = from; index >= 0 && index < steps.length; index += direction) {
-        if (isVisible(steps[index].target)) return index;
+        if (canShow(steps[index].target)) return index;
         console.warn(isMounted(steps[index].target) ? 'Target not visible' : 'Target not mounted', steps[index].target);
       }
       return -1;
@@ -136,12 +205,31 @@ export function GuidedTour({ steps = TOUR_STEPS }: { steps?: Step[] }) {
       }
       const first = visibleFrom(0, 1);
       if (first === -1) return;
-      show(first);
-      setRun(true);
+      void show(first).then((ok) => {
+        if (!ok) return;
+        running.current = true;
+        setRun(true);
+      });
     };
     window.addEventListener('startTour', start);
     return () => window.removeEventListener('startTour', start);
   }, [steps, visibleFrom, show]);
+
+  // Crossing the breakpoint turns the tabs on or off: re-open the shown step's tab.
+  useEffect(() => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const onResize = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        if (running.current) void reveal(shown.current);
+      }, TOUR.resizeDebounceMs);
+    };
+    window.addEventListener('resize', onResize);
+    return () => {
+      clearTimeout(timer);
+      window.removeEventListener('resize', onResize);
+    };
+  }, [reveal]);
 
   const onEvent = (data: EventData) => {
     const { action, index, status, type } = data;
@@ -149,10 +237,11 @@ export function GuidedTour({ steps = TOUR_STEPS }: { steps?: Step[] }) {
       type === EVENTS.TOUR_END ||
       status === STATUS.FINISHED ||
       status === STATUS.SKIPPED ||
-      action === ACTIONS.SKIP
+      action === ACTIONS.SKIP ||
+      // Escape and a click on the overlay close the tooltip: that ends the tour.
+      action === ACTIONS.CLOSE
     ) {
-      setRun(false);
-      show(0);
+      end();
       return;
     }
     // Joyride can report the end of a step more than once; only the shown step moves on.
@@ -160,16 +249,14 @@ export function GuidedTour({ steps = TOUR_STEPS }: { steps?: Step[] }) {
       const direction = action === ACTIONS.PREV ? -1 : 1;
       const next = visibleFrom(index + direction, direction);
       if (next === -1) {
-        if (direction === 1) {
-          setRun(false);
-          show(0);
-        }
+        if (direction === 1) end();
         return;
       }
-      show(next);
+      void show(next);
     }
   };
 
+  const total = steps.length;
   return (
     <Joyride
       steps={steps}
@@ -177,7 +264,8 @@ export function GuidedTour({ steps = TOUR_STEPS }: { steps?: Step[] }) {
       stepIndex={stepIndex}
       continuous
       onEvent={onEvent}
-      locale={{ back: 'Back', last: 'Finish', next: 'Next', skip: 'Skip tour' }}
+      // The last button keeps the progress the Next buttons show ('Finish (9 of 9)').
+      locale={{ back: 'Back', last: `Finish (${total} of ${total})`, next: 'Next', skip: 'Skip tour' }}
       options={{
         buttons: ['back', 'primary', 'skip'],
         showProgress: true,
@@ -190,7 +278,10 @@ export function GuidedTour({ steps = TOUR_STEPS }: { steps?: Step[] }) {
         dismissKeyAction: 'close',
         overlayClickAction: 'close',
         skipScroll: true,
+        // Fits a 390px phone with a margin on each side.
+        width: 'min(380px, calc(100vw - 24px))',
       }}
+      styles={{ overlay: { transition: `opacity ${TOUR.spotlightFadeSeconds}s` } }}
     />
   );
 }
