@@ -48,6 +48,14 @@ function Dashboard() {
   const [source, setSource] = useState<ChartSource>('tradingview');
   const [chartSymbol, setChartSymbol] = useState<string | null>(null);
 
+  // The own candle chart of a symbol, from the alerts panel or a chart watchlist chip: shown in
+  // the exchange view, scrolled into sight.
+  const openChart = (symbolId: string) => {
+    setSource('exchange');
+    setChartSymbol(symbolId);
+    document.querySelector('[data-tour="chart-area"]')?.scrollIntoView({ behavior: 'smooth' });
+  };
+
   const column = (children: ReactNode, className: string) => (
     <div className={`flex min-w-0 flex-col gap-4 ${className}`}>{children}</div>
   );
@@ -63,7 +71,12 @@ function Dashboard() {
               source={source}
               onSourceChange={setSource}
               watchlistControls={
-                <ChartWatchlist symbols={watchlist.symbols} onAdd={watchlist.add} onRemove={watchlist.remove} />
+                <ChartWatchlist
+                  symbols={watchlist.symbols}
+                  onAdd={watchlist.add}
+                  onRemove={watchlist.remove}
+                  onOpenChart={openChart}
+                />
               }
               exchangeControls={
                 <div className="flex flex-wrap items-center gap-2" data-testid="chart-symbol-picker">
@@ -86,13 +99,7 @@ function Dashboard() {
       {column(
         <>
           <div className="h-[741px]">
-            <WatchlistAlerts
-              onOpenChart={(symbolId) => {
-                setSource('exchange');
-                setChartSymbol(symbolId);
-                document.querySelector('[data-tour="chart-area"]')?.scrollIntoView({ behavior: 'smooth' });
-              }}
-            />
+            <WatchlistAlerts onOpenChart={openChart} />
           </div>
           <div className="h-[530px]">
             <AlertLog />
