@@ -91,20 +91,29 @@ describe('GET /api/market/candles', () => {
     for (const candle of body.candles) {
       const start = Date.parse(candle.time);
       expect(start % 14_400_000).toBe(0);
-      const inside = hours.filter((hour) => Date.parse(hour.time) >= start && Date.parse(hour.time) < start + 14_400_000);
+      const inside = hours.filter(
+        (hour) => Date.parse(hour.time) >= start && Date.parse(hour.time) < start + 14_400_000,
+      );
       expect(candle).toEqual({
         time: candle.time,
         open: inside[0].open,
         high: Math.max(...inside.map((hour) => hour.high)),
         low: Math.min(...inside.map((hour) => hour.low)),
         close: inside.at(-1)!.close,
-        volume: expect.closeTo(inside.reduce((sum, hour) => sum + hour.volume, 0), 6) as number,
+        volume: expect.closeTo(
+          inside.reduce((sum, hour) => sum + hour.volume, 0),
+          6,
+        ) as number,
       });
     }
-    const days = jsonBody<CandleResponse>(await browser.get('/api/market/candles?symbol=BTC-USD&timeframe=1D&limit=10'));
+    const days = jsonBody<CandleResponse>(
+      await browser.get('/api/market/candles?symbol=BTC-USD&timeframe=1D&limit=10'),
+    );
     expect(days.granularity).toBe(86_400);
     expect(days.candles.every((candle) => candle.time.endsWith('T00:00:00.000Z'))).toBe(true);
-    const minutes = jsonBody<CandleResponse>(await browser.get('/api/market/candles?symbol=BTC-USD&timeframe=15m&limit=10'));
+    const minutes = jsonBody<CandleResponse>(
+      await browser.get('/api/market/candles?symbol=BTC-USD&timeframe=15m&limit=10'),
+    );
     expect(minutes.candles.every((candle) => Date.parse(candle.time) % 900_000 === 0)).toBe(true);
   });
 

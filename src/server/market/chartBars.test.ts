@@ -161,7 +161,10 @@ describe('chartBars', () => {
     expect(new Date(read[0].time).toISOString().slice(11, 16)).toBe('10:00');
     const full = bucketCandles(read, 4 * HOUR).slice(1);
     expect(new Date(full[0].time).toISOString().slice(11, 16)).toBe('12:00');
-    const expected = ema(Float64Array.from(full, (entry) => entry.close), 20);
+    const expected = ema(
+      Float64Array.from(full, (entry) => entry.close),
+      20,
+    );
     expect(cut.bars.map((entry) => entry.time)).toEqual(full.slice(-2).map((entry) => entry.time));
     expect(cut.overlays[0].lines[0].values).toEqual(Array.from(expected.slice(-2)));
   });

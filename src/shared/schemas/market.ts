@@ -74,7 +74,9 @@ export const candleQuery = z
         return z.NEVER;
       }),
     /** The bar length; wins over `granularity`. */
-    timeframe: z.enum(CHART_TIMEFRAMES, { error: `timeframe must be one of ${CHART_TIMEFRAMES.join(', ')}` }).optional(),
+    timeframe: z
+      .enum(CHART_TIMEFRAMES, { error: `timeframe must be one of ${CHART_TIMEFRAMES.join(', ')}` })
+      .optional(),
     /** The older form of the bar length, kept for existing callers: 60 is 1m, 3600 is 1h. */
     granularity: z.enum(['60', '3600'], { error: 'granularity must be 60 or 3600 seconds' }).optional(),
     limit: z.coerce.number().int().min(10).max(1000).default(300),
@@ -83,7 +85,14 @@ export const candleQuery = z
       .string()
       .max(200, 'overlays is too long')
       .transform((value, context) => {
-        const picked = [...new Set(value.split(',').map((part) => part.trim()).filter(Boolean))];
+        const picked = [
+          ...new Set(
+            value
+              .split(',')
+              .map((part) => part.trim())
+              .filter(Boolean),
+          ),
+        ];
         const unknown = picked.filter((part) => !(CHART_OVERLAYS as readonly string[]).includes(part));
         if (unknown.length > 0) {
           context.addIssue({

@@ -237,14 +237,11 @@ describe('the own chart controls, legend and alert levels', () => {
       rsi: '14',
     });
     const timeframes = within(chart).getByRole('group', { name: 'Timeframe' });
-    expect(within(timeframes).getAllByRole('button').map((button) => button.textContent)).toEqual([
-      '1m',
-      '5m',
-      '15m',
-      '1h',
-      '4h',
-      '1D',
-    ]);
+    expect(
+      within(timeframes)
+        .getAllByRole('button')
+        .map((button) => button.textContent),
+    ).toEqual(['1m', '5m', '15m', '1h', '4h', '1D']);
     expect(within(timeframes).getByRole('button', { name: '1h' }).getAttribute('aria-pressed')).toBe('true');
 
     fireEvent.click(within(timeframes).getByRole('button', { name: '4h' }));
@@ -283,11 +280,11 @@ describe('the own chart controls, legend and alert levels', () => {
     ]);
     render(withClient(<CandleChart productId="BTC-USD" onClose={() => undefined} />));
     const list = await screen.findByRole('list', { name: 'Your alert levels' });
-    expect(within(list).getAllByRole('listitem').map((item) => item.textContent)).toEqual([
-      'Rule 1 (above): 105.00',
-      'Rule 2 (low): 98.00',
-      'Rule 2 (high): 107.00',
-    ]);
+    expect(
+      within(list)
+        .getAllByRole('listitem')
+        .map((item) => item.textContent),
+    ).toEqual(['Rule 1 (above): 105.00', 'Rule 2 (low): 98.00', 'Rule 2 (high): 107.00']);
     await vi.waitFor(() =>
       expect(chartMock.priceLines.filter((line) => line.title.startsWith('Rule'))).toEqual([
         { price: 105, title: 'Rule 1 (above)' },

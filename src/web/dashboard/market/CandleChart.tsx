@@ -182,7 +182,8 @@ export function CandleChart({
       // Only the price pane has prices to pick (the volume and RSI panes have their own scales).
       if (param.paneIndex !== undefined && param.paneIndex !== 0) return;
       const price = param.point ? candles.coordinateToPrice(param.point.y) : null;
-      if (price !== null && Number.isFinite(price) && price > 0) setPicked({ chart: productId, price: roundPrice(price) });
+      if (price !== null && Number.isFinite(price) && price > 0)
+        setPicked({ chart: productId, price: roundPrice(price) });
     });
     return () => {
       parts.current = null;
@@ -356,7 +357,6 @@ export function CandleChart({
             </ToggleButton>
           ))}
         </div>
-        {query.isFetching && data && <span className="text-xs text-gray-400">Updating...</span>}
       </div>
       {legendBar && (
         <p
@@ -364,7 +364,9 @@ export function CandleChart({
           data-testid="chart-legend"
           aria-live="off"
         >
-          <span className="text-gray-400">{new Date(legendBar.time).toISOString().slice(0, 16).replace('T', ' ')} UTC</span>
+          <span className="text-gray-400">
+            {new Date(legendBar.time).toISOString().slice(0, 16).replace('T', ' ')} UTC
+          </span>
           <span>O {formatPrice(legendBar.open)}</span>
           <span>H {formatPrice(legendBar.high)}</span>
           <span>L {formatPrice(legendBar.low)}</span>
@@ -385,7 +387,11 @@ export function CandleChart({
         </p>
       )}
       {levels.length > 0 && (
-        <ul className="mt-1 flex flex-wrap gap-x-3 text-[11px] text-indigo-200" aria-label="Your alert levels" data-testid="chart-alert-levels">
+        <ul
+          className="mt-1 flex flex-wrap gap-x-3 text-[11px] text-indigo-200"
+          aria-label="Your alert levels"
+          data-testid="chart-alert-levels"
+        >
           {levels.map((level) => (
             <li key={level.key}>
               {level.title}: {formatPrice(level.price)}
@@ -394,7 +400,9 @@ export function CandleChart({
         </ul>
       )}
       {query.isPending && <p className="mt-4 text-gray-400">Loading...</p>}
-      {query.isError && !data && <p className="mt-4 text-red-300">The chart could not be loaded: {query.error.message}</p>}
+      {query.isError && !data && (
+        <p className="mt-4 text-red-300">The chart could not be loaded: {query.error.message}</p>
+      )}
       {data && data.candles.length === 0 && (
         <p className="mt-4 text-gray-400">
           No candles stored for {productId} yet; the alert engine is still filling the history.

@@ -13,7 +13,10 @@ afterEach(() => {
 
 describe('the chart watchlist chips', () => {
   it('open the own chart of a known symbol by its canonical id', () => {
-    vi.stubGlobal('fetch', vi.fn(async () => new Response('{"symbols":[]}', { status: 200 })));
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => new Response('{"symbols":[]}', { status: 200 })),
+    );
     const onOpenChart = vi.fn();
     render(
       withClient(
