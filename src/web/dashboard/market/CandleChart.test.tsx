@@ -270,6 +270,29 @@ describe('the own chart controls, legend and alert levels', () => {
     expect(legend.textContent).toContain('C 102.00');
   });
 
+  it('re-reads the bars when an alert on the symbol arrives on the live stream', async () => {
+    const asked = stubChartServer();
+    const streams: Array<EventTarget & { url: string; close: () => void }> = [];
+    vi.stubGlobal(
+      'EventSource',
+      class extends EventTarget {
+        constructor(public url: string) {
+          super();
+          streams.push(this);
+        }
+        close() {}
+      },
+    );
+    render(withClient(<CandleChart productId="BTC-USD" onClose={() => undefined} />));
+    await screen.findByTestId('chart-legend');
+    expect(streams.map((stream) => stream.url)).toEqual(['/api/alerts/stream?symbol=BTC-USD']);
+    const before = candleRequests(asked).length;
+    act(() => {
+      streams[0].dispatchEvent(new MessageEvent('alert', { data: '{}' }));
+    });
+    await vi.waitFor(() => expect(candleRequests(asked).length).toBe(before + 1));
+  });
+
   it('draws the active price-cross levels and channel bounds of the rules on this symbol', async () => {
     stubChartServer([
       rule(1, 'BTC-USD', 'active', { kind: 'price_cross', direction: 'above', level: 105 }),

@@ -5,7 +5,8 @@
 // Bollinger) and an RSI(14) pane, all computed on the server; the trader's active alert levels
 // as labelled lines; the alerts that fired as markers on their bars (green up-arrows bullish,
 // red down-arrows bearish, yellow circles caution); a legend with the hovered (else the last)
-// bar's O H L C V. The newest bars are re-read every 30 s without moving the trader's zoom.
+// bar's O H L C V. The newest bars are re-read every 30 s and when an alert on the symbol
+// arrives on the live stream, without moving the trader's zoom.
 // Demo bars are labelled "Demo data" and Yahoo Finance bars "Delayed". A click on the price pane
 // picks a price; "Alert at ..." opens the alert-rule form with a price-cross at that price.
 import {
@@ -42,7 +43,7 @@ import { roundPrice } from '../rules/ruleForm.ts';
 import { useRuleList } from '../rules/rulesApi.ts';
 import { ASSET_CLASS_LABELS } from './assetClasses.ts';
 import { alertLevels } from './chartLevels.ts';
-import { DELAYED_TITLE, isDelayedSource, useCandles } from './marketApi.ts';
+import { DELAYED_TITLE, isDelayedSource, useCandles, useRefetchOnAlert } from './marketApi.ts';
 
 const RSI_PERIOD = 14;
 const UP = '#22c55e';
@@ -125,6 +126,7 @@ export function CandleChart({
   // The timeframe and bar times last drawn, to keep the view across refreshes.
   const shown = useRef<{ timeframe: string; times: number[] } | null>(null);
   const query = useCandles(productId, timeframe, overlays, RSI_PERIOD);
+  useRefetchOnAlert(productId, query.refetch);
   // While another symbol's or timeframe's bars load, the previous answer is not this chart's.
   const data = query.data && query.data.symbol === productId ? query.data : undefined;
   const market = resolveSymbol(productId);
