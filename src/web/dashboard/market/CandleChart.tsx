@@ -128,11 +128,12 @@ export function CandleChart({
   const query = useCandles(productId, timeframe, overlays, RSI_PERIOD);
   useRefetchOnAlert(productId, query.refetch);
   // While another symbol's or timeframe's bars load, the previous answer is not this chart's.
-  const data = query.data && query.data.symbol === productId ? query.data : undefined;
   const market = resolveSymbol(productId);
+  const symbolId = market?.id ?? productId;
+  const data = query.data && query.data.symbol === symbolId ? query.data : undefined;
   const ruleEditor = useRuleEditor();
   const rules = useRuleList();
-  const levels = useMemo(() => alertLevels(rules.data?.rules, productId), [rules.data, productId]);
+  const levels = useMemo(() => alertLevels(rules.data?.rules, symbolId), [rules.data, symbolId]);
   // The price the trader clicked on the chart, for "Alert at ...".
   const [picked, setPicked] = useState<{ chart: unknown; price: number } | null>(null);
   // The bar under the crosshair (its time in seconds), or null for the last bar.
