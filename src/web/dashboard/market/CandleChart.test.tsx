@@ -19,6 +19,7 @@ const chartMock = vi.hoisted(() => ({
   crosshair: null as null | ((param: { time?: number }) => void),
   priceLines: [] as Array<{ price: number; title: string }>,
   removedPriceLines: 0,
+  timeScale: { fitContent: 0, ranges: [] as Array<{ from: number; to: number }> },
 }));
 
 vi.mock('lightweight-charts', () => {
@@ -44,9 +45,13 @@ vi.mock('lightweight-charts', () => {
       removeSeries: vi.fn(),
       panes: () => [0, 1, 2].map(() => ({ setStretchFactor: vi.fn() })),
       timeScale: () => ({
-        fitContent: vi.fn(),
-        getVisibleLogicalRange: () => ({ from: 0, to: 1 }),
-        setVisibleLogicalRange: vi.fn(),
+        fitContent: () => {
+          chartMock.timeScale.fitContent += 1;
+        },
+        getVisibleLogicalRange: () => ({ from: 0.5, to: 1 }),
+        setVisibleLogicalRange: (range: { from: number; to: number }) => {
+          chartMock.timeScale.ranges.push(range);
+        },
       }),
       subscribeClick: vi.fn(),
       subscribeCrosshairMove: (callback: (param: { time?: number }) => void) => {
@@ -182,7 +187,7 @@ function rule(id: number, symbol: string, status: AlertRule['status'], condition
 }
 
 /** Answers the candles route per timeframe (two bars, SMA 20 null then 101.25, RSI 55.5) and the rules route. */
-function stubChartServer(rules: AlertRule[] = []) {
+function stubChartServer(rules: AlertRule[] = [], { newCloseEachTime = false } = {}) {
   const asked: URL[] = [];
   vi.stubGlobal(
     'fetch',
@@ -197,7 +202,10 @@ function stubChartServer(rules: AlertRule[] = []) {
           granularity: url.searchParams.get('timeframe') === '4h' ? 14_400 : 3600,
           source: 'demo',
           assetClass: 'crypto',
-          candles: HOUR_BARS,
+          // A refresh with a moved last close, when asked, so the answer is a new one.
+          candles: newCloseEachTime
+            ? HOUR_BARS.map((bar, index) => (index === 1 ? { ...bar, close: bar.close + asked.length / 100 } : bar))
+            : HOUR_BARS,
           overlays: overlays.map((id) => ({
             id,
             label: id.toUpperCase(),
@@ -221,6 +229,7 @@ describe('the own chart controls, legend and alert levels', () => {
     chartMock.crosshair = null;
     chartMock.priceLines = [];
     chartMock.removedPriceLines = 0;
+    chartMock.timeScale = { fitContent: 0, ranges: [] };
   });
 
   it('asks for 1h bars with SMA 20 and RSI 14 first, then the timeframe and overlays picked', async () => {
@@ -270,8 +279,8 @@ describe('the own chart controls, legend and alert levels', () => {
     expect(legend.textContent).toContain('C 102.00');
   });
 
-  it('re-reads the bars when an alert on the symbol arrives on the live stream', async () => {
-    const asked = stubChartServer();
+  it('re-reads the bars when an alert on the symbol arrives on the live stream, keeping the view', async () => {
+    const asked = stubChartServer([], { newCloseEachTime: true });
     const streams: Array<EventTarget & { url: string; close: () => void }> = [];
     vi.stubGlobal(
       'EventSource',
@@ -291,6 +300,9 @@ describe('the own chart controls, legend and alert levels', () => {
       streams[0].dispatchEvent(new MessageEvent('alert', { data: '{}' }));
     });
     await vi.waitFor(() => expect(candleRequests(asked).length).toBe(before + 1));
+    // The first bars fit the view once; the refresh puts back the trader's range (on the live edge).
+    await vi.waitFor(() => expect(chartMock.timeScale.ranges).toEqual([{ from: 0.5, to: 1 }]));
+    expect(chartMock.timeScale.fitContent).toBe(1);
   });
 
   it('draws the active price-cross levels and channel bounds of the rules on this symbol', async () => {
