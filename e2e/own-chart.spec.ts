@@ -3,6 +3,7 @@
 // (UTC-aligned bars in the legend), with its volume and RSI panes, an overlay picked, the
 // trader's alert rule drawn as a level, and sized to its panel: no sideways scroll and the
 // whole chart within the screen's height.
+import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
 import { expect, test } from './fixtures.ts';
 
@@ -98,6 +99,17 @@ for (const viewport of [
     expect(shown.y).toBeGreaterThanOrEqual(0);
     expect(shown.y + shown.height).toBeLessThanOrEqual(viewport.height);
     await page.screenshot({ path: testInfo.outputPath(`own-chart-${viewport.width}.png`) });
+
+    // The dialog's controls, legend and levels list: no serious or critical accessibility violation.
+    const results = await new AxeBuilder({ page })
+      .include('[role="dialog"][aria-label="AAPL chart"]')
+      .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'])
+      .analyze();
+    expect(
+      results.violations
+        .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+        .map((violation) => `${violation.id}: ${violation.help}`),
+    ).toEqual([]);
   });
 }
 

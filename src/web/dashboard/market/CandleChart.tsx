@@ -362,11 +362,7 @@ export function CandleChart({
         </div>
       </div>
       {legendBar && (
-        <p
-          className="mt-1 flex flex-wrap gap-x-3 font-mono text-[11px] text-gray-300"
-          data-testid="chart-legend"
-          aria-live="off"
-        >
+        <p className="mt-1 flex flex-wrap gap-x-3 font-mono text-[11px] text-gray-300" data-testid="chart-legend">
           <span className="text-gray-400">
             {new Date(legendBar.time).toISOString().slice(0, 16).replace('T', ' ')} UTC
           </span>
@@ -415,6 +411,7 @@ export function CandleChart({
         ref={container}
         className="relative mt-2 h-[min(55vh,420px)] w-full min-w-0 shrink-0 overflow-hidden sm:h-[min(60vh,560px)]"
         data-testid="candle-chart"
+        role="img"
         aria-label={`${productId} ${timeframe} candles with volume and RSI ${RSI_PERIOD} panes`}
       />
     </div>
