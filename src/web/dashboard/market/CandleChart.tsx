@@ -411,7 +411,7 @@ export function CandleChart({
         ref={container}
         className="relative mt-2 h-[min(55vh,420px)] w-full min-w-0 shrink-0 overflow-hidden sm:h-[min(60vh,560px)]"
         data-testid="candle-chart"
-        role="img"
+        role="figure"
         aria-label={`${productId} ${timeframe} candles with volume and RSI ${RSI_PERIOD} panes`}
       />
     </div>
