@@ -1,12 +1,13 @@
 // Market-data routes: GET /external-api/coinbase-prices (docs/SPEC.md section 7), and the candles
 // of any symbol of the table (every asset class) with the alerts that fired on them (the own
-// candle chart).
+// candle chart: any timeframe bucketed from the store, with the overlays and RSI asked for).
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { AlertRecord } from '../../shared/alertDisplay.ts';
-import { candleQuery, candleResponse, priceSnapshot } from '../../shared/schemas/market.ts';
+import { CHART_TIMEFRAME_SPECS, candleQuery, candleResponse, priceSnapshot } from '../../shared/schemas/market.ts';
 import { symbolById, tickerOf } from '../../shared/tickers.ts';
 import type { Database } from '../db/client.ts';
+import { chartBars } from './chartBars.ts';
 import { latestCandles, type QuoteService } from './service.ts';
 
 export interface MarketRouteOptions {
@@ -44,12 +45,20 @@ export async function marketRoutes(app: FastifyInstance, options: MarketRouteOpt
     '/api/market/candles',
     { schema: { querystring: candleQuery, response: { 200: candleResponse } } },
     async (request) => {
-      const { symbol, granularity, limit } = request.query;
-      const bars = await latestCandles(options.db, symbol, granularity, limit);
+      const { symbol, timeframe, limit, overlays, rsi } = request.query;
+      const chart = await chartBars(
+        (granularity, count) => latestCandles(options.db, symbol, granularity, count),
+        timeframe,
+        limit,
+        overlays,
+        rsi,
+      );
+      const bars = chart.bars;
       const since = bars.length > 0 ? new Date(bars[0].time) : new Date();
       return {
         symbol,
-        granularity,
+        timeframe,
+        granularity: CHART_TIMEFRAME_SPECS[timeframe].seconds,
         // The newest bar's source: what the chart shows now ('yahoo' is labelled delayed).
         source: bars.at(-1)?.source ?? null,
         assetClass: symbolById(symbol)?.assetClass ?? 'crypto',
@@ -61,6 +70,8 @@ export async function marketRoutes(app: FastifyInstance, options: MarketRouteOpt
           close: bar.close,
           volume: bar.volume,
         })),
+        overlays: chart.overlays,
+        rsi: chart.rsi,
         alerts: await options.alertsSince(tickerOf(symbol), since),
       };
     },

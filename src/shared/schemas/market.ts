@@ -37,24 +37,85 @@ export type PriceSnapshot = z.infer<typeof priceSnapshot>;
 /** Candle sizes the store keeps, in seconds: one minute and one hour. */
 export type CandleGranularity = 60 | 3600;
 
+/** The own chart's timeframes, each a UTC-aligned bucket of stored 1m (up to 15m) or 1h bars. */
+export const CHART_TIMEFRAMES = ['1m', '5m', '15m', '1h', '4h', '1D'] as const;
+export type ChartTimeframe = (typeof CHART_TIMEFRAMES)[number];
+/** Each timeframe's bar length in seconds and the stored bar size it is built from. */
+export const CHART_TIMEFRAME_SPECS: Record<ChartTimeframe, { seconds: number; from: CandleGranularity }> = {
+  '1m': { seconds: 60, from: 60 },
+  '5m': { seconds: 300, from: 60 },
+  '15m': { seconds: 900, from: 60 },
+  '1h': { seconds: 3600, from: 3600 },
+  '4h': { seconds: 14_400, from: 3600 },
+  '1D': { seconds: 86_400, from: 3600 },
+};
+
+/** Price overlays the chart can draw, computed on the server: SMA 20/50, EMA 20, Bollinger 20,2. */
+export const CHART_OVERLAYS = ['sma20', 'sma50', 'ema20', 'bb20'] as const;
+export type ChartOverlay = (typeof CHART_OVERLAYS)[number];
+export const CHART_OVERLAY_LABELS: Record<ChartOverlay, string> = {
+  sma20: 'SMA 20',
+  sma50: 'SMA 50',
+  ema20: 'EMA 20',
+  bb20: 'BB 20,2',
+};
+
 /** GET /api/market/candles query. */
-export const candleQuery = z.object({
-  /** Any form the symbol table resolves (BTC-USD, AAPL, NASDAQ:AAPL, MES1!); answered with its canonical id. */
-  symbol: z
-    .string()
-    .max(64, 'symbol is too long')
-    .transform((value, context) => {
-      const symbol = resolveSymbol(value);
-      if (symbol) return symbol.id;
-      context.addIssue({ code: 'custom', message: unknownSymbolMessage(value) });
-      return z.NEVER;
-    }),
-  granularity: z
-    .enum(['60', '3600'], { error: 'granularity must be 60 or 3600 seconds' })
-    .default('3600')
-    .transform((value) => Number(value) as CandleGranularity),
-  limit: z.coerce.number().int().min(10).max(1000).default(300),
-});
+export const candleQuery = z
+  .object({
+    /** Any form the symbol table resolves (BTC-USD, AAPL, NASDAQ:AAPL, MES1!); answered with its canonical id. */
+    symbol: z
+      .string()
+      .max(64, 'symbol is too long')
+      .transform((value, context) => {
+        const symbol = resolveSymbol(value);
+        if (symbol) return symbol.id;
+        context.addIssue({ code: 'custom', message: unknownSymbolMessage(value) });
+        return z.NEVER;
+      }),
+    /** The bar length; wins over `granularity`. */
+    timeframe: z
+      .enum(CHART_TIMEFRAMES, { error: `timeframe must be one of ${CHART_TIMEFRAMES.join(', ')}` })
+      .optional(),
+    /** The older form of the bar length, kept for existing callers: 60 is 1m, 3600 is 1h. */
+    granularity: z.enum(['60', '3600'], { error: 'granularity must be 60 or 3600 seconds' }).optional(),
+    limit: z.coerce.number().int().min(10).max(1000).default(300),
+    /** Comma-separated overlays to compute, e.g. `sma20,ema20,bb20`. */
+    overlays: z
+      .string()
+      .max(200, 'overlays is too long')
+      .transform((value, context) => {
+        const picked = [
+          ...new Set(
+            value
+              .split(',')
+              .map((part) => part.trim())
+              .filter(Boolean),
+          ),
+        ];
+        const unknown = picked.filter((part) => !(CHART_OVERLAYS as readonly string[]).includes(part));
+        if (unknown.length > 0) {
+          context.addIssue({
+            code: 'custom',
+            message: `unknown overlay ${unknown[0]}: use ${CHART_OVERLAYS.join(', ')}`,
+          });
+          return z.NEVER;
+        }
+        return picked as ChartOverlay[];
+      })
+      .default([]),
+    /** The RSI period for the RSI pane; left out, no RSI is computed. */
+    rsi: z.coerce
+      .number({ error: 'rsi must be a whole number between 2 and 100' })
+      .int('rsi must be a whole number between 2 and 100')
+      .min(2, 'rsi must be a whole number between 2 and 100')
+      .max(100, 'rsi must be a whole number between 2 and 100')
+      .optional(),
+  })
+  .transform(({ timeframe, granularity, ...rest }) => ({
+    ...rest,
+    timeframe: timeframe ?? (granularity === '60' ? '1m' : '1h'),
+  }));
 
 export const candleBar = z.object({
   /** Open time, ISO 8601 UTC. */
@@ -66,15 +127,32 @@ export const candleBar = z.object({
   volume: z.number(),
 });
 
+/** One indicator line, aligned with the bars: null during its warm-up (never a made-up value). */
+export const indicatorLine = z.array(z.number().nullable());
+
+export const overlaySeries = z.object({
+  id: z.enum(CHART_OVERLAYS),
+  label: z.string(),
+  /** One line (SMA, EMA) or three (Bollinger: upper, middle, lower), each aligned with the bars. */
+  lines: z.array(z.object({ name: z.string(), values: indicatorLine })),
+});
+export type OverlaySeries = z.infer<typeof overlaySeries>;
+
 /** GET /api/market/candles: the newest bars oldest first, and the alerts since the first. */
 export const candleResponse = z.object({
   symbol: z.string(),
+  timeframe: z.enum(CHART_TIMEFRAMES),
+  /** The bar length in seconds (86400 for 1D). */
   granularity: z.number(),
   /** Which provider the bars came from ('coinbase', 'yahoo' or 'demo'); null when none are stored. */
   source: z.string().nullable(),
   /** The symbol's asset class (crypto, stock, etf, index, future, micro-future). */
   assetClass: z.string(),
   candles: z.array(candleBar),
+  /** The overlays asked for, in the order asked. */
+  overlays: z.array(overlaySeries).default([]),
+  /** RSI of the closes when asked for, aligned with the bars. */
+  rsi: z.object({ period: z.number(), values: indicatorLine }).nullable().default(null),
   alerts: z.array(alertRecord),
 });
 export type CandleResponse = z.infer<typeof candleResponse>;

@@ -1,7 +1,7 @@
 // Every React Query key of the app, one factory per feature, so a key is written once and an
 // invalidation cannot miss its query by a typo. Keys start with the feature's name; signing
 // out removes every key but `me` (auth/useSignOut.ts).
-import type { CandleGranularity } from '../../shared/schemas/market.ts';
+import type { ChartTimeframe } from '../../shared/schemas/market.ts';
 import type { WatchlistKind } from '../../shared/schemas/watchlists.ts';
 
 export const queryKeys = {
@@ -23,8 +23,9 @@ export const queryKeys = {
     all: ['market'] as const,
     /** The exchange price snapshot (GET /external-api/coinbase-prices). */
     prices: ['market', 'prices'] as const,
-    candles: (productId: string, granularity: CandleGranularity) =>
-      ['market', 'candles', productId, granularity] as const,
+    /** One asset's bars of a timeframe with the overlays (comma-joined) and RSI period asked for. */
+    candles: (productId: string, timeframe: ChartTimeframe, overlays: string, rsi: number | null) =>
+      ['market', 'candles', productId, timeframe, overlays, rsi] as const,
   },
   alerts: {
     all: ['alerts'] as const,

@@ -54,6 +54,17 @@ function Dashboard() {
   const [tab, setTab] = useState<DashboardTab>('chart');
   const showTab = useCallback((next: DashboardTab) => setTab(next), []);
 
+  // The own candle chart of a symbol, from the alerts panel or a chart watchlist chip: shown in
+  // the exchange view (on a phone, the Chart tab), scrolled into sight.
+  const openChart = (symbolId: string) => {
+    setSource('exchange');
+    setChartSymbol(symbolId);
+    setTab('chart');
+    requestAnimationFrame(() =>
+      document.querySelector('[data-tour="chart-area"]')?.scrollIntoView({ behavior: 'smooth' }),
+    );
+  };
+
   /** A tab's wrapper: hidden below lg unless it is the chosen tab. */
   const tabPanel = (id: DashboardTab) => ({
     id: `dashboard-tab-${id}`,
@@ -75,7 +86,12 @@ function Dashboard() {
                 source={source}
                 onSourceChange={setSource}
                 watchlistControls={
-                  <ChartWatchlist symbols={watchlist.symbols} onAdd={watchlist.add} onRemove={watchlist.remove} />
+                  <ChartWatchlist
+                    symbols={watchlist.symbols}
+                    onAdd={watchlist.add}
+                    onRemove={watchlist.remove}
+                    onOpenChart={openChart}
+                  />
                 }
                 exchangeControls={
                   <div className="flex flex-wrap items-center gap-2" data-testid="chart-symbol-picker">
@@ -100,16 +116,7 @@ function Dashboard() {
         </div>
         <div {...tabPanel('alerts')} className={`flex min-w-0 flex-col gap-4 ${tabPanel('alerts').className}`}>
           <div className="h-[741px]">
-            <WatchlistAlerts
-              onOpenChart={(symbolId) => {
-                setSource('exchange');
-                setChartSymbol(symbolId);
-                setTab('chart');
-                requestAnimationFrame(() =>
-                  document.querySelector('[data-tour="chart-area"]')?.scrollIntoView({ behavior: 'smooth' }),
-                );
-              }}
-            />
+            <WatchlistAlerts onOpenChart={openChart} />
           </div>
           <div className="h-[530px]">
             <AlertLog />

@@ -2,9 +2,12 @@
 // The own candle chart on every market (issue 15), over a stubbed fetch (the chart library is
 // replaced: jsdom has no canvas): the "Demo data" and "Delayed" labels follow the candle
 // response's source, the header names the market and its class, and the symbol picker charts
-// any table symbol by name, ticker or EXCHANGE:SYMBOL, and explains one the table does not know.
-import { cleanup, fireEvent, render, screen, within } from '@testing-library/react';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+// any table symbol by name, ticker or EXCHANGE:SYMBOL, and explains one the table does not know;
+// the timeframe and overlay controls ask the server for those bars, the legend shows the hovered
+// bar's O H L C V (the last one otherwise) and the trader's active alert levels become price lines.
+import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { AlertRule } from '../../../shared/schemas/alertRules.ts';
 import { marketSymbolView } from '../../../shared/schemas/symbols.ts';
 import { searchSymbols, toTradingView, unknownSymbolMessage } from '../../../shared/symbols.ts';
 import { CandleChart } from './CandleChart.tsx';
@@ -12,18 +15,51 @@ import { ChartSymbolPicker } from './ChartSymbolPicker.tsx';
 import { requestedUrl } from '../../api/testFetch.ts';
 import { withClient } from '../../ui/testProviders.tsx';
 
+const chartMock = vi.hoisted(() => ({
+  crosshair: null as null | ((param: { time?: number }) => void),
+  priceLines: [] as Array<{ price: number; title: string }>,
+  removedPriceLines: 0,
+  timeScale: { fitContent: 0, ranges: [] as Array<{ from: number; to: number }> },
+}));
+
 vi.mock('lightweight-charts', () => {
-  const series = { setData: vi.fn(), coordinateToPrice: vi.fn() };
+  const series = () => ({
+    setData: vi.fn(),
+    coordinateToPrice: vi.fn(),
+    createPriceLine: vi.fn((options: { price: number; title: string }) => {
+      chartMock.priceLines.push({ price: options.price, title: options.title });
+      return options;
+    }),
+    removePriceLine: vi.fn(() => {
+      chartMock.removedPriceLines += 1;
+    }),
+  });
   return {
     CandlestickSeries: {},
+    HistogramSeries: {},
+    LineSeries: {},
+    LineStyle: { Solid: 0, Dashed: 2 },
     ColorType: { Solid: 'solid' },
     createChart: () => ({
-      addSeries: () => series,
-      timeScale: () => ({ fitContent: vi.fn() }),
+      addSeries: () => series(),
+      removeSeries: vi.fn(),
+      panes: () => [0, 1, 2].map(() => ({ setStretchFactor: vi.fn() })),
+      timeScale: () => ({
+        fitContent: () => {
+          chartMock.timeScale.fitContent += 1;
+        },
+        getVisibleLogicalRange: () => ({ from: 0.5, to: 1 }),
+        setVisibleLogicalRange: (range: { from: number; to: number }) => {
+          chartMock.timeScale.ranges.push(range);
+        },
+      }),
       subscribeClick: vi.fn(),
+      subscribeCrosshairMove: (callback: (param: { time?: number }) => void) => {
+        chartMock.crosshair = callback;
+      },
       remove: vi.fn(),
     }),
-    createSeriesMarkers: vi.fn(),
+    createSeriesMarkers: () => ({ setMarkers: vi.fn() }),
   };
 });
 
@@ -42,6 +78,7 @@ function stubServer(source: string | null, assetClass: string) {
       if (url.pathname === '/api/market/candles')
         return json(200, {
           symbol: url.searchParams.get('symbol'),
+          timeframe: '1h',
           granularity: 3600,
           source,
           assetClass,
@@ -119,5 +156,176 @@ describe('the chart symbol picker', () => {
     expect(message.textContent).toBe(unknownSymbolMessage('zzqx'));
     expect(input.getAttribute('aria-describedby')).toBe(message.id);
     expect(onChart).toHaveBeenCalledTimes(2);
+  });
+});
+
+const HOUR_BARS = [
+  { time: '2026-11-24T12:00:00.000Z', open: 100, high: 104, low: 99, close: 103, volume: 1200 },
+  { time: '2026-11-24T13:00:00.000Z', open: 103, high: 106, low: 101.5, close: 102, volume: 2500000 },
+];
+
+function rule(id: number, symbol: string, status: AlertRule['status'], condition: AlertRule['condition']): AlertRule {
+  return {
+    id,
+    name: `Rule ${id}`,
+    symbol,
+    ticker: symbol.split('-')[0],
+    timeframe: '1h',
+    condition,
+    trigger: 'once',
+    expiresAt: null,
+    message: null,
+    channels: ['in_app'],
+    webhookUrl: null,
+    status,
+    description: '',
+    triggerCount: 0,
+    lastTriggeredAt: null,
+    createdAt: '2026-11-24T00:00:00.000Z',
+    updatedAt: '2026-11-24T00:00:00.000Z',
+  };
+}
+
+/** Answers the candles route per timeframe (two bars, SMA 20 null then 101.25, RSI 55.5) and the rules route. */
+function stubChartServer(rules: AlertRule[] = [], { newCloseEachTime = false } = {}) {
+  const asked: URL[] = [];
+  vi.stubGlobal(
+    'fetch',
+    vi.fn(async (input: RequestInfo | URL) => {
+      const url = requestedUrl(input);
+      asked.push(url);
+      if (url.pathname === '/api/market/candles') {
+        const overlays = (url.searchParams.get('overlays') ?? '').split(',').filter(Boolean);
+        return json(200, {
+          symbol: url.searchParams.get('symbol'),
+          timeframe: url.searchParams.get('timeframe'),
+          granularity: url.searchParams.get('timeframe') === '4h' ? 14_400 : 3600,
+          source: 'demo',
+          assetClass: 'crypto',
+          // A refresh with a moved last close, when asked, so the answer is a new one.
+          candles: newCloseEachTime
+            ? HOUR_BARS.map((bar, index) => (index === 1 ? { ...bar, close: bar.close + asked.length / 100 } : bar))
+            : HOUR_BARS,
+          overlays: overlays.map((id) => ({
+            id,
+            label: id.toUpperCase(),
+            lines: [{ name: id.toUpperCase(), values: [null, 101.25] }],
+          })),
+          rsi: url.searchParams.has('rsi') ? { period: 14, values: [null, 55.5] } : null,
+          alerts: [],
+        });
+      }
+      if (url.pathname === '/api/alert-rules') return json(200, { rules, maxActive: 50 });
+      return json(404, { error: 'not stubbed' });
+    }),
+  );
+  return asked;
+}
+
+const candleRequests = (asked: URL[]) => asked.filter((url) => url.pathname === '/api/market/candles');
+
+describe('the own chart controls, legend and alert levels', () => {
+  beforeEach(() => {
+    chartMock.crosshair = null;
+    chartMock.priceLines = [];
+    chartMock.removedPriceLines = 0;
+    chartMock.timeScale = { fitContent: 0, ranges: [] };
+  });
+
+  it('asks for 1h bars with SMA 20 and RSI 14 first, then the timeframe and overlays picked', async () => {
+    const asked = stubChartServer();
+    render(withClient(<CandleChart productId="BTC-USD" onClose={() => undefined} />));
+    const chart = screen.getByRole('dialog', { name: 'BTC-USD chart' });
+    await within(chart).findByTestId('chart-legend');
+    const first = candleRequests(asked)[0].searchParams;
+    expect(Object.fromEntries(first)).toEqual({
+      symbol: 'BTC-USD',
+      timeframe: '1h',
+      limit: '300',
+      overlays: 'sma20',
+      rsi: '14',
+    });
+    const timeframes = within(chart).getByRole('group', { name: 'Timeframe' });
+    expect(
+      within(timeframes)
+        .getAllByRole('button')
+        .map((button) => button.textContent),
+    ).toEqual(['1m', '5m', '15m', '1h', '4h', '1D']);
+    expect(within(timeframes).getByRole('button', { name: '1h' }).getAttribute('aria-pressed')).toBe('true');
+
+    fireEvent.click(within(timeframes).getByRole('button', { name: '4h' }));
+    await vi.waitFor(() => expect(candleRequests(asked).at(-1)?.searchParams.get('timeframe')).toBe('4h'));
+    expect(within(timeframes).getByRole('button', { name: '4h' }).getAttribute('aria-pressed')).toBe('true');
+    expect(within(timeframes).getByRole('button', { name: '1h' }).getAttribute('aria-pressed')).toBe('false');
+
+    const overlays = within(chart).getByRole('group', { name: 'Overlays' });
+    fireEvent.click(within(overlays).getByRole('button', { name: 'BB 20,2' }));
+    await vi.waitFor(() => expect(candleRequests(asked).at(-1)?.searchParams.get('overlays')).toBe('sma20,bb20'));
+    fireEvent.click(within(overlays).getByRole('button', { name: 'SMA 20' }));
+    await vi.waitFor(() => expect(candleRequests(asked).at(-1)?.searchParams.get('overlays')).toBe('bb20'));
+    expect(candleRequests(asked).at(-1)?.searchParams.get('timeframe')).toBe('4h');
+  });
+
+  it('shows the last bar in the legend, the hovered bar under the crosshair, warm-up as a dash', async () => {
+    stubChartServer();
+    render(withClient(<CandleChart productId="BTC-USD" onClose={() => undefined} />));
+    const legend = await screen.findByTestId('chart-legend');
+    expect(legend.textContent).toBe(
+      '2026-11-24 13:00 UTCO 103.00H 106.00L 101.50C 102.00V 2.5MSMA20 101.25RSI 14 55.50',
+    );
+    act(() => chartMock.crosshair?.({ time: Date.parse(HOUR_BARS[0].time) / 1000 }));
+    expect(legend.textContent).toBe('2026-11-24 12:00 UTCO 100.00H 104.00L 99.00C 103.00V 1.2KSMA20 –RSI 14 –');
+    act(() => chartMock.crosshair?.({}));
+    expect(legend.textContent).toContain('C 102.00');
+  });
+
+  it('re-reads the bars when an alert on the symbol arrives on the live stream, keeping the view', async () => {
+    const asked = stubChartServer([], { newCloseEachTime: true });
+    const streams: Array<EventTarget & { url: string; close: () => void }> = [];
+    vi.stubGlobal(
+      'EventSource',
+      class extends EventTarget {
+        constructor(public url: string) {
+          super();
+          streams.push(this);
+        }
+        close() {}
+      },
+    );
+    render(withClient(<CandleChart productId="BTC-USD" onClose={() => undefined} />));
+    await screen.findByTestId('chart-legend');
+    expect(streams.map((stream) => stream.url)).toEqual(['/api/alerts/stream?symbol=BTC-USD']);
+    const before = candleRequests(asked).length;
+    act(() => {
+      streams[0].dispatchEvent(new MessageEvent('alert', { data: '{}' }));
+    });
+    await vi.waitFor(() => expect(candleRequests(asked).length).toBe(before + 1));
+    // The first bars fit the view once; the refresh puts back the trader's range (on the live edge).
+    await vi.waitFor(() => expect(chartMock.timeScale.ranges).toEqual([{ from: 0.5, to: 1 }]));
+    expect(chartMock.timeScale.fitContent).toBe(1);
+  });
+
+  it('draws the active price-cross levels and channel bounds of the rules on this symbol', async () => {
+    stubChartServer([
+      rule(1, 'BTC-USD', 'active', { kind: 'price_cross', direction: 'above', level: 105 }),
+      rule(2, 'BTC-USD', 'active', { kind: 'channel', direction: 'exits', lower: 98, upper: 107 }),
+      rule(3, 'BTC-USD', 'paused', { kind: 'price_cross', direction: 'below', level: 90 }),
+      rule(4, 'ETH-USD', 'active', { kind: 'price_cross', direction: 'above', level: 4000 }),
+      rule(5, 'BTC-USD', 'active', { kind: 'rsi', direction: 'above', level: 70, period: 14 }),
+    ]);
+    render(withClient(<CandleChart productId="BTC-USD" onClose={() => undefined} />));
+    const list = await screen.findByRole('list', { name: 'Your alert levels' });
+    expect(
+      within(list)
+        .getAllByRole('listitem')
+        .map((item) => item.textContent),
+    ).toEqual(['Rule 1 (above): 105.00', 'Rule 2 (low): 98.00', 'Rule 2 (high): 107.00']);
+    await vi.waitFor(() =>
+      expect(chartMock.priceLines.filter((line) => line.title.startsWith('Rule'))).toEqual([
+        { price: 105, title: 'Rule 1 (above)' },
+        { price: 98, title: 'Rule 2 (low)' },
+        { price: 107, title: 'Rule 2 (high)' },
+      ]),
+    );
   });
 });

@@ -1,33 +1,115 @@
 // The candlestick chart of one asset (lightweight-charts), opened from a price card, the alerts
-// panel's video icon or the chart area's symbol picker, for any symbol of the table (crypto,
-// stocks, ETFs, indices, futures), with the alerts that fired on it marked on their bars: green
-// up-arrows bullish, red down-arrows bearish, yellow circles caution. Demo bars are labelled
-// "Demo data" and Yahoo Finance bars "Delayed". A click on the chart picks a price; "Alert at ..."
-// opens the alert-rule form with a price-cross at that price (the last close until one is picked).
+// panel's and the chart watchlist's "Chart" buttons, the chart area's symbol picker or as the
+// fallback of a third-party chart, for any symbol of the table (crypto, stocks, ETFs, indices,
+// futures). Timeframes 1m to 1D, a volume pane, the overlays the trader picks (SMA, EMA,
+// Bollinger) and an RSI(14) pane, all computed on the server; the trader's active alert levels
+// as labelled lines; the alerts that fired as markers on their bars (green up-arrows bullish,
+// red down-arrows bearish, yellow circles caution); a legend with the hovered (else the last)
+// bar's O H L C V. The newest bars are re-read every 30 s and when an alert on the symbol
+// arrives on the live stream, without moving the trader's zoom.
+// Demo bars are labelled "Demo data" and Yahoo Finance bars "Delayed". A click on the price pane
+// picks a price; "Alert at ..." opens the alert-rule form with a price-cross at that price.
 import {
   CandlestickSeries,
   ColorType,
   createChart,
   createSeriesMarkers,
+  HistogramSeries,
+  LineSeries,
+  LineStyle,
+  type IChartApi,
+  type IPriceLine,
+  type ISeriesApi,
+  type ISeriesMarkersPluginApi,
   type SeriesMarker,
+  type Time,
   type UTCTimestamp,
 } from 'lightweight-charts';
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { alertDisplayType, parseAlertTimestamp } from '../../../shared/alertDisplay.ts';
 import { formatPrice } from '../../../shared/format.ts';
-import type { CandleGranularity } from '../../../shared/schemas/market.ts';
+import {
+  CHART_OVERLAY_LABELS,
+  CHART_OVERLAYS,
+  CHART_TIMEFRAMES,
+  type CandleResponse,
+  type ChartOverlay,
+  type ChartTimeframe,
+} from '../../../shared/schemas/market.ts';
 import { resolveSymbol } from '../../../shared/symbols.ts';
 import { BellIcon } from '../rules/BellIcon.tsx';
 import { useRuleEditor } from '../rules/AlertRulesProvider.tsx';
 import { roundPrice } from '../rules/ruleForm.ts';
+import { useRuleList } from '../rules/rulesApi.ts';
 import { ASSET_CLASS_LABELS } from './assetClasses.ts';
-import { DELAYED_TITLE, isDelayedSource, useCandles } from './marketApi.ts';
+import { alertLevels } from './chartLevels.ts';
+import { DELAYED_TITLE, isDelayedSource, useCandles, useRefetchOnAlert } from './marketApi.ts';
+
+const RSI_PERIOD = 14;
+const UP = '#22c55e';
+const DOWN = '#ef4444';
+const LEVEL_COLOR = '#818cf8';
 
 const MARKER_STYLE = {
-  bullish: { position: 'belowBar', shape: 'arrowUp', color: '#22c55e' },
-  bearish: { position: 'aboveBar', shape: 'arrowDown', color: '#ef4444' },
+  bullish: { position: 'belowBar', shape: 'arrowUp', color: UP },
+  bearish: { position: 'aboveBar', shape: 'arrowDown', color: DOWN },
   caution: { position: 'aboveBar', shape: 'circle', color: '#facc15' },
 } as const;
+
+const OVERLAY_COLORS: Record<ChartOverlay, string> = {
+  sma20: '#f59e0b',
+  sma50: '#e879f9',
+  ema20: '#38bdf8',
+  bb20: '#94a3b8',
+};
+
+/** The chart and its series, made once per dialog; data and lines change on them in place. */
+interface ChartParts {
+  chart: IChartApi;
+  candles: ISeriesApi<'Candlestick'>;
+  volume: ISeriesApi<'Histogram'>;
+  rsi: ISeriesApi<'Line'>;
+  markers: ISeriesMarkersPluginApi<Time>;
+  overlays: Map<string, ISeriesApi<'Line'>>;
+  levels: IPriceLine[];
+}
+
+const seconds = (iso: string) => (Date.parse(iso) / 1000) as UTCTimestamp;
+
+function formatVolume(volume: number): string {
+  return new Intl.NumberFormat('en-US', { notation: 'compact', maximumFractionDigits: 2 }).format(volume);
+}
+
+function formatValue(value: number | null | undefined, digits = 2): string {
+  return value === null || value === undefined ? '–' : value.toFixed(digits);
+}
+
+/** One marker per bar and kind keeps a busy hour readable; the log has every alert. */
+function alertMarkers(data: CandleResponse): Array<SeriesMarker<UTCTimestamp>> {
+  const size = data.granularity;
+  const byBar = new Map<string, SeriesMarker<UTCTimestamp>>();
+  for (const alert of data.alerts) {
+    const closedAt = parseAlertTimestamp(alert.timestamp).getTime() / 1000;
+    // An alert is stamped when its bar closed; mark the chart bar that contains that bar.
+    const time = (Math.floor((closedAt - 1) / size) * size) as UTCTimestamp;
+    const kind = alertDisplayType(alert.alert_type, alert.message);
+    byBar.set(`${time}-${kind}`, { time, ...MARKER_STYLE[kind], size: 1 });
+  }
+  return [...byBar.values()].sort((a, b) => a.time - b.time);
+}
+
+function ToggleButton({ pressed, onClick, children }: { pressed: boolean; onClick: () => void; children: string }) {
+  return (
+    <button
+      type="button"
+      aria-pressed={pressed}
+      onClick={onClick}
+      className={`rounded px-2 py-1 text-xs ${pressed ? 'bg-indigo-600 text-white' : 'bg-gray-800 text-gray-300 hover:text-white'}`}
+    >
+      {children}
+    </button>
+  );
+}
 
 export function CandleChart({
   productId,
@@ -37,97 +119,209 @@ export function CandleChart({
   productId: string;
   onClose: () => void;
 }) {
-  const [granularity, setGranularity] = useState<CandleGranularity>(3600);
+  const [timeframe, setTimeframe] = useState<ChartTimeframe>('1h');
+  const [overlays, setOverlays] = useState<ChartOverlay[]>(['sma20']);
   const container = useRef<HTMLDivElement>(null);
-  const data = useCandles(productId, granularity);
+  const parts = useRef<ChartParts | null>(null);
+  // The timeframe and bar times last drawn, to keep the view across refreshes.
+  const shown = useRef<{ timeframe: string; times: number[] } | null>(null);
+  const query = useCandles(productId, timeframe, overlays, RSI_PERIOD);
+  useRefetchOnAlert(productId, query.refetch);
+  // While another symbol's or timeframe's bars load, the previous answer is not this chart's.
   const market = resolveSymbol(productId);
+  const symbolId = market?.id ?? productId;
+  const data = query.data && query.data.symbol === symbolId ? query.data : undefined;
   const ruleEditor = useRuleEditor();
+  const rules = useRuleList();
+  const levels = useMemo(() => alertLevels(rules.data?.rules, symbolId), [rules.data, symbolId]);
   // The price the trader clicked on the chart, for "Alert at ...".
   const [picked, setPicked] = useState<{ chart: unknown; price: number } | null>(null);
-  const lastClose = data.data?.candles.at(-1)?.close;
+  // The bar under the crosshair (its time in seconds), or null for the last bar.
+  const [hovered, setHovered] = useState<number | null>(null);
+  const lastClose = data?.candles.at(-1)?.close;
+  const hasBars = data !== undefined && data.candles.length > 0;
 
+  // The chart itself, once the first bars are there; data, overlays and lines change on it.
   useEffect(() => {
-    if (!container.current || !data.data) return;
+    if (!container.current || !hasBars) return;
     const chart = createChart(container.current, {
       autoSize: true,
-      layout: { background: { type: ColorType.Solid, color: '#111827' }, textColor: '#d1d5db' },
+      layout: {
+        background: { type: ColorType.Solid, color: '#111827' },
+        textColor: '#d1d5db',
+        panes: { separatorColor: '#374151' },
+      },
       grid: { vertLines: { color: '#1f2937' }, horzLines: { color: '#1f2937' } },
       timeScale: { timeVisible: true, secondsVisible: false },
     });
-    const series = chart.addSeries(CandlestickSeries, {
-      upColor: '#22c55e',
-      downColor: '#ef4444',
-      wickUpColor: '#22c55e',
-      wickDownColor: '#ef4444',
+    const candles = chart.addSeries(CandlestickSeries, {
+      upColor: UP,
+      downColor: DOWN,
+      wickUpColor: UP,
+      wickDownColor: DOWN,
       borderVisible: false,
     });
-    const bars = data.data.candles.map((candle) => ({
-      ...candle,
-      time: (Date.parse(candle.time) / 1000) as UTCTimestamp,
-    }));
-    series.setData(bars);
-    const size = data.data.granularity;
-    // One marker per bar and kind keeps a busy hour readable; the log has every alert.
-    const byBar = new Map<string, SeriesMarker<UTCTimestamp>>();
-    for (const alert of data.data.alerts) {
-      const closedAt = parseAlertTimestamp(alert.timestamp).getTime() / 1000;
-      // An alert is stamped when its bar closed; mark the chart bar that contains that bar.
-      const time = (Math.floor((closedAt - 1) / size) * size) as UTCTimestamp;
-      const kind = alertDisplayType(alert.alert_type, alert.message);
-      byBar.set(`${time}-${kind}`, { time, ...MARKER_STYLE[kind], size: 1 });
-    }
-    createSeriesMarkers(
-      series,
-      [...byBar.values()].sort((a, b) => a.time - b.time),
+    const volume = chart.addSeries(
+      HistogramSeries,
+      { priceFormat: { type: 'volume' }, priceLineVisible: false, lastValueVisible: false, title: 'Volume' },
+      1,
     );
-    chart.timeScale().fitContent();
+    const rsi = chart.addSeries(
+      LineSeries,
+      { color: '#c084fc', lineWidth: 1, priceLineVisible: false, title: `RSI ${RSI_PERIOD}` },
+      2,
+    );
+    for (const level of [70, 30])
+      rsi.createPriceLine({ price: level, color: '#6b7280', lineStyle: LineStyle.Dashed, lineWidth: 1, title: '' });
+    const panes = chart.panes();
+    panes[0]?.setStretchFactor(4);
+    panes[1]?.setStretchFactor(1);
+    panes[2]?.setStretchFactor(1.3);
+    const markers = createSeriesMarkers(candles, []);
+    parts.current = { chart, candles, volume, rsi, markers, overlays: new Map(), levels: [] };
+    shown.current = null;
+    chart.subscribeCrosshairMove((param) => setHovered(typeof param.time === 'number' ? param.time : null));
     chart.subscribeClick((param) => {
-      const price = param.point ? series.coordinateToPrice(param.point.y) : null;
+      // Only the price pane has prices to pick (the volume and RSI panes have their own scales).
+      if (param.paneIndex !== undefined && param.paneIndex !== 0) return;
+      const price = param.point ? candles.coordinateToPrice(param.point.y) : null;
       if (price !== null && Number.isFinite(price) && price > 0)
-        setPicked({ chart: data.data, price: roundPrice(price) });
+        setPicked({ chart: productId, price: roundPrice(price) });
     });
-    return () => chart.remove();
-  }, [data.data]);
+    return () => {
+      parts.current = null;
+      chart.remove();
+    };
+  }, [hasBars, productId]);
 
-  // A picked price belongs to the bars it was picked on: a new symbol or bar size forgets it.
-  const clicked = picked && picked.chart === data.data ? picked.price : undefined;
+  // Bars, volume, RSI, overlays and markers. The first bars of a timeframe fit the view; a
+  // refresh of the same timeframe keeps the trader's zoom and scroll (following the live edge
+  // when they were on it).
+  useEffect(() => {
+    const chart = parts.current;
+    if (!chart || !data || data.candles.length === 0) return;
+    const times = data.candles.map((candle) => seconds(candle.time));
+    const timeScale = chart.chart.timeScale();
+    const previous = shown.current && shown.current.timeframe === data.timeframe ? shown.current : null;
+    const range = previous ? timeScale.getVisibleLogicalRange() : null;
+
+    chart.candles.setData(data.candles.map((candle, index) => ({ ...candle, time: times[index] })));
+    chart.volume.setData(
+      data.candles.map((candle, index) => ({
+        time: times[index],
+        value: candle.volume,
+        color: candle.close >= candle.open ? `${UP}80` : `${DOWN}80`,
+      })),
+    );
+    chart.rsi.setData(
+      times.map((time, index) => {
+        const value = data.rsi?.values[index];
+        return value === null || value === undefined ? { time } : { time, value };
+      }),
+    );
+    const wanted = new Set<string>();
+    for (const overlay of data.overlays)
+      for (const line of overlay.lines) {
+        const key = `${overlay.id}:${line.name}`;
+        wanted.add(key);
+        let series = chart.overlays.get(key);
+        if (!series) {
+          series = chart.chart.addSeries(LineSeries, {
+            color: OVERLAY_COLORS[overlay.id],
+            lineWidth: line.name === 'BB middle' ? 1 : 2,
+            lineStyle: overlay.id === 'bb20' && line.name !== 'BB middle' ? LineStyle.Dashed : LineStyle.Solid,
+            priceLineVisible: false,
+            lastValueVisible: false,
+            crosshairMarkerVisible: false,
+          });
+          chart.overlays.set(key, series);
+        }
+        // A warm-up null is a gap (whitespace), never a made-up value.
+        series.setData(
+          times.map((time, index) => {
+            const value = line.values[index];
+            return value === null || value === undefined ? { time } : { time, value };
+          }),
+        );
+      }
+    for (const [key, series] of chart.overlays)
+      if (!wanted.has(key)) {
+        chart.chart.removeSeries(series);
+        chart.overlays.delete(key);
+      }
+    chart.markers.setMarkers(alertMarkers(data));
+
+    if (!previous) timeScale.fitContent();
+    else if (range) {
+      // Logical indexes count from the oldest bar: bars that left the start shift the view back,
+      // and on the live edge the view follows the bars that were added.
+      const shift = Math.max(0, previous.times.indexOf(times[0]));
+      const atLiveEdge = range.to >= previous.times.length - 1;
+      const move = atLiveEdge ? times.length - previous.times.length : -shift;
+      timeScale.setVisibleLogicalRange({ from: range.from + move, to: range.to + move });
+    }
+    shown.current = { timeframe: data.timeframe, times };
+  }, [data, hasBars]);
+
+  // The trader's alert levels as labelled horizontal lines.
+  useEffect(() => {
+    const chart = parts.current;
+    if (!chart) return;
+    for (const line of chart.levels) chart.candles.removePriceLine(line);
+    chart.levels = levels.map((level) =>
+      chart.candles.createPriceLine({
+        price: level.price,
+        color: LEVEL_COLOR,
+        lineStyle: LineStyle.Dashed,
+        lineWidth: 1,
+        axisLabelVisible: true,
+        title: level.title,
+      }),
+    );
+  }, [levels, hasBars]);
+
+  // A picked price belongs to the symbol it was picked on.
+  const clicked = picked && picked.chart === productId ? picked.price : undefined;
   const alertPrice = clicked ?? (lastClose === undefined ? undefined : roundPrice(lastClose));
+
+  const legendIndex = useMemo(() => {
+    if (!data || data.candles.length === 0) return -1;
+    if (hovered === null) return data.candles.length - 1;
+    const index = data.candles.findIndex((candle) => seconds(candle.time) === hovered);
+    return index < 0 ? data.candles.length - 1 : index;
+  }, [data, hovered]);
+  const legendBar = data && legendIndex >= 0 ? data.candles[legendIndex] : undefined;
+
+  function toggleOverlay(overlay: ChartOverlay) {
+    setOverlays((current) =>
+      current.includes(overlay)
+        ? current.filter((entry) => entry !== overlay)
+        : CHART_OVERLAYS.filter((entry) => entry === overlay || current.includes(entry)),
+    );
+  }
 
   return (
     <div
       role="dialog"
       aria-label={`${productId} chart`}
-      className="absolute inset-0 z-20 flex flex-col rounded-lg bg-gray-900 p-4"
+      className="absolute inset-0 z-20 flex min-w-0 flex-col overflow-x-hidden overflow-y-auto rounded-lg bg-gray-900 p-2 sm:p-3"
     >
-      <div className="flex flex-wrap items-center gap-3">
+      <div className="flex flex-wrap items-center gap-x-3 gap-y-1">
         <h3 className="text-lg font-bold text-white">{productId}</h3>
         {market && (
           <span className="text-xs text-gray-400" data-testid="chart-market">
             {market.name} · {ASSET_CLASS_LABELS[market.assetClass]}
           </span>
         )}
-        {data.data?.source === 'demo' && (
+        {data?.source === 'demo' && (
           <span className="rounded bg-amber-500 px-2 py-0.5 text-xs font-bold text-gray-900">Demo data</span>
         )}
-        {isDelayedSource(data.data?.source) && (
+        {isDelayedSource(data?.source) && (
           <span className="rounded bg-sky-300 px-2 py-0.5 text-xs font-bold text-gray-900" title={DELAYED_TITLE}>
             Delayed
           </span>
         )}
-        <div className="flex gap-1" role="group" aria-label="Bar size">
-          {([3600, 60] as const).map((option) => (
-            <button
-              key={option}
-              type="button"
-              aria-pressed={granularity === option}
-              onClick={() => setGranularity(option)}
-              className={`rounded px-2 py-1 text-xs ${granularity === option ? 'bg-indigo-600 text-white' : 'bg-gray-800 text-gray-300'}`}
-            >
-              {option === 3600 ? '1h' : '1m'}
-            </button>
-          ))}
-        </div>
-        <span className="text-xs text-gray-400">{data.data ? `${data.data.alerts.length} alerts marked` : ''}</span>
+        <span className="text-xs text-gray-400">{data ? `${data.alerts.length} alerts marked` : ''}</span>
         {ruleEditor && alertPrice !== undefined && (
           <button
             type="button"
@@ -151,14 +345,75 @@ export function CandleChart({
           Close chart
         </button>
       </div>
-      {data.isPending && <p className="mt-4 text-gray-400">Loading...</p>}
-      {data.isError && <p className="mt-4 text-red-300">The chart could not be loaded: {data.error.message}</p>}
-      {data.data && data.data.candles.length === 0 && (
+      <div className="mt-2 flex flex-wrap items-center gap-x-3 gap-y-1">
+        <div className="flex flex-wrap gap-1" role="group" aria-label="Timeframe">
+          {CHART_TIMEFRAMES.map((option) => (
+            <ToggleButton key={option} pressed={timeframe === option} onClick={() => setTimeframe(option)}>
+              {option}
+            </ToggleButton>
+          ))}
+        </div>
+        <div className="flex flex-wrap gap-1" role="group" aria-label="Overlays">
+          {CHART_OVERLAYS.map((overlay) => (
+            <ToggleButton key={overlay} pressed={overlays.includes(overlay)} onClick={() => toggleOverlay(overlay)}>
+              {CHART_OVERLAY_LABELS[overlay]}
+            </ToggleButton>
+          ))}
+        </div>
+      </div>
+      {legendBar && (
+        <p className="mt-1 flex flex-wrap gap-x-3 font-mono text-[11px] text-gray-300" data-testid="chart-legend">
+          <span className="text-gray-400">
+            {new Date(legendBar.time).toISOString().slice(0, 16).replace('T', ' ')} UTC
+          </span>
+          <span>O {formatPrice(legendBar.open)}</span>
+          <span>H {formatPrice(legendBar.high)}</span>
+          <span>L {formatPrice(legendBar.low)}</span>
+          <span>C {formatPrice(legendBar.close)}</span>
+          <span>V {formatVolume(legendBar.volume)}</span>
+          {data?.overlays.map((overlay) =>
+            overlay.lines.map((line) => (
+              <span key={`${overlay.id}-${line.name}`} style={{ color: OVERLAY_COLORS[overlay.id] }}>
+                {line.name} {formatValue(line.values[legendIndex])}
+              </span>
+            )),
+          )}
+          {data?.rsi && (
+            <span className="text-purple-300">
+              RSI {data.rsi.period} {formatValue(data.rsi.values[legendIndex])}
+            </span>
+          )}
+        </p>
+      )}
+      {levels.length > 0 && (
+        <ul
+          className="mt-1 flex flex-wrap gap-x-3 text-[11px] text-indigo-200"
+          aria-label="Your alert levels"
+          data-testid="chart-alert-levels"
+        >
+          {levels.map((level) => (
+            <li key={level.key}>
+              {level.title}: {formatPrice(level.price)}
+            </li>
+          ))}
+        </ul>
+      )}
+      {query.isPending && <p className="mt-4 text-gray-400">Loading...</p>}
+      {query.isError && !data && (
+        <p className="mt-4 text-red-300">The chart could not be loaded: {query.error.message}</p>
+      )}
+      {data && data.candles.length === 0 && (
         <p className="mt-4 text-gray-400">
           No candles stored for {productId} yet; the alert engine is still filling the history.
         </p>
       )}
-      <div ref={container} className="mt-3 min-h-0 flex-1" data-testid="candle-chart" />
+      <div
+        ref={container}
+        className="relative mt-2 h-[min(55vh,420px)] w-full min-w-0 shrink-0 overflow-hidden sm:h-[min(60vh,560px)]"
+        data-testid="candle-chart"
+        role="figure"
+        aria-label={`${productId} ${timeframe} candles with volume and RSI ${RSI_PERIOD} panes`}
+      />
     </div>
   );
 }

@@ -1,8 +1,14 @@
 // Browser side of the market-data calls: the exchange price snapshot and one asset's candles,
 // parsed with the shared schemas the server serialises them with.
-import { useQuery } from '@tanstack/react-query';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { useEffect } from 'react';
 import { EXCHANGE_REFRESH_INTERVAL_MS } from '../../../shared/constants.ts';
-import { candleResponse, priceSnapshot, type CandleGranularity } from '../../../shared/schemas/market.ts';
+import {
+  candleResponse,
+  priceSnapshot,
+  type ChartOverlay,
+  type ChartTimeframe,
+} from '../../../shared/schemas/market.ts';
 import { ApiError, apiFetch, UNEXPECTED_RESPONSE } from '../../api/http.ts';
 import { queryKeys } from '../../api/queryKeys.ts';
 
@@ -28,16 +34,47 @@ export function usePrices(active: boolean) {
   });
 }
 
-/** The newest 300 bars of one asset with the alerts that fired on them. */
-export function useCandles(productId: string, granularity: CandleGranularity) {
+/** How often the own chart re-reads its newest bars. */
+export const CANDLE_REFRESH_INTERVAL_MS = 30_000;
+
+/**
+ * The newest 300 bars of one asset and timeframe with the overlays and RSI asked for and the
+ * alerts that fired on them, re-read every 30 s. While another timeframe or overlay set loads,
+ * the previous answer stays (no blank chart).
+ */
+export function useCandles(
+  productId: string,
+  timeframe: ChartTimeframe,
+  overlays: readonly ChartOverlay[],
+  rsiPeriod: number | null,
+) {
+  const overlayList = overlays.join(',');
   return useQuery({
-    queryKey: queryKeys.market.candles(productId, granularity),
-    queryFn: () =>
-      apiFetch(
-        `/api/market/candles?${new URLSearchParams({ symbol: productId, granularity: String(granularity), limit: '300' }).toString()}`,
-        candleResponse,
-      ),
+    queryKey: queryKeys.market.candles(productId, timeframe, overlayList, rsiPeriod),
+    queryFn: () => {
+      const query = new URLSearchParams({ symbol: productId, timeframe, limit: '300' });
+      if (overlayList) query.set('overlays', overlayList);
+      if (rsiPeriod !== null) query.set('rsi', String(rsiPeriod));
+      return apiFetch(`/api/market/candles?${query.toString()}`, candleResponse);
+    },
+    placeholderData: keepPreviousData,
+    refetchInterval: CANDLE_REFRESH_INTERVAL_MS,
   });
+}
+
+/**
+ * Re-reads the chart's bars as soon as a market alert on its symbol arrives on the live stream,
+ * so its marker shows without waiting for the 30 s refresh. A stream the server ends (too many
+ * open, the session ended) is closed: the 30 s refresh still runs.
+ */
+export function useRefetchOnAlert(productId: string, refetch: () => unknown) {
+  useEffect(() => {
+    if (typeof EventSource === 'undefined') return;
+    const source = new EventSource(`/api/alerts/stream?${new URLSearchParams({ symbol: productId }).toString()}`);
+    source.addEventListener('alert', () => void refetch());
+    source.addEventListener('end', () => source.close());
+    return () => source.close();
+  }, [productId, refetch]);
 }
 
 /**

@@ -1,18 +1,24 @@
 // The chart watchlist controls: symbol chips with remove buttons, an input with Add (Enter
 // also adds) and a type-ahead whose picks add their EXCHANGE:SYMBOL form, the format hint and
-// a help tooltip. The first symbol is the main chart.
+// a help tooltip. The first symbol is the main chart; a chip's chart icon opens the own candle
+// chart of a symbol the table knows.
 import { useState } from 'react';
+import { resolveSymbol } from '../../../shared/symbols.ts';
 import { HelpTooltip } from '../../ui/HelpTooltip.tsx';
+import { ChartIcon } from '../market/ChartIcon.tsx';
 import { SymbolSearch } from './SymbolSearch.tsx';
 
 export function ChartWatchlist({
   symbols,
   onAdd,
   onRemove,
+  onOpenChart,
 }: {
   symbols: string[];
   onAdd: (input: string) => { added: boolean; alert?: string };
   onRemove: (symbol: string) => void;
+  /** Opens the own candle chart, given the symbol table's canonical id (NASDAQ:AAPL gives AAPL). */
+  onOpenChart?: (symbolId: string) => void;
 }) {
   const [input, setInput] = useState('');
   // The format error (docs/SPEC.md's alert text) beside the input rather than a timed toast: it
@@ -38,6 +44,17 @@ export function ChartWatchlist({
             className={`flex items-center gap-1 rounded-full px-2 py-0.5 text-xs ${index === 0 ? 'bg-indigo-700 text-white' : 'bg-gray-800 text-gray-200'}`}
           >
             {symbol}
+            {onOpenChart && resolveSymbol(symbol) && (
+              <button
+                type="button"
+                title={`Open the ${symbol} chart`}
+                aria-label={`Open the ${symbol} chart`}
+                className="flex items-center text-gray-300 hover:text-white"
+                onClick={() => onOpenChart(resolveSymbol(symbol)?.id ?? symbol)}
+              >
+                <ChartIcon className="h-3.5 w-3.5" />
+              </button>
+            )}
             <button
               type="button"
               aria-label={`Remove ${symbol}`}
