@@ -25,6 +25,8 @@ export const queryKeys = {
     prices: ['market', 'prices'] as const,
     candles: (productId: string, granularity: CandleGranularity) =>
       ['market', 'candles', productId, granularity] as const,
+    /** GET /api/market/watchlist: the watchlist table's figures for these symbols. */
+    watchlist: (symbols: readonly string[]) => ['market', 'watchlist', symbols] as const,
   },
   alerts: {
     all: ['alerts'] as const,

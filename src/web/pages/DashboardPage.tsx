@@ -47,6 +47,10 @@ function Dashboard() {
   const watchlist = useChartWatchlist(notify);
   const [source, setSource] = useState<ChartSource>('tradingview');
   const [chartSymbol, setChartSymbol] = useState<string | null>(null);
+  // A watchlist table row picked as the TradingView main chart; the saved order stays as it is.
+  const [mainSymbol, setMainSymbol] = useState<string | null>(null);
+  const main = mainSymbol !== null && watchlist.symbols.includes(mainSymbol) ? mainSymbol : watchlist.symbols[0];
+  const chartSymbols = main ? [main, ...watchlist.symbols.filter((symbol) => symbol !== main)] : watchlist.symbols;
 
   const column = (children: ReactNode, className: string) => (
     <div className={`flex min-w-0 flex-col gap-4 ${className}`}>{children}</div>
@@ -59,11 +63,17 @@ function Dashboard() {
         <>
           <div className="min-h-[741px]">
             <ChartArea
-              symbols={watchlist.symbols}
+              symbols={chartSymbols}
               source={source}
               onSourceChange={setSource}
               watchlistControls={
-                <ChartWatchlist symbols={watchlist.symbols} onAdd={watchlist.add} onRemove={watchlist.remove} />
+                <ChartWatchlist
+                  symbols={watchlist.symbols}
+                  onAdd={watchlist.add}
+                  onRemove={watchlist.remove}
+                  current={main}
+                  onOpen={setMainSymbol}
+                />
               }
               exchangeControls={
                 <div className="flex flex-wrap items-center gap-2" data-testid="chart-symbol-picker">
