@@ -69,7 +69,7 @@ export function ChartWatchlist({
           </li>
         ))}
       </ul>
-      <div className="flex items-center gap-1">
+      <div className="flex flex-wrap items-center gap-1">
         <SymbolSearch
           form="tradingView"
           label="Add symbol to the chart watchlist"

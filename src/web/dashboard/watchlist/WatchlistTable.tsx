@@ -272,7 +272,7 @@ export function WatchlistTable({
                   if (event.target === event.currentTarget) setFocused(index);
                 }}
                 onKeyDown={(event) => onRowKey(event, index)}
-                className={`cursor-pointer border-b border-gray-800 outline-none hover:bg-gray-800/60 focus-visible:bg-gray-800 focus-visible:ring-2 focus-visible:ring-indigo-400 focus-visible:ring-inset ${symbol === current ? 'bg-indigo-950/60' : ''}`}
+                className={`cursor-pointer border-b border-gray-800 outline-none hover:bg-gray-800/60 focus-visible:bg-gray-800 focus-visible:ring-2 focus-visible:ring-indigo-400 focus-visible:ring-inset ${symbol === current ? 'bg-indigo-950/60 shadow-[inset_3px_0_0_0_#6366f1]' : ''}`}
               >
                 <WatchlistCells symbol={symbol} entry={entry} loading={quotes.isPending} />
                 <td className="px-1 py-1 text-right whitespace-nowrap">
