@@ -3,6 +3,7 @@
 // holds, sorting by % Change, a row (clicked, or reached with the arrow keys and Enter) that
 // makes the TradingView main chart, the alerts panel's row that opens its own chart, the
 // Table / Chips choice surviving a reload, and no horizontal page scroll.
+import AxeBuilder from '@axe-core/playwright';
 import type { Locator, Page } from '@playwright/test';
 import { DEFAULT_CHART_WATCHLIST } from '../src/shared/constants.ts';
 import { formatPrice } from '../src/shared/format.ts';
@@ -13,6 +14,15 @@ async function interceptThirdParties(page: Page) {
   await page.route(/^https:\/\/([a-z0-9-]+\.)*(tradingview|barchart)\.com\//, (route) =>
     route.fulfill({ status: 200, contentType: 'text/javascript', body: '/* intercepted in tests */' }),
   );
+}
+
+/** axe (WCAG 2.1 A and AA) on every watchlist table on the page: no violations at all. */
+async function expectAccessibleTables(page: Page) {
+  const results = await new AxeBuilder({ page })
+    .include('[data-testid="watchlist-table"]')
+    .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'])
+    .analyze();
+  expect(results.violations.map((violation) => `${violation.id}: ${violation.help}`)).toEqual([]);
 }
 
 async function expectNoHorizontalScroll(page: Page) {
@@ -74,6 +84,7 @@ for (const size of [
         await expect(row.getByRole('img', { name: new RegExp(`^${entry.ticker} last hour`) })).toBeVisible();
       }
       await expect(page.getByText('Demo data.', { exact: false }).first()).toBeVisible();
+      await expectAccessibleTables(page);
 
       // Sorting by % Change: ascending, then descending.
       const header = table.getByRole('columnheader', { name: /% Change/ });
