@@ -33,8 +33,11 @@ test('a price alert from a watchlist chip fires, shows in Triggered and the deli
   await expect(panel.getByTestId('rule-cap')).toHaveText('0 of 50 active');
   await expect(panel.getByText(/No alert rules yet/)).toBeVisible();
 
-  // The bell on the BTC chip opens the form for BTC at its last price.
-  await page.getByRole('list', { name: 'Alert watchlist' }).getByRole('button', { name: 'Alert on BTC' }).click();
+  // The bell on the BTC row of the watchlist table opens the form for BTC at its last price.
+  await page
+    .getByRole('table', { name: /^Alert watchlist/ })
+    .getByRole('button', { name: 'Alert on BTC' })
+    .click();
   const form = page.getByRole('dialog', { name: 'New alert rule' });
   await expect(form).toBeVisible();
   await expect(form.getByRole('combobox', { name: 'Symbol' })).toHaveValue('BTC');

@@ -13,6 +13,15 @@ async function interceptThirdParties(page: Page) {
   return requested;
 }
 
+/** The chart watchlist's rows: a table by default (issue 17), its saved form in each row's data-symbol. */
+function chartWatchlistRows(page: Page) {
+  return page.getByRole('table', { name: /^Chart watchlist/ }).locator('tbody tr');
+}
+
+function chartWatchlistRow(page: Page, symbol: string) {
+  return chartWatchlistRows(page).and(page.locator(`[data-symbol="${symbol}"]`));
+}
+
 async function embeddedConfig(page: Page) {
   const text = await page.getByTestId('tradingview-container').locator('script').textContent();
   return JSON.parse(text ?? '{}') as Record<string, unknown>;
@@ -45,7 +54,7 @@ test('the TradingView chart is built from the watchlist and reloads on every cha
   const input = page.getByLabel('Add symbol to the chart watchlist');
   await input.fill('  nasdaq:nvda ');
   await input.press('Enter');
-  await expect(page.getByRole('list', { name: 'Chart watchlist' })).toContainText('NASDAQ:NVDA');
+  await expect(chartWatchlistRow(page, 'NASDAQ:NVDA')).toBeVisible();
   await expect.poll(() => requested.filter((url) => url.includes('embed-widget-advanced-chart.js')).length).toBe(2);
   expect((await embeddedConfig(page)).watchlist).toContain('NASDAQ:NVDA');
   await expect(page.getByTestId('tradingview-container').locator('script')).toHaveCount(1);
@@ -56,7 +65,7 @@ test('watchlist rules, and the list follows the trader across a reload and anoth
 }) => {
   await interceptThirdParties(page);
   const input = page.getByLabel('Add symbol to the chart watchlist');
-  const chips = page.getByRole('list', { name: 'Chart watchlist' }).getByRole('listitem');
+  const chips = chartWatchlistRows(page);
   await expect(chips).toHaveCount(6);
 
   await input.fill('AAPL');
@@ -78,11 +87,11 @@ test('watchlist rules, and the list follows the trader across a reload and anoth
   await expect(chips).toHaveCount(7);
   await page.getByRole('button', { name: 'Remove NASDAQ:AAPL' }).click();
   await expect(chips).toHaveCount(6);
-  await expect(chips.first()).toContainText('NASDAQ:TSLA');
+  await expect(chips.first()).toHaveAttribute('data-symbol', 'NASDAQ:TSLA');
 
   await page.reload();
-  await expect(chips.first()).toContainText('NASDAQ:TSLA');
-  await expect(page.getByRole('list', { name: 'Chart watchlist' })).toContainText('AMEX:SPY');
+  await expect(chips.first()).toHaveAttribute('data-symbol', 'NASDAQ:TSLA');
+  await expect(chartWatchlistRow(page, 'AMEX:SPY')).toBeVisible();
 
   const other = await page
     .context()
@@ -91,8 +100,8 @@ test('watchlist rules, and the list follows the trader across a reload and anoth
   const otherPage = await other.newPage();
   await interceptThirdParties(otherPage);
   await otherPage.goto('/dashboard');
-  await expect(otherPage.getByRole('list', { name: 'Chart watchlist' })).toContainText('AMEX:SPY');
-  await expect(otherPage.getByRole('list', { name: 'Chart watchlist' })).not.toContainText('NASDAQ:AAPL');
+  await expect(chartWatchlistRow(otherPage, 'AMEX:SPY')).toBeVisible();
+  await expect(chartWatchlistRow(otherPage, 'NASDAQ:AAPL')).toHaveCount(0);
   await other.close();
 });
 
@@ -107,7 +116,7 @@ test('the type-ahead adds a future by name to the chart watchlist and a ticker t
   await expect(suggestions).toBeVisible();
   await expect(input).toHaveAttribute('aria-expanded', 'true');
   await suggestions.getByRole('option', { name: /CME_MINI:MES1!/ }).click();
-  await expect(page.getByRole('list', { name: 'Chart watchlist' })).toContainText('CME_MINI:MES1!');
+  await expect(chartWatchlistRow(page, 'CME_MINI:MES1!')).toBeVisible();
   await expect(input).toHaveValue('');
   await expect.poll(() => requested.filter((url) => url.includes('embed-widget-advanced-chart.js')).length).toBe(2);
   expect((await embeddedConfig(page)).watchlist).toContain('CME_MINI:MES1!');
@@ -117,11 +126,11 @@ test('the type-ahead adds a future by name to the chart watchlist and a ticker t
   await expect(suggestions.getByRole('option').first()).toContainText('COMEX:MGC1!');
   await input.press('ArrowDown');
   await input.press('Enter');
-  await expect(page.getByRole('list', { name: 'Chart watchlist' })).toContainText('COMEX:MGC1!');
+  await expect(chartWatchlistRow(page, 'COMEX:MGC1!')).toBeVisible();
 
   // The alerts panel: an unknown symbol is explained and not added; a pick adds the plain ticker.
   const panel = page.getByRole('region', { name: 'Watchlist Alerts' });
-  const alertChips = panel.getByRole('list', { name: 'Alert watchlist' });
+  const alertChips = panel.getByRole('table', { name: /^Alert watchlist/ }).locator('tbody');
   await panel.getByRole('button', { name: 'Add symbol', exact: true }).click();
   const draft = panel.getByRole('combobox', { name: 'Symbol to add' });
   await draft.fill('zzqx');

@@ -53,7 +53,12 @@ test('the default dashboard shows AAPL alerts and charts, and WATOS grids for AA
 }) => {
   await interceptThirdParties(page);
   const panel = page.getByRole('region', { name: 'Watchlist Alerts' });
-  await expect(panel.getByRole('list', { name: 'Alert watchlist' })).toHaveText(/AAPL.*TSLA.*BTC.*ETH/);
+  await expect(panel.getByRole('table', { name: /^Alert watchlist/ }).getByRole('rowheader')).toHaveText([
+    /^AAPL/,
+    /^TSLA/,
+    /^BTC/,
+    /^ETH/,
+  ]);
 
   // The engine's own alerts for AAPL (a stock, on the demo feed), then the panel shows them.
   await waitForAlerts(page, { symbol: 'AAPL', start_time: utc(new Date(Date.now() - 4 * 86_400_000)) });
@@ -190,7 +195,8 @@ test('the type-ahead adds a future by name to the chart watchlist and charts any
   subscribedPage: page,
 }) => {
   await interceptThirdParties(page);
-  const watchlist = page.getByRole('list', { name: 'Chart watchlist' });
+  // The watchlist table names a symbol by ticker and name; its row keeps the saved form.
+  const watchlist = page.getByRole('table', { name: /^Chart watchlist/ }).locator('tbody');
   const input = page.getByRole('combobox', { name: 'Add symbol to the chart watchlist' });
   await input.fill('Micro E-mini');
   const suggestions = page.getByRole('listbox', { name: 'Symbol suggestions' });
@@ -199,10 +205,11 @@ test('the type-ahead adds a future by name to the chart watchlist and charts any
   await expect(option).toContainText('Micro E-mini S&P 500');
   await expect(option).toContainText('Micro future');
   await option.click();
-  await expect(watchlist).toContainText('CME_MINI:MES1!');
+  const added = watchlist.locator('tr[data-symbol="CME_MINI:MES1!"]');
+  await expect(added).toContainText('Micro E-mini S&P 500');
   await expect(input).toHaveValue('');
   await page.reload();
-  await expect(watchlist).toContainText('CME_MINI:MES1!');
+  await expect(added).toContainText('Micro E-mini S&P 500');
 
   // The own candle chart: any table symbol, by name, from the picker above the exchange view.
   await page.getByRole('tab', { name: 'Exchange Data', exact: true }).click();

@@ -15,7 +15,8 @@ test('the watchlist format error clears when the input changes and after a succe
   await interceptThirdParties(page);
   const input = page.getByLabel('Add symbol to the chart watchlist');
   const add = page.getByRole('button', { name: 'Add', exact: true });
-  const chips = page.getByRole('list', { name: 'Chart watchlist' }).getByRole('listitem');
+  // The watchlist is a table by default (issue 17): one row a symbol.
+  const chips = page.getByRole('table', { name: /^Chart watchlist/ }).locator('tbody tr');
   const formatError = page
     .getByRole('alert')
     .filter({ hasText: 'Please use format EXCHANGE:SYMBOL (e.g., NASDAQ:AAPL)' });

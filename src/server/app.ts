@@ -50,7 +50,7 @@ import {
 } from './market/service.ts';
 import { marketRoutes } from './market/routes.ts';
 import { alertRoutes, alertStreamRoutes, alertTestHookRoutes } from './alerts/routes.ts';
-import { alertsSince, createAlertBus, type AlertBus } from './alerts/service.ts';
+import { alertsSince, createAlertBus, latestAlertsOf, type AlertBus } from './alerts/service.ts';
 import { aiRoutes } from './ai/routes.ts';
 import { alertRuleRoutes, alertRuleTestHookRoutes } from './rules/routes.ts';
 import {
@@ -296,6 +296,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
         quotes,
         db: database.db,
         alertsSince: (ticker, since) => alertsSince(database.db, ticker, since),
+        latestAlerts: (tickers) => latestAlertsOf(database.db, tickers),
       }),
       dashboardFeature(alertRoutes, { db: database.db }),
       dashboardFeature(alertStreamRoutes, {

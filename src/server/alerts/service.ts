@@ -3,7 +3,7 @@
 // GET /external-api/alert, a ticker's alerts for the chart's markers, the stream's replay
 // after a reconnect, and the rows the assistant counts. Other features and the composition
 // root use the alerts feature through this module.
-import { and, asc, desc, eq, gt, gte, inArray, lte, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, gte, inArray, lte, sql, type SQL } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
 import { alerts } from '../db/schema.ts';
 import { ALERT_LOG_DEFAULT_MAX, ALERT_LOG_DEFAULT_WINDOW_MS } from '../../shared/constants.ts';
@@ -98,6 +98,44 @@ export async function alertsSince(db: Database, ticker: string, since: Date, lim
     .orderBy(asc(alerts.timestamp))
     .limit(limit);
   return rows.map(toAlertRecord);
+}
+
+/** The newest alert of a ticker (the watchlist table's "Latest alert"). */
+export interface LatestAlert {
+  ticker: string;
+  alertType: string;
+  message: string;
+  timestamp: Date;
+}
+
+/** The newest stored alert of each ticker, in one query (a lateral index scan per ticker). */
+export async function latestAlertsOf(db: Database, tickers: readonly string[]): Promise<Map<string, LatestAlert>> {
+  const result = new Map<string, LatestAlert>();
+  if (tickers.length === 0) return result;
+  const answer = await db.execute(sql`
+    select t.ticker, a.alert_type, a.message, a.timestamp
+    from jsonb_array_elements_text(${JSON.stringify(tickers)}::jsonb) as t(ticker)
+    cross join lateral (
+      select ${alerts.alertType} as alert_type, ${alerts.message} as message, ${alerts.timestamp} as timestamp
+      from ${alerts}
+      where ${alerts.ticker} = t.ticker
+      order by ${alerts.timestamp} desc, ${alerts.id} desc
+      limit 1
+    ) a`);
+  const rows = (
+    answer as {
+      rows: Array<{ ticker: string; alert_type: string; message: string; timestamp: Date | string }>;
+    }
+  ).rows;
+  for (const row of rows) {
+    result.set(row.ticker, {
+      ticker: row.ticker,
+      alertType: row.alert_type,
+      message: row.message,
+      timestamp: new Date(row.timestamp),
+    });
+  }
+  return result;
 }
 
 /**

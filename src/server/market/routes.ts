@@ -9,6 +9,7 @@ import { symbolById, tickerOf } from '../../shared/tickers.ts';
 import type { Database } from '../db/client.ts';
 import { chartBars } from './chartBars.ts';
 import { latestCandles, type QuoteService } from './service.ts';
+import { watchlistQuoteRoutes, type WatchlistQuoteOptions } from './watchlistQuotes.ts';
 
 export interface MarketRouteOptions {
   quotes: QuoteService;
@@ -19,10 +20,13 @@ export interface MarketRouteOptions {
    * whose engine depends on market.
    */
   alertsSince: (ticker: string, since: Date) => Promise<AlertRecord[]>;
+  /** The newest alert of each ticker (the watchlist table), given the same way. */
+  latestAlerts: WatchlistQuoteOptions['latestAlerts'];
 }
 
 export async function marketRoutes(app: FastifyInstance, options: MarketRouteOptions): Promise<void> {
   const routes = app.withTypeProvider<ZodTypeProvider>();
+  await watchlistQuoteRoutes(app, options);
   // Every subscriber polls the same snapshot for 10 s: serialize it once (with the response
   // schema, as Fastify would), not per request.
   const serialized = new WeakMap<object, string>();

@@ -1,7 +1,7 @@
 // Market data: the public surface of the feature and the only module that reads or writes
 // the `candles` table. Other features (the alert engine, the assistant's tools), the
 // composition root and config.ts import from here, never from the files behind it.
-import { and, desc, eq, inArray, max } from 'drizzle-orm';
+import { and, desc, eq, inArray, max, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
 import { candles } from '../db/schema.ts';
 import type { CandleRow, Granularity } from './types.ts';
@@ -69,6 +69,93 @@ export async function lastCandleTimes(
       result.set(row.productId, entry);
     }
   }
+  return result;
+}
+
+/** A row of the raw lateral queries below, as either driver returns it. */
+interface RawCandle {
+  product_id: string;
+  time: Date | string;
+  open: number;
+  high: number;
+  low: number;
+  close: number;
+  volume: number;
+  source: string;
+}
+
+function fromRaw(row: RawCandle): StoredCandle {
+  return {
+    time: new Date(row.time).getTime(),
+    open: Number(row.open),
+    high: Number(row.high),
+    low: Number(row.low),
+    close: Number(row.close),
+    volume: Number(row.volume),
+    source: row.source,
+  };
+}
+
+/**
+ * The newest `limit` stored one-minute bars of many assets, oldest first, in one query (a
+ * lateral index scan per asset, so a long history costs nothing): the watchlist table's last
+ * price and sparkline. Assets without bars are absent from the map.
+ */
+export async function latestMinuteCandlesOf(
+  db: Database,
+  productIds: readonly string[],
+  limit: number,
+): Promise<Map<string, StoredCandle[]>> {
+  const result = new Map<string, StoredCandle[]>();
+  if (productIds.length === 0) return result;
+  const answer = await db.execute(sql`
+    select p.id as product_id, c.time, c.open, c.high, c.low, c.close, c.volume, c.source
+    from jsonb_array_elements_text(${JSON.stringify(productIds)}::jsonb) as p(id)
+    cross join lateral (
+      select ${candles.time} as time, ${candles.open} as open, ${candles.high} as high, ${candles.low} as low,
+        ${candles.close} as close, ${candles.volume} as volume, ${candles.source} as source
+      from ${candles}
+      where ${candles.productId} = p.id and ${candles.granularity} = 60
+      order by ${candles.time} desc
+      limit ${limit}
+    ) c`);
+  for (const row of (answer as { rows: RawCandle[] }).rows) {
+    const bars = result.get(row.product_id) ?? [];
+    bars.push(fromRaw(row));
+    result.set(row.product_id, bars);
+  }
+  for (const bars of result.values()) bars.sort((a, b) => a.time - b.time);
+  return result;
+}
+
+/**
+ * For each asset, its first stored one-minute bar with an open time in [from, before), in one
+ * query: the watchlist table's session open price.
+ */
+export async function firstMinuteCandlesIn(
+  db: Database,
+  windows: ReadonlyArray<{ productId: string; from: number; before: number }>,
+): Promise<Map<string, StoredCandle>> {
+  const result = new Map<string, StoredCandle>();
+  if (windows.length === 0) return result;
+  const values = windows.map(({ productId, from, before }) => ({
+    id: productId,
+    from_time: new Date(from).toISOString(),
+    before_time: new Date(before).toISOString(),
+  }));
+  const answer = await db.execute(sql`
+    select w.id as product_id, c.time, c.open, c.high, c.low, c.close, c.volume, c.source
+    from jsonb_to_recordset(${JSON.stringify(values)}::jsonb) as w(id text, from_time timestamptz, before_time timestamptz)
+    cross join lateral (
+      select ${candles.time} as time, ${candles.open} as open, ${candles.high} as high, ${candles.low} as low,
+        ${candles.close} as close, ${candles.volume} as volume, ${candles.source} as source
+      from ${candles}
+      where ${candles.productId} = w.id and ${candles.granularity} = 60
+        and ${candles.time} >= w.from_time and ${candles.time} < w.before_time
+      order by ${candles.time} asc
+      limit 1
+    ) c`);
+  for (const row of (answer as { rows: RawCandle[] }).rows) result.set(row.product_id, fromRaw(row));
   return result;
 }
 

@@ -156,3 +156,88 @@ export const candleResponse = z.object({
   alerts: z.array(alertRecord),
 });
 export type CandleResponse = z.infer<typeof candleResponse>;
+
+/** Symbols GET /api/market/watchlist answers at most in one call. */
+export const WATCHLIST_QUOTES_MAX = 50;
+
+/** GET /api/market/watchlist query: `symbols`, comma-separated, any form the symbol table resolves. */
+export const watchlistQuotesQuery = z.object({
+  symbols: z
+    .string({ error: 'symbols is required: a comma-separated list, e.g. AAPL,BTC,NASDAQ:MSFT' })
+    .transform((value) => [
+      ...new Set(
+        value
+          .split(',')
+          .map((entry) => entry.trim())
+          .filter(Boolean),
+      ),
+    ])
+    .refine((list) => list.length > 0, 'symbols is required: a comma-separated list, e.g. AAPL,BTC,NASDAQ:MSFT')
+    .refine((list) => list.length <= WATCHLIST_QUOTES_MAX, `At most ${WATCHLIST_QUOTES_MAX} symbols a request`),
+});
+
+/** The newest engine alert of a symbol. */
+export const watchlistAlert = z.object({
+  /** The generator's alert type, e.g. 'Breakout'. */
+  type: z.string(),
+  message: z.string(),
+  /** When the condition was seen, ISO 8601 UTC. */
+  time: z.string(),
+});
+
+/** A symbol the table knows: its figures from the candle store, or none yet (`status: 'no-data'`, every number null). */
+export const watchlistQuote = z.object({
+  status: z.enum(['priced', 'no-data']),
+  /** The form the caller asked for, as given. */
+  query: z.string(),
+  /** Canonical id: BTC-USD, AAPL, MES1!. */
+  id: z.string(),
+  ticker: z.string(),
+  name: z.string(),
+  assetClass: z.string(),
+  /** Close of the newest stored one-minute bar. */
+  last: z.number().nullable(),
+  /** Open time of that bar, ISO 8601 UTC. */
+  lastTime: z.string().nullable(),
+  /**
+   * Open of the first stored one-minute bar of the session the newest bar belongs to (stocks:
+   * the regular session; futures: the Globex session; crypto: the UTC day).
+   */
+  sessionOpen: z.number().nullable(),
+  /** Open time of that bar, ISO 8601 UTC. */
+  sessionOpenTime: z.string().nullable(),
+  /** last - sessionOpen. */
+  change: z.number().nullable(),
+  /** change / sessionOpen * 100. */
+  changePercent: z.number().nullable(),
+  /** Closes of the newest stored one-minute bars (at most 60), oldest first. */
+  sparkline: z.array(z.number()),
+  /** Open time of the sparkline's first bar, ISO 8601 UTC. */
+  sparklineFrom: z.string().nullable(),
+  latestAlert: watchlistAlert.nullable(),
+  /** Provider of the newest bar; null without bars. */
+  source: marketSource.nullable(),
+  /** True when that provider's figures are delayed (Yahoo Finance). */
+  delayed: z.boolean(),
+  /** 'no-data': what to tell the trader. */
+  message: z.string().nullable(),
+});
+export type WatchlistQuote = z.infer<typeof watchlistQuote>;
+
+/** A symbol the table does not know, with the table's explanation. */
+export const watchlistUnknown = z.object({
+  status: z.literal('unknown'),
+  query: z.string(),
+  error: z.string(),
+});
+
+export const watchlistEntry = z.discriminatedUnion('status', [watchlistQuote, watchlistUnknown]);
+export type WatchlistEntry = z.infer<typeof watchlistEntry>;
+
+/** GET /api/market/watchlist: one entry a requested symbol, in the order asked. */
+export const watchlistQuotesResponse = z.object({
+  entries: z.array(watchlistEntry),
+  /** When the server answered, ISO 8601 UTC. */
+  asOf: z.string(),
+});
+export type WatchlistQuotesResponse = z.infer<typeof watchlistQuotesResponse>;

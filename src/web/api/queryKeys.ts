@@ -26,6 +26,8 @@ export const queryKeys = {
     /** One asset's bars of a timeframe with the overlays (comma-joined) and RSI period asked for. */
     candles: (productId: string, timeframe: ChartTimeframe, overlays: string, rsi: number | null) =>
       ['market', 'candles', productId, timeframe, overlays, rsi] as const,
+    /** GET /api/market/watchlist: the watchlist table's figures for these symbols. */
+    watchlist: (symbols: readonly string[]) => ['market', 'watchlist', symbols] as const,
   },
   alerts: {
     all: ['alerts'] as const,

@@ -53,6 +53,10 @@ function Dashboard() {
   const [chartSymbol, setChartSymbol] = useState<string | null>(null);
   const [tab, setTab] = useState<DashboardTab>('chart');
   const showTab = useCallback((next: DashboardTab) => setTab(next), []);
+  // A watchlist table row picked as the TradingView main chart; the saved order stays as it is.
+  const [mainSymbol, setMainSymbol] = useState<string | null>(null);
+  const main = mainSymbol !== null && watchlist.symbols.includes(mainSymbol) ? mainSymbol : watchlist.symbols[0];
+  const chartSymbols = main ? [main, ...watchlist.symbols.filter((symbol) => symbol !== main)] : watchlist.symbols;
 
   // The own candle chart of a symbol, from the alerts panel or a chart watchlist chip: shown in
   // the exchange view (on a phone, the Chart tab), scrolled into sight.
@@ -82,7 +86,7 @@ function Dashboard() {
           <div {...tabPanel('chart')}>
             <div className="min-h-[741px]">
               <ChartArea
-                symbols={watchlist.symbols}
+                symbols={chartSymbols}
                 source={source}
                 onSourceChange={setSource}
                 watchlistControls={
@@ -91,6 +95,8 @@ function Dashboard() {
                     onAdd={watchlist.add}
                     onRemove={watchlist.remove}
                     onOpenChart={openChart}
+                    current={main}
+                    onOpen={setMainSymbol}
                   />
                 }
                 exchangeControls={

@@ -1,4 +1,6 @@
-// The watchlist alerts panel (docs/SPEC.md): symbol chips saved per user (AAPL, TSLA, BTC, ETH to
+// The watchlist alerts panel (docs/SPEC.md): the watchlist as a table (issue 17: last price,
+// change since the session open, sparkline, latest alert; a row opens the symbol's own chart) or,
+// by the Table / Chips switch, as symbol chips saved per user (AAPL, TSLA, BTC, ETH to
 // start), a plus button with Add / Cancel (a type-ahead suggests plain tickers; a typed symbol the
 // symbol table does not know is explained, not added), and the latest real alerts for those symbols,
 // coloured by type. The speaker icon reads new alerts aloud; the candlestick 'Chart' button opens
@@ -19,6 +21,8 @@ import { useRuleEditor } from '../rules/AlertRulesProvider.tsx';
 import { resolveSymbol } from '../watchlist/symbolApi.ts';
 import { SymbolSearch } from '../watchlist/SymbolSearch.tsx';
 import { useSavedWatchlist } from '../watchlist/useSavedWatchlist.ts';
+import { useWatchlistView } from '../watchlist/watchlistQuotes.ts';
+import { WatchlistTable, WatchlistViewToggle } from '../watchlist/WatchlistTable.tsx';
 import { fetchAlerts } from './alertApi.ts';
 import { TYPE_STYLES } from './AlertLog.tsx';
 
@@ -76,6 +80,7 @@ export function WatchlistAlerts({
   const [audio, setAudio] = useState(false);
   const spoken = useRef<Set<string>>(new Set());
   const unknownId = useId();
+  const [view, setView] = useWatchlistView('alerts');
 
   useEffect(() => {
     if (!audio || !alerts.data) return;
@@ -86,6 +91,37 @@ export function WatchlistAlerts({
       speak(alert.message);
     }
   }, [audio, alerts.data]);
+
+  /** A symbol's bell: the alert-rule form for it (issue 16), for symbols the table knows. */
+  function bell(symbol: string) {
+    if (!ruleEditor || alertTickerOf(symbol) === null) return null;
+    return (
+      <button
+        type="button"
+        aria-label={`Alert on ${symbol}`}
+        title={`Alert: create an alert rule for ${symbol}`}
+        className="text-gray-400 hover:text-indigo-300"
+        onClick={() => ruleEditor.open({ prefill: { symbol } })}
+      >
+        <BellIcon />
+      </button>
+    );
+  }
+
+  function remove(symbol: string) {
+    watchlist.save(symbols.filter((entry) => entry !== symbol));
+  }
+
+  const addButton = (
+    <button
+      type="button"
+      aria-label="Add symbol"
+      onClick={() => setAdding(true)}
+      className="rounded-full bg-indigo-600 px-2 py-0.5 text-sm font-bold text-white hover:bg-indigo-500"
+    >
+      +
+    </button>
+  );
 
   function close() {
     setAdding(false);
@@ -125,6 +161,7 @@ export function WatchlistAlerts({
         <h2 id="watchlist-alerts-heading" className="text-lg font-semibold text-white">
           Watchlist Alerts
         </h2>
+        <WatchlistViewToggle view={view} onChange={setView} label="Alert watchlist view" />
         <button
           type="button"
           aria-pressed={audio}
@@ -144,41 +181,36 @@ export function WatchlistAlerts({
           <span className="sr-only">Audio alerts</span>
         </button>
       </div>
-      <ul className="mt-2 flex flex-wrap gap-2" aria-label="Alert watchlist">
+      {view === 'table' && (
+        <div className="mt-2 max-h-80 shrink-0 overflow-y-auto">
+          <WatchlistTable
+            symbols={symbols}
+            label="Alert watchlist"
+            onOpen={(_symbol, symbolId) => {
+              if (symbolId) onOpenChart?.(symbolId);
+            }}
+            onRemove={remove}
+            rowActions={bell}
+          />
+          <div className="mt-1">{addButton}</div>
+        </div>
+      )}
+      <ul hidden={view !== 'chips'} className="mt-2 flex flex-wrap gap-2" aria-label="Alert watchlist">
         {symbols.map((symbol) => (
           <li key={symbol} className="flex items-center gap-1 rounded-full bg-gray-800 px-2 py-0.5 text-sm text-white">
             {symbol}
-            {ruleEditor && alertTickerOf(symbol) !== null && (
-              <button
-                type="button"
-                aria-label={`Alert on ${symbol}`}
-                title={`Alert: create an alert rule for ${symbol}`}
-                className="text-gray-400 hover:text-indigo-300"
-                onClick={() => ruleEditor.open({ prefill: { symbol } })}
-              >
-                <BellIcon />
-              </button>
-            )}
+            {bell(symbol)}
             <button
               type="button"
               aria-label={`Remove ${symbol}`}
               className="text-gray-400 hover:text-red-400"
-              onClick={() => watchlist.save(symbols.filter((entry) => entry !== symbol))}
+              onClick={() => remove(symbol)}
             >
               ×
             </button>
           </li>
         ))}
-        <li>
-          <button
-            type="button"
-            aria-label="Add symbol"
-            onClick={() => setAdding(true)}
-            className="rounded-full bg-indigo-600 px-2 py-0.5 text-sm font-bold text-white hover:bg-indigo-500"
-          >
-            +
-          </button>
-        </li>
+        <li>{addButton}</li>
       </ul>
       {adding && (
         <form

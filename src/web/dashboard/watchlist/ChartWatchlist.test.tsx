@@ -4,6 +4,7 @@
 import { cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { WATCHLIST_FORMAT_ALERT } from '../../../shared/schemas/watchlists.ts';
+import { requestedUrl } from '../../api/testFetch.ts';
 import { withClient } from '../../ui/testProviders.tsx';
 import { ChartWatchlist } from './ChartWatchlist.tsx';
 
@@ -11,8 +12,16 @@ beforeEach(() => {
   vi.stubGlobal(
     'fetch',
     vi.fn(
-      async () =>
-        new Response(JSON.stringify({ symbols: [] }), { status: 200, headers: { 'Content-Type': 'application/json' } }),
+      async (input: RequestInfo | URL) =>
+        new Response(
+          JSON.stringify(
+            // The watchlist table's figures: none stored for this test's symbols.
+            requestedUrl(input).pathname === '/api/market/watchlist'
+              ? { entries: [], asOf: new Date().toISOString() }
+              : { symbols: [] },
+          ),
+          { status: 200, headers: { 'Content-Type': 'application/json' } },
+        ),
     ),
   );
 });

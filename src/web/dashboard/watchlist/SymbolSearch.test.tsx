@@ -68,6 +68,7 @@ function Harness({ form, onPick, onEnter }: { form: SymbolForm; onPick: (s: stri
 
 afterEach(() => {
   cleanup();
+  localStorage.clear();
   vi.unstubAllGlobals();
   vi.restoreAllMocks();
 });
@@ -169,6 +170,8 @@ describe('the alerts panel add', () => {
   it('explains an unknown symbol and does not add it; adds a known one', async () => {
     const calls = stubServer();
     render(withClient(<WatchlistAlerts />));
+    // The compact view: the add journey is the same in the table view.
+    fireEvent.click(screen.getByRole('button', { name: 'Chips' }));
     const chips = screen.getByRole('list', { name: 'Alert watchlist' });
     await waitFor(() => expect(chips.textContent).toContain('ETH'));
 

@@ -1,0 +1,157 @@
+// The watchlists as tables (issue 17, items 3 and 7) in a real browser on the demo feed, at
+// 1440x900 and 390x844: the chart watchlist's default symbols with the prices the candle store
+// holds, sorting by % Change, a row (clicked, or reached with the arrow keys and Enter) that
+// makes the TradingView main chart, the alerts panel's row that opens its own chart, the
+// Table / Chips choice surviving a reload, and no horizontal page scroll.
+import AxeBuilder from '@axe-core/playwright';
+import type { Locator, Page } from '@playwright/test';
+import { DEFAULT_CHART_WATCHLIST } from '../src/shared/constants.ts';
+import { formatPrice } from '../src/shared/format.ts';
+import type { WatchlistQuotesResponse } from '../src/shared/schemas/market.ts';
+import { expect, test } from './fixtures.ts';
+
+async function interceptThirdParties(page: Page) {
+  await page.route(/^https:\/\/([a-z0-9-]+\.)*(tradingview|barchart)\.com\//, (route) =>
+    route.fulfill({ status: 200, contentType: 'text/javascript', body: '/* intercepted in tests */' }),
+  );
+}
+
+/** axe (WCAG 2.1 A and AA) on every watchlist table on the page: no violations at all. */
+async function expectAccessibleTables(page: Page) {
+  const results = await new AxeBuilder({ page })
+    .include('[data-testid="watchlist-table"]')
+    .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'])
+    .analyze();
+  expect(results.violations.map((violation) => `${violation.id}: ${violation.help}`)).toEqual([]);
+}
+
+async function expectNoHorizontalScroll(page: Page) {
+  const { scrollWidth, viewport } = await page.evaluate(() => ({
+    scrollWidth: document.documentElement.scrollWidth,
+    viewport: window.innerWidth,
+  }));
+  expect(scrollWidth).toBeLessThanOrEqual(viewport);
+}
+
+/** The % Change column's numbers, top to bottom ('−' is the minus sign; '-' means none). */
+async function percentages(table: Locator): Promise<Array<number | null>> {
+  const texts = await table.getByTestId('watchlist-change-percent').allTextContents();
+  return texts.map((text) => (text === '-' ? null : Number(text.replace('−', '-').replace(/[+%]/g, ''))));
+}
+
+/** The TradingView widget's main symbol, from the configuration its script was given. */
+async function mainChartSymbol(page: Page): Promise<string> {
+  const config = await page.getByTestId('tradingview-container').locator('script').textContent();
+  return (JSON.parse(config ?? '{}') as { symbol: string }).symbol;
+}
+
+for (const size of [
+  { width: 1440, height: 900 },
+  { width: 390, height: 844 },
+]) {
+  test.describe(`at ${size.width}x${size.height}`, () => {
+    test.use({ viewport: size });
+
+    test('the chart watchlist table shows the stored prices, sorts, opens the chart and fits the screen', async ({
+      subscribedPage: page,
+    }) => {
+      await interceptThirdParties(page);
+      const table = page.getByRole('table', { name: /^Chart watchlist/ });
+      const rows = table.locator('tbody tr');
+      await expect(rows).toHaveCount(DEFAULT_CHART_WATCHLIST.length);
+      await expect(rows.first()).toHaveAttribute('aria-current', 'true');
+
+      // Every default symbol gets a price once the engine has stored its bars; each is the
+      // server's own figure (the close of the newest stored one-minute bar), never a made-up one.
+      await expect(table.getByTestId('watchlist-no-data')).toHaveCount(0, { timeout: 30_000 });
+      await expect(table.getByTestId('watchlist-change-percent')).toHaveCount(DEFAULT_CHART_WATCHLIST.length);
+      const answer = await page.request.get(
+        `/api/market/watchlist?symbols=${encodeURIComponent(DEFAULT_CHART_WATCHLIST.join(','))}`,
+      );
+      const { entries } = (await answer.json()) as WatchlistQuotesResponse;
+      for (const [index, entry] of entries.entries()) {
+        expect(entry.status, entry.query).toBe('priced');
+        if (entry.status !== 'priced') continue;
+        expect(entry.source).toBe('demo');
+        const row = rows.nth(index);
+        await expect(row).toHaveAttribute('data-symbol', DEFAULT_CHART_WATCHLIST[index]);
+        await expect(row.getByRole('rowheader')).toContainText(entry.ticker);
+        // The table refreshes every 15 s: the price shown is one the store held within a minute.
+        const shown = (await row.getByRole('cell').first().textContent())?.replace(/D$/, '');
+        expect(shown).toMatch(/^\d[\d,]*\.\d{2,8}$/);
+        expect(Math.abs(Number(shown?.replace(/,/g, '')) - (entry.last ?? 0)) / (entry.last ?? 1)).toBeLessThan(0.02);
+        expect(shown).toBe(formatPrice(Number(shown?.replace(/,/g, ''))));
+        await expect(row.getByRole('img', { name: new RegExp(`^${entry.ticker} last hour`) })).toBeVisible();
+      }
+      await expect(page.getByText('Demo data.', { exact: false }).first()).toBeVisible();
+      await expectAccessibleTables(page);
+
+      // Sorting by % Change: ascending, then descending.
+      const header = table.getByRole('columnheader', { name: /% Change/ });
+      await header.getByRole('button').click();
+      await expect(header).toHaveAttribute('aria-sort', 'ascending');
+      const ascending = await percentages(table);
+      expect(ascending).toEqual([...ascending].sort((a, b) => (a ?? Infinity) - (b ?? Infinity)));
+      await header.getByRole('button').click();
+      await expect(header).toHaveAttribute('aria-sort', 'descending');
+      const descending = await percentages(table);
+      expect(descending).toEqual([...descending].sort((a, b) => (b ?? -Infinity) - (a ?? -Infinity)));
+      await header.getByRole('button').click();
+      await expect(header).toHaveAttribute('aria-sort', 'none');
+
+      // A click on a row makes it the TradingView main chart; the saved order stays.
+      expect(await mainChartSymbol(page)).toBe('NASDAQ:AAPL');
+      await table.locator('tr[data-symbol="NASDAQ:TSLA"]').getByRole('rowheader').click();
+      await expect(table.locator('tr[data-symbol="NASDAQ:TSLA"]')).toHaveAttribute('aria-current', 'true');
+      await expect.poll(() => mainChartSymbol(page)).toBe('NASDAQ:TSLA');
+      await expect(rows.first()).toHaveAttribute('data-symbol', 'NASDAQ:AAPL');
+
+      // The keyboard: arrow keys between rows, Enter opens.
+      await table.locator('tr[data-symbol="NASDAQ:TSLA"]').focus();
+      await page.keyboard.press('ArrowDown');
+      await expect(table.locator('tr[data-symbol="NASDAQ:MSFT"]')).toBeFocused();
+      await page.keyboard.press('End');
+      await expect(table.locator('tr[data-symbol="BINANCE:ETHUSDT"]')).toBeFocused();
+      await page.keyboard.press('ArrowUp');
+      await page.keyboard.press('Enter');
+      await expect.poll(() => mainChartSymbol(page)).toBe('BINANCE:BTCUSDT');
+
+      await expectNoHorizontalScroll(page);
+      await page.screenshot({ path: test.info().outputPath(`watchlist-table-${size.width}.png`), fullPage: false });
+
+      // The compact chips, remembered over a reload.
+      await page.getByRole('group', { name: 'Chart watchlist view' }).getByRole('button', { name: 'Chips' }).click();
+      await expect(table).toHaveCount(0);
+      await page.reload();
+      await expect(page.getByRole('list', { name: 'Chart watchlist' }).getByRole('listitem')).toHaveCount(
+        DEFAULT_CHART_WATCHLIST.length,
+      );
+      await expect(page.getByRole('table', { name: /^Chart watchlist/ })).toHaveCount(0);
+      await expectNoHorizontalScroll(page);
+    });
+
+    test('the alerts panel table opens the own chart of a row and fits the screen', async ({
+      subscribedPage: page,
+    }) => {
+      await interceptThirdParties(page);
+      const panel = page.getByRole('region', { name: 'Watchlist Alerts' });
+      const table = panel.getByRole('table', { name: /^Alert watchlist/ });
+      await expect(table.locator('tbody tr')).toHaveCount(4);
+      await expect(table.getByTestId('watchlist-no-data')).toHaveCount(0, { timeout: 30_000 });
+      await expect(table.getByTestId('watchlist-change-percent')).toHaveCount(4);
+      await expect(table.getByRole('button', { name: 'Alert on BTC' })).toBeVisible();
+      await expectNoHorizontalScroll(page);
+
+      await table.locator('tr[data-symbol="BTC"]').getByRole('rowheader').click();
+      const chart = page.getByRole('dialog', { name: 'BTC-USD chart' });
+      await expect(chart).toBeVisible();
+      await expect(chart.getByTestId('candle-chart').locator('canvas').first()).toBeVisible();
+      await chart.getByRole('button', { name: 'Close chart' }).click();
+
+      await table.locator('tr[data-symbol="AAPL"]').focus();
+      await page.keyboard.press('Enter');
+      await expect(page.getByRole('dialog', { name: 'AAPL chart' })).toBeVisible();
+      await expectNoHorizontalScroll(page);
+    });
+  });
+}

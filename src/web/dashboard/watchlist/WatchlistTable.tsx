@@ -1,0 +1,383 @@
+// The watchlist as a table (issue 17, items 3 and 7), shared by the chart watchlist and the
+// alerts panel: per symbol its ticker and name, last price, change and % change since the
+// session open, a sparkline of the last hour and the newest engine alert, refreshed every
+// 15 s. Headers sort (aria-sort); a click on a row, or Enter on it, opens that symbol's chart;
+// the arrow keys (and Home / End) move between rows. The Table / Chips switch beside it
+// chooses this or the compact chips.
+//
+// Narrow containers (the right column, a phone) hide the absolute change and then the latest
+// alert, through container queries; whatever still does not fit scrolls inside the table's own
+// box, never the page.
+import { useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
+import { alertDisplayType } from '../../../shared/alertDisplay.ts';
+import { formatPrice } from '../../../shared/format.ts';
+import type { WatchlistEntry, WatchlistQuote } from '../../../shared/schemas/market.ts';
+import { useWatchlistQuotes, type WatchlistView } from './watchlistQuotes.ts';
+
+type SortKey = 'symbol' | 'last' | 'change' | 'changePercent' | 'alert';
+type Sort = { key: SortKey; direction: 'ascending' | 'descending' } | null;
+
+const ALERT_COLOURS = { bullish: 'text-green-400', bearish: 'text-red-400', caution: 'text-yellow-300' } as const;
+
+/** The Table / Chips switch of a watchlist. */
+export function WatchlistViewToggle({
+  view,
+  onChange,
+  label,
+}: {
+  view: WatchlistView;
+  onChange: (view: WatchlistView) => void;
+  /** Names the group for screen readers, e.g. 'Chart watchlist view'. */
+  label: string;
+}) {
+  return (
+    <div
+      role="group"
+      aria-label={label}
+      className="inline-flex shrink-0 overflow-hidden rounded border border-gray-700"
+    >
+      {(['table', 'chips'] as const).map((option) => (
+        <button
+          key={option}
+          type="button"
+          aria-pressed={view === option}
+          onClick={() => onChange(option)}
+          className={`px-2 py-0.5 text-xs ${view === option ? 'bg-indigo-600 text-white' : 'text-gray-300 hover:text-white'}`}
+        >
+          {option === 'table' ? 'Table' : 'Chips'}
+        </button>
+      ))}
+    </div>
+  );
+}
+
+/** The generator's name in words: 'VolatilitySpikeAlertGenerator' gives 'Volatility Spike'. */
+export function alertTypeLabel(alertType: string): string {
+  return alertType
+    .replace(/AlertGenerator$/, '')
+    .replace(/([a-z])([A-Z])/g, '$1 $2')
+    .trim();
+}
+
+/** A short local time: '14:35' today, 'Mon 14:35' this week, the date before that. */
+export function shortTime(iso: string, now: Date = new Date()): string {
+  const date = new Date(iso);
+  const time = date.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+  const startOfToday = new Date(now.getFullYear(), now.getMonth(), now.getDate()).getTime();
+  if (date.getTime() >= startOfToday) return time;
+  if (date.getTime() >= startOfToday - 6 * 86_400_000)
+    return `${date.toLocaleDateString([], { weekday: 'short' })} ${time}`;
+  return date.toLocaleDateString();
+}
+
+function signed(value: number, text: string): string {
+  return value > 0 ? `+${text}` : value < 0 ? `−${text.replace(/^-/, '')}` : text;
+}
+
+function trendClass(value: number | null | undefined): string {
+  if (value == null || value === 0) return 'text-gray-300';
+  return value > 0 ? 'text-green-400' : 'text-red-400';
+}
+
+/** The last hour's closes as a line; its accessible name says what it is and where it went. */
+export function Sparkline({ ticker, closes }: { ticker: string; closes: readonly number[] }) {
+  if (closes.length < 2) return <span className="text-gray-400">-</span>;
+  const width = 64;
+  const height = 20;
+  const low = Math.min(...closes);
+  const high = Math.max(...closes);
+  const span = high - low || 1;
+  const points = closes
+    .map((close, index) => {
+      const x = (index / (closes.length - 1)) * width;
+      const y = height - 1 - ((close - low) / span) * (height - 2);
+      return `${x.toFixed(1)},${y.toFixed(1)}`;
+    })
+    .join(' ');
+  const first = closes[0];
+  const last = closes[closes.length - 1];
+  const name = `${ticker} last hour, from ${formatPrice(first)} to ${formatPrice(last)}`;
+  return (
+    <svg role="img" aria-label={name} viewBox={`0 0 ${width} ${height}`} width={width} height={height}>
+      <title>{name}</title>
+      <polyline
+        points={points}
+        fill="none"
+        strokeWidth="1.5"
+        className={last >= first ? 'stroke-green-400' : 'stroke-red-400'}
+      />
+    </svg>
+  );
+}
+
+function sortValue(entry: WatchlistEntry | undefined, symbol: string, key: SortKey): number | string | null {
+  if (key === 'symbol') return entry && entry.status !== 'unknown' ? entry.ticker : symbol;
+  if (!entry || entry.status === 'unknown') return null;
+  if (key === 'alert') return entry.latestAlert ? Date.parse(entry.latestAlert.time) : null;
+  return entry[key];
+}
+
+/** Rows in the sort's order; rows without a value always last, ties in watchlist order. */
+function sortRows<T extends { symbol: string; entry: WatchlistEntry | undefined }>(rows: T[], sort: Sort): T[] {
+  if (!sort) return rows;
+  const factor = sort.direction === 'ascending' ? 1 : -1;
+  return rows
+    .map((row, index) => ({ row, index, value: sortValue(row.entry, row.symbol, sort.key) }))
+    .sort((a, b) => {
+      if (a.value === null || b.value === null) {
+        if (a.value === b.value) return a.index - b.index;
+        return a.value === null ? 1 : -1;
+      }
+      const order =
+        typeof a.value === 'string' || typeof b.value === 'string'
+          ? String(a.value).localeCompare(String(b.value))
+          : a.value - b.value;
+      return order === 0 ? a.index - b.index : order * factor;
+    })
+    .map(({ row }) => row);
+}
+
+const COLUMNS: Array<{ key: SortKey | 'trend'; label: string; className: string; numeric?: boolean }> = [
+  { key: 'symbol', label: 'Symbol', className: '' },
+  { key: 'last', label: 'Last', className: '', numeric: true },
+  { key: 'change', label: 'Change', className: 'hidden @md:table-cell', numeric: true },
+  { key: 'changePercent', label: '% Change', className: '', numeric: true },
+  { key: 'trend', label: 'Last hour', className: '' },
+  { key: 'alert', label: 'Latest alert', className: 'hidden @lg:table-cell' },
+];
+
+export function WatchlistTable({
+  symbols,
+  label,
+  onOpen,
+  onRemove,
+  rowActions,
+  current,
+}: {
+  /** The watchlist as saved (any form the symbol table resolves). */
+  symbols: readonly string[];
+  /** The table's caption, e.g. 'Chart watchlist'. */
+  label: string;
+  /** Opens the chart of a row's symbol (the saved form, and the canonical id when known). */
+  onOpen: (symbol: string, symbolId: string | null) => void;
+  onRemove: (symbol: string) => void;
+  /** More buttons of a row (the alerts panel's bell). */
+  rowActions?: (symbol: string, entry: WatchlistEntry | undefined) => ReactNode;
+  /** The symbol whose chart is shown now (marked as current). */
+  current?: string;
+}) {
+  const quotes = useWatchlistQuotes(symbols);
+  const [sort, setSort] = useState<Sort>(null);
+  const [focused, setFocused] = useState(0);
+  const body = useRef<HTMLTableSectionElement>(null);
+
+  const byQuery = new Map((quotes.data?.entries ?? []).map((entry) => [entry.query, entry]));
+  const rows = sortRows(
+    symbols.map((symbol) => ({ symbol, entry: byQuery.get(symbol) })),
+    sort,
+  );
+  const active = Math.min(focused, Math.max(0, rows.length - 1));
+
+  function toggleSort(key: SortKey) {
+    // Ascending, descending, then back to the watchlist's own order.
+    setSort((previous) =>
+      previous?.key !== key
+        ? { key, direction: 'ascending' }
+        : previous.direction === 'ascending'
+          ? { key, direction: 'descending' }
+          : null,
+    );
+  }
+
+  function open(symbol: string, entry: WatchlistEntry | undefined) {
+    onOpen(symbol, entry && entry.status !== 'unknown' ? entry.id : null);
+  }
+
+  function focusRow(index: number) {
+    setFocused(index);
+    body.current?.querySelectorAll<HTMLTableRowElement>('tr')[index]?.focus();
+  }
+
+  function onRowKey(event: KeyboardEvent<HTMLTableRowElement>, index: number) {
+    // Keys inside a row's buttons belong to those buttons.
+    if (event.target !== event.currentTarget) return;
+    const moves: Record<string, number> = {
+      ArrowDown: Math.min(rows.length - 1, index + 1),
+      ArrowUp: Math.max(0, index - 1),
+      Home: 0,
+      End: rows.length - 1,
+    };
+    if (event.key in moves) {
+      event.preventDefault();
+      focusRow(moves[event.key]);
+    } else if (event.key === 'Enter' || event.key === ' ') {
+      event.preventDefault();
+      open(rows[index].symbol, rows[index].entry);
+    }
+  }
+
+  const delayed = quotes.data?.entries.some((entry) => entry.status === 'priced' && entry.delayed);
+  const demo = quotes.data?.entries.some((entry) => entry.status === 'priced' && entry.source === 'demo');
+
+  return (
+    <div className="@container w-full min-w-0">
+      <div className="max-w-full overflow-x-auto">
+        <table className="w-full border-collapse text-xs" data-testid="watchlist-table">
+          <caption className="sr-only">
+            {label}: change since the session open (crypto: since 00:00 UTC). Arrow keys move between rows, Enter opens
+            the chart.
+          </caption>
+          <thead>
+            <tr className="border-b border-gray-700 text-gray-400">
+              {COLUMNS.map((column) => {
+                const sorted = sort?.key === column.key ? sort.direction : undefined;
+                return (
+                  <th
+                    key={column.key}
+                    scope="col"
+                    aria-sort={column.key === 'trend' ? undefined : (sorted ?? 'none')}
+                    className={`px-1 py-1 font-medium whitespace-nowrap ${column.numeric ? 'text-right' : 'text-left'} ${column.className}`}
+                  >
+                    {column.key === 'trend' ? (
+                      column.label
+                    ) : (
+                      <button
+                        type="button"
+                        onClick={() => toggleSort(column.key as SortKey)}
+                        className="inline-flex items-center gap-0.5 hover:text-white"
+                      >
+                        {column.label}
+                        <span aria-hidden="true" className="w-2">
+                          {sorted === 'ascending' ? '▲' : sorted === 'descending' ? '▼' : ''}
+                        </span>
+                      </button>
+                    )}
+                  </th>
+                );
+              })}
+              <th scope="col" className="px-1 py-1 text-right font-medium">
+                <span className="sr-only">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody ref={body}>
+            {rows.map(({ symbol, entry }, index) => (
+              <tr
+                key={symbol}
+                tabIndex={index === active ? 0 : -1}
+                aria-current={symbol === current ? 'true' : undefined}
+                data-symbol={symbol}
+                onClick={() => open(symbol, entry)}
+                onFocus={(event) => {
+                  if (event.target === event.currentTarget) setFocused(index);
+                }}
+                onKeyDown={(event) => onRowKey(event, index)}
+                className={`cursor-pointer border-b border-gray-800 outline-none hover:bg-gray-800/60 focus-visible:bg-gray-800 focus-visible:ring-2 focus-visible:ring-indigo-400 focus-visible:ring-inset ${symbol === current ? 'bg-indigo-950/60 shadow-[inset_3px_0_0_0_#6366f1]' : ''}`}
+              >
+                <WatchlistCells symbol={symbol} entry={entry} loading={quotes.isPending} />
+                <td className="px-1 py-1 text-right whitespace-nowrap">
+                  <span className="inline-flex items-center gap-1" onClick={(event) => event.stopPropagation()}>
+                    {rowActions?.(symbol, entry)}
+                    <button
+                      type="button"
+                      aria-label={`Remove ${symbol}`}
+                      className="px-0.5 text-gray-400 hover:text-red-400"
+                      onClick={() => onRemove(symbol)}
+                    >
+                      ×
+                    </button>
+                  </span>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {quotes.isError && (
+        <p role="status" className="mt-1 text-xs text-amber-300">
+          Prices could not be loaded: {quotes.error.message}
+        </p>
+      )}
+      {(demo || delayed) && (
+        <p className="mt-1 text-[11px] text-gray-400">
+          {demo ? 'Demo data. ' : ''}
+          {delayed ? 'Stock and futures prices from Yahoo Finance are delayed. ' : ''}
+        </p>
+      )}
+    </div>
+  );
+}
+
+function WatchlistCells({
+  symbol,
+  entry,
+  loading,
+}: {
+  symbol: string;
+  entry: WatchlistEntry | undefined;
+  loading: boolean;
+}) {
+  if (!entry || entry.status === 'unknown') {
+    return (
+      <>
+        <th scope="row" className="px-1 py-1 text-left font-semibold text-white">
+          {symbol}
+        </th>
+        <td colSpan={5} className="px-1 py-1 text-gray-400">
+          {entry ? entry.error : loading ? 'Loading...' : '-'}
+        </td>
+      </>
+    );
+  }
+  return <QuoteCells quote={entry} />;
+}
+
+function QuoteCells({ quote }: { quote: WatchlistQuote }) {
+  const alert = quote.latestAlert;
+  return (
+    <>
+      <th scope="row" className="max-w-[8rem] px-1 py-1 text-left font-normal">
+        <span className="block font-semibold text-white">{quote.ticker}</span>
+        <span className="block truncate text-[11px] text-gray-400">{quote.name}</span>
+      </th>
+      {quote.status === 'no-data' ? (
+        <td colSpan={4} className="px-1 py-1 text-gray-400" data-testid="watchlist-no-data">
+          {quote.message}
+        </td>
+      ) : (
+        <>
+          <td className="px-1 py-1 text-right text-white tabular-nums" title={quote.delayed ? 'Delayed' : undefined}>
+            {quote.last === null ? '-' : formatPrice(quote.last)}
+            {quote.delayed && <span className="ml-0.5 text-[10px] text-amber-300">D</span>}
+          </td>
+          <td className={`hidden px-1 py-1 text-right tabular-nums @md:table-cell ${trendClass(quote.change)}`}>
+            {quote.change === null ? '-' : signed(quote.change, formatPrice(Math.abs(quote.change)))}
+          </td>
+          <td
+            className={`px-1 py-1 text-right font-medium tabular-nums ${trendClass(quote.changePercent)}`}
+            data-testid="watchlist-change-percent"
+          >
+            {quote.changePercent === null ? '-' : signed(quote.changePercent, `${quote.changePercent.toFixed(2)}%`)}
+          </td>
+          <td className="px-1 py-1">
+            <Sparkline ticker={quote.ticker} closes={quote.sparkline} />
+          </td>
+        </>
+      )}
+      <td className="hidden px-1 py-1 whitespace-nowrap @lg:table-cell">
+        {alert ? (
+          <span title={alert.message}>
+            <span className={ALERT_COLOURS[alertDisplayType(alert.type, alert.message)]}>
+              {alertTypeLabel(alert.type)}
+            </span>{' '}
+            <time dateTime={alert.time} className="text-gray-400">
+              {shortTime(alert.time)}
+            </time>
+          </span>
+        ) : (
+          <span className="text-gray-400">-</span>
+        )}
+      </td>
+    </>
+  );
+}

@@ -1,0 +1,59 @@
+// Browser side of the watchlist table (issue 17, item 3): the figures of a watchlist's symbols
+// (GET /api/market/watchlist, refreshed every 15 s) and the trader's choice between the table
+// and the compact chips, remembered per watchlist in localStorage.
+import { useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import { WATCHLIST_QUOTES_MAX, watchlistQuotesResponse } from '../../../shared/schemas/market.ts';
+import { apiFetch } from '../../api/http.ts';
+import { queryKeys } from '../../api/queryKeys.ts';
+
+/** How often the table refreshes: a new one-minute bar is stored about once a minute. */
+export const WATCHLIST_REFRESH_MS = 15_000;
+
+export function useWatchlistQuotes(symbols: readonly string[]) {
+  const asked = symbols.slice(0, WATCHLIST_QUOTES_MAX);
+  return useQuery({
+    queryKey: queryKeys.market.watchlist(asked),
+    enabled: asked.length > 0,
+    refetchInterval: WATCHLIST_REFRESH_MS,
+    // Keep last figures on screen while a changed list loads.
+    placeholderData: (previous) => previous,
+    queryFn: () =>
+      apiFetch(
+        `/api/market/watchlist?${new URLSearchParams({ symbols: asked.join(',') }).toString()}`,
+        watchlistQuotesResponse,
+      ),
+  });
+}
+
+export type WatchlistView = 'table' | 'chips';
+
+/** localStorage key of a watchlist's view. */
+export function watchlistViewKey(list: 'chart' | 'alerts'): string {
+  return `watchlist-view:${list}`;
+}
+
+function storedView(key: string): WatchlistView {
+  try {
+    return localStorage.getItem(key) === 'chips' ? 'chips' : 'table';
+  } catch {
+    return 'table';
+  }
+}
+
+/** The table by default; the chips once the trader picks them, on this browser. */
+export function useWatchlistView(list: 'chart' | 'alerts'): [WatchlistView, (view: WatchlistView) => void] {
+  const key = watchlistViewKey(list);
+  const [view, setView] = useState<WatchlistView>(() => storedView(key));
+  return [
+    view,
+    (next) => {
+      setView(next);
+      try {
+        localStorage.setItem(key, next);
+      } catch {
+        // Storage refused (private mode, quota): the choice lasts for this page only.
+      }
+    },
+  ];
+}
