@@ -46,8 +46,9 @@ for (const viewport of [
     const level = await createRule(page);
     await page.reload();
 
+    // The chart action of the watchlist's row (the table, its default view).
     await page
-      .getByRole('list', { name: 'Chart watchlist' })
+      .getByRole('table', { name: 'Chart watchlist' })
       .getByRole('button', { name: 'Open the NASDAQ:AAPL chart' })
       .click();
     await expect(page.getByRole('tab', { name: 'Exchange Data', exact: true })).toHaveAttribute(

@@ -46,6 +46,23 @@ export function ChartWatchlist({
     setInput('');
   }
 
+  /** The own candle chart of a symbol the table knows (a chip's or a table row's action). */
+  const chartButton = (symbol: string) => {
+    const known = onOpenChart ? resolveSymbol(symbol) : null;
+    if (!onOpenChart || !known) return null;
+    return (
+      <button
+        type="button"
+        title={`Open the ${symbol} chart`}
+        aria-label={`Open the ${symbol} chart`}
+        className="flex items-center text-gray-300 hover:text-white"
+        onClick={() => onOpenChart(known.id)}
+      >
+        <ChartIcon className="h-3.5 w-3.5" />
+      </button>
+    );
+  };
+
   return (
     <div className="flex flex-wrap items-center gap-2" data-tour="watchlist">
       {view === 'table' && (
@@ -55,6 +72,7 @@ export function ChartWatchlist({
           current={current}
           onOpen={(symbol) => onOpen?.(symbol)}
           onRemove={onRemove}
+          rowActions={chartButton}
         />
       )}
       <ul hidden={view !== 'chips'} className="flex flex-wrap gap-1.5" aria-label="Chart watchlist">
@@ -64,17 +82,7 @@ export function ChartWatchlist({
             className={`flex items-center gap-1 rounded-full px-2 py-0.5 text-xs ${symbol === current ? 'bg-indigo-700 text-white' : 'bg-gray-800 text-gray-200'}`}
           >
             {symbol}
-            {onOpenChart && resolveSymbol(symbol) && (
-              <button
-                type="button"
-                title={`Open the ${symbol} chart`}
-                aria-label={`Open the ${symbol} chart`}
-                className="flex items-center text-gray-300 hover:text-white"
-                onClick={() => onOpenChart(resolveSymbol(symbol)?.id ?? symbol)}
-              >
-                <ChartIcon className="h-3.5 w-3.5" />
-              </button>
-            )}
+            {chartButton(symbol)}
             <button
               type="button"
               aria-label={`Remove ${symbol}`}
