@@ -39,6 +39,12 @@ async function percentages(table: Locator): Promise<Array<number | null>> {
   return texts.map((text) => (text === '-' ? null : Number(text.replace('−', '-').replace(/[+%]/g, ''))));
 }
 
+/** On a phone the dashboard is tabs: open the one holding the panels (nothing to do on a desktop). */
+async function showSection(page: Page, name: 'Chart' | 'Alerts') {
+  const tabs = page.getByRole('tablist', { name: 'Dashboard sections' });
+  if (await tabs.isVisible()) await tabs.getByRole('tab', { name }).click();
+}
+
 /** The TradingView widget's main symbol, from the configuration its script was given. */
 async function mainChartSymbol(page: Page): Promise<string> {
   const config = await page.getByTestId('tradingview-container').locator('script').textContent();
@@ -134,6 +140,7 @@ for (const size of [
       subscribedPage: page,
     }) => {
       await interceptThirdParties(page);
+      await showSection(page, 'Alerts');
       const panel = page.getByRole('region', { name: 'Watchlist Alerts' });
       const table = panel.getByRole('table', { name: /^Alert watchlist/ });
       await expect(table.locator('tbody tr')).toHaveCount(4);
@@ -148,6 +155,8 @@ for (const size of [
       await expect(chart.getByTestId('candle-chart').locator('canvas').first()).toBeVisible();
       await chart.getByRole('button', { name: 'Close chart' }).click();
 
+      // Opening a chart shows the Chart section; back to the alerts for the keyboard.
+      await showSection(page, 'Alerts');
       await table.locator('tr[data-symbol="AAPL"]').focus();
       await page.keyboard.press('Enter');
       await expect(page.getByRole('dialog', { name: 'AAPL chart' })).toBeVisible();
