@@ -22,6 +22,7 @@ import { resolveSymbol } from '../watchlist/symbolApi.ts';
 import { SymbolSearch } from '../watchlist/SymbolSearch.tsx';
 import { useSavedWatchlist } from '../watchlist/useSavedWatchlist.ts';
 import { useWatchlistView } from '../watchlist/watchlistQuotes.ts';
+import { ChartIcon } from '../market/ChartIcon.tsx';
 import { WatchlistTable, WatchlistViewToggle } from '../watchlist/WatchlistTable.tsx';
 import { fetchAlerts } from './alertApi.ts';
 import { TYPE_STYLES } from './AlertLog.tsx';
@@ -300,22 +301,7 @@ export function WatchlistAlerts({
                   }}
                   className="flex shrink-0 items-center gap-1 self-start rounded px-1 text-[11px] text-gray-400 hover:text-white"
                 >
-                  {/* Candlesticks (wick and body) rising, not a video camera: this opens a chart. */}
-                  <svg
-                    aria-hidden
-                    data-icon="chart"
-                    viewBox="0 0 24 24"
-                    className="h-4 w-4"
-                    fill="none"
-                    stroke="currentColor"
-                    strokeWidth="2"
-                    strokeLinecap="round"
-                  >
-                    <path d="M5 4v16M12 2v18M19 6v14" />
-                    <rect x="3" y="11" width="4" height="6" rx="0.5" fill="currentColor" />
-                    <rect x="10" y="6" width="4" height="8" rx="0.5" />
-                    <rect x="17" y="8" width="4" height="5" rx="0.5" fill="currentColor" />
-                  </svg>
+                  <ChartIcon />
                   <span aria-hidden="true">Chart</span>
                   <span className="sr-only">Open the {item.symbol} chart</span>
                 </button>
