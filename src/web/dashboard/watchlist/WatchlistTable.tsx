@@ -98,12 +98,20 @@ export function Sparkline({ ticker, closes }: { ticker: string; closes: readonly
   const last = closes[closes.length - 1];
   const name = `${ticker} last hour, from ${formatPrice(first)} to ${formatPrice(last)}`;
   return (
-    <svg role="img" aria-label={name} viewBox={`0 0 ${width} ${height}`} width={width} height={height}>
+    // Narrower in a narrow table (a phone), so the row's actions stay in view.
+    <svg
+      role="img"
+      aria-label={name}
+      viewBox={`0 0 ${width} ${height}`}
+      preserveAspectRatio="none"
+      className="h-5 w-10 @md:w-16"
+    >
       <title>{name}</title>
       <polyline
         points={points}
         fill="none"
         strokeWidth="1.5"
+        vectorEffect="non-scaling-stroke"
         className={last >= first ? 'stroke-green-400' : 'stroke-red-400'}
       />
     </svg>
