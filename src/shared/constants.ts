@@ -140,7 +140,7 @@ export const ALERT_LOG_DEFAULT_WINDOW_MS = 3_600_000;
 export const TOUR = {
   zIndex: 10000,
   scrollOffset: 100,
-  primaryColor: '#6366f1',
+  primaryColor: '#4f46e5', // indigo-600: white on it reads at 6.3:1 (indigo-500 was 4.47:1, below AA)
   tooltipBackground: '#1f2937',
   scrollPauseMs: 50,
   resizeDebounceMs: 100,

@@ -102,7 +102,7 @@ function Dashboard() {
                 exchangeControls={
                   <div className="flex flex-wrap items-center gap-2" data-testid="chart-symbol-picker">
                     <ChartSymbolPicker label="Chart any symbol" onChart={setChartSymbol} />
-                    <span className="text-[11px] text-gray-500">
+                    <span className="text-[11px] text-gray-400">
                       Candles and alerts for any market: a ticker, EXCHANGE:SYMBOL or a name
                     </span>
                   </div>

@@ -244,7 +244,7 @@ export function AlertLog() {
       <p className="mt-2 text-xs text-gray-400" data-testid="alert-window">
         {applied.window}
       </p>
-      <div className="mt-1 min-h-0 flex-1 overflow-y-auto">
+      <div className="mt-1 min-h-0 flex-1 overflow-y-auto" tabIndex={0} role="region" aria-label="Alert log results">
         {log.isPending || (log.isFetching && log.data?.length === 0) ? (
           <p className="text-sm text-gray-400">Loading alerts...</p>
         ) : log.data && log.data.length > 0 ? (

@@ -183,7 +183,7 @@ export function WatchlistAlerts({
         </button>
       </div>
       {view === 'table' && (
-        <div className="mt-2 max-h-80 shrink-0 overflow-y-auto">
+        <div className="mt-2 max-h-80 shrink-0 overflow-y-auto" tabIndex={0} role="region" aria-label="Watchlist table">
           <WatchlistTable
             symbols={symbols}
             label="Alert watchlist"
@@ -258,7 +258,12 @@ export function WatchlistAlerts({
           {unknown}
         </p>
       )}
-      <div className="mt-3 min-h-0 flex-1 space-y-2 overflow-y-auto">
+      <div
+        className="mt-3 min-h-0 flex-1 space-y-2 overflow-y-auto"
+        tabIndex={0}
+        role="region"
+        aria-label="Watchlist alerts"
+      >
         {untracked.map((symbol) => (
           <p key={symbol} className="text-xs text-gray-400" data-testid="no-market-data">
             {unknownSymbolMessage(symbol)}

@@ -34,7 +34,7 @@ function Tile({ signal, horizon }: { signal: WatosCardSignal; horizon: number })
   const direction = signal.active ? signal.direction : 'inactive';
   return (
     <li
-      className={`rounded-md border p-2 ${style.tile} ${signal.active ? '' : 'opacity-70'}`}
+      className={`rounded-md border p-2 ${style.tile} ${signal.active ? '' : 'border-dashed'}`}
       data-testid="watos-tile"
       data-strength={signal.strength}
       data-active={signal.active}
@@ -50,7 +50,7 @@ function Tile({ signal, horizon }: { signal: WatosCardSignal; horizon: number })
         ) : null}
       </div>
       <p
-        className={`text-[11px] font-semibold capitalize ${signal.direction === 'bullish' ? 'text-green-300' : signal.direction === 'bearish' ? 'text-red-300' : 'text-gray-400'}`}
+        className={`text-[11px] font-semibold capitalize ${signal.direction === 'bullish' ? 'text-green-300' : signal.direction === 'bearish' ? 'text-red-300' : 'text-gray-300'}`}
       >
         {direction}
       </p>
@@ -148,7 +148,7 @@ export function WatosGrid({
           ) : (
             <Body card={card.data} />
           )}
-          <p className="mt-2 text-[11px] text-gray-500">
+          <p className="mt-2 text-[11px] text-gray-400">
             Last updated: {card.dataUpdatedAt ? new Date(card.dataUpdatedAt).toLocaleTimeString() : '…'}
           </p>
         </div>

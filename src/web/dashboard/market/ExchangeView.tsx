@@ -104,7 +104,7 @@ export function ExchangeView({
 
           <div className="mt-5 flex items-baseline justify-between">
             <h3 className="text-sm font-semibold uppercase tracking-wide text-gray-400">Live Crypto Prices</h3>
-            <p className="text-xs text-gray-500">Last Updated: {time(snapshot.metadata.timestamp)}</p>
+            <p className="text-xs text-gray-400">Last Updated: {time(snapshot.metadata.timestamp)}</p>
           </div>
           <ul className="mt-2 grid grid-cols-1 gap-3 sm:grid-cols-2 xl:grid-cols-4">
             {Object.entries(snapshot.prices).map(([productId, entry]) => (
@@ -126,25 +126,25 @@ export function ExchangeView({
                   </div>
                   <dl className="mt-2 grid grid-cols-3 gap-1 text-xs">
                     <div>
-                      <dt className="text-gray-500">Buy</dt>
+                      <dt className="text-gray-400">Buy</dt>
                       <dd className="text-green-400">
                         {entry.buy_price === null ? '—' : `$${formatPrice(entry.buy_price)}`}
                       </dd>
                     </div>
                     <div>
-                      <dt className="text-gray-500">Sell</dt>
+                      <dt className="text-gray-400">Sell</dt>
                       <dd className="text-red-400">
                         {entry.sell_price === null ? '—' : `$${formatPrice(entry.sell_price)}`}
                       </dd>
                     </div>
                     <div>
-                      <dt className="text-gray-500">Spread</dt>
+                      <dt className="text-gray-400">Spread</dt>
                       <dd className="text-gray-200">
                         {entry.spread_percent === null ? '—' : formatSpread(entry.spread_percent)}
                       </dd>
                     </div>
                   </dl>
-                  <p className="mt-2 text-[11px] text-gray-500">Updated: {time(entry.last_updated)}</p>
+                  <p className="mt-2 text-[11px] text-gray-400">Updated: {time(entry.last_updated)}</p>
                 </button>
               </li>
             ))}

@@ -281,7 +281,12 @@ export function GuidedTour({ steps = TOUR_STEPS }: { steps?: Step[] }) {
         // Fits a 390px phone with a margin on each side.
         width: 'min(380px, calc(100vw - 24px))',
       }}
-      styles={{ overlay: { transition: `opacity ${TOUR.spotlightFadeSeconds}s` } }}
+      // Joyride writes the primary button in the tooltip's background colour (grey on indigo,
+      // 2.3:1); white on indigo-600 reads at 6.3:1.
+      styles={{
+        overlay: { transition: `opacity ${TOUR.spotlightFadeSeconds}s` },
+        buttonPrimary: { color: '#ffffff' },
+      }}
     />
   );
 }
