@@ -25,7 +25,7 @@ import {
   type Time,
   type UTCTimestamp,
 } from 'lightweight-charts';
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import { alertDisplayType, parseAlertTimestamp } from '../../../shared/alertDisplay.ts';
 import { formatPrice } from '../../../shared/format.ts';
 import {
@@ -292,6 +292,19 @@ export function CandleChart({
   }, [data, hovered]);
   const legendBar = data && legendIndex >= 0 ? data.candles[legendIndex] : undefined;
 
+  // Escape inside the chart closes it, like its 'Close chart' button; focus goes back to what
+  // opened it (an exchange card, a watchlist's chart button) when that is still on the page.
+  const opener = useRef<HTMLElement | null>(null);
+  useEffect(() => {
+    opener.current = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+  }, []);
+  function closeOnEscape(event: KeyboardEvent<HTMLDivElement>) {
+    if (event.key !== 'Escape' || event.defaultPrevented) return;
+    event.preventDefault();
+    onClose();
+    if (opener.current?.isConnected) opener.current.focus();
+  }
+
   function toggleOverlay(overlay: ChartOverlay) {
     setOverlays((current) =>
       current.includes(overlay)
@@ -304,6 +317,7 @@ export function CandleChart({
     <div
       role="dialog"
       aria-label={`${productId} chart`}
+      onKeyDown={closeOnEscape}
       className="absolute inset-0 z-20 flex min-w-0 flex-col overflow-x-hidden overflow-y-auto rounded-lg bg-gray-900 p-2 sm:p-3"
     >
       <div className="flex flex-wrap items-center gap-x-3 gap-y-1">
