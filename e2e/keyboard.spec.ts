@@ -164,13 +164,32 @@ for (const size of [
       await expect(rows.nth(1)).toHaveAttribute('aria-current', 'true');
       await expect(rows.nth(0)).not.toHaveAttribute('aria-current', 'true');
 
-      // The own chart closes on Escape inside it.
-      await table.getByRole('button', { name: 'Open the NASDAQ:AAPL chart' }).click();
+      // The own chart closes on Escape inside it, and right after opening it from a row (its
+      // button goes with the TradingView controls, so focus is on nothing).
+      const openAapl = table.getByRole('button', { name: 'Open the NASDAQ:AAPL chart' });
+      await openAapl.click();
       const chart = page.getByRole('dialog', { name: 'AAPL chart' });
       await expect(chart).toBeVisible();
       await chart.getByRole('button', { name: '4h', exact: true }).click();
       await page.keyboard.press('Escape');
       await expect(chart).toHaveCount(0);
+
+      await page.getByRole('tab', { name: 'TradingView', exact: true }).click();
+      await openAapl.click();
+      await expect(chart).toBeVisible();
+      await expect(openAapl).toHaveCount(0);
+      await page.keyboard.press('Escape');
+      await expect(chart).toHaveCount(0);
+
+      // A chart left open behind another source is not closed by an Escape it cannot show.
+      await page.getByRole('tab', { name: 'TradingView', exact: true }).click();
+      await openAapl.click();
+      await expect(chart).toBeVisible();
+      await page.getByRole('tab', { name: 'TradingView', exact: true }).click();
+      await focusNothing(page);
+      await page.keyboard.press('Escape');
+      await page.getByRole('tab', { name: 'Exchange Data', exact: true }).click();
+      await expect(chart).toBeVisible();
     });
   });
 }
