@@ -5,7 +5,7 @@
 import { cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { MemoryRouter } from 'react-router';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { OPEN_SHORTCUTS_EVENT } from '../dashboard/shortcuts/shortcuts.ts';
+import { OPEN_SHORTCUTS_EVENT } from '../dashboard/shortcuts/openShortcutsEvent.ts';
 import { AccountMenu } from './AccountMenu.tsx';
 import { withClient } from './testProviders.tsx';
 

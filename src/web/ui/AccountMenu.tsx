@@ -12,7 +12,7 @@ import { Link, useLocation } from 'react-router';
 import { ApiError } from '../api/http.ts';
 import { billingApi, usePlans } from '../api/billing.ts';
 import { useAuth } from '../auth/AuthProvider.tsx';
-import { OPEN_SHORTCUTS_EVENT } from '../dashboard/shortcuts/shortcuts.ts';
+import { OPEN_SHORTCUTS_EVENT } from '../dashboard/shortcuts/openShortcutsEvent.ts';
 
 export function AccountMenu() {
   const { user, subscription, hasActiveSubscription, refresh } = useAuth();

@@ -4,7 +4,8 @@
 // it, and focus goes back to where it was. A press beside it is kept from the page, so the top
 // bar's menu it may have been opened from stays open behind it and gets its focus back.
 import { useEffect, useId, useRef, useState, type KeyboardEvent } from 'react';
-import { OPEN_SHORTCUTS_EVENT, SHORTCUT_GROUPS } from './shortcuts.ts';
+import { OPEN_SHORTCUTS_EVENT } from './openShortcutsEvent.ts';
+import { SHORTCUT_GROUPS } from './shortcuts.ts';
 import { useDashboardShortcuts } from './useDashboardShortcuts.ts';
 
 const FOCUSABLE = 'button, [href], input, select, textarea, [tabindex]:not([tabindex="-1"])';

@@ -8,7 +8,8 @@
 import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DashboardShortcuts } from './ShortcutsDialog.tsx';
-import { focusSymbolSearch, OPEN_SHORTCUTS_EVENT, SHORTCUT_GROUPS } from './shortcuts.ts';
+import { OPEN_SHORTCUTS_EVENT } from './openShortcutsEvent.ts';
+import { focusSymbolSearch, SHORTCUT_GROUPS } from './shortcuts.ts';
 
 afterEach(cleanup);
 

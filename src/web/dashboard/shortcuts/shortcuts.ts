@@ -4,9 +4,6 @@
 // input, a text area, a select or editable content, not with Ctrl, Alt or Meta held, and not
 // while a modal (a form, this dialog, the tour's tooltip) has the page.
 
-/** Fired on window to open the shortcuts dialog (the Account menu's "Keyboard shortcuts"). */
-export const OPEN_SHORTCUTS_EVENT = 'openShortcuts';
-
 export type Shortcut = { keys: readonly string[]; label: string; action: string };
 
 /** Keys as the dialog writes them; `label` is how a screen reader hears the combination. */
