@@ -3,8 +3,10 @@
 // panel (741px) and the market alert log (530px), then the trader's own alert rules (issue 16)
 // in the rest of the column. Below 1024px (Tailwind's lg) the dashboard is tabs instead: Chart,
 // Alerts (the watchlist alerts, the alert log and the alert rules), AI and Files; every panel
-// stays mounted and only the chosen tab's panels show.
+// stays mounted and only the chosen tab's panels show. Keyboard: `/` focuses the chart's symbol
+// search, `?` lists the shortcuts (dashboard/shortcuts/).
 import { useCallback, useEffect, useState } from 'react';
+import { flushSync } from 'react-dom';
 import { useLocation, useNavigate } from 'react-router';
 import { RequireSubscription } from '../auth/guards.tsx';
 import { AlertLog } from '../dashboard/alerts/AlertLog.tsx';
@@ -17,6 +19,8 @@ import { AlertRulesPanel } from '../dashboard/rules/AlertRulesPanel.tsx';
 import { AlertRulesProvider } from '../dashboard/rules/AlertRulesProvider.tsx';
 import { ChartSymbolPicker } from '../dashboard/market/ChartSymbolPicker.tsx';
 import { ExchangeView } from '../dashboard/market/ExchangeView.tsx';
+import { DashboardShortcuts } from '../dashboard/shortcuts/ShortcutsDialog.tsx';
+import { focusSymbolSearch } from '../dashboard/shortcuts/shortcuts.ts';
 import { GuidedTour } from '../dashboard/tour/GuidedTour.tsx';
 import { DashboardTabBar } from '../dashboard/layout/DashboardTabBar.tsx';
 import { ShowDashboardTab, type DashboardTab } from '../dashboard/layout/dashboardTabs.tsx';
@@ -69,6 +73,17 @@ function Dashboard() {
     );
   };
 
+  // `/`: the chart's symbol search, on the Chart tab of a phone. Barchart and the embedded
+  // platforms have no symbol input of ours, so from them it opens Exchange Data's, the chart of
+  // any symbol. The switch is rendered at once so the input is there to focus.
+  const searchSymbols = () => {
+    flushSync(() => {
+      setTab('chart');
+      if (source !== 'tradingview' && source !== 'exchange') setSource('exchange');
+    });
+    focusSymbolSearch();
+  };
+
   /** A tab's wrapper: hidden below lg unless it is the chosen tab. */
   const tabPanel = (id: DashboardTab) => ({
     id: `dashboard-tab-${id}`,
@@ -101,7 +116,7 @@ function Dashboard() {
                 }
                 exchangeControls={
                   <div className="flex flex-wrap items-center gap-2" data-testid="chart-symbol-picker">
-                    <ChartSymbolPicker label="Chart any symbol" onChart={setChartSymbol} />
+                    <ChartSymbolPicker label="Chart any symbol" onChart={setChartSymbol} keyShortcut="/" />
                     <span className="text-[11px] text-gray-400">
                       Candles and alerts for any market: a ticker, EXCHANGE:SYMBOL or a name
                     </span>
@@ -132,6 +147,7 @@ function Dashboard() {
           </div>
         </div>
         <GuidedTour />
+        <DashboardShortcuts onSearch={searchSymbols} />
       </main>
     </ShowDashboardTab.Provider>
   );

@@ -1,9 +1,11 @@
 // @vitest-environment jsdom
 // The Account menu closes like any menu: on Escape (focus back on its button) and on a click
-// outside it; a click inside it leaves it open. It leads to the change-password form.
+// outside it; a click inside it leaves it open. It leads to the change-password form and, on
+// the dashboard, to the Keyboard shortcuts dialog.
 import { cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { MemoryRouter } from 'react-router';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { OPEN_SHORTCUTS_EVENT } from '../dashboard/shortcuts/openShortcutsEvent.ts';
 import { AccountMenu } from './AccountMenu.tsx';
 import { withClient } from './testProviders.tsx';
 
@@ -16,6 +18,7 @@ vi.mock('../auth/AuthProvider.tsx', () => ({
       current_period_end: '2030-01-01T00:00:00.000Z',
       cancel_at_period_end: false,
     },
+    hasActiveSubscription: true,
     refresh: async () => undefined,
   }),
 }));
@@ -27,10 +30,10 @@ vi.mock('../api/billing.ts', () => ({
 
 afterEach(cleanup);
 
-function openMenu() {
+function openMenu(path = '/') {
   render(
     withClient(
-      <MemoryRouter>
+      <MemoryRouter initialEntries={[path]}>
         <div>
           <p>Elsewhere on the page</p>
           <AccountMenu />
@@ -72,5 +75,26 @@ describe('AccountMenu', () => {
     expect(details.open).toBe(true);
     fireEvent.pointerDown(screen.getByText('Elsewhere on the page'));
     expect(details.open).toBe(false);
+  });
+
+  it('opens the Keyboard shortcuts dialog on the dashboard, closing itself with focus on its button', () => {
+    const opened = vi.fn();
+    window.addEventListener(OPEN_SHORTCUTS_EVENT, opened);
+    try {
+      const { button, details } = openMenu('/dashboard');
+      const entry = screen.getByRole('button', { name: 'Keyboard shortcuts' });
+      expect(entry.getAttribute('aria-keyshortcuts')).toBe('?');
+      fireEvent.click(entry);
+      expect(details.open).toBe(false);
+      expect(document.activeElement).toBe(button);
+      expect(opened).toHaveBeenCalledTimes(1);
+    } finally {
+      window.removeEventListener(OPEN_SHORTCUTS_EVENT, opened);
+    }
+  });
+
+  it('offers the shortcuts only where they work, on the dashboard', () => {
+    openMenu('/');
+    expect(screen.queryByRole('button', { name: 'Keyboard shortcuts' })).toBeNull();
   });
 });

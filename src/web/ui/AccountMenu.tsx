@@ -4,15 +4,19 @@
 // Escape (focus back on its button; the Escape is marked handled so the top bar's own menu
 // stays open) and on a click outside it. Below the xl breakpoint it sits in the top bar's
 // menu panel and opens in place rather than as a dropdown that could leave a phone's screen.
+// On the dashboard it also opens the "Keyboard shortcuts" dialog (the `?` key's), for those who
+// do not know the key.
 import { useMutation } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
-import { Link } from 'react-router';
+import { Link, useLocation } from 'react-router';
 import { ApiError } from '../api/http.ts';
 import { billingApi, usePlans } from '../api/billing.ts';
 import { useAuth } from '../auth/AuthProvider.tsx';
+import { OPEN_SHORTCUTS_EVENT } from '../dashboard/shortcuts/openShortcutsEvent.ts';
 
 export function AccountMenu() {
-  const { user, subscription, refresh } = useAuth();
+  const { user, subscription, hasActiveSubscription, refresh } = useAuth();
+  const { pathname } = useLocation();
   const plans = usePlans();
   const [message, setMessage] = useState<string | null>(null);
   const menu = useRef<HTMLDetailsElement>(null);
@@ -81,6 +85,24 @@ export function AccountMenu() {
         >
           Change password
         </Link>
+        {pathname === '/dashboard' && hasActiveSubscription && (
+          <button
+            type="button"
+            aria-keyshortcuts="?"
+            onClick={() => {
+              // Closed first, with focus on its button: the dialog gives focus back there.
+              if (menu.current) menu.current.open = false;
+              menu.current?.querySelector('summary')?.focus();
+              window.dispatchEvent(new Event(OPEN_SHORTCUTS_EVENT));
+            }}
+            className="mt-3 flex w-full items-center justify-center gap-2 rounded border border-gray-600 px-3 py-1.5 text-gray-200 hover:bg-gray-800"
+          >
+            Keyboard shortcuts
+            <kbd aria-hidden="true" className="rounded border border-gray-600 bg-gray-800 px-1 font-mono text-xs">
+              ?
+            </kbd>
+          </button>
+        )}
         {message && (
           <p role="status" className="mt-2 text-gray-300">
             {message}

@@ -6,6 +6,7 @@
 // the timeframe and overlay controls ask the server for those bars, the legend shows the hovered
 // bar's O H L C V (the last one otherwise) and the trader's active alert levels become price lines.
 import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react';
+import { useState } from 'react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { AlertRule } from '../../../shared/schemas/alertRules.ts';
 import { marketSymbolView } from '../../../shared/schemas/symbols.ts';
@@ -130,6 +131,39 @@ describe('the candle chart labels', () => {
     expect(await within(chart).findByText('0 alerts marked')).toBeTruthy();
     expect(within(chart).queryByText('Delayed')).toBeNull();
     expect(within(chart).queryByText('Demo data')).toBeNull();
+  });
+});
+
+describe('closing the chart', () => {
+  function Opener({ onClose }: { onClose: () => void }) {
+    const [open, setOpen] = useState(false);
+    return (
+      <>
+        <button type="button" onClick={() => setOpen(true)}>
+          BTC-USD card
+        </button>
+        {open && <CandleChart productId="BTC-USD" onClose={onClose} />}
+      </>
+    );
+  }
+
+  it('Escape inside the chart closes it and gives focus back to what opened it', async () => {
+    stubServer('demo', 'crypto');
+    const onClose = vi.fn();
+    render(withClient(<Opener onClose={onClose} />));
+    const opener = screen.getByRole('button', { name: 'BTC-USD card' });
+    opener.focus();
+    fireEvent.click(opener);
+    const chart = screen.getByRole('dialog', { name: 'BTC-USD chart' });
+    await within(chart).findByText('0 alerts marked');
+    // An Escape outside the chart is not the chart's.
+    fireEvent.keyDown(opener, { key: 'Escape' });
+    expect(onClose).not.toHaveBeenCalled();
+    const timeframe = within(chart).getByRole('button', { name: '4h' });
+    timeframe.focus();
+    expect(fireEvent.keyDown(timeframe, { key: 'Escape' })).toBe(false);
+    expect(onClose).toHaveBeenCalledTimes(1);
+    expect(document.activeElement).toBe(opener);
   });
 });
 

@@ -292,6 +292,31 @@ export function CandleChart({
   }, [data, hovered]);
   const legendBar = data && legendIndex >= 0 ? data.candles[legendIndex] : undefined;
 
+  // Escape closes the chart, like its 'Close chart' button, when focus is inside it or on
+  // nothing (the chart-icon button that opened it may have left the page) and it is on screen;
+  // focus goes back to what opened it (an exchange card) when that is still on the page.
+  const panel = useRef<HTMLDivElement>(null);
+  const latestClose = useRef(onClose);
+  useEffect(() => {
+    latestClose.current = onClose;
+  });
+  useEffect(() => {
+    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+    const onKeyDown = (event: KeyboardEvent) => {
+      const dialog = panel.current;
+      if (event.key !== 'Escape' || event.defaultPrevented || !dialog) return;
+      if (document.querySelector('[aria-modal="true"]')) return;
+      const focus = document.activeElement;
+      const onNothing = (focus === null || focus === document.body) && dialog.getClientRects().length > 0;
+      if (!dialog.contains(focus) && !onNothing) return;
+      event.preventDefault();
+      latestClose.current();
+      if (opener?.isConnected && opener !== document.body) opener.focus();
+    };
+    document.addEventListener('keydown', onKeyDown);
+    return () => document.removeEventListener('keydown', onKeyDown);
+  }, []);
+
   function toggleOverlay(overlay: ChartOverlay) {
     setOverlays((current) =>
       current.includes(overlay)
@@ -304,6 +329,7 @@ export function CandleChart({
     <div
       role="dialog"
       aria-label={`${productId} chart`}
+      ref={panel}
       className="absolute inset-0 z-20 flex min-w-0 flex-col overflow-x-hidden overflow-y-auto rounded-lg bg-gray-900 p-2 sm:p-3"
     >
       <div className="flex flex-wrap items-center gap-x-3 gap-y-1">

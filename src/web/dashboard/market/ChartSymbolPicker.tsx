@@ -10,11 +10,14 @@ export function ChartSymbolPicker({
   label,
   onChart,
   className = '',
+  keyShortcut,
 }: {
   label: string;
   /** Charts a symbol, given the symbol table's canonical id (BTC-USD, AAPL, MES1!). */
   onChart: (symbolId: string) => void;
   className?: string;
+  /** The page-wide key that focuses the picker (the dashboard's `/`). */
+  keyShortcut?: string;
 }) {
   const [text, setText] = useState('');
   const [unknown, setUnknown] = useState<string | null>(null);
@@ -29,6 +32,7 @@ export function ChartSymbolPicker({
   return (
     <div className={className}>
       <SymbolSearch
+        keyShortcut={keyShortcut}
         form="ticker"
         label={label}
         value={text}

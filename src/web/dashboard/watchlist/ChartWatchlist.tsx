@@ -96,6 +96,7 @@ export function ChartWatchlist({
       </ul>
       <div className="flex flex-wrap items-center gap-1">
         <SymbolSearch
+          keyShortcut="/"
           form="tradingView"
           label="Add symbol to the chart watchlist"
           value={input}

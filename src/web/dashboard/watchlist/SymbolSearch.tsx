@@ -39,6 +39,7 @@ export function SymbolSearch({
   className,
   autoFocus,
   describedBy,
+  keyShortcut,
 }: {
   value: string;
   onChange: (value: string) => void;
@@ -52,6 +53,8 @@ export function SymbolSearch({
   className?: string;
   autoFocus?: boolean;
   describedBy?: string;
+  /** A page-wide key that focuses this input, announced as aria-keyshortcuts (the chart's `/`). */
+  keyShortcut?: string;
 }) {
   const listboxId = useId();
   const [open, setOpen] = useState(false);
@@ -96,6 +99,7 @@ export function SymbolSearch({
         aria-controls={listboxId}
         aria-activedescendant={expanded && active >= 0 ? optionId(active) : undefined}
         aria-describedby={describedBy}
+        aria-keyshortcuts={keyShortcut}
         autoComplete="off"
         spellCheck={false}
         autoFocus={autoFocus}

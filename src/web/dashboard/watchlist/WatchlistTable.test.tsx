@@ -235,6 +235,32 @@ describe('the watchlist table', () => {
     expect(onRemove).toHaveBeenCalledWith('LSE:VOD');
     expect(onOpen).toHaveBeenCalledTimes(2);
   });
+  it('keeps the tab stop on the same symbol when a sort or a removal moves the rows', async () => {
+    const onOpen = vi.fn();
+    const table = (symbols: string[]) =>
+      withClient(
+        <WatchlistTable symbols={symbols} label="Chart watchlist" onOpen={onOpen} onRemove={() => undefined} />,
+      );
+    const view = render(table(CHART_LIST));
+    await screen.findByText('202.50');
+    bodyRows()[0].focus();
+    fireEvent.keyDown(bodyRows()[0], { key: 'ArrowDown' });
+    expect(document.activeElement?.getAttribute('data-symbol')).toBe('NASDAQ:TSLA');
+
+    // Ascending % Change puts TSLA first: the tab stop and the focus follow it there.
+    fireEvent.click(within(screen.getByRole('columnheader', { name: /% Change/ })).getByRole('button'));
+    expect(rowSymbols()[0]).toBe('NASDAQ:TSLA');
+    expect(bodyRows().map((row) => row.tabIndex)).toEqual([0, -1, -1, -1, -1]);
+    bodyRows()[0].focus();
+    fireEvent.keyDown(bodyRows()[0], { key: 'ArrowDown' });
+    expect(document.activeElement?.getAttribute('data-symbol')).toBe('BINANCE:BTCUSDT');
+    fireEvent.keyDown(document.activeElement!, { key: 'Enter' });
+    expect(onOpen).toHaveBeenLastCalledWith('BINANCE:BTCUSDT', 'BTC-USD');
+
+    // The focused symbol removed: the first row takes the tab stop, so Tab still reaches the table.
+    view.rerender(table(CHART_LIST.filter((symbol) => symbol !== 'BINANCE:BTCUSDT')));
+    expect(bodyRows().map((row) => row.tabIndex)).toEqual([0, -1, -1, -1]);
+  });
 });
 
 describe('the Table / Chips switch', () => {

@@ -176,7 +176,9 @@ export function WatchlistTable({
 }) {
   const quotes = useWatchlistQuotes(symbols);
   const [sort, setSort] = useState<Sort>(null);
-  const [focused, setFocused] = useState(0);
+  // The row that keeps the tab stop, by symbol: a re-sort or a live update that reorders the
+  // rows leaves it on the same symbol, not on whichever row moved into its place.
+  const [focused, setFocused] = useState<string | null>(null);
   const body = useRef<HTMLTableSectionElement>(null);
 
   const byQuery = new Map((quotes.data?.entries ?? []).map((entry) => [entry.query, entry]));
@@ -184,7 +186,10 @@ export function WatchlistTable({
     symbols.map((symbol) => ({ symbol, entry: byQuery.get(symbol) })),
     sort,
   );
-  const active = Math.min(focused, Math.max(0, rows.length - 1));
+  const active = Math.max(
+    0,
+    rows.findIndex((row) => row.symbol === focused),
+  );
 
   function toggleSort(key: SortKey) {
     // Ascending, descending, then back to the watchlist's own order.
@@ -202,7 +207,7 @@ export function WatchlistTable({
   }
 
   function focusRow(index: number) {
-    setFocused(index);
+    setFocused(rows[index].symbol);
     body.current?.querySelectorAll<HTMLTableRowElement>('tr')[index]?.focus();
   }
 
@@ -277,7 +282,7 @@ export function WatchlistTable({
                 data-symbol={symbol}
                 onClick={() => open(symbol, entry)}
                 onFocus={(event) => {
-                  if (event.target === event.currentTarget) setFocused(index);
+                  if (event.target === event.currentTarget) setFocused(symbol);
                 }}
                 onKeyDown={(event) => onRowKey(event, index)}
                 className={`cursor-pointer border-b border-gray-800 outline-none hover:bg-gray-800/60 focus-visible:bg-gray-800 focus-visible:ring-2 focus-visible:ring-indigo-400 focus-visible:ring-inset ${symbol === current ? 'bg-indigo-950/60 shadow-[inset_3px_0_0_0_#6366f1]' : ''}`}
