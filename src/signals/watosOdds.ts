@@ -2,7 +2,7 @@
 // is higher `horizon` bars later, with the measured frequency behind it, the sample size and a
 // 95% interval. Fewer than 30 samples says "not enough history" instead of a number.
 //
-// The estimator (docs/features/ai-assistant.md, "How the odds are estimated"):
+// The estimator (docs/features/signals-and-ai.md, "How the odds are calibrated"):
 // 1. Effective samples. The outcomes of neighbouring bars share most of their horizon (bars i and
 //    i+1 share h-1 of h price moves), so n bars are worth fewer independent outcomes. With no
 //    predictability the rise indicators of bars d apart (d < h) correlate (2/pi) asin(1 - d/h)
