@@ -1,9 +1,9 @@
-// WATOS signals and their odds: hand-checked intervals, constructed series for each rule,
+// WATOS signals and their odds: the minimum sample, constructed series for each rule,
 // degenerate input without NaN or throws. Odds on demo history: src/server/market/signalsOnDemo.test.ts.
 import { describe, expect, it } from 'vitest';
 import { candleSeries, type CandleInput } from './candles.ts';
 import { watosHistory, watosSignals } from './watos.ts';
-import { conditionalRise, MIN_SAMPLES, wilsonInterval } from './watosOdds.ts';
+import { measure, MIN_SAMPLES, statedOdds } from './watosOdds.ts';
 
 const HOUR = 3_600_000;
 
@@ -21,24 +21,20 @@ function bars(closes: number[], volumes?: number[]): CandleInput[] {
   });
 }
 
-describe('wilsonInterval', () => {
-  it('matches textbook values', () => {
-    const [low, high] = wilsonInterval(50, 100);
-    expect(low).toBeCloseTo(0.4038, 4);
-    expect(high).toBeCloseTo(0.5962, 4);
-    const [zeroLow, zeroHigh] = wilsonInterval(0, 10);
-    expect(zeroLow).toBe(0);
-    expect(zeroHigh).toBeCloseTo(0.2775, 4);
-  });
-});
-
-describe('conditionalRise', () => {
+describe('measure and statedOdds', () => {
   it('measures the share of rises after the horizon, and refuses a number below 30 samples', () => {
     const rising = Float64Array.from({ length: 100 }, (_, index) => 100 + index);
-    expect(conditionalRise(rising, null, 0, 5)).toMatchObject({ probability: 1, samples: 95 });
+    const all = measure(rising, null, 0, 5);
+    expect(all).toMatchObject({ rises: 95, samples: 95 });
     const states = new Int8Array(100);
     states.fill(1, 0, 20);
-    expect(conditionalRise(rising, states, 1, 5)).toEqual({ probability: null, samples: 20, interval: null });
+    expect(statedOdds(measure(rising, states, 1, 5), all)).toMatchObject({
+      probability: null,
+      raw: null,
+      samples: 20,
+      interval: null,
+      reason: 'not enough history',
+    });
     expect(MIN_SAMPLES).toBe(30);
   });
 });

@@ -74,8 +74,9 @@ describe('built-in analyst', () => {
     expect(text).toContain(`Last close **$${formatPrice(series.close[series.length - 1])}**`);
     expect(text).toContain(`measured over **${series.length.toLocaleString('en-US')}** 1h bars`);
     expect(text).toContain(
-      `on **${pct(expected.baseRate.probability!)}** of ${expected.baseRate.samples.toLocaleString('en-US')} bars`,
+      `on **${pct(expected.baseRate.raw!)}** of ${expected.baseRate.samples.toLocaleString('en-US')} bars`,
     );
+    expect(text).toContain(`calibrated **${pct(expected.baseRate.probability!)}** (95% CI `);
     for (const signal of expected.signals) {
       const state = signal.active ? `**${signal.direction}**, ${signal.strength}` : 'inactive';
       expect(text).toContain(`| ${signal.name} | ${state} |`);
@@ -83,10 +84,16 @@ describe('built-in analyst', () => {
         expect(text).toContain(
           `- **${signal.name}** (${signal.direction}, ${signal.strength}): ${signal.description}.`,
         );
-      if (signal.odds?.probability != null)
+      if (signal.odds?.probability != null) {
+        // The stated odds, the measured share behind them and the sample size, side by side.
         expect(text).toContain(
-          `${pct(signal.odds.probability)} of ${signal.odds.samples.toLocaleString('en-US')} bars`,
+          `**${pct(signal.odds.probability)}**, measured ${pct(signal.odds.raw!)} of ${signal.odds.samples.toLocaleString('en-US')} bars`,
         );
+        if (signal.odds.noEdge)
+          expect(text).toContain(
+            `no measurable edge, so the odds stated are the base rate, ${pct(signal.odds.probability)} (n=${signal.odds.samples.toLocaleString('en-US')})`,
+          );
+      }
       if (signal.odds && signal.odds.probability === null)
         expect(text).toContain(`not enough history (${signal.odds.samples} bars)`);
     }

@@ -109,19 +109,22 @@ export function describeOdds(card: Extract<WatosCard, { available: true }>, note
   );
   const base = card.baseRate;
   lines.push(
-    base.probability === null
+    base.probability === null || base.raw === null
       ? `**Base rate:** not enough history (${count(base.samples)} bars).`
-      : `**Base rate:** the close was higher ${horizon} later on **${percent(base.probability)}** of ${count(base.samples)} bars (${interval(base.interval)}).`,
+      : `**Base rate:** the close was higher ${horizon} later on **${percent(base.raw)}** of ${count(base.samples)} bars ` +
+          `(about ${count(Math.round(base.effectiveSamples))} independent outcomes, as the horizons overlap); ` +
+          `calibrated **${percent(base.probability)}** (${interval(base.interval)}).`,
     '',
-    `| Signal | State | Higher ${horizon} later |`,
+    `| Signal | State | Odds of a higher close ${horizon} later |`,
     '|---|---|---|',
   );
   for (const signal of card.signals) {
     const odds = !signal.odds
       ? '–'
-      : signal.odds.probability === null
+      : signal.odds.probability === null || signal.odds.raw === null
         ? `not enough history (${count(signal.odds.samples)} bars)`
-        : `${percent(signal.odds.probability)} of ${count(signal.odds.samples)} bars (${interval(signal.odds.interval)})`;
+        : `**${percent(signal.odds.probability)}**, measured ${percent(signal.odds.raw)} of ${count(signal.odds.samples)} bars (${interval(signal.odds.interval)})` +
+          (signal.odds.noEdge ? ', no measurable edge' : '');
     lines.push(
       `| ${signal.name} | ${signal.active ? `**${signal.direction}**, ${signal.strength}` : 'inactive'} | ${odds} |`,
     );
@@ -137,27 +140,24 @@ export function describeOdds(card: Extract<WatosCard, { available: true }>, note
     for (const signal of active) {
       const odds = signal.odds;
       lines.push(`- **${signal.name}** (${signal.direction}, ${signal.strength}): ${signal.description}.`);
-      if (!odds || odds.probability === null) {
+      if (!odds || odds.probability === null || odds.raw === null || base.probability === null) {
         lines.push(
           `  Not enough history (${count(odds?.samples ?? 0)} past bars in this state, fewer than 30), so no number is given.`,
         );
-      } else if (
-        base.probability !== null &&
-        odds.interval &&
-        (odds.interval[0] > base.probability || odds.interval[1] < base.probability)
-      ) {
-        const above = odds.interval[0] > base.probability;
+      } else if (!odds.noEdge) {
+        const above = odds.probability > base.probability;
         // A bullish signal is borne out by more higher closes than usual, a bearish one by fewer.
         const agrees = above === (signal.direction === 'bullish');
         lines.push(
-          `  ${percent(odds.probability)} against a ${percent(base.probability)} base rate, ${above ? 'above' : 'below'} it beyond the 95% interval: ` +
+          `  ${percent(odds.probability)} (measured ${percent(odds.raw)} of ${count(odds.samples)} bars) against a ${percent(base.probability)} base rate, ${above ? 'above' : 'below'} it beyond the 95% interval: ` +
             (agrees
               ? 'a measurable edge in the signal’s direction on this history.'
               : 'on this history the signal was followed by the opposite of what it suggests.'),
         );
       } else {
         lines.push(
-          `  ${percent(odds.probability)}${base.probability !== null ? ` against a ${percent(base.probability)} base rate` : ''}, within the uncertainty: no measurable edge.`,
+          `  Measured ${percent(odds.raw)} of ${count(odds.samples)} bars, but the 95% interval (${percent(odds.interval![0])}–${percent(odds.interval![1])}) includes the ${percent(base.probability)} base rate: ` +
+            `no measurable edge, so the odds stated are the base rate, ${percent(odds.probability)} (n=${count(odds.samples)}).`,
         );
       }
     }
@@ -612,7 +612,7 @@ function unknownSymbolSection(symbol: string, asOdds: boolean): Section {
 const HELP = [
   "I'm the built-in analyst. I answer from this app's own market data, signals engine, alert log and your files, and I say when I can't:",
   '',
-  '- **“What are the odds for AAPL?”** (or ETH, MES, CME_MINI:MES1!, Micro Gold): the six WATOS signals with the measured share of higher closes, sample sizes and confidence intervals',
+  '- **“What are the odds for AAPL?”** (or ETH, MES, CME_MINI:MES1!, Micro Gold): the six WATOS signals with calibrated odds, the measured share of higher closes, sample sizes and confidence intervals',
   '- **“How is SOL trending on the 4h chart?”**: price, change, trend against SMA 50/200, RSI, ATR, support and resistance',
   '- **“Compare NVDA, SPY and BTC”**, **“Rank the crypto assets by momentum”**',
   "- **“Summarize today's alerts”**, **“Breakout alerts in the last hour”**",

@@ -50,7 +50,7 @@ async function post(test: TestApp, browser: Browser, url: string, parts: Part[])
 
 type Chunk = { type: string; delta?: string; errorText?: string };
 /** The part of GET /api/watos/{symbol} these tests read (an available card). */
-type WatosCardBody = { signals: Array<{ name: string }>; baseRate: { probability: number; samples: number } };
+type WatosCardBody = { signals: Array<{ name: string }>; baseRate: { raw: number; samples: number } };
 
 function events(response: LightMyRequestResponse): Array<Chunk | '[DONE]'> {
   return response.body
@@ -123,7 +123,7 @@ describe('assistant API with the built-in analyst', () => {
     expect(card.signals.map((signal) => signal.name)).toEqual(WATOS_SIGNALS.map((signal) => signal.name));
     for (const signal of card.signals) expect(text).toContain(`| ${signal.name} |`);
     expect(text).toContain(
-      `${(card.baseRate.probability * 100).toFixed(1)}%** of ${card.baseRate.samples.toLocaleString('en-US')} bars`,
+      `${(card.baseRate.raw * 100).toFixed(1)}%** of ${card.baseRate.samples.toLocaleString('en-US')} bars`,
     );
 
     const list = jsonBody<{ conversations: ConversationSummary[] }>(

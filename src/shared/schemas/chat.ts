@@ -114,12 +114,22 @@ export const watosCardSignal = z.object({
   direction: z.enum(['bullish', 'bearish', 'neutral']),
   strength: watosStrengthName,
   description: z.string(),
-  /** Share of past bars in the same state whose close was higher after the horizon. */
+  /**
+   * The calibrated odds of a higher close after the horizon (src/signals/watosOdds.ts): the stated
+   * probability, the measured share of past bars in the same state that closed higher (`raw`),
+   * the sample size, the 95% interval of the stated probability, and `noEdge` when that interval
+   * includes the base rate (the probability is then the base rate). Below 30 samples the numbers
+   * are null and `reason` says "not enough history".
+   */
   odds: z
     .object({
       probability: z.number().nullable(),
+      raw: z.number().nullable(),
       samples: z.number(),
+      /** Samples divided by the overlap of their horizons: the independent outcomes they are worth. */
+      effectiveSamples: z.number(),
       interval,
+      noEdge: z.boolean().nullable(),
       reason: z.string().nullable(),
     })
     .nullable(),
@@ -152,7 +162,14 @@ export const watosCard = z.discriminatedUnion('available', [
     bars: z.number(),
     lastBarTime: z.string(),
     lastClose: z.number(),
-    baseRate: z.object({ probability: z.number().nullable(), samples: z.number(), interval }),
+    /** The stated base rate (shrunk toward 1/2 by its evidence), the measured share `raw`, samples and 95% interval. */
+    baseRate: z.object({
+      probability: z.number().nullable(),
+      raw: z.number().nullable(),
+      samples: z.number(),
+      effectiveSamples: z.number(),
+      interval,
+    }),
     signals: z.array(watosCardSignal),
   }),
   z.object({ available: z.literal(false), symbol: z.string(), message: z.string() }),

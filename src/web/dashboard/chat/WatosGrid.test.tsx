@@ -96,6 +96,67 @@ describe('the WATOS grid on every market', () => {
     expect(within(grid).queryAllByTestId('watos-tile')).toHaveLength(0);
   });
 
+  it('shows each probability with its sample size, the measured share and interval, and says when there is no measurable edge', async () => {
+    const odds = {
+      probability: 0.52,
+      raw: 0.64,
+      samples: 1234,
+      effectiveSamples: 35,
+      interval: [0.41, 0.63] as [number, number],
+      noEdge: true,
+      reason: null,
+    };
+    renderGrid('AAPL', cardOf({}, { index: 1, odds }));
+    const grid = screen.getByTestId('watos-grid');
+    const tiles = await within(grid).findAllByTestId('watos-tile');
+    const momentum = tiles[1];
+    expect(within(momentum).getByTestId('watos-odds').textContent).toBe(
+      '52.0% chance of a higher close 24 bars later (n=1,234) no measurable edge',
+    );
+    expect(within(momentum).getByTestId('watos-no-edge').textContent).toBe('no measurable edge');
+    expect(within(momentum).getByTestId('watos-measured').textContent).toBe(
+      'measured 64.0% of 1,234 bars · 95% 41.0%–63.0%',
+    );
+    // Only the tile whose interval includes the base rate carries the label.
+    expect(within(grid).getAllByTestId('watos-no-edge')).toHaveLength(1);
+    expect(within(tiles[0]).getByText('Not active on the latest bar')).toBeTruthy();
+  });
+
+  it('shows a measurable edge without the label, and no number below 30 samples', async () => {
+    const edge = {
+      probability: 0.71,
+      raw: 0.8,
+      samples: 300,
+      effectiveSamples: 60,
+      interval: [0.6, 0.81] as [number, number],
+      noEdge: false,
+      reason: null,
+    };
+    renderGrid('AAPL', cardOf({}, { index: 2, odds: edge }));
+    const grid = screen.getByTestId('watos-grid');
+    const tile = (await within(grid).findAllByTestId('watos-tile'))[2];
+    expect(within(tile).getByTestId('watos-odds').textContent).toBe(
+      '71.0% chance of a higher close 24 bars later (n=300)',
+    );
+    expect(within(grid).queryByTestId('watos-no-edge')).toBeNull();
+    cleanup();
+
+    const thin = {
+      probability: null,
+      raw: null,
+      samples: 12,
+      effectiveSamples: 4,
+      interval: null,
+      noEdge: null,
+      reason: 'not enough history',
+    };
+    renderGrid('AAPL', cardOf({}, { index: 0, odds: thin }));
+    const thinTile = (await within(screen.getByTestId('watos-grid')).findAllByTestId('watos-tile'))[0];
+    expect(within(thinTile).getByText('Not enough history (12 past bars)')).toBeTruthy();
+    expect(within(thinTile).queryByTestId('watos-odds')).toBeNull();
+    expect(within(thinTile).queryByTestId('watos-no-edge')).toBeNull();
+  });
+
   it('gives real-time figures neither label', async () => {
     renderGrid(
       'BTC',

@@ -1,10 +1,11 @@
 // docs/SPEC.md's WATOS grid card under an assistant message: 'WATOS Grid: {symbol}', 'What Are The
 // Odds?', six signal tiles in two columns coloured by strength (low yellow, medium blue, high
 // green) and a 'Last updated' line in local time. The tiles come from the signals engine
-// (GET /api/watos/{symbol}): each active signal with its measured odds and sample size, or
-// "not enough history"; a symbol without data says so instead of showing tiles. Any symbol of
-// the table works (AAPL, MES, CME_MINI:MES1!); demo figures are labelled "Demo data" and Yahoo
-// Finance figures "Delayed".
+// (GET /api/watos/{symbol}): each active signal with its calibrated odds and sample size, the
+// measured frequency and 95% interval, and "no measurable edge" beside the probability when the
+// interval includes the base rate; or "not enough history". A symbol without data says so
+// instead of showing tiles. Any symbol of the table works (AAPL, MES, CME_MINI:MES1!); demo
+// figures are labelled "Demo data" and Yahoo Finance figures "Delayed".
 import { useQuery } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import type { WatosCard, WatosCardSignal, WatosStrengthName, WatosTimeframe } from '../../../shared/schemas/chat.ts';
@@ -23,10 +24,37 @@ export const STRENGTH_STYLES: Record<WatosStrengthName, { tile: string; badge: s
 
 const percent = (share: number) => `${(share * 100).toFixed(1)}%`;
 
-function oddsLine(signal: WatosCardSignal, horizon: number): string {
-  if (!signal.odds) return 'Not active on the latest bar';
-  if (signal.odds.probability === null) return `Not enough history (${signal.odds.samples} past bars)`;
-  return `${percent(signal.odds.probability)} closed higher ${horizon} bars later (n=${signal.odds.samples.toLocaleString('en-US')})`;
+function OddsLine({ signal, horizon }: { signal: WatosCardSignal; horizon: number }) {
+  const odds = signal.odds;
+  if (!odds) return <p className="mt-1 text-[11px] font-medium text-gray-100">Not active on the latest bar</p>;
+  if (odds.probability === null)
+    return (
+      <p className="mt-1 text-[11px] font-medium text-gray-100">
+        Not enough history ({odds.samples.toLocaleString('en-US')} past bars)
+      </p>
+    );
+  return (
+    <>
+      <p className="mt-1 text-[11px] font-medium text-gray-100" data-testid="watos-odds">
+        {percent(odds.probability)} chance of a higher close {horizon} bars later (n=
+        {odds.samples.toLocaleString('en-US')}){odds.noEdge ? ' ' : null}
+        {odds.noEdge ? (
+          <span
+            className="rounded bg-gray-700 px-1 text-[10px] font-semibold text-gray-200"
+            data-testid="watos-no-edge"
+            title="The 95% interval includes the base rate: the odds stated are the base rate"
+          >
+            no measurable edge
+          </span>
+        ) : null}
+      </p>
+      {/* The measured frequency behind the stated odds, and their interval (calibration: docs/features/signals-and-ai.md). */}
+      <p className="text-[10px] text-gray-400" data-testid="watos-measured">
+        measured {odds.raw === null ? '–' : percent(odds.raw)} of {odds.samples.toLocaleString('en-US')} bars
+        {odds.interval ? ` · 95% ${percent(odds.interval[0])}–${percent(odds.interval[1])}` : ''}
+      </p>
+    </>
+  );
 }
 
 function Tile({ signal, horizon }: { signal: WatosCardSignal; horizon: number }) {
@@ -55,7 +83,7 @@ function Tile({ signal, horizon }: { signal: WatosCardSignal; horizon: number })
         {direction}
       </p>
       <p className="mt-0.5 text-[11px] leading-snug text-gray-300">{signal.description}</p>
-      <p className="mt-1 text-[11px] font-medium text-gray-100">{oddsLine(signal, horizon)}</p>
+      <OddsLine signal={signal} horizon={horizon} />
     </li>
   );
 }

@@ -120,9 +120,20 @@ const ethCard: WatosCard = watosCardOf(
     bars: 1440,
     lastBarTime: '2026-11-22T19:00:00.000Z',
     lastClose: 3312.45,
-    baseRate: { probability: 0.5, samples: 1416, interval: [0.47, 0.53] },
+    baseRate: { probability: 0.5, raw: 0.5, samples: 1416, effectiveSamples: 81, interval: [0.43, 0.57] },
   },
-  { index: 4, odds: { probability: 0.61, samples: 120, interval: [0.52, 0.69], reason: null } },
+  {
+    index: 4,
+    odds: {
+      probability: 0.61,
+      raw: 0.65,
+      samples: 120,
+      effectiveSamples: 60,
+      interval: [0.52, 0.69],
+      noEdge: false,
+      reason: null,
+    },
+  },
 );
 
 function sseResponse(events: object[], headers: Record<string, string> = {}): Response {
@@ -177,7 +188,7 @@ describe('ChatPanel', () => {
     const support = within(grid).getAllByTestId('watos-tile')[4];
     expect(support.getAttribute('data-strength')).toBe('medium');
     expect(support.className).toContain('border-blue');
-    expect(support.textContent).toContain('61.0% closed higher 24 bars later (n=120)');
+    expect(support.textContent).toContain('61.0% chance of a higher close 24 bars later (n=120)');
     expect(within(grid).getAllByTestId('watos-tile')[0].className).toContain('border-yellow');
     expect(within(grid).getByText(/^Last updated: \d/)).toBeTruthy();
     // Only the answer that mentions WATOS has a grid.

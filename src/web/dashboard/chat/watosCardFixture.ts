@@ -21,7 +21,7 @@ export function watosCardOf(
     bars: 700,
     lastBarTime: '2026-11-24T20:00:00.000Z',
     lastClose: 231.5,
-    baseRate: { probability: 0.52, samples: 676, interval: [0.48, 0.56] },
+    baseRate: { probability: 0.52, raw: 0.53, samples: 676, effectiveSamples: 40, interval: [0.45, 0.59] },
     signals: WATOS_SIGNALS.map(({ id, name }, index) => {
       const on = active?.index === index;
       return {
