@@ -25,7 +25,7 @@
 //   that minute's close when held, else the last close held (0 when no bar is held at all).
 // - watos_odds: evaluated when a T-bar closes (on the minute completing it; when a market
 //   closed before the bucket's end, on the first minute of a later bucket) with
-//   watosOdds(closed T-bars, 24); true when an active signal's measured probability of a rise
+//   watosOdds(closed T-bars, 24); true when an active signal's stated (calibrated) probability of a rise
 //   (fall: 1 - p) reaches threshold %. It fires when true and the previous evaluation held in
 //   the bars was false.
 // - Triggers: 'once' fires at most once (triggerKey 0) and then stays silent until retire();
