@@ -177,7 +177,7 @@ export async function resolveDueForecasts(db: Database, now: number): Promise<Re
     }
     const resolutions: Resolution[] = [];
     for (const rows of groups.values()) {
-      const granularity = FORECAST_TIMEFRAMES[rows[0].timeframe].base as Granularity;
+      const granularity = FORECAST_TIMEFRAMES[rows[0].timeframe].base;
       const from = Math.min(...rows.map((row) => row.barTime));
       const to = Math.min(now + 1, Math.max(...rows.map((row) => row.dueAt)) + GIVE_UP_MS);
       const bars = await storedCandlesBetween(db, rows[0].symbol, granularity, new Date(from), new Date(to));
