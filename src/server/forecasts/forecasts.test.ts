@@ -161,7 +161,11 @@ describe('forecasts service', () => {
     expect(real.report.brier).toBeCloseTo(0.81, 12);
     const stocks = await scoreForecasts(db, { period: 'all', source: 'demo', assetClass: 'stock' }, T);
     expect(stocks.report.signals.map((signal) => signal.signal)).toEqual(['watos2']);
-    const oneSignal = await scoreForecasts(db, { period: 'all', source: 'demo', signal: 'watos1', symbol: 'BTC-USD' }, T);
+    const oneSignal = await scoreForecasts(
+      db,
+      { period: 'all', source: 'demo', signal: 'watos1', symbol: 'BTC-USD' },
+      T,
+    );
     expect(oneSignal.counts.resolved).toBe(3);
     // Periods count back from now by the bar time.
     expect((await scoreForecasts(db, { period: '7d', source: 'demo' }, T + 8 * 24 * HOUR)).counts.resolved).toBe(0);

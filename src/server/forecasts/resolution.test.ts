@@ -92,7 +92,11 @@ describe('forecast resolution', () => {
   it('does not settle on an incomplete due bar (built from one-minute bars)', () => {
     // 5m timeframe, horizon 2: due bucket T+5m..T+10m; its last minute (T+9m) is missing.
     const minutes = (from: number, to: number): BaseBar[] =>
-      Array.from({ length: to - from }, (_, k) => ({ time: T + (from + k) * MINUTE, close: 100 + from + k, source: 'demo' }));
+      Array.from({ length: to - from }, (_, k) => ({
+        time: T + (from + k) * MINUTE,
+        close: 100 + from + k,
+        source: 'demo',
+      }));
     const fiveMinute = forecast({ timeframe: '5m', horizonBars: 2, dueAt: T + 10 * MINUTE });
     const complete = minutes(0, 12);
     expect(resolveForecast(fiveMinute, complete, T + 20 * MINUTE)).toEqual({
@@ -113,9 +117,9 @@ describe('forecast resolution', () => {
       status: 'unresolvable',
       note: 'stored candles come from another feed (coinbase, the forecast is demo)',
     });
-    expect(resolveForecast(forecast({ source: 'real' }), hours([101, 99, 105], 'coinbase'), T + 4 * HOUR)).toMatchObject(
-      { status: 'resolved', rose: true },
-    );
+    expect(
+      resolveForecast(forecast({ source: 'real' }), hours([101, 99, 105], 'coinbase'), T + 4 * HOUR),
+    ).toMatchObject({ status: 'resolved', rose: true });
   });
 
   it('counts only buckets that trade for a market with sessions (a stock over a weekend)', () => {

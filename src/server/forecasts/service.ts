@@ -30,13 +30,7 @@ import { FLAG_MIN_RESOLVED, ForecastScorer, type ScoreReport } from '../../signa
 import type { Database } from '../db/client.ts';
 import { forecasts } from '../db/schema.ts';
 import { invalid } from '../errors/domain.ts';
-import {
-  createDemoFeed,
-  storeCandles,
-  storedCandlesBetween,
-  type Granularity,
-  type MarketSource,
-} from '../market/service.ts';
+import { createDemoFeed, storeCandles, storedCandlesBetween, type MarketSource } from '../market/service.ts';
 import { walkForward } from './backtest.ts';
 import {
   FORECAST_TIMEFRAMES,
@@ -514,11 +508,7 @@ export function createForecastService(options: ForecastServiceOptions) {
         const source = toSourceName(card.source);
         const stated = card.signals.filter((signal) => signal.active && signal.odds?.probability != null);
         if (stated.length === 0) return [];
-        const { report } = await scoreForecasts(
-          db,
-          { timeframe: card.timeframe, period: 'all', source },
-          now(),
-        );
+        const { report } = await scoreForecasts(db, { timeframe: card.timeframe, period: 'all', source }, now());
         const citations: TrackRecordCitation[] = [];
         const missing: string[] = [];
         for (const signal of stated) {

@@ -103,7 +103,11 @@ describe('track record on the demo feed', () => {
     // The grid card's statements were recorded by the requests above (origin grid).
     await test.app.services.forecasts.flush();
     const grid = await rowsOf(gridCard.productId);
-    expect(grid.map((row) => row.signal).sort()).toEqual(stated(gridCard).map((signal) => signal.id).sort());
+    expect(grid.map((row) => row.signal).sort()).toEqual(
+      stated(gridCard)
+        .map((signal) => signal.id)
+        .sort(),
+    );
     expect(grid.every((row) => row.origin === 'grid' && row.source === 'demo' && row.status === 'pending')).toBe(true);
     const barTime = Date.parse(gridCard.lastBarTime) + FORECAST_TIMEFRAMES['1h'].ms;
     expect(grid[0].barTime.getTime()).toBe(barTime);
@@ -115,7 +119,11 @@ describe('track record on the demo feed', () => {
     await test.app.services.forecasts.flush();
     expect(await rowsOf(gridCard.productId)).toHaveLength(grid.length);
     const answer = await rowsOf(answerCard.productId);
-    expect(answer.map((row) => row.signal).sort()).toEqual(stated(answerCard).map((signal) => signal.id).sort());
+    expect(answer.map((row) => row.signal).sort()).toEqual(
+      stated(answerCard)
+        .map((signal) => signal.id)
+        .sort(),
+    );
     expect(answer.every((row) => row.origin === 'answer')).toBe(true);
     // No live record yet: the answer cited the backtest, marked so, and said it is demo data.
     expect(firstAnswer).toMatch(
@@ -138,7 +146,9 @@ describe('track record on the demo feed', () => {
     expect(resolved.storedBars).toBeGreaterThan(0);
     expect(resolved).toMatchObject({ resolved: grid.length + answer.length, unresolvable: 0, waiting: 0 });
     // Again: nothing changes.
-    expect(jsonBody<{ resolved: number }>(await trader.post('/api/test/forecasts/resolve', { now: later })).resolved).toBe(0);
+    expect(
+      jsonBody<{ resolved: number }>(await trader.post('/api/test/forecasts/resolve', { now: later })).resolved,
+    ).toBe(0);
 
     // The outcome is the demo feed's own: the due bar's close against the entry close.
     const [row] = await test.database.db
@@ -179,7 +189,11 @@ describe('track record on the demo feed', () => {
     expect(response.statusCode).toBe(200);
     const backtest = jsonBody<TrackRecordResponse>(response);
     if (backtest.kind !== 'backtest') throw new Error('expected a backtest');
-    expect(backtest).toMatchObject({ source: 'demo', horizonBars: 24, filters: { symbol: 'BTC-USD', timeframe: '1h' } });
+    expect(backtest).toMatchObject({
+      source: 'demo',
+      horizonBars: 24,
+      filters: { symbol: 'BTC-USD', timeframe: '1h' },
+    });
     expect(backtest.counts.resolved).toBeGreaterThan(100);
     expect(backtest.reliability.reduce((sum, bin) => sum + bin.count, 0)).toBe(backtest.counts.resolved);
     const one = jsonBody<TrackRecordResponse>(
