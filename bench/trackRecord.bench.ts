@@ -1,7 +1,8 @@
 // The track record at scale (issue 20): resolve and score 1,000,000 forecasts.
 // - Resolution: 1,000,000 1h forecasts (horizon 24) over 200 synthetic 24/7 markets of 6,000
-//   hourly bars each (read grouped by market in due order, as the service reads them), through the resolver's own code (forecasts/resolution.ts: exact horizon,
-//   gap and completeness checks), streamed into the scorer. Peer: a naive resolver that only
+//   hourly bars each (read grouped by market in due order, as the service reads them),
+//   through the resolver's own code (forecasts/resolution.ts: exact horizon, gap and
+//   completeness checks), streamed into the scorer. Peer: a naive resolver that only
 //   looks the due bar up in a Map (no checks), in the same run.
 // - Scoring: the streaming scorer (signals/forecastScore.ts) over the 1,000,000 outcomes in
 //   columns, against a naive array-of-objects scorer (filter/map/reduce per decile and signal).
