@@ -65,7 +65,9 @@ import {
   type DeliveryQueue,
   type RulesRuntime,
 } from './rules/service.ts';
-import { createAiRouteOptions } from './ai/service.ts';
+import { createAiRouteOptions, gridHistoryOf } from './ai/service.ts';
+import { createForecastService, type ForecastService } from './forecasts/service.ts';
+import { trackRecordRoutes, trackRecordTestHookRoutes } from './forecasts/routes.ts';
 import { fileRouteOptions, fileRoutes, sheetRoutes } from './files/routes.ts';
 import {
   createFileStorage,
@@ -108,6 +110,8 @@ export interface AppServices {
   rules: RulesRuntime;
   /** The durable queue delivering rule firings by e-mail, push and webhook (worked by every instance). */
   deliveries: DeliveryQueue;
+  /** The track record: records every WATOS statement; main.ts has the engine's leader resolve them. */
+  forecasts: ForecastService;
   redis?: Redis;
 }
 
@@ -217,6 +221,22 @@ export async function buildApp(options: AppOptions): Promise<App> {
     enqueue: (ids) => deliveries.enqueue(ids),
     log: app.log,
   });
+  // The track record's backtest walks the grid's own bars: the assistant's tools load them.
+  const forecasts = createForecastService({
+    db: database.db,
+    log: app.log,
+    sourceOf: (productId) => market.sourceOf(productId),
+    history: gridHistoryOf(() => aiOptions.ai.tools),
+  });
+  const aiOptions = createAiRouteOptions({
+    config,
+    db: database.db,
+    market,
+    fileStorage,
+    redis,
+    log: app.log,
+    forecasts,
+  });
   const services: AppServices = {
     config,
     database,
@@ -229,11 +249,13 @@ export async function buildApp(options: AppOptions): Promise<App> {
     fileStorage,
     rules,
     deliveries,
+    forecasts,
     redis,
   };
   app.decorate('services', services);
   app.addHook('onClose', async () => {
     await deliveries.close();
+    await forecasts.close();
     await mailer.close();
     await alertBus.close();
     await fileStorage.close();
@@ -314,17 +336,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
         vapidPublicKey: vapid.publicKey,
         webhookTimeoutMs: config.WEBHOOK_TIMEOUT_MS,
       }),
-      dashboardFeature(
-        aiRoutes,
-        createAiRouteOptions({
-          config,
-          db: database.db,
-          market,
-          fileStorage,
-          redis,
-          log: app.log,
-        }),
-      ),
+      dashboardFeature(aiRoutes, aiOptions),
+      dashboardFeature(trackRecordRoutes, { forecasts }),
       dashboardFeature(fileRoutes, fileRouteOptions(services)),
       dashboardFeature(sheetRoutes, {
         db: database.db,
@@ -334,6 +347,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
         ? [
             dashboardFeature(alertTestHookRoutes, { db: database.db, bus: alertBus }),
             dashboardFeature(alertRuleTestHookRoutes, { runtime: rules }),
+            dashboardFeature(trackRecordTestHookRoutes, { db: database.db, forecasts }),
           ]
         : []),
     ],

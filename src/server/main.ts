@@ -38,7 +38,7 @@ async function main(): Promise<void> {
   const app = await buildApp({ config, database, webRoot: resolve('dist/web') });
   // Header, body, idle and whole-request limits against slow clients (http/timeouts.ts).
   applyHttpTimeouts(app.server, config.httpTimeouts, app.log);
-  const { alertBus, market, fileStorage, rules, deliveries } = app.services;
+  const { alertBus, market, fileStorage, rules, deliveries, forecasts } = app.services;
   let engine: ReturnType<typeof createAlertEngine> | null = null;
   const stopReclaim = scheduleOrphanReclaim(database.db, fileStorage, app.log);
   app.addHook('preClose', async () => {
@@ -93,7 +93,16 @@ async function main(): Promise<void> {
   // after listening, so a slow network never delays the app.
   const provider = await market.pinned();
   if (closingSince !== 0) return;
-  engine = createAlertEngine({ database, provider, bus: alertBus, log: app.log, rules });
+  // The leader also settles the track record's due forecasts after each pass, against the bars
+  // it just stored; a new leader after a failover picks up whatever is still pending.
+  engine = createAlertEngine({
+    database,
+    provider,
+    bus: alertBus,
+    log: app.log,
+    rules,
+    afterPass: () => forecasts.resolveDue(),
+  });
   // Opens the delivery queue (its workers pick up retries left by an earlier run) and queues
   // deliveries whose job was never queued (an instance died between recording and queueing).
   void deliveries

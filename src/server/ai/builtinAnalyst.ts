@@ -26,6 +26,7 @@ import {
 import { SYMBOL_TABLE } from '../../shared/symbols.ts';
 import { symbolById, tickerOf } from '../../shared/tickers.ts';
 import type { MarketSource } from '../market/service.ts';
+import type { TrackRecordCitation } from '../forecasts/service.ts';
 
 export const DISCLAIMER = '_Historical measurements on this data, not a forecast. Nothing here is financial advice._';
 const DEMO_NOTE =
@@ -90,12 +91,19 @@ function oddsSection(
     heading: `## ${productId}: What Are The Odds? (WATOS, ${timeframe})\n\n`,
     body: async () => {
       try {
-        return describeOdds(await tools.watos(productId, timeframe), note);
+        const card = await tools.watos(productId, timeframe, 'answer');
+        return describeOdds(card, note) + describeTrackRecord(await tools.trackRecord(card));
       } catch (error) {
         return failure(error);
       }
     },
   };
+}
+
+/** The track record of the stated signals (issue 20), one line each, after the odds. */
+export function describeTrackRecord(citations: readonly TrackRecordCitation[]): string {
+  if (citations.length === 0) return '';
+  return ['**Track record:**', ...citations.map((entry) => `- ${entry.text}.`), ''].join('\n') + '\n';
 }
 
 export function describeOdds(card: Extract<WatosCard, { available: true }>, note: string | null = null): string {

@@ -127,9 +127,14 @@ export function assistantTools(tools: MarketTools, request: AssistantRequest, no
     }),
     getWatosOdds: tool({
       description:
-        'The six WATOS signals (Volume Surge, Price Momentum, MA Crossover, RSI Divergence, Support Test, Volatility Expansion) at the last closed bar, with strength, description and the measured odds of a higher close after the horizon (probability, sample size, 95% interval), plus the base rate.',
+        'The six WATOS signals (Volume Surge, Price Momentum, MA Crossover, RSI Divergence, Support Test, Volatility Expansion) at the last closed bar, with strength, description and the measured odds of a higher close after the horizon (probability, sample size, 95% interval), plus the base rate, and trackRecord: how such statements turned out (live resolved forecasts, or a backtest when none; say which, and say when it is demo data).',
       inputSchema: z.object({ symbol: symbolInput, timeframe: timeframeInput }),
-      execute: ({ symbol, timeframe }) => safely(() => tools.watos(symbol, timeframe)),
+      execute: ({ symbol, timeframe }) =>
+        safely(async () => {
+          const card = await tools.watos(symbol, timeframe, 'answer');
+          // The track record of these signals (live, else a backtest), so the model can cite it.
+          return { ...card, trackRecord: (await tools.trackRecord(card)).map((entry) => entry.text) };
+        }),
     }),
     findSymbol: tool({
       description:

@@ -164,7 +164,7 @@ export async function aiRoutes(app: FastifyInstance, options: AiRouteOptions): P
       if (!resolveProduct(request.params.symbol))
         return { available: false, symbol, message: unknownSymbolMessage(request.params.symbol) };
       try {
-        return await ai.tools.watos(request.params.symbol, request.query.timeframe);
+        return await ai.tools.watos(request.params.symbol, request.query.timeframe, 'grid');
       } catch (error) {
         if (error instanceof ToolError) return { available: false, symbol, message: error.message };
         throw error;

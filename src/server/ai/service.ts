@@ -9,7 +9,8 @@ import type { Redis } from 'ioredis';
 import { NO_RESPONSE_CONTENT, type PromptResponse } from '../../shared/schemas/chat.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/client.ts';
-import { DomainError, invalid } from '../errors/domain.ts';
+import { DomainError, invalid, unprocessable } from '../errors/domain.ts';
+import type { GridHistoryLoader } from '../forecasts/service.ts';
 import { StoredObjectMissingError, type FileStorage } from '../files/service.ts';
 import { readCapped } from '../http/cappedRead.ts';
 import type { MarketRouter } from '../market/service.ts';
@@ -25,6 +26,7 @@ import {
   ToolError,
   type FileLimits,
   type MarketTools,
+  type MarketToolsOptions,
   type StoredFileReader,
 } from './tools.ts';
 
@@ -41,6 +43,8 @@ export function createAiServices(options: {
   db: Database;
   log?: FastifyBaseLogger;
   readStoredFile?: StoredFileReader;
+  /** The track record: records every WATOS statement and cites its record. */
+  forecasts?: MarketToolsOptions['forecasts'];
 }): AiServices {
   const { config } = options;
   const tools = createMarketTools({
@@ -48,6 +52,7 @@ export function createAiServices(options: {
     db: options.db,
     fileLimits: fileLimitsOf(config),
     readStoredFile: options.readStoredFile,
+    forecasts: options.forecasts,
   });
   const assistant =
     config.LLM_BASE_URL && config.LLM_MODEL
@@ -79,6 +84,8 @@ export interface AiDependencies {
   fileStorage: Pick<FileStorage, 'get'>;
   redis?: Redis;
   log?: FastifyBaseLogger;
+  /** The track record (forecasts/service.ts): every WATOS statement the assistant makes is recorded. */
+  forecasts?: MarketToolsOptions['forecasts'];
 }
 
 /** The options of the assistant's routes (ai/routes.ts). */
@@ -125,11 +132,27 @@ export function createAiRouteOptions(deps: AiDependencies): AiRouteOptions {
       db: deps.db,
       log: deps.log,
       readStoredFile: storedFileReader(deps.fileStorage, fileLimits),
+      forecasts: deps.forecasts,
     }),
     fileLimits,
     rateLimit: { max: config.AI_RATE_LIMIT_PER_MINUTE, windowMs: 60_000 },
     redis: deps.redis,
     redisPrefix: config.redisPrefix,
+  };
+}
+
+/**
+ * The grid's bars for the track record's backtest: the tools' history, with "no data" answers
+ * (ToolError) as unprocessable domain errors carrying the same text.
+ */
+export function gridHistoryOf(tools: () => MarketTools): GridHistoryLoader {
+  return async (symbol, timeframe) => {
+    try {
+      return await tools().history(symbol, timeframe);
+    } catch (error) {
+      if (error instanceof ToolError) throw unprocessable(error.message);
+      throw error;
+    }
   };
 }
 

@@ -36,6 +36,7 @@ import {
 } from '../market/service.ts';
 import { loadWatchlist } from '../watchlists/service.ts';
 import type { FileAnalysis } from '../files/service.ts';
+import type { ForecastService, GridHistory, TrackRecordCitation } from '../forecasts/service.ts';
 import { plainTicker } from './symbols.ts';
 import { resolveSymbol, unknownSymbolMessage, type AssetClass, type MarketSymbol } from '../../shared/symbols.ts';
 import { symbolById } from '../../shared/tickers.ts';
@@ -192,6 +193,8 @@ export interface MarketToolsOptions {
   now?: () => number;
   /** How long candles and quotes are reused, in ms. */
   cacheMs?: { candles: number; quotes: number };
+  /** The track record: every WATOS statement is recorded as forecasts, and its record can be cited. */
+  forecasts?: Pick<ForecastService, 'record' | 'cite'>;
 }
 
 interface Loaded<T> {
@@ -368,14 +371,25 @@ export function createMarketTools(options: MarketToolsOptions) {
       return summariseCandles(loaded.series, loaded.productId, frame, loaded.source);
     },
 
-    /** The six WATOS signals at the last closed bar with their measured odds (cached per bar). */
-    async watos(symbol: string, timeframe?: string | null): Promise<Extract<WatosCard, { available: true }>> {
+    /**
+     * The six WATOS signals at the last closed bar with their measured odds (cached per bar).
+     * Each statement is recorded in the track record as a forecast (`origin`: the grid card or
+     * an assistant answer), without waiting for the write.
+     */
+    async watos(
+      symbol: string,
+      timeframe?: string | null,
+      origin: 'grid' | 'answer' = 'answer',
+    ): Promise<Extract<WatosCard, { available: true }>> {
       const frame = asAnalysisTimeframe(timeframe);
       const loaded = await series(symbol, frame);
       const { series: bars, productId, ticker, source } = loaded;
       const key = `${source}:${bars.length}:${bars.time[bars.length - 1]}`;
       const hit = watosCache.get(`${productId}:${frame}`);
-      if (hit?.key === key && hit.card.available) return hit.card;
+      if (hit?.key === key && hit.card.available) {
+        options.forecasts?.record(hit.card, origin);
+        return hit.card;
+      }
       const { horizon } = ANALYSIS_TIMEFRAMES[frame];
       const report = watosOdds(bars, horizon);
       const card: Extract<WatosCard, { available: true }> = {
@@ -402,7 +416,24 @@ export function createMarketTools(options: MarketToolsOptions) {
         })),
       };
       watosCache.set(`${productId}:${frame}`, { key, card });
+      options.forecasts?.record(card, origin);
       return card;
+    },
+
+    /** The bars the grid measures its odds on (the track record's backtest walks them). */
+    async history(symbol: string, timeframe: AnalysisTimeframe): Promise<GridHistory> {
+      const loaded = await series(symbol, timeframe);
+      return {
+        productId: loaded.productId,
+        source: loaded.source,
+        series: loaded.series,
+        horizonBars: ANALYSIS_TIMEFRAMES[timeframe].horizon,
+      };
+    },
+
+    /** What the track record says about the card's active signals (live, else a backtest); [] when nothing. */
+    async trackRecord(card: Extract<WatosCard, { available: true }>): Promise<TrackRecordCitation[]> {
+      return (await options.forecasts?.cite(card)) ?? [];
     },
 
     async alerts(filter: AlertFilter): Promise<AlertsFact> {

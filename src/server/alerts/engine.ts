@@ -85,6 +85,11 @@ export interface AlertEngineOptions {
    * re-evaluates the same bars (its firings are idempotent) rather than skipping them.
    */
   rules?: { sync(): Promise<void>; onPass(updates: readonly SymbolUpdate[]): Promise<unknown> };
+  /**
+   * Work the leader does after each pass, once the new bars are stored (the track record
+   * resolving due forecasts against them). Its failure is logged and does not fail the pass.
+   */
+  afterPass?: () => Promise<unknown>;
 }
 
 /** What the engine keeps per symbol between passes. */
@@ -253,6 +258,13 @@ export function createAlertEngine(options: AlertEngineOptions) {
     let created = 0;
     for (let start = 0; start < products.length; start += sliceSize) {
       created += await passSlice(products.slice(start, start + sliceSize));
+    }
+    if (options.afterPass) {
+      try {
+        await options.afterPass();
+      } catch (error) {
+        log.error({ err: error }, 'alert engine: after-pass work failed');
+      }
     }
     return created;
   }

@@ -429,3 +429,58 @@ export const webhookSecrets = pgTable('webhook_secrets', {
   secret: text('secret').notNull(),
   createdAt: createdAt(),
 });
+
+/**
+ * Every WATOS odds statement the product showed (issue 20), once per statement: the grid card,
+ * the assistant's answers and watos_odds rule firings. `dedupKey` (source|symbol|timeframe|
+ * signal|direction|horizon|bar time) makes identical repeats within a bar one forecast. The
+ * resolver (forecasts/service.ts) settles each one after its horizon against the candle store:
+ * 'resolved' with `rose` and `exitClose`, or 'unresolvable' when the data has gaps.
+ */
+export const forecasts = pgTable(
+  'forecasts',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    dedupKey: text('dedup_key').notNull(),
+    /** Canonical id of the symbol table (BTC-USD, AAPL, MES1!). */
+    symbol: text('symbol').notNull(),
+    assetClass: text('asset_class').notNull(),
+    timeframe: text('timeframe').notNull(),
+    /** watos1 .. watos6 */
+    signal: text('signal').notNull(),
+    /** The signal's direction: bullish | bearish. */
+    direction: text('direction').notNull(),
+    /** The stated probability of a higher close after the horizon (0..1). */
+    stated: doublePrecision('stated').notNull(),
+    intervalLow: doublePrecision('interval_low'),
+    intervalHigh: doublePrecision('interval_high'),
+    /** The raw measured frequency behind a calibrated statement, when the estimator gives one. */
+    rawFrequency: doublePrecision('raw_frequency'),
+    horizonBars: integer('horizon_bars').notNull(),
+    /** Close time of the bar the statement is about. */
+    barTime: timestamp('bar_time', { withTimezone: true }).notNull(),
+    /** Close time of the horizon-th bar after it: when the forecast can be resolved. */
+    dueAt: timestamp('due_at', { withTimezone: true }).notNull(),
+    baseRate: doublePrecision('base_rate').notNull(),
+    sampleSize: integer('sample_size').notNull(),
+    /** demo | real: the market data provider serving the symbol when it was stated. */
+    source: text('source').notNull(),
+    /** grid | answer | alert */
+    origin: text('origin').notNull(),
+    entryClose: doublePrecision('entry_close').notNull(),
+    createdAt: createdAt(),
+    /** pending | resolved | unresolvable */
+    status: text('status').notNull().default('pending'),
+    rose: boolean('rose'),
+    exitClose: doublePrecision('exit_close'),
+    resolvedAt: timestamp('resolved_at', { withTimezone: true }),
+    /** Why a forecast could not be resolved (gaps, no candle at the due time, another feed). */
+    note: text('note'),
+  },
+  (table) => [
+    uniqueIndex('forecasts_dedup_key_idx').on(table.dedupKey),
+    index('forecasts_status_due_idx').on(table.status, table.dueAt),
+    index('forecasts_score_idx').on(table.source, table.status, table.timeframe, table.signal, table.barTime),
+    index('forecasts_symbol_idx').on(table.symbol, table.barTime),
+  ],
+);

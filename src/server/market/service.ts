@@ -1,7 +1,7 @@
 // Market data: the public surface of the feature and the only module that reads or writes
 // the `candles` table. Other features (the alert engine, the assistant's tools), the
 // composition root and config.ts import from here, never from the files behind it.
-import { and, desc, eq, inArray, max, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gte, inArray, lt, max, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
 import { candles } from '../db/schema.ts';
 import type { CandleRow, Granularity } from './types.ts';
@@ -208,6 +208,37 @@ export async function latestCandles(
     .orderBy(desc(candles.time))
     .limit(limit);
   return rows.reverse().map((row) => ({
+    time: row.time.getTime(),
+    open: row.open,
+    high: row.high,
+    low: row.low,
+    close: row.close,
+    volume: row.volume,
+    source: row.source,
+  }));
+}
+
+/** The stored bars of one asset and size with an open time in [from, to), oldest first (the forecast resolver's window). */
+export async function storedCandlesBetween(
+  db: Database,
+  productId: string,
+  granularity: Granularity,
+  from: Date,
+  to: Date,
+): Promise<StoredCandle[]> {
+  const rows = await db
+    .select()
+    .from(candles)
+    .where(
+      and(
+        eq(candles.productId, productId),
+        eq(candles.granularity, granularity),
+        gte(candles.time, from),
+        lt(candles.time, to),
+      ),
+    )
+    .orderBy(asc(candles.time));
+  return rows.map((row) => ({
     time: row.time.getTime(),
     open: row.open,
     high: row.high,

@@ -1,0 +1,50 @@
+// The track record's HTTP API (inside the dashboard scope: 401/403 without a subscription):
+// - GET /api/track-record?signal=&symbol=&assetClass=&timeframe=&period=&source=: the live
+//   record, resolved forecasts scored (kind 'live').
+// - GET /api/track-record/backtest?symbol=&signal=&timeframe=: a walk-forward backtest over
+//   the grid's history, scored the same way (kind 'backtest').
+// - POST /api/test/forecasts/resolve (TEST_HOOKS only): the demo feed's bars stored up to `now`
+//   and the forecasts due by then resolved, so tests need not wait for the horizon.
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import {
+  backtestQuery,
+  testResolveForecastsBody,
+  testResolveForecastsResponse,
+  trackRecordQuery,
+  trackRecordResponse,
+} from '../../shared/schemas/trackRecord.ts';
+import type { Database } from '../db/client.ts';
+import { advanceDemoCandles, type ForecastService } from './service.ts';
+
+export async function trackRecordRoutes(app: FastifyInstance, options: { forecasts: ForecastService }): Promise<void> {
+  const routes = app.withTypeProvider<ZodTypeProvider>();
+  routes.get(
+    '/api/track-record',
+    { schema: { querystring: trackRecordQuery, response: { 200: trackRecordResponse } } },
+    async (request) => options.forecasts.trackRecord(request.query),
+  );
+  routes.get(
+    '/api/track-record/backtest',
+    { schema: { querystring: backtestQuery, response: { 200: trackRecordResponse } } },
+    async (request) => options.forecasts.backtest(request.query),
+  );
+}
+
+/** Test-only (TEST_HOOKS=true): advance the demo feed's stored bars to `now` and resolve. */
+export async function trackRecordTestHookRoutes(
+  app: FastifyInstance,
+  options: { db: Database; forecasts: ForecastService },
+): Promise<void> {
+  const routes = app.withTypeProvider<ZodTypeProvider>();
+  routes.post(
+    '/api/test/forecasts/resolve',
+    { schema: { body: testResolveForecastsBody, response: { 200: testResolveForecastsResponse } } },
+    async (request) => {
+      const now = request.body.now ? Date.parse(request.body.now) : Date.now();
+      await options.forecasts.flush();
+      const storedBars = await advanceDemoCandles(options.db, now);
+      return { storedBars, ...(await options.forecasts.resolveDue(now)) };
+    },
+  );
+}
