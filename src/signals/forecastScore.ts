@@ -11,9 +11,20 @@
 //   the close rose, bearish and it did not).
 // Everything is kept as sums (ScoreSums), so 1,000,000 forecasts score in one pass in constant
 // memory, and sums computed by SQL (GROUP BY signal, decile) merge into the same accumulator.
-import { wilsonInterval } from './watosOdds.ts';
 
 /** Reliability bins: deciles of the stated probability, [0, 0.1) .. [0.9, 1]. */
+
+/** Wilson score interval for k successes out of n at 95% (the realised rate's interval). */
+export function wilsonInterval(successes: number, trials: number, z = 1.959963984540054): [number, number] {
+  if (trials === 0) return [0, 1];
+  const p = successes / trials;
+  const z2 = z * z;
+  const denominator = 1 + z2 / trials;
+  const center = (p + z2 / (2 * trials)) / denominator;
+  const half = (z / denominator) * Math.sqrt((p * (1 - p)) / trials + z2 / (4 * trials * trials));
+  return [Math.max(0, center - half), Math.min(1, center + half)];
+}
+
 export const RELIABILITY_BINS = 10;
 
 /** A signal is flagged when its Brier skill is negative over at least this many resolved forecasts. */

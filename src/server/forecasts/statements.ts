@@ -46,12 +46,6 @@ export function dedupKey(draft: Omit<ForecastDraft, 'dedupKey'>): string {
   ].join('|');
 }
 
-/** The measured frequency behind a calibrated probability, when the estimator reports it. */
-function rawFrequencyOf(odds: object): number | null {
-  const raw = (odds as { rawProbability?: unknown }).rawProbability;
-  return typeof raw === 'number' && Number.isFinite(raw) ? raw : null;
-}
-
 export function forecastsOfCard(card: AvailableCard, origin: ForecastOrigin): ForecastDraft[] {
   if (!isForecastTimeframe(card.timeframe) || card.baseRate.probability === null) return [];
   const timeframe = card.timeframe;
@@ -75,7 +69,7 @@ export function forecastsOfCard(card: AvailableCard, origin: ForecastOrigin): Fo
       stated: odds.probability,
       intervalLow: odds.interval?.[0] ?? null,
       intervalHigh: odds.interval?.[1] ?? null,
-      rawFrequency: rawFrequencyOf(odds),
+      rawFrequency: odds.raw,
       horizonBars: card.horizonBars,
       barTime,
       dueAt,
