@@ -99,7 +99,7 @@ export function FilePreviewDialog({ file, onClose }: { file: FileEntry; onClose:
                 </tbody>
               </table>
             </div>
-            <p className="mt-2 text-xs text-gray-500">
+            <p className="mt-2 text-xs text-gray-400">
               {table.truncated
                 ? `First ${table.rows.length} of ${table.totalRows} rows`
                 : `${table.totalRows} ${table.totalRows === 1 ? 'row' : 'rows'}`}

@@ -176,7 +176,7 @@ export function FileRows({
 }) {
   if (state === 'loading') return <p className="text-sm text-gray-400">{FILE_TEXTS.loadingFiles}</p>;
   if (state === 'failed') return <p className="text-sm text-red-400">{FILE_TEXTS.fetchFailed}</p>;
-  if (files.length === 0) return <p className="text-sm text-gray-500">{emptyText}</p>;
+  if (files.length === 0) return <p className="text-sm text-gray-400">{emptyText}</p>;
   return (
     <ul className="space-y-1.5">
       {files.map((file) => (

@@ -68,59 +68,62 @@ function VersionRow({
   const [confirming, setConfirming] = useState(false);
   const name = `version ${entry.version} of ${file.original_filename}`;
   return (
-    <li className="flex flex-wrap items-center gap-x-2 gap-y-0.5 py-1 text-xs" data-testid="file-version">
-      <span className="font-semibold text-gray-200">v{entry.version}</span>
-      {entry.current && <span className="rounded bg-gray-700 px-1 text-[11px] text-gray-200">current</span>}
-      <span className="text-gray-300">{formatFileSize(entry.file_size)}</span>
-      <time className="text-gray-300" dateTime={entry.upload_date}>
-        {uploadedAt(entry.upload_date)}
-      </time>
-      <span className="ml-auto flex items-center gap-2">
-        {confirming ? (
-          <>
-            <span className="text-gray-300">Delete v{entry.version}?</span>
-            <button
-              type="button"
-              className="rounded bg-red-600 px-2 py-0.5 font-semibold text-white hover:bg-red-500"
-              onClick={() => {
-                setConfirming(false);
-                onDelete();
-              }}
-            >
-              Delete
-            </button>
-            <button
-              type="button"
-              className="rounded border border-gray-600 px-2 py-0.5 text-gray-300 hover:text-white"
-              onClick={() => setConfirming(false)}
-            >
-              Cancel
-            </button>
-          </>
-        ) : (
-          <>
-            <a
-              className="rounded px-1 text-indigo-300 underline-offset-2 hover:text-indigo-200 hover:underline"
-              href={entry.url}
-              download={file.original_filename}
-              aria-label={`Download ${name}`}
-            >
-              Download
-            </a>
-            {canDelete && !entry.current && (
+    <li className="py-1 text-xs" data-testid="file-version">
+      <div className="flex min-h-6 items-center gap-2">
+        <span className="font-semibold text-gray-200">v{entry.version}</span>
+        {entry.current && <span className="rounded bg-gray-700 px-1 text-[11px] text-gray-200">current</span>}
+        <span className="ml-auto flex items-center gap-2">
+          {confirming ? (
+            <>
+              <span className="text-gray-300">Delete v{entry.version}?</span>
               <button
                 type="button"
-                className="rounded px-1 text-gray-300 hover:text-red-400 disabled:opacity-40"
-                aria-label={`Delete ${name}`}
-                disabled={deleting}
-                onClick={() => setConfirming(true)}
+                className="rounded bg-red-600 px-2 py-0.5 font-semibold text-white hover:bg-red-500"
+                onClick={() => {
+                  setConfirming(false);
+                  onDelete();
+                }}
               >
                 Delete
               </button>
-            )}
-          </>
-        )}
-      </span>
+              <button
+                type="button"
+                className="rounded border border-gray-600 px-2 py-0.5 text-gray-300 hover:text-white"
+                onClick={() => setConfirming(false)}
+              >
+                Cancel
+              </button>
+            </>
+          ) : (
+            <>
+              <a
+                className="rounded px-1 text-indigo-300 underline-offset-2 hover:text-indigo-200 hover:underline"
+                href={entry.url}
+                download={file.original_filename}
+                aria-label={`Download ${name}`}
+              >
+                Download
+              </a>
+              {canDelete && !entry.current && (
+                <button
+                  type="button"
+                  className="rounded px-1 text-gray-300 hover:text-red-400 disabled:opacity-40"
+                  aria-label={`Delete ${name}`}
+                  disabled={deleting}
+                  onClick={() => setConfirming(true)}
+                >
+                  Delete
+                </button>
+              )}
+            </>
+          )}
+        </span>
+      </div>
+      <p className="text-gray-300">
+        {formatFileSize(entry.file_size)}
+        <span aria-hidden> · </span>
+        <time dateTime={entry.upload_date}>{uploadedAt(entry.upload_date)}</time>
+      </p>
     </li>
   );
 }

@@ -64,7 +64,7 @@ export function LinkedSheetColumn({
     body = linked.isPending ? (
       <p className="text-sm text-gray-400">{FILE_TEXTS.loadingSheetFiles}</p>
     ) : (
-      <p className="text-sm text-gray-500">{FILE_TEXTS.noSheetFiles}</p>
+      <p className="text-sm text-gray-400">{FILE_TEXTS.noSheetFiles}</p>
     );
   } else if (sheets.isFetching && !sheets.data) {
     body = <p className="text-sm text-gray-400">{FILE_TEXTS.loadingSheetFiles}</p>;
@@ -75,7 +75,7 @@ export function LinkedSheetColumn({
       </p>
     );
   } else if (!sheets.data || sheets.data.length === 0) {
-    body = <p className="text-sm text-gray-500">{FILE_TEXTS.noSheetFiles}</p>;
+    body = <p className="text-sm text-gray-400">{FILE_TEXTS.noSheetFiles}</p>;
   } else {
     body = (
       <ul className="space-y-1.5" aria-label="Sheets of the linked spreadsheet">
