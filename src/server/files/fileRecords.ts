@@ -227,7 +227,8 @@ export async function recordStoredFile(
           storageKey: stored.storageKey,
           contentType: stored.contentType,
           fileSize: stored.size,
-          uploadDate: new Date(),
+          // The database's clock, like a first upload's default, whichever instance writes it.
+          uploadDate: sql`now()`,
           version: existing.version + 1,
         })
         .where(eq(files.id, existing.id))
