@@ -267,8 +267,30 @@ export const files = pgTable(
     fileSize: bigint('file_size', { mode: 'number' }).notNull(),
     uploadedByUserId: text('uploaded_by_user_id').references(() => user.id, { onDelete: 'cascade' }),
     uploadDate: timestamp('upload_date', { withTimezone: true }).notNull().defaultNow(),
+    /** The number of the version the row's object is (1 for a first upload, N + 1 after N). */
+    version: integer('version').notNull().default(1),
   },
   (table) => [index('files_owner_date_idx').on(table.uploadedByUserId, table.uploadDate)],
+);
+
+/**
+ * The earlier versions of a user's file: when a user uploads a file with the name of one they
+ * own, the `files` row takes the new object and its previous object moves here, keeping its
+ * own size, type and date. Deleting the file deletes these rows (and their objects) with it.
+ */
+export const fileVersions = pgTable(
+  'file_versions',
+  {
+    fileId: text('file_id')
+      .notNull()
+      .references(() => files.id, { onDelete: 'cascade' }),
+    version: integer('version').notNull(),
+    storageKey: text('storage_key').notNull().unique(),
+    contentType: text('content_type').notNull(),
+    fileSize: bigint('file_size', { mode: 'number' }).notNull(),
+    uploadDate: timestamp('upload_date', { withTimezone: true }).notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.fileId, table.version] })],
 );
 
 /** The spreadsheet a user linked in My Stuff (one a user). */

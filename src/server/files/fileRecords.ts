@@ -1,13 +1,15 @@
-// The `files` table side of My Stuff: which files a user may see (their own and the public
-// ones, never another user's), recording a stored object (the row only after the object is
-// complete, and the object removed again if the row cannot be written), removal, and
-// reclaiming objects no row names (what a killed process or a failed delete leaves).
+// The `files` and `file_versions` tables of My Stuff: which files a user may see (their own
+// and the public ones, never another user's), recording a stored object (the row only after
+// the object is complete, and the object removed again if the row cannot be written), file
+// versions (a user's upload with the name of a file they own becomes its new version, the
+// earlier ones kept), removal, and reclaiming objects no row names (what a killed process or a
+// failed delete leaves).
 import { randomUUID } from 'node:crypto';
 import { and, desc, eq, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
-import { files } from '../db/schema.ts';
+import { files, fileVersions } from '../db/schema.ts';
 import { tooLarge, type DomainError } from '../errors/domain.ts';
-import { sanitizeDisplayName, type FileEntry } from '../../shared/schemas/files.ts';
+import { sanitizeDisplayName, type FileEntry, type FileVersionEntry } from '../../shared/schemas/files.ts';
 import type { FileStorage } from './storageTypes.ts';
 import type { StoredSpreadsheet } from './uploads.ts';
 
@@ -17,7 +19,12 @@ export function fileDownloadPath(id: string): string {
   return `/files/${encodeURIComponent(id)}/download`;
 }
 
-export function toFileEntry(row: FileRow): FileEntry {
+export function fileVersionDownloadPath(id: string, version: number): string {
+  return `/files/${encodeURIComponent(id)}/versions/${version}/download`;
+}
+
+/** The listed file; `versions` is how many versions of it are stored (fileVersionCounts). */
+export function toFileEntry(row: FileRow, versions = 1): FileEntry {
   return {
     id: row.id,
     // Rows stored before names were sanitised on upload are cleaned on the way out too.
@@ -26,6 +33,8 @@ export function toFileEntry(row: FileRow): FileEntry {
     upload_date: row.uploadDate.toISOString(),
     url: fileDownloadPath(row.id),
     uploaded_by_user_id: row.uploadedByUserId,
+    version: row.version,
+    versions,
   };
 }
 
@@ -86,20 +95,39 @@ export interface FileQuota {
   maxBytes: number;
 }
 
+/** What a user's own files take: every stored version counts, the earlier ones as well. */
 export interface QuotaUsage {
+  /** Stored versions of the user's files: one a file, plus its earlier versions. */
   files: number;
   bytes: number;
+  /** How many of `files` are earlier versions. */
+  earlierVersions: number;
 }
 
 type Queryable = Pick<Database, 'select'>;
 
-/** How many files and bytes a user's own files take. */
+const countAndBytes = (size: typeof files.fileSize | typeof fileVersions.fileSize) => ({
+  count: sql<number>`count(*)::int`,
+  bytes: sql<number>`coalesce(sum(${size}), 0)::float8`,
+});
+
+/** How many stored versions and bytes a user's own files take, earlier versions included. */
 export async function quotaUsage(db: Queryable, userId: string): Promise<QuotaUsage> {
-  const [usage] = await db
-    .select({ files: sql<number>`count(*)::int`, bytes: sql<number>`coalesce(sum(${files.fileSize}), 0)::float8` })
+  const [current] = await db
+    .select(countAndBytes(files.fileSize))
     .from(files)
     .where(eq(files.uploadedByUserId, userId));
-  return { files: Number(usage?.files ?? 0), bytes: Number(usage?.bytes ?? 0) };
+  const [earlier] = await db
+    .select(countAndBytes(fileVersions.fileSize))
+    .from(fileVersions)
+    .innerJoin(files, eq(files.id, fileVersions.fileId))
+    .where(eq(files.uploadedByUserId, userId));
+  const earlierVersions = Number(earlier?.count ?? 0);
+  return {
+    files: Number(current?.count ?? 0) + earlierVersions,
+    bytes: Number(current?.bytes ?? 0) + Number(earlier?.bytes ?? 0),
+    earlierVersions,
+  };
 }
 
 const megabytes = (bytes: number) => `${+(bytes / 1024 / 1024).toFixed(2)}`;
@@ -111,18 +139,24 @@ const megabytes = (bytes: number) => `${+(bytes / 1024 / 1024).toFixed(2)}`;
  */
 export function quotaRefusal(usage: QuotaUsage, quota: FileQuota, addingBytes: number): DomainError | null {
   if (usage.files + 1 > quota.maxFiles) {
+    if (usage.earlierVersions === 0)
+      return tooLarge(
+        `You have ${usage.files} files, the most you can keep is ${quota.maxFiles}. Delete some files to upload more.`,
+      );
     return tooLarge(
-      `You have ${usage.files} files, the most you can keep is ${quota.maxFiles}. Delete some files to upload more.`,
+      `You have ${usage.files} files, ${usage.earlierVersions} of them earlier versions, the most you can keep is ${quota.maxFiles}. ${DELETE_TO_MAKE_ROOM}`,
     );
   }
-  if (usage.bytes + Math.max(addingBytes, 1) > quota.maxBytes) return bytesQuotaError(usage.bytes, quota.maxBytes);
+  if (usage.bytes + Math.max(addingBytes, 1) > quota.maxBytes) return bytesQuotaError(usage, quota.maxBytes);
   return null;
 }
 
-export function bytesQuotaError(usedBytes: number, maxBytes: number): DomainError {
-  return tooLarge(
-    `Your files use ${megabytes(usedBytes)} of ${megabytes(maxBytes)} MB. Delete some files to upload more.`,
-  );
+const DELETE_TO_MAKE_ROOM = 'Delete some files or earlier versions to upload more.';
+
+export function bytesQuotaError(usage: QuotaUsage, maxBytes: number): DomainError {
+  const used = `${megabytes(usage.bytes)} of ${megabytes(maxBytes)} MB`;
+  if (usage.earlierVersions === 0) return tooLarge(`Your files use ${used}. Delete some files to upload more.`);
+  return tooLarge(`Your files use ${used}, earlier versions included. ${DELETE_TO_MAKE_ROOM}`);
 }
 
 /**
@@ -132,11 +166,15 @@ export function bytesQuotaError(usedBytes: number, maxBytes: number): DomainErro
 const QUOTA_LOCK_CLASS = 0x57_46_51_00;
 
 /**
- * Inserts the row for a completely stored object; `ownerId` null publishes it. With a quota
- * (a user's upload), the row is written only if it fits: the check and the insert run in one
- * transaction holding a per-user advisory lock, so concurrent uploads of one user, on any
- * number of instances sharing the database, are counted one after another and can never
- * together pass the quota. A refused or failed row removes the stored object again.
+ * Records a completely stored object; `ownerId` null publishes it (public files have no
+ * versions: the operator's publish-file always adds a file). For a user, an object whose name
+ * is that of a file they own becomes that file's new version: the file keeps its id, and its
+ * previous object moves to `file_versions` with its own size, type and date. With a quota (a
+ * user's upload), the object is recorded only if it fits, counting every stored version. The
+ * check and the write run in one transaction holding a per-user advisory lock, so concurrent
+ * uploads of one user, on any number of instances sharing the database, are counted and
+ * numbered one after another and can never together pass the quota. A refused or failed
+ * record removes the stored object again.
  */
 export async function recordStoredFile(
   db: Database,
@@ -154,15 +192,47 @@ export async function recordStoredFile(
     uploadedByUserId: ownerId,
   };
   try {
-    if (!quota || ownerId === null) {
+    if (ownerId === null) {
       const [row] = await db.insert(files).values(values).returning();
       return row;
     }
     return await db.transaction(async (tx) => {
       await tx.execute(sql`select pg_advisory_xact_lock(${sql.raw(String(QUOTA_LOCK_CLASS))}, hashtext(${ownerId}))`);
-      const refusal = quotaRefusal(await quotaUsage(tx, ownerId), quota, stored.size);
-      if (refusal) throw refusal;
-      const [row] = await tx.insert(files).values(values).returning();
+      if (quota) {
+        const refusal = quotaRefusal(await quotaUsage(tx, ownerId), quota, stored.size);
+        if (refusal) throw refusal;
+      }
+      // Names stored before versions existed may repeat: the newest file of the name gets the version.
+      const [existing] = await tx
+        .select()
+        .from(files)
+        .where(and(eq(files.uploadedByUserId, ownerId), eq(files.originalFilename, stored.originalFilename)))
+        .orderBy(desc(files.uploadDate), desc(files.id))
+        .limit(1);
+      if (!existing) {
+        const [row] = await tx.insert(files).values(values).returning();
+        return row;
+      }
+      await tx.insert(fileVersions).values({
+        fileId: existing.id,
+        version: existing.version,
+        storageKey: existing.storageKey,
+        contentType: existing.contentType,
+        fileSize: existing.fileSize,
+        uploadDate: existing.uploadDate,
+      });
+      const [row] = await tx
+        .update(files)
+        .set({
+          storageKey: stored.storageKey,
+          contentType: stored.contentType,
+          fileSize: stored.size,
+          // The database's clock, like a first upload's default, whichever instance writes it.
+          uploadDate: sql`now()`,
+          version: existing.version + 1,
+        })
+        .where(eq(files.id, existing.id))
+        .returning();
       return row;
     });
   } catch (error) {
@@ -173,12 +243,100 @@ export async function recordStoredFile(
 }
 
 /**
- * Deletes the row, then the object. A crash between the two leaves an unreachable object,
- * never a listed file whose bytes are gone.
+ * Deletes the file's row (its earlier versions' rows go with it), then every version's object.
+ * A crash between the two leaves unreachable objects (reclaimed later), never a listed file
+ * whose bytes are gone.
  */
 export async function removeFile(db: Database, storage: FileStorage, row: FileRow): Promise<void> {
+  const earlier = await db
+    .select({ key: fileVersions.storageKey })
+    .from(fileVersions)
+    .where(eq(fileVersions.fileId, row.id));
   await db.delete(files).where(eq(files.id, row.id));
-  await storage.delete(row.storageKey);
+  for (const key of [row.storageKey, ...earlier.map((version) => version.key)]) await storage.delete(key);
+}
+
+/** One stored version of a file: the current one (the `files` row) or an earlier one. */
+export interface FileVersion {
+  version: number;
+  storageKey: string;
+  contentType: string;
+  fileSize: number;
+  uploadDate: Date;
+  current: boolean;
+}
+
+const currentVersion = (row: FileRow): FileVersion => ({
+  version: row.version,
+  storageKey: row.storageKey,
+  contentType: row.contentType,
+  fileSize: row.fileSize,
+  uploadDate: row.uploadDate,
+  current: true,
+});
+
+/** Every stored version of the file, newest (the current one) first. */
+export async function listFileVersions(db: Database, row: FileRow): Promise<FileVersion[]> {
+  const earlier = await db
+    .select()
+    .from(fileVersions)
+    .where(eq(fileVersions.fileId, row.id))
+    .orderBy(desc(fileVersions.version));
+  return [currentVersion(row), ...earlier.map((version) => ({ ...version, current: false }))];
+}
+
+/** Version `version` of the file (the current one or an earlier one), or null. */
+export async function findFileVersion(db: Database, row: FileRow, version: number): Promise<FileVersion | null> {
+  if (version === row.version) return currentVersion(row);
+  const [earlier] = await db
+    .select()
+    .from(fileVersions)
+    .where(and(eq(fileVersions.fileId, row.id), eq(fileVersions.version, version)));
+  return earlier ? { ...earlier, current: false } : null;
+}
+
+/** How many versions of each of these files are stored (1 for a file never uploaded again). */
+export async function fileVersionCounts(db: Database, ids: string[]): Promise<Map<string, number>> {
+  const counts = new Map(ids.map((id) => [id, 1]));
+  if (ids.length === 0) return counts;
+  const earlier = await db
+    .select({ fileId: fileVersions.fileId, count: sql<number>`count(*)::int` })
+    .from(fileVersions)
+    .where(inArray(fileVersions.fileId, ids))
+    .groupBy(fileVersions.fileId);
+  for (const { fileId, count } of earlier) counts.set(fileId, 1 + Number(count));
+  return counts;
+}
+
+/**
+ * Deletes one earlier version of the file: its row, then its object. The current version is
+ * the file itself and goes only with the file (removeFile). Answers false when the file has
+ * no such earlier version.
+ */
+export async function removeEarlierVersion(
+  db: Database,
+  storage: FileStorage,
+  row: FileRow,
+  version: number,
+): Promise<boolean> {
+  const [removed] = await db
+    .delete(fileVersions)
+    .where(and(eq(fileVersions.fileId, row.id), eq(fileVersions.version, version)))
+    .returning({ key: fileVersions.storageKey });
+  if (!removed) return false;
+  await storage.delete(removed.key);
+  return true;
+}
+
+/** The file version as listed by GET /files/{id}/versions. */
+export function toFileVersionEntry(row: FileRow, version: FileVersion): FileVersionEntry {
+  return {
+    version: version.version,
+    file_size: version.fileSize,
+    upload_date: version.uploadDate.toISOString(),
+    url: fileVersionDownloadPath(row.id, version.version),
+    current: version.current,
+  };
 }
 
 /** An object this old with no row is left over, never an upload about to get its row. */
@@ -203,9 +361,13 @@ export async function reclaimOrphanObjects(
   const settle = async () => {
     if (batch.length === 0) return;
     const named = new Set(
-      (await db.select({ key: files.storageKey }).from(files).where(inArray(files.storageKey, batch))).map(
-        (row) => row.key,
-      ),
+      [
+        ...(await db.select({ key: files.storageKey }).from(files).where(inArray(files.storageKey, batch))),
+        ...(await db
+          .select({ key: fileVersions.storageKey })
+          .from(fileVersions)
+          .where(inArray(fileVersions.storageKey, batch))),
+      ].map((row) => row.key),
     );
     for (const key of batch.filter((candidate) => !named.has(candidate))) {
       await storage.delete(key);

@@ -40,7 +40,12 @@ const smallCsv = (index: number) => Buffer.from(`date,symbol,qty\n2026-01-02,BTC
 /** A CSV of exactly `bytes` bytes. */
 const csvOfSize = (bytes: number) => Buffer.concat([Buffer.from('date,close\n'), Buffer.alloc(bytes - 11, '1')]);
 
-function upload(test: TestApp, user: User, data: Buffer, filename = 'trades.csv') {
+/**
+ * Each upload under a name of its own unless named: a name the user already has would make the
+ * upload that file's new version (versions.test.ts covers how versions count).
+ */
+let uploadNumber = 0;
+function upload(test: TestApp, user: User, data: Buffer, filename = `trades-${++uploadNumber}.csv`) {
   const parts: MultipartPart[] = [
     { name: 'user_id', value: user.userId },
     { name: 'file', filename, contentType: CSV, data },

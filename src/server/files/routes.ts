@@ -1,15 +1,16 @@
 // My Stuff's HTTP API (docs/SPEC.md section 7), registered in the dashboard scope so every route
 // needs a subscriber: GET /files, POST /upload, GET /files/{id}/download (the listed `url`),
-// GET /files/{id}/preview, DELETE /files/{id}, POST /sheets/metadata and the saved link at
-// /api/sheets/linked. Another user's private file answers 404 everywhere, exactly like a
-// file that does not exist.
+// GET /files/{id}/preview, DELETE /files/{id}, the versions of a file (GET /files/{id}/versions,
+// GET /files/{id}/versions/{version}/download, DELETE /files/{id}/versions/{version}),
+// POST /sheets/metadata and the saved link at /api/sheets/linked. Another user's private file
+// answers 404 everywhere, exactly like a file that does not exist.
 import type { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Redis } from 'ioredis';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/client.ts';
-import { DomainError, forbidden, invalid, notFound, unavailable, unprocessable } from '../errors/domain.ts';
+import { conflict, DomainError, forbidden, invalid, notFound, unavailable, unprocessable } from '../errors/domain.ts';
 import { readCapped } from '../http/cappedRead.ts';
 import { multipartFailure } from '../http/multipart.ts';
 import { requireUser } from '../http/requestUser.ts';
@@ -19,6 +20,8 @@ import {
   fileIdParams,
   fileListSchema,
   filePreviewSchema,
+  fileVersionListSchema,
+  fileVersionParams,
   linkedSheetSchema,
   parseGoogleSheetUrl,
   sanitizeDisplayName,
@@ -28,14 +31,21 @@ import {
 } from '../../shared/schemas/files.ts';
 import {
   bytesQuotaError,
+  fileVersionCounts,
+  findFileVersion,
   findVisibleFile,
+  listFileVersions,
   listVisibleFiles,
   quotaRefusal,
   quotaUsage,
   recordStoredFile,
+  removeEarlierVersion,
   removeFile,
   toFileEntry,
+  toFileVersionEntry,
   type FileQuota,
+  type FileRow,
+  type FileVersion,
 } from './fileRecords.ts';
 import { loadLinkedSheet, saveLinkedSheet, unlinkSheet } from './service.ts';
 import type { SheetNameReader } from './sheets.ts';
@@ -56,6 +66,8 @@ import { UnsafeArchiveError } from './zipGuard.ts';
 export const PREVIEW_LIMITS = { rows: 20, columns: 50, tables: 10 } as const;
 
 const fileNotFound = () => notFound('File not found');
+const versionNotFound = () => notFound('This file has no such version.');
+const publicFileForbidden = () => forbidden('Public files can only be removed by an operator.');
 const noFileSent = () => invalid('No file was sent; choose a CSV or Excel file.');
 const oneFileOnly = 'Send exactly one file, in the field "file".';
 
@@ -157,10 +169,17 @@ export async function fileRoutes(app: FastifyInstance, options: FileRoutesOption
     }
   }
 
-  routes.get('/files', { schema: { response: { 200: fileListSchema } } }, async (request) => ({
-    files: (await listVisibleFiles(db, requireUser(request).id)).map(toFileEntry),
-    max_upload_bytes: maxUploadBytes,
-  }));
+  routes.get('/files', { schema: { response: { 200: fileListSchema } } }, async (request) => {
+    const rows = await listVisibleFiles(db, requireUser(request).id);
+    const versions = await fileVersionCounts(
+      db,
+      rows.filter((row) => row.version > 1).map((row) => row.id),
+    );
+    return {
+      files: rows.map((row) => toFileEntry(row, versions.get(row.id) ?? 1)),
+      max_upload_bytes: maxUploadBytes,
+    };
+  });
 
   routes.post(
     '/upload',
@@ -183,7 +202,7 @@ export async function fileRoutes(app: FastifyInstance, options: FileRoutesOption
       }
       const room = {
         remainingBytes: quota.maxBytes - usage.bytes,
-        error: () => bytesQuotaError(usage.bytes, quota.maxBytes),
+        error: () => bytesQuotaError(usage, quota.maxBytes),
       };
       const wrongUser = () => forbidden('You can only upload files to your own account.');
       let claimedUserId: string | undefined;
@@ -241,23 +260,43 @@ export async function fileRoutes(app: FastifyInstance, options: FileRoutesOption
         await discard();
         throw claimedUserId === undefined ? invalid('user_id is required.') : wrongUser();
       }
+      // A file with the name of one the user owns becomes its new version (same id).
       const row = await recordStoredFile(db, storage, stored, userId, quota);
-      return reply.code(201).send({ success: true, file: toFileEntry(row) });
+      const versions = await fileVersionCounts(db, [row.id]);
+      return reply.code(201).send({ success: true, file: toFileEntry(row, versions.get(row.id)) });
     },
   );
+
+  /** The download's headers for one version of a file (the current one by default). */
+  function downloadHeaders(reply: FastifyReply, row: FileRow, version: Pick<FileVersion, 'contentType' | 'fileSize'>) {
+    reply
+      .header('Content-Type', version.contentType)
+      .header('Content-Length', version.fileSize)
+      // Rows stored before upload names were sanitised may still hold bidi or invisible characters.
+      .header('Content-Disposition', attachmentDisposition(sanitizeDisplayName(row.originalFilename) || 'download'))
+      .header('X-Content-Type-Options', 'nosniff')
+      .header('Cache-Control', 'private, no-store');
+  }
 
   /** The download's headers for a file the user may read; 404 otherwise. */
   async function prepareDownload(request: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply) {
     const row = await findVisibleFile(db, request.params.id, requireUser(request).id);
     if (!row) throw fileNotFound();
-    reply
-      .header('Content-Type', row.contentType)
-      .header('Content-Length', row.fileSize)
-      // Rows stored before upload names were sanitised may still hold bidi or invisible characters.
-      .header('Content-Disposition', attachmentDisposition(sanitizeDisplayName(row.originalFilename) || 'download'))
-      .header('X-Content-Type-Options', 'nosniff')
-      .header('Cache-Control', 'private, no-store');
+    downloadHeaders(reply, row, row);
     return row;
+  }
+
+  /** Version {version} of a file the user may read, with the download's headers set; 404 otherwise. */
+  async function prepareVersionDownload(
+    request: FastifyRequest<{ Params: { id: string; version: number } }>,
+    reply: FastifyReply,
+  ) {
+    const row = await findVisibleFile(db, request.params.id, requireUser(request).id);
+    if (!row) throw fileNotFound();
+    const version = await findFileVersion(db, row, request.params.version);
+    if (!version) throw versionNotFound();
+    downloadHeaders(reply, row, version);
+    return version;
   }
 
   // Fastify's automatic HEAD would read the whole object just to discard it. The download is
@@ -274,6 +313,53 @@ export async function fileRoutes(app: FastifyInstance, options: FileRoutesOption
     await prepareDownload(request, reply);
     return reply.send();
   });
+
+  // A public file has exactly one version: public files are an operator's, never versioned.
+  routes.get(
+    '/files/:id/versions',
+    { schema: { params: fileIdParams, response: { 200: fileVersionListSchema } } },
+    async (request) => {
+      const row = await findVisibleFile(db, request.params.id, requireUser(request).id);
+      if (!row) throw fileNotFound();
+      return {
+        file_id: row.id,
+        original_filename: sanitizeDisplayName(row.originalFilename),
+        versions: (await listFileVersions(db, row)).map((version) => toFileVersionEntry(row, version)),
+      };
+    },
+  );
+
+  routes.get(
+    '/files/:id/versions/:version/download',
+    { schema: { params: fileVersionParams }, exposeHeadRoute: false },
+    async (request, reply) => {
+      const version = await prepareVersionDownload(request, reply);
+      return reply.send(await openStored(version.storageKey));
+    },
+  );
+  routes.head(
+    '/files/:id/versions/:version/download',
+    { schema: { params: fileVersionParams } },
+    async (request, reply) => {
+      await prepareVersionDownload(request, reply);
+      return reply.send();
+    },
+  );
+
+  // Frees an earlier version's room in the quota; the current version goes only with the file.
+  routes.delete(
+    '/files/:id/versions/:version',
+    { schema: { params: fileVersionParams, response: { 200: deleteFileResultSchema } } },
+    async (request) => {
+      const row = await findVisibleFile(db, request.params.id, requireUser(request).id);
+      if (!row) throw fileNotFound();
+      if (row.uploadedByUserId === null) throw publicFileForbidden();
+      if (request.params.version === row.version)
+        throw conflict('This is the current version of the file. Delete the file to remove it.');
+      if (!(await removeEarlierVersion(db, storage, row, request.params.version))) throw versionNotFound();
+      return { success: true as const };
+    },
+  );
 
   routes.get(
     '/files/:id/preview',
@@ -324,7 +410,8 @@ export async function fileRoutes(app: FastifyInstance, options: FileRoutesOption
     async (request) => {
       const row = await findVisibleFile(db, request.params.id, requireUser(request).id);
       if (!row) throw fileNotFound();
-      if (row.uploadedByUserId === null) throw forbidden('Public files can only be removed by an operator.');
+      if (row.uploadedByUserId === null) throw publicFileForbidden();
+      // Every version goes with the file, and so does their room in the quota.
       await removeFile(db, storage, row);
       return { success: true as const };
     },

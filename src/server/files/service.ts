@@ -1,8 +1,9 @@
 // My Stuff's public surface: what the rest of the server (the composition root, the
 // assistant's tools, the admin CLI, the test fakes) may use of the files feature, and the
-// `linked_sheets` table. The `files` table is read and written only in fileRecords.ts (which
-// holds the one "visible file" rule), `linked_sheets` only here; neither is touched by
-// Drizzle anywhere else. Failures are DomainErrors with the trader's text.
+// `linked_sheets` table. The `files` and `file_versions` tables are read and written only in
+// fileRecords.ts (which holds the one "visible file" rule and file versions), `linked_sheets`
+// only here; none is touched by Drizzle anywhere else. Failures are DomainErrors with the
+// trader's text.
 import { eq } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
 import { linkedSheets } from '../db/schema.ts';

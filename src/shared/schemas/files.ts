@@ -78,8 +78,33 @@ export const fileEntrySchema = z.object({
   /** The authenticated download route of this file. */
   url: z.string(),
   uploaded_by_user_id: z.string().nullable(),
+  /** The number of the version listed (uploading a file again with the same name adds one). */
+  version: z.number().int().positive(),
+  /** How many versions of the file are stored: the listed one and the earlier ones kept. */
+  versions: z.number().int().positive(),
 });
 export type FileEntry = z.infer<typeof fileEntrySchema>;
+
+/** One stored version of a file, as GET /files/{id}/versions lists it. */
+export const fileVersionEntrySchema = z.object({
+  version: z.number().int().positive(),
+  file_size: z.number().int().nonnegative(),
+  /** When this version was uploaded, UTC ISO-8601. */
+  upload_date: z.string(),
+  /** The authenticated download route of this version. */
+  url: z.string(),
+  /** True for the version the file is now (the one GET /files lists). */
+  current: z.boolean(),
+});
+export type FileVersionEntry = z.infer<typeof fileVersionEntrySchema>;
+
+/** GET /files/{id}/versions: every stored version, newest (the current one) first. */
+export const fileVersionListSchema = z.object({
+  file_id: z.string(),
+  original_filename: z.string(),
+  versions: z.array(fileVersionEntrySchema),
+});
+export type FileVersionList = z.infer<typeof fileVersionListSchema>;
 
 export const fileListSchema = z.object({
   files: z.array(fileEntrySchema),
@@ -91,7 +116,7 @@ export type FileListing = z.infer<typeof fileListSchema>;
 export const uploadResultSchema = z.object({ success: z.literal(true), file: fileEntrySchema });
 export type UploadResult = z.infer<typeof uploadResultSchema>;
 
-/** DELETE /files/{id}. */
+/** DELETE /files/{id} (every version) and DELETE /files/{id}/versions/{version} (an earlier one). */
 export const deleteFileResultSchema = z.object({ success: z.literal(true) });
 
 /** The first rows of each table of a file (one for CSV, one a non-empty worksheet for xlsx). */
@@ -109,6 +134,15 @@ export const filePreviewSchema = z.object({
 export type FilePreview = z.infer<typeof filePreviewSchema>;
 
 export const fileIdParams = z.object({ id: z.string().min(1).max(100) });
+
+/** A version in a path: a positive whole number. */
+export const fileVersionParams = fileIdParams.extend({
+  version: z.coerce
+    .number({ error: 'The version must be a whole number, 1 or more.' })
+    .int('The version must be a whole number, 1 or more.')
+    .positive('The version must be a whole number, 1 or more.')
+    .max(2_147_483_647, 'The version must be a whole number, 1 or more.'),
+});
 
 /** A Google spreadsheet link: the editor's id, or the id of a sheet published to the web. */
 export type GoogleSheetRef = { kind: 'spreadsheet'; id: string } | { kind: 'published'; id: string };

@@ -75,6 +75,8 @@ export const queryKeys = {
     list: ['files', 'list'] as const,
     /** GET /files/{id}/preview. */
     preview: (id: string) => ['files', 'preview', id] as const,
+    /** GET /files/{id}/versions, while the file is at version `version`. */
+    versions: (id: string, version: number) => ['files', 'versions', id, version] as const,
     /** GET /api/sheets/linked: the saved Google spreadsheet link. */
     linkedSheet: ['files', 'linked-sheet'] as const,
     /** POST /sheets/metadata: the sheet names of a linked spreadsheet. */

@@ -1,11 +1,13 @@
 // One list of My Stuff files ('Your Files' or 'Public Files'): name, size (docs/SPEC.md's
 // Bytes/KB/MB/GB with 2 decimals) and date, with Preview, Download, 'Analyze with AI' (when
 // the chat is there to take the file) and Delete (asked twice, inline) on the trader's own files
-// only: public files are published by an operator and cannot be deleted from here. A failed
+// only: public files are published by an operator and cannot be deleted from here. A file
+// uploaded again under its name shows its versions toggle (FileVersions.tsx). A failed
 // action shows its error (with the server's reason) under the row it concerns.
-import { useState, type ReactNode } from 'react';
+import { useId, useState, type ReactNode } from 'react';
 import { formatFileSize } from '../../../shared/format.ts';
 import { FILE_TEXTS, type FileEntry } from '../../../shared/schemas/files.ts';
+import { FileVersionList, VersionsToggle } from './FileVersions.tsx';
 
 export interface FileActions {
   onPreview: (file: FileEntry) => void;
@@ -43,6 +45,8 @@ function uploadedOn(iso: string): string {
 
 function FileRow({ file, actions, canDelete }: { file: FileEntry; actions: FileActions; canDelete: boolean }) {
   const [confirming, setConfirming] = useState(false);
+  const [versionsOpen, setVersionsOpen] = useState(false);
+  const versionsId = useId();
   const busy = actions.busyId === file.id;
   const error = actions.rowError?.id === file.id ? actions.rowError.text : null;
   return (
@@ -52,10 +56,16 @@ function FileRow({ file, actions, canDelete }: { file: FileEntry; actions: FileA
           <p className="truncate text-sm text-white" title={file.original_filename}>
             {file.original_filename}
           </p>
-          <p className="text-xs text-gray-400">
+          <p className="flex flex-wrap items-center gap-x-1 text-xs text-gray-400">
             <span data-testid="file-size">{formatFileSize(file.file_size)}</span>
-            <span aria-hidden> · </span>
+            <span aria-hidden>·</span>
             <time dateTime={file.upload_date}>{uploadedOn(file.upload_date)}</time>
+            <VersionsToggle
+              file={file}
+              open={versionsOpen}
+              listId={versionsId}
+              onToggle={() => setVersionsOpen((open) => !open)}
+            />
           </p>
         </div>
         {!confirming && (
@@ -115,6 +125,7 @@ function FileRow({ file, actions, canDelete }: { file: FileEntry; actions: FileA
           </div>
         )}
       </div>
+      {versionsOpen && file.versions > 1 && <FileVersionList file={file} listId={versionsId} canDelete={canDelete} />}
       {error && (
         <p role="alert" className="mt-1 text-xs text-red-400">
           {error}
@@ -122,7 +133,9 @@ function FileRow({ file, actions, canDelete }: { file: FileEntry; actions: FileA
       )}
       {confirming && (
         <div className="mt-1 flex items-center gap-2 text-xs">
-          <span className="flex-1 text-gray-300">Delete this file?</span>
+          <span className="flex-1 text-gray-300">
+            {file.versions > 1 ? `Delete this file and all ${file.versions} versions?` : 'Delete this file?'}
+          </span>
           <button
             type="button"
             className="rounded bg-red-600 px-2 py-0.5 font-semibold text-white hover:bg-red-500"

@@ -1,5 +1,5 @@
 // My Stuff's calls from the browser: the file list, upload (XMLHttpRequest, for its upload
-// progress events), delete, preview, a file as a browser File for the chat, and the linked
+// progress events), delete, preview, a file's versions, a file as a browser File for the chat, and the linked
 // Google spreadsheet. Every JSON answer is parsed with the schema the server serialised it
 // with (src/shared/schemas/files.ts). Failures carry the server's error text, or docs/SPEC.md's fallback.
 import { ApiError, apiFetch, apiSend, parseBody } from '../../api/http.ts';
@@ -8,12 +8,14 @@ import {
   FILE_TEXTS,
   fileListSchema,
   filePreviewSchema,
+  fileVersionListSchema,
   linkedSheetSchema,
   sheetMetadataSchema,
   uploadResultSchema,
   type FileEntry,
   type FileListing,
   type FilePreview,
+  type FileVersionList,
   type LinkedSheet,
   type UploadResult,
 } from '../../../shared/schemas/files.ts';
@@ -24,6 +26,16 @@ export function fetchFiles(): Promise<FileListing> {
 
 export async function deleteFile(id: string): Promise<void> {
   await apiSend('DELETE', `/files/${encodeURIComponent(id)}`, deleteFileResultSchema);
+}
+
+/** Every stored version of a file, newest (the current one) first. */
+export function fetchVersions(id: string): Promise<FileVersionList> {
+  return apiFetch(`/files/${encodeURIComponent(id)}/versions`, fileVersionListSchema);
+}
+
+/** Deletes one earlier version of a file (the current one goes only with the file). */
+export async function deleteVersion(id: string, version: number): Promise<void> {
+  await apiSend('DELETE', `/files/${encodeURIComponent(id)}/versions/${version}`, deleteFileResultSchema);
 }
 
 export function fetchPreview(id: string): Promise<FilePreview> {
