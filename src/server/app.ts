@@ -220,6 +220,9 @@ export async function buildApp(options: AppOptions): Promise<App> {
     }),
     enqueue: (ids) => deliveries.enqueue(ids),
     log: app.log,
+    // A WATOS-odds alert states an edge: the odds behind it go to the track record like the grid's.
+    onStatedOdds: (symbol, timeframe) =>
+      aiOptions.ai.tools.watos(symbol, timeframe === '1D' ? 'D' : timeframe, 'alert'),
   });
   // The track record's backtest walks the grid's own bars: the assistant's tools load them.
   const forecasts = createForecastService({

@@ -36,7 +36,7 @@ import {
 } from '../market/service.ts';
 import { loadWatchlist } from '../watchlists/service.ts';
 import type { FileAnalysis } from '../files/service.ts';
-import type { ForecastService, GridHistory, TrackRecordCitation } from '../forecasts/service.ts';
+import type { ForecastOrigin, ForecastService, GridHistory, TrackRecordCitation } from '../forecasts/service.ts';
 import { plainTicker } from './symbols.ts';
 import { resolveSymbol, unknownSymbolMessage, type AssetClass, type MarketSymbol } from '../../shared/symbols.ts';
 import { symbolById } from '../../shared/tickers.ts';
@@ -379,7 +379,7 @@ export function createMarketTools(options: MarketToolsOptions) {
     async watos(
       symbol: string,
       timeframe?: string | null,
-      origin: 'grid' | 'answer' = 'answer',
+      origin: ForecastOrigin = 'answer',
     ): Promise<Extract<WatosCard, { available: true }>> {
       const frame = asAnalysisTimeframe(timeframe);
       const loaded = await series(symbol, frame);

@@ -9,6 +9,7 @@ import type { AlertBus } from '../alerts/service.ts';
 import { recordFirings, type RecordedFirings } from './firings.ts';
 import { expireRules, loadActiveRules, rulesVersion, type EngineRule } from './store.ts';
 import type { ActiveRule, FiringDraft, SymbolUpdate } from './types.ts';
+import type { RuleTimeframe } from '../../shared/schemas/alertRules.ts';
 
 export interface RuleEvaluatorLike {
   setRules(rules: readonly ActiveRule[]): void;
@@ -25,6 +26,11 @@ export interface RulesRuntimeOptions {
   enqueue(deliveryIds: number[]): Promise<void>;
   log: { warn(details: object, message: string): void; error(details: object, message: string): void };
   now?: () => number;
+  /**
+   * A WATOS-odds rule fired: its alert states an edge, so the odds behind it are recorded in the
+   * track record (origin 'alert'). Called after the firing is recorded; never awaited by the pass.
+   */
+  onStatedOdds?(symbol: string, timeframe: RuleTimeframe): Promise<unknown>;
 }
 
 export interface RulesRuntime {
@@ -84,6 +90,22 @@ export function createRulesRuntime(options: RulesRuntimeOptions): RulesRuntime {
       { bus: options.bus, enqueue: (ids) => options.enqueue(ids), log },
       new Date(now()),
     );
+    if (options.onStatedOdds) {
+      const stated = new Set<string>();
+      for (const { firing } of recorded.firings) {
+        const rule = rules.get(firing.ruleId);
+        if (rule?.condition.kind !== 'watos_odds') continue;
+        const key = `${rule.symbol}|${rule.timeframe}`;
+        if (stated.has(key)) continue;
+        stated.add(key);
+        options.onStatedOdds(rule.symbol, rule.timeframe).catch((error: unknown) => {
+          log.warn(
+            { err: error, symbol: rule.symbol },
+            'track record: the odds behind a WATOS alert were not recorded',
+          );
+        });
+      }
+    }
     for (const ruleId of recorded.retired) {
       evaluator.retire(ruleId);
       rules.delete(ruleId);

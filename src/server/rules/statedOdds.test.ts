@@ -1,0 +1,111 @@
+// A WATOS-odds alert states an edge, so the rules runtime hands the symbol and timeframe of
+// each such firing to the track record (app.ts records the odds behind it with origin
+// 'alert'); firings of other rule kinds state no odds and are not handed on. The evaluator is
+// scripted here: what is under test is what the runtime does with the firings it records.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../testing/app.ts';
+import { jsonBody } from '../testing/http.ts';
+import { subscribedUser } from '../testing/users.ts';
+import type { AlertRule, RuleTimeframe } from '../../shared/schemas/alertRules.ts';
+import { createRulesRuntime, type RuleEvaluatorLike } from './runtime.ts';
+import type { ActiveRule, FiringDraft } from './types.ts';
+
+const quietLog = { info: () => undefined, warn: () => undefined, error: () => undefined };
+let test: TestApp;
+
+beforeAll(async () => {
+  test = await createTestApp();
+});
+afterAll(async () => {
+  await test?.close();
+});
+
+/** Fires every loaded rule of the updated symbol once on the given bar. */
+function scriptedEvaluator(): RuleEvaluatorLike {
+  let rules: readonly ActiveRule[] = [];
+  return {
+    setRules: (loaded) => {
+      rules = loaded;
+    },
+    symbols: () => new Set(rules.map((rule) => rule.symbol)),
+    retire: () => undefined,
+    evaluate: async (update) =>
+      rules
+        .filter((rule) => rule.symbol === update.productId)
+        .map((rule): FiringDraft => ({
+          ruleId: rule.id,
+          userId: rule.userId,
+          symbol: rule.symbol,
+          triggerKey: update.minutes[0].time,
+          barTime: update.minutes[0].time,
+          price: update.minutes[0].close,
+          message: rule.name,
+          source: 'demo',
+        })),
+  };
+}
+
+describe('WATOS-odds firings in the track record', () => {
+  it('hands each WATOS-odds firing (once per symbol and timeframe) to the track record, and nothing else', async () => {
+    const trader = await subscribedUser(test, 'stated-odds@example.com');
+    const create = async (rule: object) => jsonBody<AlertRule>(await trader.browser.post('/api/alert-rules', rule));
+    const base = { trigger: 'every_time', channels: ['in_app'] };
+    await create({
+      ...base,
+      symbol: 'BTC-USD',
+      timeframe: '1h',
+      condition: { kind: 'watos_odds', outcome: 'rise', threshold: 55 },
+    });
+    await create({
+      ...base,
+      symbol: 'BTC-USD',
+      timeframe: '1h',
+      condition: { kind: 'watos_odds', outcome: 'fall', threshold: 55 },
+    });
+    await create({
+      ...base,
+      symbol: 'ETH-USD',
+      timeframe: '1m',
+      condition: { kind: 'price_cross', direction: 'above', level: 10 },
+    });
+
+    const stated: Array<[string, RuleTimeframe]> = [];
+    const runtime = createRulesRuntime({
+      db: test.database.db,
+      bus: test.app.services.alertBus,
+      evaluator: scriptedEvaluator(),
+      enqueue: async () => undefined,
+      log: quietLog,
+      onStatedOdds: async (symbol, timeframe) => {
+        stated.push([symbol, timeframe]);
+      },
+    });
+    await runtime.sync();
+    const time = Date.UTC(2026, 10, 25, 12, 0);
+    const bar = { time, open: 100, high: 100, low: 100, close: 100, volume: 1 };
+    const recorded = await runtime.onPass([
+      { productId: 'BTC-USD', source: 'demo', minutes: [bar], hours: [], alerts: [] },
+      { productId: 'ETH-USD', source: 'demo', minutes: [bar], hours: [], alerts: [] },
+    ]);
+    expect(recorded.firings).toHaveLength(3);
+    expect(stated).toEqual([['BTC-USD', '1h']]);
+
+    // A failing recorder never fails the pass.
+    const failing = createRulesRuntime({
+      db: test.database.db,
+      bus: test.app.services.alertBus,
+      evaluator: scriptedEvaluator(),
+      enqueue: async () => undefined,
+      log: quietLog,
+      onStatedOdds: async () => {
+        throw new Error('track record down');
+      },
+    });
+    await failing.sync();
+    const later = { ...bar, time: time + 60_000 };
+    const again = await failing.onPass([
+      { productId: 'BTC-USD', source: 'demo', minutes: [later], hours: [], alerts: [] },
+    ]);
+    expect(again.firings).toHaveLength(2);
+  });
+});
