@@ -113,6 +113,14 @@ interface Fetched {
   history: CandleSeries | null;
 }
 
+/** Symbols whose generators run between two turns of the event loop during a pass. */
+const GENERATOR_YIELD_EVERY = 2;
+
+/** Lets pending I/O (requests) run before the pass goes on: a backfill never holds the server. */
+function yieldToLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
 export function createAlertEngine(options: AlertEngineOptions) {
   const { database, provider, bus, log } = options;
   const db = database.db;
@@ -160,6 +168,9 @@ export function createAlertEngine(options: AlertEngineOptions) {
 
   /** Asks the provider for one symbol's closed bars since the last stored ones. */
   async function fetchProduct(productId: string): Promise<Fetched | null> {
+    // A turn for the event loop first: the demo feed computes bars synchronously, and awaits
+    // that resolve at once do not let requests in between symbols.
+    await yieldToLoop();
     const state = tracked.get(productId)!;
     const hourWindow = due(productId, state, 3600, options.backfillHourDays ?? 30);
     const minuteDays = options.backfillMinuteDays ?? 2;
@@ -218,7 +229,11 @@ export function createAlertEngine(options: AlertEngineOptions) {
       { productId, granularity: 3600 as const, source, rows: hours },
       { productId, granularity: 60 as const, source, rows: minutes },
     ]);
-    const perSymbol = done.map(alertsOf);
+    const perSymbol: NewAlert[][] = [];
+    for (const entry of done) {
+      perSymbol.push(alertsOf(entry));
+      if (perSymbol.length % GENERATOR_YIELD_EVERY === 0) await yieldToLoop();
+    }
     const saved = await saveAlerts(db, perSymbol.flat());
     // Rules see the new bars and every alert they produced (not only the newly saved ones: a
     // re-run must re-evaluate the same input). Then the bars are stored: the progress marker.

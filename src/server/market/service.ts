@@ -33,6 +33,8 @@ export interface StoredCandle extends CandleRow {
 }
 
 const INSERT_CHUNK = 1000;
+/** Rows per candle insert statement (one array parameter per column). */
+const STORE_CHUNK = 500;
 
 /** Open time (epoch ms) of the newest stored bar of one asset and size, or null when none is. */
 export async function lastCandleTime(
@@ -169,18 +171,55 @@ export interface CandleBatch {
 
 /** Stores the bars of many assets in as few statements as possible, skipping any already stored. */
 export async function storeCandleBatch(db: Database, batches: readonly CandleBatch[]): Promise<void> {
-  let pending: Array<typeof candles.$inferInsert> = [];
+  // One statement per STORE_CHUNK rows with one array parameter per column (unnest): building
+  // a 1,000-row VALUES list through the query builder cost more than the insert itself, and a
+  // first backfill writes about a million bars. Between chunks the event loop gets a turn, so
+  // requests are answered while a backfill writes (on PGlite the database runs on this thread).
+  let columns = emptyColumns();
   const flush = async () => {
-    if (pending.length > 0) await db.insert(candles).values(pending).onConflictDoNothing();
-    pending = [];
+    if (columns.time.length === 0) return;
+    const c = columns;
+    columns = emptyColumns();
+    await db.execute(sql`
+      insert into candles (product_id, granularity, time, open, high, low, close, volume, source)
+      select * from unnest(
+        ${sql.param(c.productId)}::text[], ${sql.param(c.granularity)}::int[],
+        ${sql.param(c.time)}::timestamptz[], ${sql.param(c.open)}::float8[], ${sql.param(c.high)}::float8[],
+        ${sql.param(c.low)}::float8[], ${sql.param(c.close)}::float8[], ${sql.param(c.volume)}::float8[],
+        ${sql.param(c.source)}::text[]
+      )
+      on conflict do nothing`);
+    await new Promise<void>((resolve) => setImmediate(resolve));
   };
   for (const { productId, granularity, source, rows } of batches) {
     for (const row of rows) {
-      pending.push({ ...row, productId, granularity, time: new Date(row.time), source });
-      if (pending.length >= INSERT_CHUNK) await flush();
+      columns.productId.push(productId);
+      columns.granularity.push(granularity);
+      columns.time.push(new Date(row.time).toISOString());
+      columns.open.push(row.open);
+      columns.high.push(row.high);
+      columns.low.push(row.low);
+      columns.close.push(row.close);
+      columns.volume.push(row.volume);
+      columns.source.push(source);
+      if (columns.time.length >= STORE_CHUNK) await flush();
     }
   }
   await flush();
+}
+
+function emptyColumns() {
+  return {
+    productId: [] as string[],
+    granularity: [] as number[],
+    time: [] as string[],
+    open: [] as number[],
+    high: [] as number[],
+    low: [] as number[],
+    close: [] as number[],
+    volume: [] as number[],
+    source: [] as string[],
+  };
 }
 
 /** Stores bars of one asset and size, skipping any already stored (same open time). */
