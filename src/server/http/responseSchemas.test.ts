@@ -9,6 +9,7 @@ const NOT_OUR_JSON: Record<string, string> = {
   'GET /api/alerts/stream': 'server-sent events',
   'POST /api/chat': "the AI SDK's UI message stream",
   'GET /files/:id/download': 'the stored file itself',
+  'GET /files/:id/versions/:version/download': 'the stored file itself (an earlier version)',
   'GET /api/auth/*': "Better Auth's own handler (its own client parses the answers)",
   'POST /api/auth/*': "Better Auth's own handler",
 };
