@@ -239,10 +239,13 @@ describe('the WATOS grid on every market', () => {
     };
     const asked = renderGrid(
       'BTC',
-      cardOf({ symbol: 'BTC', productId: 'BTC-USD', assetClass: 'crypto', source: 'demo', delayed: false }, {
-        index: 0,
-        odds,
-      }),
+      cardOf(
+        { symbol: 'BTC', productId: 'BTC-USD', assetClass: 'crypto', source: 'demo', delayed: false },
+        {
+          index: 0,
+          odds,
+        },
+      ),
       {},
       record,
     );
