@@ -1,13 +1,12 @@
 // The dashboard's "Track record" panel in the AI section (on a phone, the AI tab): a heading and
 // a disclosure. The view itself (TrackRecordPanel: filters, scores, reliability diagram,
-// backtest) is code of its own, loaded and fetched only once the trader opens the panel, so the
-// dashboard's first load neither downloads it nor asks the server for a record.
-import { lazy, Suspense, useId, useState } from 'react';
-import { loadWithin } from '../../chunkLoad.ts';
-
-const TrackRecordPanel = lazy(async () => ({
-  default: (await loadWithin(() => import('./TrackRecordPanel.tsx'))).TrackRecordPanel,
-}));
+// backtest) is mounted, and asks the server for a record, only once the trader opens the
+// panel, so the dashboard's first load sends no request for it. Its code (about 5 kB gzipped)
+// ships in the dashboard's chunk: a lazy chunk of its own, imported from the lazy dashboard,
+// made the bundler split React and the query client out of the entry script into a chunk of
+// their own, which the landing page would then load too (scripts/bundleBudget.mjs).
+import { useId, useState } from 'react';
+import { TrackRecordPanel } from './TrackRecordPanel.tsx';
 
 export function TrackRecordSection({ className = '' }: { className?: string }) {
   const [open, setOpen] = useState(false);
@@ -37,11 +36,7 @@ export function TrackRecordSection({ className = '' }: { className?: string }) {
         passed and scored: do the stated odds come true as often as stated?
       </p>
       <div id={bodyId} hidden={!open}>
-        {open ? (
-          <Suspense fallback={<p className="mt-2 text-sm text-gray-300">Loading the track record…</p>}>
-            <TrackRecordPanel />
-          </Suspense>
-        ) : null}
+        {open ? <TrackRecordPanel /> : null}
       </div>
     </section>
   );
