@@ -282,7 +282,8 @@ export function TrackRecordPanel() {
   return (
     <div data-testid="track-record-panel">
       <Filters filters={filters} onChange={setFilters} />
-      <div className="mt-3" aria-busy={live.isFetching}>
+      {/* While new filters load, the previous record stays, dimmed. */}
+      <div className={`mt-3 ${live.isPlaceholderData ? 'opacity-60' : ''}`} aria-busy={live.isFetching}>
         {live.isPending ? (
           <p className="text-sm text-gray-300">Loading the track record…</p>
         ) : live.isError ? (
