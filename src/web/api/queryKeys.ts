@@ -19,6 +19,15 @@ export const queryKeys = {
   watos: {
     card: (symbol: string, timeframe: string) => ['watos', symbol, timeframe] as const,
   },
+  /** The track record (issue 20): every WATOS statement resolved and scored. */
+  trackRecord: {
+    all: ['track-record'] as const,
+    /** GET /api/track-record for one set of filters (its query string, keys in a fixed order). */
+    live: (query: string) => ['track-record', 'live', query] as const,
+    /** GET /api/track-record/backtest for one symbol, signal (or all) and timeframe. */
+    backtest: (symbol: string, signal: string | null, timeframe: string) =>
+      ['track-record', 'backtest', symbol, signal, timeframe] as const,
+  },
   market: {
     all: ['market'] as const,
     /** The exchange price snapshot (GET /external-api/coinbase-prices). */

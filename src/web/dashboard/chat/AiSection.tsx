@@ -5,7 +5,9 @@
 // out to 700px with empty space. Below the md breakpoint they stack with the input bar right
 // under the chat. Needs an <AssistantProvider> above it. The chat
 // hands the catalogue its prompt call and the attachment (prompts/ imports nothing of chat/).
+// Below them, across the section, the Track record panel (issue 20; its view loads when opened).
 import { PromptCatalog } from '../prompts/PromptCatalog.tsx';
+import { TrackRecordSection } from '../trackRecord/TrackRecordSection.tsx';
 import { useAssistant } from './AssistantProvider.tsx';
 import { ChatInputBar } from './ChatInputBar.tsx';
 import { ChatPanel } from './ChatPanel.tsx';
@@ -24,6 +26,7 @@ export function AiSection() {
       <ChatPanel />
       <ChatPromptCatalog className="order-3 h-auto md:order-none md:max-h-[500px] md:self-start" />
       <ChatInputBar className="order-2 md:order-none md:col-span-2" />
+      <TrackRecordSection className="order-4 md:order-none md:col-span-2" />
     </div>
   );
 }

@@ -2,23 +2,46 @@
 // The WATOS grid on every market (issue 15), over a stubbed fetch: any symbol form reaches the
 // endpoint (CME_MINI:MES1! encoded), the card names its market and class, prices futures in
 // points and stocks in dollars, and says "Demo data" or "Delayed" as the response tells it.
+// With the card, one request reads the track record of its timeframe and source; a signal the
+// record flags (negative Brier skill over enough forecasts) says so on its tile.
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { cleanup, fireEvent, render, screen, within } from '@testing-library/react';
+import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import type { ComponentProps } from 'react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { WatosCard } from '../../../shared/schemas/chat.ts';
-import { WatosGrid } from './WatosGrid.tsx';
+import { trackRecordResponse, type LiveTrackRecord } from '../../../shared/schemas/trackRecord.ts';
+import { FLAG_TEXT, WatosGrid } from './WatosGrid.tsx';
 import { watosCardOf } from './watosCardFixture.ts';
 
 const cardOf = watosCardOf;
 
-function renderGrid(symbol: string, card: WatosCard, props: Partial<ComponentProps<typeof WatosGrid>> = {}) {
+/** A live record with no resolved forecast (nothing flagged). */
+const EMPTY_RECORD: LiveTrackRecord = {
+  kind: 'live',
+  source: 'real',
+  filters: { signal: null, symbol: null, assetClass: null, timeframe: '1h', period: 'all' },
+  counts: { resolved: 0, pending: 0, unresolvable: 0 },
+  brier: null,
+  baseBrier: null,
+  brierSkill: null,
+  reliability: [],
+  signals: [],
+  flagMinResolved: 100,
+};
+
+function renderGrid(
+  symbol: string,
+  card: WatosCard,
+  props: Partial<ComponentProps<typeof WatosGrid>> = {},
+  record: LiveTrackRecord = EMPTY_RECORD,
+) {
   const asked: string[] = [];
   vi.stubGlobal(
     'fetch',
     vi.fn(async (input: string) => {
       asked.push(input);
-      return new Response(JSON.stringify(card), { status: 200, headers: { 'Content-Type': 'application/json' } });
+      const body = input.startsWith('/api/track-record?') ? trackRecordResponse.parse(record) : card;
+      return new Response(JSON.stringify(body), { status: 200, headers: { 'Content-Type': 'application/json' } });
     }),
   );
   const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
@@ -46,7 +69,10 @@ describe('the WATOS grid on every market', () => {
     expect(within(grid).getByTestId('watos-market').textContent).toMatch(
       /^AAPL · Apple · Stock · 1h bars · last close \$231\.50 · base rate 52\.0% higher/,
     );
-    expect(asked).toEqual(['/api/watos/AAPL?timeframe=1h']);
+    // The card, then the track record of its timeframe and source (Yahoo Finance: real records).
+    await waitFor(() =>
+      expect(asked).toEqual(['/api/watos/AAPL?timeframe=1h', '/api/track-record?timeframe=1h&period=all&source=real']),
+    );
   });
 
   it('takes a chart symbol, labels demo figures, and prices a future in points', async () => {
@@ -68,7 +94,12 @@ describe('the WATOS grid on every market', () => {
     expect(within(grid).getByTestId('watos-market').textContent).toMatch(
       /^MES1! · Micro E-mini S&P 500 · Micro future · 1h bars · last close 6,012\.25 · /,
     );
-    expect(asked).toEqual([`/api/watos/${encodeURIComponent('CME_MINI:MES1!')}?timeframe=1h`]);
+    await waitFor(() =>
+      expect(asked).toEqual([
+        `/api/watos/${encodeURIComponent('CME_MINI:MES1!')}?timeframe=1h`,
+        '/api/track-record?timeframe=1h&period=all&source=demo',
+      ]),
+    );
   });
 
   it('measures on the timeframe the answer is about', async () => {
@@ -77,7 +108,9 @@ describe('the WATOS grid on every market', () => {
     });
     const grid = screen.getByTestId('watos-grid');
     expect((await within(grid).findByTestId('watos-market')).textContent).toContain('4h bars');
-    expect(asked).toEqual(['/api/watos/ETH?timeframe=4h']);
+    await waitFor(() =>
+      expect(asked).toEqual(['/api/watos/ETH?timeframe=4h', '/api/track-record?timeframe=4h&period=all&source=real']),
+    );
   });
 
   it('starts folded when asked, loads nothing until opened, and folds again', async () => {
@@ -89,7 +122,9 @@ describe('the WATOS grid on every market', () => {
     expect(asked).toEqual([]);
     fireEvent.click(toggle);
     expect(await within(grid).findAllByTestId('watos-tile')).toHaveLength(6);
-    expect(asked).toEqual(['/api/watos/AAPL?timeframe=1h']);
+    await waitFor(() =>
+      expect(asked).toEqual(['/api/watos/AAPL?timeframe=1h', '/api/track-record?timeframe=1h&period=all&source=real']),
+    );
     const hide = within(grid).getByRole('button', { name: 'Hide signals' });
     expect(hide.getAttribute('aria-expanded')).toBe('true');
     fireEvent.click(hide);
@@ -166,5 +201,96 @@ describe('the WATOS grid on every market', () => {
     expect(await within(grid).findByTestId('watos-market')).toBeTruthy();
     expect(within(grid).queryByText('Delayed')).toBeNull();
     expect(within(grid).queryByText('Demo data')).toBeNull();
+  });
+
+  it('flags a signal the track record scores below the base rate, beside its odds and n, and no other', async () => {
+    const odds = {
+      probability: 0.58,
+      raw: 0.61,
+      samples: 800,
+      effectiveSamples: 90,
+      interval: [0.47, 0.56] as [number, number],
+      noEdge: true,
+      reason: null,
+    };
+    const signal = (id: string, name: string, count: number, brierSkill: number, flagged: boolean) => ({
+      signal: id,
+      name,
+      count,
+      stated: 0.55,
+      realised: 0.5,
+      hitRate: 0.5,
+      brierSkill,
+      flagged,
+    });
+    const record: LiveTrackRecord = {
+      ...EMPTY_RECORD,
+      source: 'demo',
+      counts: { resolved: 1_540, pending: 12, unresolvable: 3 },
+      brier: 0.251,
+      baseBrier: 0.249,
+      brierSkill: -0.008,
+      signals: [
+        signal('watos1', 'Volume Surge', 1_212, -0.021, true),
+        // Negative skill but too few forecasts: the server does not flag it, nor does the grid.
+        signal('watos2', 'Price Momentum', 40, -0.05, false),
+        signal('watos4', 'RSI Divergence', 288, 0.012, false),
+      ],
+    };
+    const asked = renderGrid(
+      'BTC',
+      cardOf(
+        { symbol: 'BTC', productId: 'BTC-USD', assetClass: 'crypto', source: 'demo', delayed: false },
+        {
+          index: 0,
+          odds,
+        },
+      ),
+      {},
+      record,
+    );
+    const grid = screen.getByTestId('watos-grid');
+    const flag = await within(grid).findByTestId('watos-flag');
+    expect(within(grid).getAllByTestId('watos-flag')).toHaveLength(1);
+    const tiles = within(grid).getAllByTestId('watos-tile');
+    expect(tiles[0].contains(flag)).toBe(true);
+    expect(flag.textContent).toContain(FLAG_TEXT);
+    expect(flag.getAttribute('title')).toBe(
+      "Over 1,212 resolved 1h forecasts on demo data, this signal's stated odds scored worse than quoting the base rate (Brier skill -0.021): treat its probability with caution.",
+    );
+    expect(tiles[0].getAttribute('aria-label')).toBe(`Volume Surge: bullish, medium strength, ${FLAG_TEXT}`);
+    expect(tiles[1].getAttribute('aria-label')).toBe('Price Momentum: inactive, low strength');
+    // The odds keep their sample size and the "no measurable edge" label beside the flag.
+    expect(within(tiles[0]).getByTestId('watos-odds').textContent).toBe(
+      '58.0% chance of a higher close 24 bars later (n=800) no measurable edge',
+    );
+    expect(asked).toEqual(['/api/watos/BTC?timeframe=1h', '/api/track-record?timeframe=1h&period=all&source=demo']);
+  });
+
+  it('asks for the track record once for grids of the same source and timeframe', async () => {
+    const asked: string[] = [];
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (input: string) => {
+        asked.push(input);
+        const body = input.startsWith('/api/track-record?') ? EMPTY_RECORD : cardOf({});
+        return new Response(JSON.stringify(body), { status: 200, headers: { 'Content-Type': 'application/json' } });
+      }),
+    );
+    const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+    render(
+      <QueryClientProvider client={client}>
+        <WatosGrid symbol="AAPL" />
+        <WatosGrid symbol="MSFT" />
+      </QueryClientProvider>,
+    );
+    await waitFor(() => expect(screen.getAllByTestId('watos-tile')).toHaveLength(12));
+    await waitFor(() => expect(asked.filter((url) => url.startsWith('/api/track-record'))).toHaveLength(1));
+    // Give a second request the chance to appear: there is none.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(asked.filter((url) => url.startsWith('/api/track-record'))).toEqual([
+      '/api/track-record?timeframe=1h&period=all&source=real',
+    ]);
+    expect(asked.filter((url) => url.startsWith('/api/watos'))).toHaveLength(2);
   });
 });

@@ -5,7 +5,10 @@
 // measured frequency and 95% interval, and "no measurable edge" beside the probability when the
 // interval includes the base rate; or "not enough history". A symbol without data says so
 // instead of showing tiles. Any symbol of the table works (AAPL, MES, CME_MINI:MES1!); demo
-// figures are labelled "Demo data" and Yahoo Finance figures "Delayed".
+// figures are labelled "Demo data" and Yahoo Finance figures "Delayed". A signal whose realised
+// Brier skill is negative over enough resolved forecasts (the track record's `flagged`, on the
+// card's timeframe and source: one request per grid, cached and shared between grids) carries
+// a "below base rate in track record" badge on its tile.
 import { useQuery } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import type { WatosCard, WatosCardSignal, WatosStrengthName, WatosTimeframe } from '../../../shared/schemas/chat.ts';
@@ -14,7 +17,18 @@ import { queryKeys } from '../../api/queryKeys.ts';
 import { symbolById } from '../../../shared/tickers.ts';
 import { ASSET_CLASS_LABELS } from '../market/assetClasses.ts';
 import { DELAYED_TITLE } from '../market/marketApi.ts';
+import type { ForecastSourceName, LiveTrackRecord } from '../../../shared/schemas/trackRecord.ts';
+import { ALL_RECORDS, recordSourceOf, trackRecordQuery } from '../trackRecord/trackRecordApi.ts';
 import { fetchWatosCard } from './chatApi.ts';
+
+type SignalRecord = LiveTrackRecord['signals'][number];
+
+/** A flagged signal and where its record comes from, to explain the badge. */
+interface Flag {
+  record: SignalRecord;
+  timeframe: string;
+  source: ForecastSourceName;
+}
 
 export const STRENGTH_STYLES: Record<WatosStrengthName, { tile: string; badge: string }> = {
   low: { tile: 'border-yellow-500/60 bg-yellow-500/10', badge: 'bg-yellow-400 text-gray-900' },
@@ -57,7 +71,18 @@ function OddsLine({ signal, horizon }: { signal: WatosCardSignal; horizon: numbe
   );
 }
 
-function Tile({ signal, horizon }: { signal: WatosCardSignal; horizon: number }) {
+export const FLAG_TEXT = 'below base rate in track record';
+
+function flagTitle({ record, timeframe, source }: Flag): string {
+  const skill = record.brierSkill === null ? '' : ` (Brier skill ${record.brierSkill.toFixed(3)})`;
+  return (
+    `Over ${record.count.toLocaleString('en-US')} resolved ${timeframe} forecasts` +
+    `${source === 'demo' ? ' on demo data' : ''}, this signal's stated odds scored worse than ` +
+    `quoting the base rate${skill}: treat its probability with caution.`
+  );
+}
+
+function Tile({ signal, horizon, flag }: { signal: WatosCardSignal; horizon: number; flag?: Flag }) {
   const style = STRENGTH_STYLES[signal.strength];
   const direction = signal.active ? signal.direction : 'inactive';
   return (
@@ -66,7 +91,8 @@ function Tile({ signal, horizon }: { signal: WatosCardSignal; horizon: number })
       data-testid="watos-tile"
       data-strength={signal.strength}
       data-active={signal.active}
-      aria-label={`${signal.name}: ${direction}, ${signal.strength} strength`}
+      data-flagged={flag ? true : undefined}
+      aria-label={`${signal.name}: ${direction}, ${signal.strength} strength${flag ? `, ${FLAG_TEXT}` : ''}`}
     >
       <div className="flex items-center justify-between gap-1">
         <span className="min-w-0 break-words text-xs font-semibold leading-tight text-white">{signal.name}</span>
@@ -84,11 +110,23 @@ function Tile({ signal, horizon }: { signal: WatosCardSignal; horizon: number })
       </p>
       <p className="mt-0.5 text-[11px] leading-snug text-gray-300">{signal.description}</p>
       <OddsLine signal={signal} horizon={horizon} />
+      {flag ? (
+        <p className="mt-1">
+          <span
+            className="inline-block rounded bg-red-500/20 px-1 text-[10px] font-semibold text-red-200"
+            data-testid="watos-flag"
+            title={flagTitle(flag)}
+          >
+            ⚠ {FLAG_TEXT}
+          </span>
+          <span className="sr-only"> ({flagTitle(flag)})</span>
+        </p>
+      ) : null}
     </li>
   );
 }
 
-function Body({ card }: { card: WatosCard }) {
+function Body({ card, flags }: { card: WatosCard; flags: ReadonlyMap<string, Flag> }) {
   if (!card.available) return <p className="mt-2 text-sm text-gray-300">{card.message}</p>;
   const name = symbolById(card.productId)?.name;
   // Dollars for crypto, stocks and ETFs; index points for indices and futures (MES 6,012.25).
@@ -106,7 +144,7 @@ function Body({ card }: { card: WatosCard }) {
       </p>
       <ul className="mt-2 grid grid-cols-2 gap-2">
         {card.signals.map((signal) => (
-          <Tile key={signal.id} signal={signal} horizon={card.horizonBars} />
+          <Tile key={signal.id} signal={signal} horizon={card.horizonBars} flag={flags.get(signal.id)} />
         ))}
       </ul>
     </>
@@ -133,6 +171,21 @@ export function WatosGrid({
     // A folded grid asks for nothing until it is opened.
     enabled: !collapsed,
   });
+  // The flags: the track record of the card's timeframe and source (demo or real), once the
+  // card says which source serves the symbol; cached, so grids of one source and timeframe share it.
+  const source = card.data?.available ? recordSourceOf(card.data.source) : null;
+  const record = useQuery({
+    ...trackRecordQuery({ ...ALL_RECORDS, timeframe, source }),
+    staleTime: 5 * 60_000,
+    enabled: !collapsed && source !== null,
+  });
+  const flags = new Map<string, Flag>(
+    source === null
+      ? []
+      : (record.data?.signals ?? [])
+          .filter((entry) => entry.flagged)
+          .map((entry) => [entry.signal, { record: entry, timeframe, source }]),
+  );
   return (
     <section
       className="mt-2 rounded-lg border border-gray-700 bg-gray-900/80 p-3"
@@ -174,7 +227,7 @@ export function WatosGrid({
           ) : card.isError ? (
             <p className="mt-2 text-xs text-red-300">The signals could not be loaded: {card.error.message}</p>
           ) : (
-            <Body card={card.data} />
+            <Body card={card.data} flags={flags} />
           )}
           <p className="mt-2 text-[11px] text-gray-400">
             Last updated: {card.dataUpdatedAt ? new Date(card.dataUpdatedAt).toLocaleTimeString() : '…'}
