@@ -231,3 +231,82 @@ describe('oracle: technicalindicators and trading-signals on the same series', (
     peer.forEach((value, index) => expectClose(ours[index + offset], value, 1e-9));
   });
 });
+
+describe('long series and the no-allocation API', () => {
+  it('SMA and Bollinger stay exact after a millionfold fall (running sums are summed afresh)', () => {
+    // 2,000 bars near 1e6, then 6,000 near 1e-3: a running sum alone kept the error of the old
+    // magnitude (SMA off by 9e-7 relative, the upper band by a factor of 50).
+    const length = 8000;
+    const values = Float64Array.from(
+      { length },
+      (_, index) => (index < 2000 ? 1e6 : 1e-3) * (1 + 0.01 * Math.sin(index * 0.7)),
+    );
+    const means = sma(values, 20);
+    const bands = bollinger(values, 20, 2);
+    for (let index = 4000; index < length; index += 1) {
+      const window = values.subarray(index - 19, index + 1);
+      const mean = window.reduce((total, value) => total + value, 0) / 20;
+      const deviation = Math.sqrt(window.reduce((total, value) => total + (value - mean) ** 2, 0) / 20);
+      expectClose(means[index], mean, 1e-12);
+      expectClose(bands.middle[index], mean, 1e-12);
+      expectClose(bands.upper[index], mean + 2 * deviation, 1e-12);
+      expectClose(bands.lower[index], mean - 2 * deviation, 1e-12);
+    }
+  });
+
+  it('a caller-supplied output gets the same values as an allocated one, warm-up left alone', () => {
+    const { close, high, low } = walk(3001);
+    const cases: Array<[Float64Array, (out: Float64Array) => Float64Array, number]> = [
+      [sma(close, 20), (out) => sma(close, 20, out), 19],
+      [ema(close, 20), (out) => ema(close, 20, out), 19],
+      [rsi(close, 14), (out) => rsi(close, 14, out), 14],
+      [atr(high, low, close, 14), (out) => atr(high, low, close, 14, out), 13],
+      [roc(close, 10), (out) => roc(close, 10, out), 10],
+      [volumeZScore(high, 20), (out) => volumeZScore(high, 20, out), 20],
+    ];
+    for (const [allocated, into, warmUp] of cases) {
+      const out = into(new Float64Array(close.length).fill(-1));
+      expect([...out.subarray(0, warmUp)]).toEqual(new Array(warmUp).fill(-1));
+      expect([...out.subarray(warmUp)]).toEqual([...allocated.subarray(warmUp)]);
+    }
+  });
+
+  it('matches the textbook loops bar for bar over every remainder of the four-bar steps', () => {
+    const { close, high, low } = walk(700, 5);
+    for (let length = 30; length < 38; length += 1) {
+      const c = close.subarray(0, length);
+      const h = high.subarray(0, length);
+      const l = low.subarray(0, length);
+      const ranges = atr(h, l, c, 14);
+      const changes = roc(c, 10);
+      const means = sma(c, 20);
+      let average = h[0] - l[0];
+      for (let index = 1; index < length; index += 1) {
+        const range = Math.max(
+          h[index] - l[index],
+          Math.abs(h[index] - c[index - 1]),
+          Math.abs(l[index] - c[index - 1]),
+        );
+        if (index < 14) average += range;
+        if (index === 13) average /= 14;
+        if (index >= 14) average = average * (13 / 14) + range * (1 / 14);
+        if (index >= 13) expect(ranges[index]).toBe(average);
+        if (index >= 10) expect(changes[index]).toBe(((c[index] - c[index - 10]) / c[index - 10]) * 100);
+        if (index >= 19)
+          expectClose(means[index], c.subarray(index - 19, index + 1).reduce((a, b) => a + b) / 20, 1e-13);
+      }
+    }
+  });
+
+  it('rejects a period that is not a positive integer', () => {
+    const values = f([1, 2, 3, 4]);
+    for (const period of [0, -1, 2.5, NaN]) {
+      expect(() => sma(values, period)).toThrow(RangeError);
+      expect(() => ema(values, period)).toThrow(RangeError);
+      expect(() => rsi(values, period)).toThrow(RangeError);
+      expect(() => atr(values, values, values, period)).toThrow(RangeError);
+      expect(() => bollinger(values, period)).toThrow(RangeError);
+      expect(() => roc(values, period)).toThrow(RangeError);
+    }
+  });
+});
