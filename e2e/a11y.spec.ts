@@ -5,23 +5,12 @@
 // each chart source, each alert-rules tab, the open Account menu, the rule form, the tour.
 import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
-import { expect, test } from './fixtures.ts';
+import { expect, OPEN_ROUTES, test } from './fixtures.ts';
 
 const SIZES = [
   { name: 'desktop', viewport: { width: 1440, height: 900 } },
   { name: 'phone', viewport: { width: 390, height: 844 } },
 ] as const;
-
-const OPEN_ROUTES = [
-  '/',
-  '/ai-trading-intelligence',
-  '/crypto-analytics-ai',
-  '/futures-micro-futures-ai',
-  '/forgot-password',
-  '/reset-password',
-  '/success',
-  '/no-such-page',
-];
 
 const THIRD_PARTIES = /^https:\/\/([a-z0-9-]+\.)*(tradingview|barchart)\.com\//;
 

@@ -5,6 +5,18 @@ import { test as base, expect, type APIRequestContext, type Page } from '@playwr
 
 export { expect };
 
+/** Every route a visitor can open without signing in (the 404 page included). */
+export const OPEN_ROUTES = [
+  '/',
+  '/ai-trading-intelligence',
+  '/crypto-analytics-ai',
+  '/futures-micro-futures-ai',
+  '/forgot-password',
+  '/reset-password',
+  '/success',
+  '/no-such-page',
+];
+
 let counter = 0;
 export function uniqueEmail(prefix = 'trader'): string {
   counter += 1;

@@ -3,21 +3,10 @@
 // Escape and an outside click close), the dashboard's tabs, and the guided tour fitting the
 // screen and opening the tab that holds each step.
 import type { Page } from '@playwright/test';
-import { expect, test } from './fixtures.ts';
+import { expect, OPEN_ROUTES, test } from './fixtures.ts';
 
 const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1440, height: 900 };
-
-const OPEN_ROUTES = [
-  '/',
-  '/ai-trading-intelligence',
-  '/crypto-analytics-ai',
-  '/futures-micro-futures-ai',
-  '/forgot-password',
-  '/reset-password',
-  '/success',
-  '/no-such-page',
-];
 
 const TOUR_TITLES = [
   'Chart Analysis Hub',

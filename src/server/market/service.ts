@@ -233,6 +233,18 @@ export async function storeCandles(
   await storeCandleBatch(db, [{ productId, granularity, source, rows }]);
 }
 
+function storedCandle(row: typeof candles.$inferSelect): StoredCandle {
+  return {
+    time: row.time.getTime(),
+    open: row.open,
+    high: row.high,
+    low: row.low,
+    close: row.close,
+    volume: row.volume,
+    source: row.source,
+  };
+}
+
 /** The newest `limit` stored bars of one asset and size, oldest first. */
 export async function latestCandles(
   db: Database,
@@ -246,15 +258,7 @@ export async function latestCandles(
     .where(and(eq(candles.productId, productId), eq(candles.granularity, granularity)))
     .orderBy(desc(candles.time))
     .limit(limit);
-  return rows.reverse().map((row) => ({
-    time: row.time.getTime(),
-    open: row.open,
-    high: row.high,
-    low: row.low,
-    close: row.close,
-    volume: row.volume,
-    source: row.source,
-  }));
+  return rows.reverse().map(storedCandle);
 }
 
 /** The stored bars of one asset and size with an open time in [from, to), oldest first (the forecast resolver's window). */
@@ -277,13 +281,5 @@ export async function storedCandlesBetween(
       ),
     )
     .orderBy(asc(candles.time));
-  return rows.map((row) => ({
-    time: row.time.getTime(),
-    open: row.open,
-    high: row.high,
-    low: row.low,
-    close: row.close,
-    volume: row.volume,
-    source: row.source,
-  }));
+  return rows.map(storedCandle);
 }
