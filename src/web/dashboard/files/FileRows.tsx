@@ -7,7 +7,7 @@
 import { useId, useState, type ReactNode } from 'react';
 import { formatFileSize } from '../../../shared/format.ts';
 import { FILE_TEXTS, type FileEntry } from '../../../shared/schemas/files.ts';
-import { FileVersionList, VersionsToggle } from './FileVersions.tsx';
+import { ConfirmDeleteButtons, FileVersionList, VersionsToggle } from './FileVersions.tsx';
 
 export interface FileActions {
   onPreview: (file: FileEntry) => void;
@@ -136,23 +136,7 @@ function FileRow({ file, actions, canDelete }: { file: FileEntry; actions: FileA
           <span className="flex-1 text-gray-300">
             {file.versions > 1 ? `Delete this file and all ${file.versions} versions?` : 'Delete this file?'}
           </span>
-          <button
-            type="button"
-            className="rounded bg-red-600 px-2 py-0.5 font-semibold text-white hover:bg-red-500"
-            onClick={() => {
-              setConfirming(false);
-              actions.onDelete(file);
-            }}
-          >
-            Delete
-          </button>
-          <button
-            type="button"
-            className="rounded border border-gray-600 px-2 py-0.5 text-gray-300 hover:text-white"
-            onClick={() => setConfirming(false)}
-          >
-            Cancel
-          </button>
+          <ConfirmDeleteButtons onDelete={() => actions.onDelete(file)} onCancel={() => setConfirming(false)} />
         </div>
       )}
     </li>

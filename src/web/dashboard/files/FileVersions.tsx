@@ -76,23 +76,7 @@ function VersionRow({
           {confirming ? (
             <>
               <span className="text-gray-300">Delete v{entry.version}?</span>
-              <button
-                type="button"
-                className="rounded bg-red-600 px-2 py-0.5 font-semibold text-white hover:bg-red-500"
-                onClick={() => {
-                  setConfirming(false);
-                  onDelete();
-                }}
-              >
-                Delete
-              </button>
-              <button
-                type="button"
-                className="rounded border border-gray-600 px-2 py-0.5 text-gray-300 hover:text-white"
-                onClick={() => setConfirming(false)}
-              >
-                Cancel
-              </button>
+              <ConfirmDeleteButtons onDelete={onDelete} onCancel={() => setConfirming(false)} />
             </>
           ) : (
             <>
@@ -178,5 +162,30 @@ export function FileVersionList({ file, listId, canDelete }: { file: FileEntry; 
         </p>
       )}
     </div>
+  );
+}
+
+/** The inline "Delete / Cancel" pair of a confirmation (a file, or one of its versions). */
+export function ConfirmDeleteButtons({ onDelete, onCancel }: { onDelete: () => void; onCancel: () => void }) {
+  return (
+    <>
+      <button
+        type="button"
+        className="rounded bg-red-600 px-2 py-0.5 font-semibold text-white hover:bg-red-500"
+        onClick={() => {
+          onCancel();
+          onDelete();
+        }}
+      >
+        Delete
+      </button>
+      <button
+        type="button"
+        className="rounded border border-gray-600 px-2 py-0.5 text-gray-300 hover:text-white"
+        onClick={onCancel}
+      >
+        Cancel
+      </button>
+    </>
   );
 }
