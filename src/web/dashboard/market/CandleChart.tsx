@@ -373,7 +373,8 @@ export function CandleChart({
       className="absolute inset-0 z-20 flex min-w-0 flex-col overflow-x-hidden overflow-y-auto rounded-lg bg-gray-900 p-2 sm:p-3"
     >
       <div className="flex flex-wrap items-center gap-x-3 gap-y-1">
-        <h3 className="text-lg font-bold text-white">{productId}</h3>
+        {/* h2: the chart is a section of the dashboard (under its h1), not of a panel heading. */}
+        <h2 className="text-lg font-bold text-white">{productId}</h2>
         {market && (
           <span className="text-xs text-gray-400" data-testid="chart-market">
             {market.name} · {ASSET_CLASS_LABELS[market.assetClass]}

@@ -296,7 +296,7 @@ export function WatchlistTable({
                     <button
                       type="button"
                       aria-label={`Remove ${symbol}`}
-                      className="px-0.5 text-gray-400 hover:text-red-400"
+                      className="inline-flex min-h-6 min-w-6 items-center justify-center text-gray-400 hover:text-red-400"
                       onClick={() => onRemove(symbol)}
                     >
                       ×
