@@ -39,6 +39,35 @@ function precompress(): Plugin {
   };
 }
 
+/**
+ * Rolldown's chunk for a module: everything the browser entry (src/web/main.tsx) imports
+ * statically goes into one chunk, app-*.js, which index.html loads first. Left to itself,
+ * Rolldown moves a module the entry shares with a chunk that a lazy page loads on demand (the
+ * dashboard's panels, its tour) into a small chunk of its own, which the landing route then
+ * loads as a separate file: more gzipped bytes than the same code in one chunk
+ * (scripts/bundleBudget.mjs). Other modules are split as Rolldown decides (null).
+ */
+const BROWSER_ENTRY = join(import.meta.dirname, 'src', 'web', 'main.tsx');
+interface ChunkingContext {
+  getModuleInfo(id: string): { importedIds: readonly string[] } | null;
+}
+/** The entry's static imports, found once per chunking pass (a rebuild has a new context). */
+const entryModules = new WeakMap<ChunkingContext, Set<string>>();
+function entryChunkOf(id: string, context: ChunkingContext): string | null {
+  let found = entryModules.get(context);
+  if (!found) {
+    found = new Set<string>();
+    const pending = [BROWSER_ENTRY];
+    for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+      if (found.has(next)) continue;
+      found.add(next);
+      pending.push(...(context.getModuleInfo(next)?.importedIds ?? []));
+    }
+    entryModules.set(context, found);
+  }
+  return found.has(id) ? 'app' : null;
+}
+
 export default defineConfig({
   plugins: [react(), tailwindcss(), precompress()],
   build: {
@@ -48,6 +77,13 @@ export default defineConfig({
     // dist/web/.vite/manifest.json: scripts/bundleBudget.mjs reads which chunks a route loads.
     manifest: true,
     chunkSizeWarningLimit: 1500,
+    rolldownOptions: {
+      output: {
+        codeSplitting: {
+          groups: [{ name: entryChunkOf, debugName: 'the browser entry and its static imports' }],
+        },
+      },
+    },
   },
   server: {
     proxy: Object.fromEntries(apiPaths.map((path) => [path, { target: apiTarget, changeOrigin: false }])),

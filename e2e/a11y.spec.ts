@@ -37,6 +37,9 @@ async function seriousViolations(page: Page, scope?: string): Promise<string[]> 
 }
 
 async function expectAccessible(page: Page, where: string, scope?: string) {
+  // A panel whose code loads when its tab is first opened (dashboard/layout/lazyPanel.tsx) is
+  // checked once it is there.
+  if (scope) await expect(page.locator(scope).filter({ visible: true }).first(), `${where} is shown`).toBeVisible();
   const found = await seriousViolations(page, scope);
   expect(found, `axe on ${where}`).toEqual([]);
 }

@@ -14,6 +14,7 @@ import {
 } from './auth/service.ts';
 import type { Config } from './config.ts';
 import { appliedMigrationCount, expectedMigrationCount, type DatabaseHandle } from './db/client.ts';
+import { installJsonCompression } from './http/compression.ts';
 import { installCsrfGuard } from './http/csrf.ts';
 import { installErrorHandling } from './http/errors.ts';
 import { loggerOptions } from './http/logging.ts';
@@ -172,6 +173,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   app.setSerializerCompiler(serializerCompiler);
   installErrorHandling(app);
   installSecurityHeaders(app, config);
+  installJsonCompression(app);
   installRequestGuards(app);
   installCsrfGuard(app, config.publicUrl);
 

@@ -3,6 +3,7 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { RouterProvider } from 'react-router';
+import { meQuery } from './auth/AuthProvider.tsx';
 import { router } from './router.tsx';
 import './styles.css';
 
@@ -11,6 +12,9 @@ const queryClient = new QueryClient({
 });
 
 document.documentElement.classList.add('dark');
+
+// Who is signed in decides what every page shows: ask now, while the route's code loads.
+void queryClient.prefetchQuery(meQuery);
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>

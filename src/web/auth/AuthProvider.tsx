@@ -23,14 +23,20 @@ export interface AuthState {
 
 export const ME_QUERY_KEY = queryKeys.me;
 
+/**
+ * GET /api/me as a query. main.tsx starts it before the first render, in parallel with the
+ * route's code (it decides what every page shows); an answer from the last few seconds counts
+ * as fresh when AuthProvider mounts, so it is not asked twice. Sign-in, sign-out and the
+ * panels that change the plan invalidate it, which always asks again.
+ */
+export const meQuery = { queryKey: ME_QUERY_KEY, queryFn: accountApi.me, retry: false, staleTime: 10_000 } as const;
+
 const AuthContext = createContext<AuthState | null>(null);
 
 export function AuthProvider({ children }: { children: ReactNode }) {
   const me = useQuery({
-    queryKey: ME_QUERY_KEY,
-    queryFn: accountApi.me,
+    ...meQuery,
     refetchInterval: (query) => (query.state.data?.user ? USER_REFRESH_INTERVAL_MS : false),
-    retry: false,
   });
 
   const value = useMemo<AuthState>(() => {

@@ -2,20 +2,18 @@
 // 75% holds the chart area, the AI section and the file list; right 25% the watchlist alerts
 // panel (741px) and the market alert log (530px), then the trader's own alert rules (issue 16)
 // in the rest of the column. Below 1024px (Tailwind's lg) the dashboard is tabs instead: Chart,
-// Alerts (the watchlist alerts, the alert log and the alert rules), AI and Files; every panel
-// stays mounted and only the chosen tab's panels show. Keyboard: `/` focuses the chart's symbol
-// search, `?` lists the shortcuts (dashboard/shortcuts/).
-import { useCallback, useEffect, useState } from 'react';
+// Alerts (the watchlist alerts, the alert log and the alert rules), AI and Files; only the chosen
+// tab's panels show. A tab's panels are mounted the first time it is opened (on a phone the
+// page starts with the Chart tab's work only, not the whole dashboard's) and then stay mounted,
+// so switching back keeps their state; on a wide screen, and once the guided tour starts (it
+// visits every tab), all of them are. Keyboard: `/` focuses the chart's symbol search, `?`
+// lists the shortcuts (dashboard/shortcuts/).
+import { useCallback, useEffect, useState, useSyncExternalStore, type ReactNode } from 'react';
 import { flushSync } from 'react-dom';
 import { useLocation, useNavigate } from 'react-router';
 import { RequireSubscription } from '../auth/guards.tsx';
-import { AlertLog } from '../dashboard/alerts/AlertLog.tsx';
-import { WatchlistAlerts } from '../dashboard/alerts/WatchlistAlerts.tsx';
 import { ChartArea, type ChartSource } from '../dashboard/chart/ChartArea.tsx';
-import { AiSection } from '../dashboard/chat/AiSection.tsx';
 import { AssistantProvider } from '../dashboard/chat/AssistantProvider.tsx';
-import { MyStuff } from '../dashboard/files/MyStuff.tsx';
-import { AlertRulesPanel } from '../dashboard/rules/AlertRulesPanel.tsx';
 import { AlertRulesProvider } from '../dashboard/rules/AlertRulesProvider.tsx';
 import { ChartSymbolPicker } from '../dashboard/market/ChartSymbolPicker.tsx';
 import { ExchangeView } from '../dashboard/market/ExchangeView.tsx';
@@ -23,7 +21,8 @@ import { DashboardShortcuts } from '../dashboard/shortcuts/ShortcutsDialog.tsx';
 import { focusSymbolSearch } from '../dashboard/shortcuts/shortcuts.ts';
 import { GuidedTour } from '../dashboard/tour/GuidedTour.tsx';
 import { DashboardTabBar } from '../dashboard/layout/DashboardTabBar.tsx';
-import { ShowDashboardTab, type DashboardTab } from '../dashboard/layout/dashboardTabs.tsx';
+import { lazyPanel, PanelSuspense } from '../dashboard/layout/lazyPanel.tsx';
+import { DASHBOARD_TABS, ShowDashboardTab, type DashboardTab } from '../dashboard/layout/dashboardTabs.tsx';
 import { ChartWatchlist } from '../dashboard/watchlist/ChartWatchlist.tsx';
 import { useChartWatchlist } from '../dashboard/watchlist/useChartWatchlist.ts';
 import { useNotify } from '../ui/Notifications.tsx';
@@ -50,13 +49,57 @@ function StartTourOnArrival() {
   return null;
 }
 
+// The panels of the Alerts, AI and Files tabs: their code is fetched when they are first mounted.
+const AlertsColumn = lazyPanel(async () => (await import('../dashboard/alerts/AlertsColumn.tsx')).AlertsColumn);
+const AiSection = lazyPanel(async () => (await import('../dashboard/chat/AiSection.tsx')).AiSection);
+const MyStuff = lazyPanel(async () => (await import('../dashboard/files/MyStuff.tsx')).MyStuff);
+
+/** Tailwind's lg: from here up every panel shows and there are no tabs. */
+const WIDE_SCREEN = '(min-width: 1024px)';
+
+function subscribeToWidth(onChange: () => void) {
+  if (typeof window.matchMedia !== 'function') return () => undefined;
+  const query = window.matchMedia(WIDE_SCREEN);
+  query.addEventListener('change', onChange);
+  return () => query.removeEventListener('change', onChange);
+}
+
+/** Whether every panel shows (no tabs); true where the screen cannot be asked. */
+function useWideScreen(): boolean {
+  return useSyncExternalStore(
+    subscribeToWidth,
+    () => typeof window.matchMedia !== 'function' || window.matchMedia(WIDE_SCREEN).matches,
+    () => true,
+  );
+}
+
+const ALL_TABS = new Set<DashboardTab>(DASHBOARD_TABS.map((entry) => entry.id));
+
 function Dashboard() {
   const notify = useNotify();
   const watchlist = useChartWatchlist(notify);
   const [source, setSource] = useState<ChartSource>('tradingview');
   const [chartSymbol, setChartSymbol] = useState<string | null>(null);
-  const [tab, setTab] = useState<DashboardTab>('chart');
-  const showTab = useCallback((next: DashboardTab) => setTab(next), []);
+  const [tab, setTabState] = useState<DashboardTab>('chart');
+  // The tabs whose panels are mounted: the first one, then each one opened (they stay mounted).
+  const [opened, setOpened] = useState<ReadonlySet<DashboardTab>>(() => new Set(['chart']));
+  const wide = useWideScreen();
+  const setTab = useCallback((next: DashboardTab) => {
+    setTabState(next);
+    setOpened((current) => (current.has(next) ? current : new Set([...current, next])));
+  }, []);
+  const showTab = setTab;
+  // A wide screen shows every panel: they stay mounted if the window then narrows (React's
+  // state adjusted while rendering, not in an effect).
+  if (wide && opened !== ALL_TABS) setOpened(ALL_TABS);
+  // The tour visits every tab: mount them all before it looks for its steps' targets (it starts
+  // on the same event, after this has rendered: it first awaits its own code).
+  useEffect(() => {
+    const mountAll = () => flushSync(() => setOpened(ALL_TABS));
+    window.addEventListener('startTour', mountAll);
+    return () => window.removeEventListener('startTour', mountAll);
+  }, []);
+  const mounted = (id: DashboardTab) => wide || opened.has(id);
   // A watchlist table row picked as the TradingView main chart; the saved order stays as it is.
   const [mainSymbol, setMainSymbol] = useState<string | null>(null);
   const main = mainSymbol !== null && watchlist.symbols.includes(mainSymbol) ? mainSymbol : watchlist.symbols[0];
@@ -83,6 +126,9 @@ function Dashboard() {
     });
     focusSymbolSearch();
   };
+
+  /** A tab's panels, once the tab has been opened (or on a wide screen). */
+  const whenMounted = (id: DashboardTab, panels: ReactNode) => (mounted(id) ? panels : null);
 
   /** A tab's wrapper: hidden below lg unless it is the chosen tab. */
   const tabPanel = (id: DashboardTab) => ({
@@ -129,22 +175,29 @@ function Dashboard() {
             </div>
           </div>
           <div {...tabPanel('ai')}>
-            <AiSection />
+            {whenMounted(
+              'ai',
+              <PanelSuspense className="h-[560px]">
+                <AiSection />
+              </PanelSuspense>,
+            )}
           </div>
           <div {...tabPanel('files')}>
-            <MyStuff />
+            {whenMounted(
+              'files',
+              <PanelSuspense className="h-[400px]">
+                <MyStuff />
+              </PanelSuspense>,
+            )}
           </div>
         </div>
         <div {...tabPanel('alerts')} className={`flex min-w-0 flex-col gap-4 ${tabPanel('alerts').className}`}>
-          <div className="h-[741px]">
-            <WatchlistAlerts onOpenChart={openChart} />
-          </div>
-          <div className="h-[530px]">
-            <AlertLog />
-          </div>
-          <div className="min-h-[420px] flex-1">
-            <AlertRulesPanel />
-          </div>
+          {whenMounted(
+            'alerts',
+            <PanelSuspense className="h-[741px]">
+              <AlertsColumn onOpenChart={openChart} />
+            </PanelSuspense>,
+          )}
         </div>
         <GuidedTour />
         <DashboardShortcuts onSearch={searchSymbols} />

@@ -9,23 +9,20 @@
 // arrives on the live stream, without moving the trader's zoom.
 // Demo bars are labelled "Demo data" and Yahoo Finance bars "Delayed". A click on the price pane
 // picks a price; "Alert at ..." opens the alert-rule form with a price-cross at that price.
-import {
-  CandlestickSeries,
-  ColorType,
-  createChart,
-  createSeriesMarkers,
-  HistogramSeries,
-  LineSeries,
-  LineStyle,
-  type IChartApi,
-  type IPriceLine,
-  type ISeriesApi,
-  type ISeriesMarkersPluginApi,
-  type SeriesMarker,
-  type Time,
-  type UTCTimestamp,
+// The chart library (about a third of the dashboard's code) is fetched the first time a chart
+// is drawn, not with the page: the header and controls show at once, the canvas and its legend
+// once the library is there (docs/performance.md).
+import type {
+  IChartApi,
+  IPriceLine,
+  ISeriesApi,
+  ISeriesMarkersPluginApi,
+  SeriesMarker,
+  Time,
+  UTCTimestamp,
 } from 'lightweight-charts';
 import { useEffect, useMemo, useRef, useState } from 'react';
+import { CHUNK_FAILED_MESSAGE, loadWithin } from '../../chunkLoad.ts';
 import { alertDisplayType, parseAlertTimestamp } from '../../../shared/alertDisplay.ts';
 import { formatPrice } from '../../../shared/format.ts';
 import {
@@ -44,6 +41,16 @@ import { useRuleList } from '../rules/rulesApi.ts';
 import { ASSET_CLASS_LABELS } from './assetClasses.ts';
 import { alertLevels } from './chartLevels.ts';
 import { DELAYED_TITLE, isDelayedSource, useCandles, useRefetchOnAlert } from './marketApi.ts';
+
+type ChartLibrary = typeof import('lightweight-charts');
+
+/** lightweight-charts, fetched once on the first chart and shared by every later one. */
+let library: Promise<ChartLibrary> | null = null;
+function loadChartLibrary(): Promise<ChartLibrary> {
+  library ??= loadWithin(() => import('lightweight-charts'));
+  // A failed download stays failed for the page's life (the browser keeps it): no retry here.
+  return library;
+}
 
 const RSI_PERIOD = 14;
 const UP = '#22c55e';
@@ -65,6 +72,7 @@ const OVERLAY_COLORS: Record<ChartOverlay, string> = {
 
 /** The chart and its series, made once per dialog; data and lines change on them in place. */
 interface ChartParts {
+  lib: ChartLibrary;
   chart: IChartApi;
   candles: ISeriesApi<'Candlestick'>;
   volume: ISeriesApi<'Histogram'>;
@@ -96,6 +104,58 @@ function alertMarkers(data: CandleResponse): Array<SeriesMarker<UTCTimestamp>> {
     byBar.set(`${time}-${kind}`, { time, ...MARKER_STYLE[kind], size: 1 });
   }
   return [...byBar.values()].sort((a, b) => a.time - b.time);
+}
+
+/** A chart with its candle, volume and RSI panes, reporting the hovered bar and a clicked price. */
+function makeChart(
+  lib: ChartLibrary,
+  host: HTMLDivElement,
+  on: { onHover: (time: number | null) => void; onPick: (price: number) => void },
+): ChartParts {
+  const { CandlestickSeries, ColorType, createChart, createSeriesMarkers, HistogramSeries, LineSeries, LineStyle } =
+    lib;
+  const chart = createChart(host, {
+    autoSize: true,
+    layout: {
+      background: { type: ColorType.Solid, color: '#111827' },
+      textColor: '#d1d5db',
+      panes: { separatorColor: '#374151' },
+    },
+    grid: { vertLines: { color: '#1f2937' }, horzLines: { color: '#1f2937' } },
+    timeScale: { timeVisible: true, secondsVisible: false },
+  });
+  const candles = chart.addSeries(CandlestickSeries, {
+    upColor: UP,
+    downColor: DOWN,
+    wickUpColor: UP,
+    wickDownColor: DOWN,
+    borderVisible: false,
+  });
+  const volume = chart.addSeries(
+    HistogramSeries,
+    { priceFormat: { type: 'volume' }, priceLineVisible: false, lastValueVisible: false, title: 'Volume' },
+    1,
+  );
+  const rsi = chart.addSeries(
+    LineSeries,
+    { color: '#c084fc', lineWidth: 1, priceLineVisible: false, title: `RSI ${RSI_PERIOD}` },
+    2,
+  );
+  for (const level of [70, 30])
+    rsi.createPriceLine({ price: level, color: '#6b7280', lineStyle: LineStyle.Dashed, lineWidth: 1, title: '' });
+  const panes = chart.panes();
+  panes[0]?.setStretchFactor(4);
+  panes[1]?.setStretchFactor(1);
+  panes[2]?.setStretchFactor(1.3);
+  const markers = createSeriesMarkers(candles, []);
+  chart.subscribeCrosshairMove((param) => on.onHover(typeof param.time === 'number' ? param.time : null));
+  chart.subscribeClick((param) => {
+    // Only the price pane has prices to pick (the volume and RSI panes have their own scales).
+    if (param.paneIndex !== undefined && param.paneIndex !== 0) return;
+    const price = param.point ? candles.coordinateToPrice(param.point.y) : null;
+    if (price !== null && Number.isFinite(price) && price > 0) on.onPick(roundPrice(price));
+  });
+  return { lib, chart, candles, volume, rsi, markers, overlays: new Map(), levels: [] };
 }
 
 function ToggleButton({ pressed, onClick, children }: { pressed: boolean; onClick: () => void; children: string }) {
@@ -140,57 +200,35 @@ export function CandleChart({
   const [hovered, setHovered] = useState<number | null>(null);
   const lastClose = data?.candles.at(-1)?.close;
   const hasBars = data !== undefined && data.candles.length > 0;
+  // Counts the charts made (each after the library arrived): the effects below draw on the newest.
+  const [drawn, setDrawn] = useState(0);
+  const [libraryError, setLibraryError] = useState<string | null>(null);
 
-  // The chart itself, once the first bars are there; data, overlays and lines change on it.
+  // The chart itself, once the first bars and the library are there; data, overlays and lines
+  // change on it.
   useEffect(() => {
-    if (!container.current || !hasBars) return;
-    const chart = createChart(container.current, {
-      autoSize: true,
-      layout: {
-        background: { type: ColorType.Solid, color: '#111827' },
-        textColor: '#d1d5db',
-        panes: { separatorColor: '#374151' },
+    if (!hasBars) return;
+    let cancelled = false;
+    let made: IChartApi | null = null;
+    loadChartLibrary().then(
+      (lib) => {
+        if (cancelled || !container.current) return;
+        parts.current = makeChart(lib, container.current, {
+          onHover: setHovered,
+          onPick: (price) => setPicked({ chart: productId, price }),
+        });
+        made = parts.current.chart;
+        shown.current = null;
+        setDrawn((count) => count + 1);
       },
-      grid: { vertLines: { color: '#1f2937' }, horzLines: { color: '#1f2937' } },
-      timeScale: { timeVisible: true, secondsVisible: false },
-    });
-    const candles = chart.addSeries(CandlestickSeries, {
-      upColor: UP,
-      downColor: DOWN,
-      wickUpColor: UP,
-      wickDownColor: DOWN,
-      borderVisible: false,
-    });
-    const volume = chart.addSeries(
-      HistogramSeries,
-      { priceFormat: { type: 'volume' }, priceLineVisible: false, lastValueVisible: false, title: 'Volume' },
-      1,
+      (error: unknown) => {
+        if (!cancelled) setLibraryError(error instanceof Error ? error.message : CHUNK_FAILED_MESSAGE);
+      },
     );
-    const rsi = chart.addSeries(
-      LineSeries,
-      { color: '#c084fc', lineWidth: 1, priceLineVisible: false, title: `RSI ${RSI_PERIOD}` },
-      2,
-    );
-    for (const level of [70, 30])
-      rsi.createPriceLine({ price: level, color: '#6b7280', lineStyle: LineStyle.Dashed, lineWidth: 1, title: '' });
-    const panes = chart.panes();
-    panes[0]?.setStretchFactor(4);
-    panes[1]?.setStretchFactor(1);
-    panes[2]?.setStretchFactor(1.3);
-    const markers = createSeriesMarkers(candles, []);
-    parts.current = { chart, candles, volume, rsi, markers, overlays: new Map(), levels: [] };
-    shown.current = null;
-    chart.subscribeCrosshairMove((param) => setHovered(typeof param.time === 'number' ? param.time : null));
-    chart.subscribeClick((param) => {
-      // Only the price pane has prices to pick (the volume and RSI panes have their own scales).
-      if (param.paneIndex !== undefined && param.paneIndex !== 0) return;
-      const price = param.point ? candles.coordinateToPrice(param.point.y) : null;
-      if (price !== null && Number.isFinite(price) && price > 0)
-        setPicked({ chart: productId, price: roundPrice(price) });
-    });
     return () => {
+      cancelled = true;
       parts.current = null;
-      chart.remove();
+      made?.remove();
     };
   }, [hasBars, productId]);
 
@@ -226,6 +264,7 @@ export function CandleChart({
         wanted.add(key);
         let series = chart.overlays.get(key);
         if (!series) {
+          const { LineSeries, LineStyle } = chart.lib;
           series = chart.chart.addSeries(LineSeries, {
             color: OVERLAY_COLORS[overlay.id],
             lineWidth: line.name === 'BB middle' ? 1 : 2,
@@ -261,7 +300,7 @@ export function CandleChart({
       timeScale.setVisibleLogicalRange({ from: range.from + move, to: range.to + move });
     }
     shown.current = { timeframe: data.timeframe, times };
-  }, [data, hasBars]);
+  }, [data, drawn]);
 
   // The trader's alert levels as labelled horizontal lines.
   useEffect(() => {
@@ -272,13 +311,13 @@ export function CandleChart({
       chart.candles.createPriceLine({
         price: level.price,
         color: LEVEL_COLOR,
-        lineStyle: LineStyle.Dashed,
+        lineStyle: chart.lib.LineStyle.Dashed,
         lineWidth: 1,
         axisLabelVisible: true,
         title: level.title,
       }),
     );
-  }, [levels, hasBars]);
+  }, [levels, drawn]);
 
   // A picked price belongs to the symbol it was picked on.
   const clicked = picked && picked.chart === productId ? picked.price : undefined;
@@ -290,7 +329,8 @@ export function CandleChart({
     const index = data.candles.findIndex((candle) => seconds(candle.time) === hovered);
     return index < 0 ? data.candles.length - 1 : index;
   }, [data, hovered]);
-  const legendBar = data && legendIndex >= 0 ? data.candles[legendIndex] : undefined;
+  // The legend reads the drawn chart's bars (the hovered one): it comes with the canvas.
+  const legendBar = data && legendIndex >= 0 && drawn > 0 ? data.candles[legendIndex] : undefined;
 
   // Escape closes the chart, like its 'Close chart' button, when focus is inside it or on
   // nothing (the chart-icon button that opened it may have left the page) and it is on screen;
@@ -333,7 +373,8 @@ export function CandleChart({
       className="absolute inset-0 z-20 flex min-w-0 flex-col overflow-x-hidden overflow-y-auto rounded-lg bg-gray-900 p-2 sm:p-3"
     >
       <div className="flex flex-wrap items-center gap-x-3 gap-y-1">
-        <h3 className="text-lg font-bold text-white">{productId}</h3>
+        {/* h2: the chart is a section of the dashboard (under its h1), not of a panel heading. */}
+        <h2 className="text-lg font-bold text-white">{productId}</h2>
         {market && (
           <span className="text-xs text-gray-400" data-testid="chart-market">
             {market.name} · {ASSET_CLASS_LABELS[market.assetClass]}
@@ -427,6 +468,14 @@ export function CandleChart({
       {query.isPending && <p className="mt-4 text-gray-400">Loading...</p>}
       {query.isError && !data && (
         <p className="mt-4 text-red-300">The chart could not be loaded: {query.error.message}</p>
+      )}
+      {libraryError && (
+        <p role="alert" className="mt-4 text-red-300">
+          The chart could not be drawn: {libraryError}{' '}
+          <button type="button" className="underline" onClick={() => window.location.reload()}>
+            Reload
+          </button>
+        </p>
       )}
       {data && data.candles.length === 0 && (
         <p className="mt-4 text-gray-400">

@@ -12,10 +12,16 @@
 // each target (joyride's scrolling is off) and pauses `scrollPauseMs` before showing the step;
 // a window resize, debounced by `resizeDebounceMs`, re-opens the tab of the shown step (the
 // layout changes at the breakpoint); the overlay fades in `spotlightFadeSeconds`.
-import { useCallback, useContext, useEffect, useRef, useState } from 'react';
-import { ACTIONS, EVENTS, Joyride, STATUS, type EventData, type Step } from 'react-joyride';
+//
+// Joyride itself (TourTooltips.tsx) is fetched when the tour is first started, not with the
+// dashboard: the first start waits for it, later ones have it at once.
+import { useCallback, useContext, useEffect, useRef, useState, type ReactNode } from 'react';
+import type { Step } from 'react-joyride';
 import { TOUR } from '../../../shared/constants.ts';
+import { loadWithin } from '../../chunkLoad.ts';
+import { useNotify } from '../../ui/Notifications.tsx';
 import { ShowDashboardTab, tabOf } from '../layout/dashboardTabs.tsx';
+import type { TourTooltipsProps } from './TourTooltips.tsx';
 
 export const TOUR_STEPS: Step[] = [
   {
@@ -131,11 +137,27 @@ function canShow(selector: Step['target']): boolean {
   return element !== null && (hasBox(element) || tabToReveal(element) !== null);
 }
 
+type TourTooltipsComponent = (props: TourTooltipsProps) => ReactNode;
+
+/** The tooltips' module, fetched once on the first start. */
+let tooltips: Promise<TourTooltipsComponent> | null = null;
+function loadTooltips(): Promise<TourTooltipsComponent> {
+  tooltips ??= loadWithin(() => import('./TourTooltips.tsx')).then((module) => module.TourTooltips);
+  // After a failed download the next start asks again.
+  tooltips.catch(() => (tooltips = null));
+  return tooltips;
+}
+
+export const TOUR_LOAD_FAILED = 'The guided tour could not be loaded. Check your connection and reload the page.';
+
 const nextFrame = () => new Promise<void>((resolve) => requestAnimationFrame(() => resolve()));
 const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export function GuidedTour({ steps = TOUR_STEPS }: { steps?: Step[] }) {
   const showTab = useContext(ShowDashboardTab);
+  const notify = useNotify();
+  // Joyride's component once its module arrived (a component in state: set through a function).
+  const [Tooltips, setTooltips] = useState<TourTooltipsComponent | null>(null);
   const [run, setRun] = useState(false);
   const [stepIndex, setStepIndex] = useState(0);
   // The step being shown, readable inside event callbacks without waiting for a render.
@@ -198,22 +220,30 @@ export function GuidedTour({ steps = TOUR_STEPS }: { steps?: Step[] }) {
   );
 
   useEffect(() => {
-    const start = () => {
+    const start = async () => {
       if (!stepsAreValid(steps)) {
         console.warn('Steps are not valid');
         return;
       }
+      let component: TourTooltipsComponent;
+      try {
+        component = await loadTooltips();
+      } catch (error) {
+        console.error(error);
+        notify(TOUR_LOAD_FAILED);
+        return;
+      }
+      setTooltips(() => component);
       const first = visibleFrom(0, 1);
       if (first === -1) return;
-      void show(first).then((ok) => {
-        if (!ok) return;
-        running.current = true;
-        setRun(true);
-      });
+      if (!(await show(first))) return;
+      running.current = true;
+      setRun(true);
     };
-    window.addEventListener('startTour', start);
-    return () => window.removeEventListener('startTour', start);
-  }, [steps, visibleFrom, show]);
+    const onStart = () => void start();
+    window.addEventListener('startTour', onStart);
+    return () => window.removeEventListener('startTour', onStart);
+  }, [steps, visibleFrom, show, notify]);
 
   // Crossing the breakpoint turns the tabs on or off: re-open the shown step's tab.
   useEffect(() => {
@@ -231,62 +261,17 @@ export function GuidedTour({ steps = TOUR_STEPS }: { steps?: Step[] }) {
     };
   }, [reveal]);
 
-  const onEvent = (data: EventData) => {
-    const { action, index, status, type } = data;
-    if (
-      type === EVENTS.TOUR_END ||
-      status === STATUS.FINISHED ||
-      status === STATUS.SKIPPED ||
-      action === ACTIONS.SKIP ||
-      // Escape and a click on the overlay close the tooltip: that ends the tour.
-      action === ACTIONS.CLOSE
-    ) {
-      end();
+  // Joyride can report the end of a step more than once; only the shown step moves on.
+  const onStepDone = (index: number, direction: 1 | -1) => {
+    if (index !== shown.current) return;
+    const next = visibleFrom(index + direction, direction);
+    if (next === -1) {
+      if (direction === 1) end();
       return;
     }
-    // Joyride can report the end of a step more than once; only the shown step moves on.
-    if ((type === EVENTS.STEP_AFTER || type === EVENTS.TARGET_NOT_FOUND) && index === shown.current) {
-      const direction = action === ACTIONS.PREV ? -1 : 1;
-      const next = visibleFrom(index + direction, direction);
-      if (next === -1) {
-        if (direction === 1) end();
-        return;
-      }
-      void show(next);
-    }
+    void show(next);
   };
 
-  const total = steps.length;
-  return (
-    <Joyride
-      steps={steps}
-      run={run}
-      stepIndex={stepIndex}
-      continuous
-      onEvent={onEvent}
-      // The last button keeps the progress the Next buttons show ('Finish (9 of 9)').
-      locale={{ back: 'Back', last: `Finish (${total} of ${total})`, next: 'Next', skip: 'Skip tour' }}
-      options={{
-        buttons: ['back', 'primary', 'skip'],
-        showProgress: true,
-        zIndex: TOUR.zIndex,
-        scrollOffset: TOUR.scrollOffset,
-        primaryColor: TOUR.primaryColor,
-        backgroundColor: TOUR.tooltipBackground,
-        textColor: '#f9fafb',
-        arrowColor: TOUR.tooltipBackground,
-        dismissKeyAction: 'close',
-        overlayClickAction: 'close',
-        skipScroll: true,
-        // Fits a 390px phone with a margin on each side.
-        width: 'min(380px, calc(100vw - 24px))',
-      }}
-      // Joyride writes the primary button in the tooltip's background colour (grey on indigo,
-      // 2.3:1); white on indigo-600 reads at 6.3:1.
-      styles={{
-        overlay: { transition: `opacity ${TOUR.spotlightFadeSeconds}s` },
-        buttonPrimary: { color: '#ffffff' },
-      }}
-    />
-  );
+  if (!Tooltips) return null;
+  return <Tooltips steps={steps} run={run} stepIndex={stepIndex} onEnd={end} onStepDone={onStepDone} />;
 }

@@ -55,7 +55,8 @@ export function ChartWatchlist({
         type="button"
         title={`Open the ${symbol} chart`}
         aria-label={`Open the ${symbol} chart`}
-        className="flex items-center text-gray-300 hover:text-white"
+        // 24 px square at least: a touch target a finger can hit (WCAG 2.5.8).
+        className="flex min-h-6 min-w-6 items-center justify-center text-gray-300 hover:text-white"
         onClick={() => onOpenChart(known.id)}
       >
         <ChartIcon className="h-3.5 w-3.5" />

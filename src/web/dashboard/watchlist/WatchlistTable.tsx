@@ -285,7 +285,9 @@ export function WatchlistTable({
                   if (event.target === event.currentTarget) setFocused(symbol);
                 }}
                 onKeyDown={(event) => onRowKey(event, index)}
-                className={`cursor-pointer border-b border-gray-800 outline-none hover:bg-gray-800/60 focus-visible:bg-gray-800 focus-visible:ring-2 focus-visible:ring-indigo-400 focus-visible:ring-inset ${symbol === current ? 'bg-indigo-950/60 shadow-[inset_3px_0_0_0_#6366f1]' : ''}`}
+                // h-10: a row is as tall before its quote arrives (one line) as after (ticker and
+                // name), so the panels below do not move when the prices come in.
+                className={`h-10 cursor-pointer border-b border-gray-800 outline-none hover:bg-gray-800/60 focus-visible:bg-gray-800 focus-visible:ring-2 focus-visible:ring-indigo-400 focus-visible:ring-inset ${symbol === current ? 'bg-indigo-950/60 shadow-[inset_3px_0_0_0_#6366f1]' : ''}`}
               >
                 <WatchlistCells symbol={symbol} entry={entry} loading={quotes.isPending} />
                 <td className="px-1 py-1 text-right whitespace-nowrap">
@@ -294,7 +296,7 @@ export function WatchlistTable({
                     <button
                       type="button"
                       aria-label={`Remove ${symbol}`}
-                      className="px-0.5 text-gray-400 hover:text-red-400"
+                      className="inline-flex min-h-6 min-w-6 items-center justify-center text-gray-400 hover:text-red-400"
                       onClick={() => onRemove(symbol)}
                     >
                       ×
@@ -317,6 +319,8 @@ export function WatchlistTable({
           {delayed ? 'Stock and futures prices from Yahoo Finance are delayed. ' : ''}
         </p>
       )}
+      {/* The source line's place while the first prices load (demo and Yahoo prices have one). */}
+      {quotes.isPending && symbols.length > 0 && <p aria-hidden="true" className="mt-1 h-[16.5px]" />}
     </div>
   );
 }
