@@ -89,7 +89,8 @@ describe('npm start on a fresh clone', () => {
 
       const page = await fetch(`http://127.0.0.1:${port}/futures-micro-futures-ai`);
       expect(page.status).toBe(200);
-      expect(await page.text()).toContain('<div id="root"></div>');
+      // The built SPA shell: the root the app mounts in, painting "Loading..." before the scripts run.
+      expect(await page.text()).toMatch(/<div id="root"><div [^>]*>Loading\.\.\.<\/div><\/div>/);
       expect(existsSync(join(workdir, 'dist', 'web', 'index.html'))).toBe(true);
 
       // npm itself dies of the SIGINT like any terminal program; the server must stop cleanly.
