@@ -116,6 +116,22 @@ describe('disk storage temporaries left by dead writers', () => {
   });
 });
 
+describe('disk storage write that fails', () => {
+  it('leaves no temporary when the body fails before the temporary file is even open', async () => {
+    // A body refused at once (a content check, a sender gone) makes the write fail while the
+    // temporary is still being opened: removing it then must wait until it exists.
+    const before = (await readdir(join(dataDir, 'uploads'))).length;
+    for (let attempt = 0; attempt < 20; attempt += 1) {
+      const failing = new Readable({ read() {} });
+      failing.destroy(new Error('refused'));
+      await expect(storage.put(`${randomUUID()}.csv`, failing, 'text/csv')).rejects.toThrow();
+    }
+    // The stream's own open finishes after the failure: give it every chance to show.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await readdir(join(dataDir, 'uploads'))).toHaveLength(before);
+  });
+});
+
 describe('storage keys', () => {
   it('refuses anything but a server-made key', () => {
     for (const key of ['../etc/passwd', 'a/b.csv', 'x.csv', '.partial-1', '00000000-0000-4000-8000-000000000000.exe']) {
