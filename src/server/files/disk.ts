@@ -78,10 +78,15 @@ export function createDiskStorage(dataDir: string): FileStorage {
       assertStorageKey(key);
       await ready;
       const temporary = join(folder, temporaryName());
+      const output = createWriteStream(temporary, { flags: 'wx', mode: 0o600 });
       try {
-        await pipeline(body, createWriteStream(temporary, { flags: 'wx', mode: 0o600 }));
+        await pipeline(body, output);
         await rename(temporary, join(folder, key));
       } catch (error) {
+        // pipeline rejects as soon as the body fails, while the temporary may still be opening
+        // on the thread pool: removed before it exists, it would appear afterwards and stay.
+        // Once the stream has closed, the file exists (or never will) and goes.
+        if (!output.closed) await new Promise<void>((resolve) => output.once('close', () => resolve()));
         await rm(temporary, { force: true });
         throw error;
       }
