@@ -15,9 +15,9 @@ function moving(page: Page): Locator[] {
   return [
     page.locator('canvas'),
     page.getByTestId('subscription-status'),
-    // The watchlist tables' figures and latest alerts (the symbol column stays).
-    page.locator('[data-testid="watchlist-table"] td:not(:first-child)'),
-    page.getByRole('region', { name: 'Watchlist alerts', exact: true }),
+    // The watchlist tables: their figures and latest alerts set the columns' widths.
+    page.getByTestId('watchlist-table'),
+    page.getByRole('region', { name: 'Alerts for your watchlist', exact: true }),
     // The welcome message's WATOS grid: the latest bar's signals and odds.
     page.getByTestId('watos-grid'),
     page.getByRole('region', { name: 'Alert log results', exact: true }),
@@ -28,6 +28,18 @@ function moving(page: Page): Locator[] {
     page.getByRole('button', { name: /^Alert at / }),
     page.locator('time'),
   ];
+}
+
+/**
+ * Reloads until the alert engine has stored the history the charts draw (a first start
+ * backfills for some seconds after the server answers), then waits for the page to settle.
+ */
+async function withMarketData(page: Page) {
+  await expect(async () => {
+    await page.reload();
+    await settle(page);
+    await expect(page.getByText(/still filling the history/)).toHaveCount(0, { timeout: 1_000 });
+  }).toPass({ timeout: 90_000 });
 }
 
 async function settle(page: Page) {
@@ -42,8 +54,7 @@ test.describe('at 1440x900', () => {
 
   test('the dashboard looks as committed', async ({ subscribedPage: page }) => {
     await page.route(THIRD_PARTIES, (route) => route.abort('blockedbyclient'));
-    await page.reload();
-    await settle(page);
+    await withMarketData(page);
     await expect(page).toHaveScreenshot('dashboard-desktop.png', { mask: moving(page), maxDiffPixelRatio: 0.01 });
   });
 });
@@ -53,7 +64,7 @@ test.describe('at 390x844', () => {
 
   test('the dashboard tabs look as committed', async ({ subscribedPage: page }) => {
     await page.route(THIRD_PARTIES, (route) => route.abort('blockedbyclient'));
-    await page.reload();
+    await withMarketData(page);
     const sections = page.getByRole('tablist', { name: 'Dashboard sections' });
     for (const tab of ['Chart', 'Alerts', 'AI', 'Files']) {
       await sections.getByRole('tab', { name: tab }).click();

@@ -262,7 +262,7 @@ export function WatchlistAlerts({
         className="mt-3 min-h-0 flex-1 space-y-2 overflow-y-auto"
         tabIndex={0}
         role="region"
-        aria-label="Watchlist alerts"
+        aria-label="Alerts for your watchlist"
       >
         {untracked.map((symbol) => (
           <p key={symbol} className="text-xs text-gray-400" data-testid="no-market-data">
