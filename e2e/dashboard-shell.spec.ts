@@ -2,7 +2,7 @@
 // from the watchlist, the watchlist rules and persistence, the Barchart form and widget
 // lifecycle, switching among the five sources, and the guided tour.
 import type { Page } from '@playwright/test';
-import { expect, test } from './fixtures.ts';
+import { expect, test, TOUR_TITLES } from './fixtures.ts';
 
 async function interceptThirdParties(page: Page) {
   const requested: string[] = [];
@@ -194,18 +194,7 @@ test("the guided tour runs docs/SPEC.md's eight steps in order then the alert ru
   subscribedPage: page,
 }) => {
   await interceptThirdParties(page);
-  const titles = [
-    'Chart Analysis Hub',
-    'Platform Switcher',
-    'Professional Charting',
-    'Watchlist Management',
-    'Watchlist Alerts',
-    'Market Alert Log',
-    'AI Assistant',
-    'Prompt Catalog & File Management',
-    // Issue 16: the trader's own alert rules, after docs/SPEC.md's eight.
-    'Alert Rules',
-  ];
+  const titles = TOUR_TITLES;
   const tooltip = page.getByRole('alertdialog');
   await page.getByRole('button', { name: 'Take Tour' }).click();
   for (const [index, title] of titles.entries()) {

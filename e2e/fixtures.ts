@@ -5,6 +5,19 @@ import { test as base, expect, type APIRequestContext, type Page } from '@playwr
 
 export { expect };
 
+/** The guided tour's step titles in order: docs/SPEC.md's eight, then the alert rules (issue 16). */
+export const TOUR_TITLES = [
+  'Chart Analysis Hub',
+  'Platform Switcher',
+  'Professional Charting',
+  'Watchlist Management',
+  'Watchlist Alerts',
+  'Market Alert Log',
+  'AI Assistant',
+  'Prompt Catalog & File Management',
+  'Alert Rules',
+];
+
 /** Every route a visitor can open without signing in (the 404 page included). */
 export const OPEN_ROUTES = [
   '/',

@@ -3,22 +3,11 @@
 // Escape and an outside click close), the dashboard's tabs, and the guided tour fitting the
 // screen and opening the tab that holds each step.
 import type { Page } from '@playwright/test';
-import { expect, OPEN_ROUTES, test } from './fixtures.ts';
+import { expect, OPEN_ROUTES, TOUR_TITLES, test } from './fixtures.ts';
 
 const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1440, height: 900 };
 
-const TOUR_TITLES = [
-  'Chart Analysis Hub',
-  'Platform Switcher',
-  'Professional Charting',
-  'Watchlist Management',
-  'Watchlist Alerts',
-  'Market Alert Log',
-  'AI Assistant',
-  'Prompt Catalog & File Management',
-  'Alert Rules',
-];
 /** The dashboard tab that holds each tour step's target on a phone. */
 const TOUR_TABS = ['Chart', 'Chart', 'Chart', 'Chart', 'Alerts', 'Alerts', 'AI', 'AI', 'Alerts'];
 
