@@ -1,6 +1,6 @@
 // Swing points of strength 3 (swingPoints in indicators.ts holds the definition) in WebAssembly
 // SIMD, two bars to a 128-bit lane pair. Measured by bench/indicators.bench.ts: over a million
-// bars it takes 0.3x to 0.45x the time of the previous JavaScript kernel, copies included, and
+// bars it takes 0.3x to 0.46x the time of the previous JavaScript kernel, copies included, and
 // 0.4x to 0.6x on 500 bars (JavaScript pays a check of the array's map, length and bounds on every
 // element it reads; here the reads are plain vector loads).
 //
