@@ -18,10 +18,15 @@
 //   so rounding cannot build up over a long series (a price that falls a millionfold would
 //   otherwise keep the error of its old magnitude).
 //
+// Swing points of strength 3 run in WebAssembly SIMD instead (swingKernel.ts): there the
+// JavaScript kernel stayed at 2 to 2.7 times the plain loop the bench holds it to.
+//
 // Conventions, checked against peer libraries in indicators.test.ts:
 // - EMA is seeded with the SMA of its first `period` values (first value at period - 1).
 // - RSI and ATR use Wilder's smoothing, seeded with simple averages of the first periods.
 // - Bollinger bands use the population standard deviation.
+
+import { SIMD_MIN_BARS, swingPointsOfThreeSimd } from './swingKernel.ts';
 
 function output(length: number): Float64Array {
   return new Float64Array(length).fill(NaN);
@@ -468,14 +473,16 @@ export function roc(close: Float64Array, period = 10, out: Float64Array = output
  * Swing points: 1 where the bar's high is the strict highest of `strength` bars either side
  * (a swing high), -1 for the same with lows (a swing low), else 0. A swing is only known
  * `strength` bars later, so the first and last `strength` entries are not written (0 in a
- * fresh output).
+ * fresh output). A NaN neighbour disqualifies nothing (a comparison with NaN is false), and a
+ * bar that is both a swing high and a swing low reads 1.
  *
- * Whether a neighbour is higher is a coin toss on market data, so an early exit on the first
- * higher neighbour spends most of its time on mispredicted branches. Here every comparison
- * becomes a 0 or 1 (unary `+` on the boolean) and they are combined with `&`: more
- * comparisons, no branch. Each is
- * written `!(neighbour >= bar)` rather than `bar > neighbour` so that, as before, a NaN
- * neighbour disqualifies nothing.
+ * Strength 3 (the engine's SWING_STRENGTH) runs in WebAssembly SIMD (swingKernel.ts) on all but
+ * the last few bars of any series of SIMD_MIN_BARS or more. The loop below finishes it, and does
+ * every other case. Whether a neighbour is higher is a coin toss on market data, so an early exit
+ * on the first higher neighbour would spend most of its time on mispredicted branches: every
+ * comparison becomes a 0 or 1 (unary `+` on the boolean) and they are combined with `&`. Each is
+ * written `!(neighbour >= bar)` rather than `bar > neighbour` so that a NaN neighbour
+ * disqualifies nothing.
  */
 export function swingPoints(
   high: Float64Array,
@@ -483,12 +490,25 @@ export function swingPoints(
   strength = 3,
   out: Int8Array = new Int8Array(high.length),
 ): Int8Array {
-  return strength === 3 ? swingPointsOfThree(high, low, out) : swingPointsOfAny(high, low, strength, out);
+  const end = high.length - strength;
+  let from = strength;
+  if (strength === 3 && high.length >= SIMD_MIN_BARS && low.length === high.length && out.length >= high.length) {
+    from = swingPointsOfThreeSimd(high, low, out, (first, last) => swingPointsBetween(high, low, 3, out, first, last));
+  }
+  swingPointsBetween(high, low, strength, out, from, end);
+  return out;
 }
 
-function swingPointsOfAny(high: Float64Array, low: Float64Array, strength: number, out: Int8Array): Int8Array {
-  const end = high.length - strength;
-  for (let index = strength; index < end; index += 1) {
+/** swingPoints on bars from..to - 1 (each at least `strength` bars from either end). */
+function swingPointsBetween(
+  high: Float64Array,
+  low: Float64Array,
+  strength: number,
+  out: Int8Array,
+  from: number,
+  to: number,
+): void {
+  for (let index = from; index < to; index += 1) {
     const barHigh = high[index];
     const barLow = low[index];
     let isHigh = 1;
@@ -497,113 +517,9 @@ function swingPointsOfAny(high: Float64Array, low: Float64Array, strength: numbe
       isHigh &= +!(high[index - offset] >= barHigh) & +!(high[index + offset] >= barHigh);
       isLow &= +!(low[index - offset] <= barLow) & +!(low[index + offset] <= barLow);
     }
-    out[index] = swingCode(isHigh, isLow);
+    // 1 for a swing high, else -1 for a swing low, else 0.
+    out[index] = isHigh - (isLow & ~isHigh);
   }
-  return out;
-}
-
-/** 1 for a swing high, else -1 for a swing low, else 0 (a bar that is both reads 1). */
-function swingCode(isHigh: number, isLow: number): number {
-  return isHigh - (isLow & ~isHigh);
-}
-
-/**
- * swingPoints for strength 3, the engine's SWING_STRENGTH, taking bars in adjacent pairs. Two
- * adjacent bars cannot both be swing highs (each would have to be above the other), so only
- * the higher of a pair is checked against the rest of its window: the four neighbours the two
- * share, plus the one on the winner's far side. That is 7 comparisons a pair instead of 12,
- * with no branch: the winner's position is a 0/1 that indexes the arrays. (Highs shown; lows
- * mirror them.) The shortcut needs comparisons to be an order, which NaN breaks (a NaN bar is
- * neither above nor below its partner), so each step sums its eight bars as a NaN detector:
- * on NaN (or infinities of both signs) the general loop redoes the whole series.
- */
-function swingPointsOfThree(high: Float64Array, low: Float64Array, out: Int8Array): Int8Array {
-  const end = high.length - 3;
-  let index = 3;
-  // The bars that do not fill a last step of four go first, one at a time. Nothing that V8
-  // collects type feedback for may come after the hot loop: the first call compiles the loop
-  // while it runs, and an operation it has not seen yet would make every call bail out of that
-  // compiled loop at its end and keep the slower on-stack-replacement version in use.
-  for (const stop = Math.min(end, index + (Math.max(0, end - index) % 4)); index < stop; index += 1) {
-    const barHigh = high[index];
-    const barLow = low[index];
-    const isHigh =
-      +!(high[index - 3] >= barHigh) &
-      +!(high[index - 2] >= barHigh) &
-      +!(high[index - 1] >= barHigh) &
-      +!(high[index + 1] >= barHigh) &
-      +!(high[index + 2] >= barHigh) &
-      +!(high[index + 3] >= barHigh);
-    const isLow =
-      +!(low[index - 3] <= barLow) &
-      +!(low[index - 2] <= barLow) &
-      +!(low[index - 1] <= barLow) &
-      +!(low[index + 1] <= barLow) &
-      +!(low[index + 2] <= barLow) &
-      +!(low[index + 3] <= barLow);
-    out[index] = swingCode(isHigh, isLow);
-  }
-  // Two pairs a step: their windows overlap, so most values are loaded once for both.
-  for (; index < end; index += 4) {
-    const h0 = high[index - 2],
-      h1 = high[index - 1],
-      h2 = high[index],
-      h3 = high[index + 1];
-    const h4 = high[index + 2],
-      h5 = high[index + 3],
-      h6 = high[index + 4],
-      h7 = high[index + 5];
-    const firstPairHigh = +(h3 > h2);
-    const firstTop = high[index + firstPairHigh];
-    const firstIsHigh =
-      +!(h0 >= firstTop) &
-      +!(h1 >= firstTop) &
-      +!(h4 >= firstTop) &
-      +!(h5 >= firstTop) &
-      +!(high[index - 3 + 7 * firstPairHigh] >= firstTop);
-    const secondPairHigh = +(h5 > h4);
-    const secondTop = high[index + 2 + secondPairHigh];
-    const secondIsHigh =
-      +!(h2 >= secondTop) &
-      +!(h3 >= secondTop) &
-      +!(h6 >= secondTop) &
-      +!(h7 >= secondTop) &
-      +!(high[index - 1 + 7 * secondPairHigh] >= secondTop);
-
-    const l0 = low[index - 2],
-      l1 = low[index - 1],
-      l2 = low[index],
-      l3 = low[index + 1];
-    const l4 = low[index + 2],
-      l5 = low[index + 3],
-      l6 = low[index + 4],
-      l7 = low[index + 5];
-    const firstPairLow = +(l3 < l2);
-    const firstBottom = low[index + firstPairLow];
-    const firstIsLow =
-      +!(l0 <= firstBottom) &
-      +!(l1 <= firstBottom) &
-      +!(l4 <= firstBottom) &
-      +!(l5 <= firstBottom) &
-      +!(low[index - 3 + 7 * firstPairLow] <= firstBottom);
-    const secondPairLow = +(l5 < l4);
-    const secondBottom = low[index + 2 + secondPairLow];
-    const secondIsLow =
-      +!(l2 <= secondBottom) &
-      +!(l3 <= secondBottom) &
-      +!(l6 <= secondBottom) &
-      +!(l7 <= secondBottom) &
-      +!(low[index - 1 + 7 * secondPairLow] <= secondBottom);
-
-    out[index] = swingCode(+(h2 > h3) & firstIsHigh, +(l2 < l3) & firstIsLow);
-    out[index + 1] = swingCode(firstPairHigh & firstIsHigh, firstPairLow & firstIsLow);
-    out[index + 2] = swingCode(+(h4 > h5) & secondIsHigh, +(l4 < l5) & secondIsLow);
-    out[index + 3] = swingCode(secondPairHigh & secondIsHigh, secondPairLow & secondIsLow);
-    // NaN is the one value unequal to itself, and it spreads through a sum.
-    const checksum = h2 + h3 + h4 + h5 + (l2 + l3 + l4 + l5);
-    if (checksum !== checksum) return swingPointsOfAny(high, low, 3, out);
-  }
-  return out;
 }
 
 export interface PriceLevel {
