@@ -4,7 +4,7 @@
 import { and, asc, count, desc, eq, inArray } from 'drizzle-orm';
 import { isTradingMinute } from '../../shared/sessions.ts';
 import { symbolById } from '../../shared/tickers.ts';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ALERT_TYPES } from '../../shared/constants.ts';
 import { alerts, candles } from '../db/schema.ts';
 import { openTestDatabase, type TestDatabase } from '../db/testing.ts';
@@ -249,5 +249,58 @@ describe('alert engine across asset classes', () => {
       new Date(monday),
     );
     expect(msftAlerts.length).toBeGreaterThan(0);
+  });
+
+  it('stops mid-pass without waiting for the rest of the universe, and resumes from the stored bars', async () => {
+    const symbols = ['NVDA', 'AMZN', 'META', 'GOOGL', 'JPM', 'KO'];
+    const monday = Date.UTC(2026, 5, 15, 8, 0, 30);
+    const demo = createDemoFeed({ now: () => monday });
+    const asked: string[] = [];
+    let stopping: Promise<void> | null = null;
+    let stopEngine: () => Promise<void> = async () => undefined;
+    // The second symbol's bars are the moment a shutdown arrives.
+    const provider: MarketDataProvider = {
+      source: 'demo',
+      quotes: () => Promise.resolve(new Map()),
+      candles: (productId, granularity, from, to) => {
+        asked.push(productId);
+        if (productId === symbols[1]) stopping ??= stopEngine();
+        return demo.candles(productId, granularity, from, to);
+      },
+    };
+    const options = {
+      database,
+      provider,
+      source: 'demo' as const,
+      bus: createAlertBus(),
+      log: quietLog,
+      products: symbols,
+      now: () => monday,
+      backfillHourDays: 5,
+      sliceSize: 1,
+    };
+    const first = createAlertEngine(options);
+    stopEngine = () => first.stop();
+    first.start();
+    await vi.waitFor(() => expect(stopping).not.toBeNull(), { timeout: 30_000 });
+    await stopping;
+    const storedBy = async () =>
+      new Set(
+        (
+          await database.db
+            .selectDistinct({ productId: candles.productId })
+            .from(candles)
+            .where(inArray(candles.productId, symbols))
+        ).map((row) => row.productId),
+      );
+    // The symbol being fetched when the stop came is stored; none after it was even asked for.
+    expect(new Set(asked)).toEqual(new Set(symbols.slice(0, 2)));
+    expect(await storedBy()).toEqual(new Set(symbols.slice(0, 2)));
+
+    // The next run picks up the rest and asks nothing again of the symbols already stored.
+    asked.length = 0;
+    await createAlertEngine(options).tick();
+    expect(new Set(asked)).toEqual(new Set(symbols.slice(2)));
+    expect(await storedBy()).toEqual(new Set(symbols));
   });
 });

@@ -171,6 +171,9 @@ export function createAlertEngine(options: AlertEngineOptions) {
     // A turn for the event loop first: the demo feed computes bars synchronously, and awaits
     // that resolve at once do not let requests in between symbols.
     await yieldToLoop();
+    // A stop asked for mid-pass: symbols not yet fetched wait for the next run (or the next
+    // leader), which resumes from their last stored bar.
+    if (stopped) return null;
     const state = tracked.get(productId)!;
     const hourWindow = due(productId, state, 3600, options.backfillHourDays ?? 30);
     const minuteDays = options.backfillMinuteDays ?? 2;
@@ -271,10 +274,10 @@ export function createAlertEngine(options: AlertEngineOptions) {
     const products = universe();
     await options.rules?.sync();
     let created = 0;
-    for (let start = 0; start < products.length; start += sliceSize) {
+    for (let start = 0; start < products.length && !stopped; start += sliceSize) {
       created += await passSlice(products.slice(start, start + sliceSize));
     }
-    if (options.afterPass) {
+    if (options.afterPass && !stopped) {
       try {
         await options.afterPass();
       } catch (error) {
@@ -349,7 +352,11 @@ export function createAlertEngine(options: AlertEngineOptions) {
       stopped = false;
       schedule(0);
     },
-    /** Stops the schedule and releases the lock, so a standby takes over within seconds. */
+    /**
+     * Stops the schedule and releases the lock, so a standby takes over within seconds. A pass
+     * under way ends after the symbols already fetched are stored, not after the whole universe
+     * (a first backfill takes minutes; a shutdown must not wait for it).
+     */
     async stop() {
       stopped = true;
       if (timer) clearTimeout(timer);
