@@ -13,6 +13,7 @@ import type { MarketDataProvider, MarketRouter } from '../market/types.ts';
 import { createAlertBus, type LiveAlert } from './bus.ts';
 import { createAlertEngine } from './engine.ts';
 import { queryAlerts } from './service.ts';
+import { storeCandleBatch } from '../market/service.ts';
 
 const quietLog = { info: () => undefined, warn: () => undefined, error: () => undefined };
 const products = ['BTC-USD', 'ETH-USD'];
@@ -256,7 +257,7 @@ describe('alert engine across asset classes', () => {
     const monday = Date.UTC(2026, 5, 15, 8, 0, 30);
     const demo = createDemoFeed({ now: () => monday });
     const asked: string[] = [];
-    let stopping: Promise<void> | null = null;
+    let stopping = null as Promise<void> | null;
     let stopEngine: () => Promise<void> = async () => undefined;
     // The second symbol's bars are the moment a shutdown arrives.
     const provider: MarketDataProvider = {
@@ -293,14 +294,44 @@ describe('alert engine across asset classes', () => {
             .where(inArray(candles.productId, symbols))
         ).map((row) => row.productId),
       );
-    // The symbol being fetched when the stop came is stored; none after it was even asked for.
+    // The slice being fetched when the stop came is dropped unwritten; none after it was asked for.
     expect(new Set(asked)).toEqual(new Set(symbols.slice(0, 2)));
-    expect(await storedBy()).toEqual(new Set(symbols.slice(0, 2)));
+    expect(await storedBy()).toEqual(new Set(symbols.slice(0, 1)));
 
-    // The next run picks up the rest and asks nothing again of the symbols already stored.
+    // The next run picks up the rest and asks nothing again of the symbol already stored.
     asked.length = 0;
     await createAlertEngine(options).tick();
-    expect(new Set(asked)).toEqual(new Set(symbols.slice(2)));
+    expect(new Set(asked)).toEqual(new Set(symbols.slice(1)));
     expect(await storedBy()).toEqual(new Set(symbols));
+  });
+
+  it('a candle write cut short by a stop leaves each symbol a prefix of its bars', async () => {
+    const start = Date.UTC(2026, 0, 5, 0, 0);
+    const bars = (count: number) =>
+      Array.from({ length: count }, (_, index) => ({
+        time: start + index * 60_000,
+        open: 1,
+        high: 2,
+        low: 0.5,
+        close: 1.5,
+        volume: 10,
+      }));
+    const batches = [
+      { productId: 'SOL-USD', granularity: 60 as const, source: 'demo' as const, rows: bars(700) },
+      { productId: 'XRP-USD', granularity: 60 as const, source: 'demo' as const, rows: bars(700) },
+    ];
+    let asked = 0;
+    const complete = await storeCandleBatch(database.db, batches, () => ++asked >= 2);
+    expect(complete).toBe(false);
+    const stored = await database.db
+      .select({ productId: candles.productId, time: candles.time })
+      .from(candles)
+      .where(inArray(candles.productId, ['SOL-USD', 'XRP-USD']))
+      .orderBy(asc(candles.productId), asc(candles.time));
+    // Two statements of 500 rows: all of SOL-USD, then XRP-USD's first 300, nothing after.
+    const bySymbol = (id: string) => stored.filter((row) => row.productId === id).map((row) => row.time.getTime());
+    expect(bySymbol('SOL-USD')).toEqual(bars(700).map((bar) => bar.time));
+    expect(bySymbol('XRP-USD')).toEqual(bars(300).map((bar) => bar.time));
+    expect(await storeCandleBatch(database.db, batches)).toBe(true);
   });
 });

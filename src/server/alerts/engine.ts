@@ -236,7 +236,10 @@ export function createAlertEngine(options: AlertEngineOptions) {
     for (const entry of done) {
       perSymbol.push(alertsOf(entry));
       if (perSymbol.length % GENERATOR_YIELD_EVERY === 0) await yieldToLoop();
+      // Stopped before anything of this slice was written: the next run redoes it whole.
+      if (stopped) return 0;
     }
+    if (stopped) return 0;
     const saved = await saveAlerts(db, perSymbol.flat());
     // Rules see the new bars and every alert they produced (not only the newly saved ones: a
     // re-run must re-evaluate the same input). Then the bars are stored: the progress marker.
@@ -253,9 +256,11 @@ export function createAlertEngine(options: AlertEngineOptions) {
         })),
       })),
     );
-    await storeCandleBatch(db, batches);
+    // A stop may cut the write short between statements (see storeCandleBatch): the state then
+    // stays where the stored bars say, and the next run resumes from there.
+    const stored = await storeCandleBatch(db, batches, () => stopped);
     // Only now that the bars are stored does the in-memory state move on.
-    for (const { productId, hours, minutes, history } of done) {
+    for (const { productId, hours, minutes, history } of stored ? done : []) {
       const state = tracked.get(productId)!;
       if (hours.length > 0) state.last[3600] = hours.at(-1)!.time;
       if (minutes.length > 0) {

@@ -170,7 +170,16 @@ export interface CandleBatch {
 }
 
 /** Stores the bars of many assets in as few statements as possible, skipping any already stored. */
-export async function storeCandleBatch(db: Database, batches: readonly CandleBatch[]): Promise<void> {
+/**
+ * Stores the batches in order, 500 rows a statement. With `stopping`, asked between statements,
+ * it may end early (returning false): each symbol then holds a prefix of its bars, and a later
+ * run resumes from the last one stored, so nothing is skipped.
+ */
+export async function storeCandleBatch(
+  db: Database,
+  batches: readonly CandleBatch[],
+  stopping: () => boolean = () => false,
+): Promise<boolean> {
   // One statement per STORE_CHUNK rows with one array parameter per column (unnest): building
   // a 1,000-row VALUES list through the query builder cost more than the insert itself, and a
   // first backfill writes about a million bars. Between chunks the event loop gets a turn, so
@@ -202,10 +211,14 @@ export async function storeCandleBatch(db: Database, batches: readonly CandleBat
       columns.close.push(row.close);
       columns.volume.push(row.volume);
       columns.source.push(source);
-      if (columns.time.length >= STORE_CHUNK) await flush();
+      if (columns.time.length >= STORE_CHUNK) {
+        await flush();
+        if (stopping()) return false;
+      }
     }
   }
   await flush();
+  return true;
 }
 
 function emptyColumns() {
