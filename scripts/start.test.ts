@@ -60,7 +60,8 @@ function pressCtrlC(child: ChildProcess): Promise<{ code: number | null; signal:
 
 describe('npm start on a fresh clone', () => {
   const workdir = mkdtempSync(join(tmpdir(), 'watos-clone-'));
-  afterAll(() => rmSync(workdir, { recursive: true, force: true }));
+  // The clone holds a whole node_modules: removing it takes minutes on a busy disk.
+  afterAll(() => rmSync(workdir, { recursive: true, force: true }), 300_000);
 
   it(
     'installs, builds, migrates, serves /healthz, and restarts cleanly after Ctrl-C',
