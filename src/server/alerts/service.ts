@@ -26,23 +26,53 @@ export interface NewAlert {
 /** Rows a statement inserts at most (a statement takes at most 65,535 parameters). */
 const SAVE_CHUNK = 1000;
 
+/**
+ * Held (for the transaction) by every writer of the alerts table, on every instance: writers
+ * take turns, so ids become visible in the order they were given, and a reader that holds
+ * every row up to id N needs only the rows after N to be current (recent.ts).
+ */
+export const ALERT_WRITE_LOCK_KEY = 0x57414c47;
+
+type StoredListener = (saved: Array<NewAlert & { id: number }>) => Promise<void> | void;
+const storedListeners = new WeakMap<Database, Set<StoredListener>>();
+
+/**
+ * Told after every saveAlerts on this database in this process, once the rows are committed;
+ * saveAlerts resolves after its listeners have (the recent alert log is current before the
+ * writer goes on). Returns the unsubscribe function.
+ */
+export function onAlertsStored(db: Database, listener: StoredListener): () => void {
+  let listeners = storedListeners.get(db);
+  if (!listeners) storedListeners.set(db, (listeners = new Set()));
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
 /** Inserts alerts, skipping ones already stored; returns the ones that were new. */
 export async function saveAlerts(db: Database, batch: NewAlert[]): Promise<Array<NewAlert & { id: number }>> {
-  const saved: Array<NewAlert & { id: number }> = [];
-  for (let start = 0; start < batch.length; start += SAVE_CHUNK) {
-    const rows = await db
-      .insert(alerts)
-      .values(batch.slice(start, start + SAVE_CHUNK))
-      .onConflictDoNothing({ target: [alerts.ticker, alerts.alertType, alerts.timestamp] })
-      .returning({
-        id: alerts.id,
-        ticker: alerts.ticker,
-        alertType: alerts.alertType,
-        message: alerts.message,
-        timestamp: alerts.timestamp,
-        source: alerts.source,
-      });
-    saved.push(...rows);
+  if (batch.length === 0) return [];
+  const saved = await db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(${ALERT_WRITE_LOCK_KEY})`);
+    const rows: Array<NewAlert & { id: number }> = [];
+    for (let start = 0; start < batch.length; start += SAVE_CHUNK) {
+      const chunk = await tx
+        .insert(alerts)
+        .values(batch.slice(start, start + SAVE_CHUNK))
+        .onConflictDoNothing({ target: [alerts.ticker, alerts.alertType, alerts.timestamp] })
+        .returning({
+          id: alerts.id,
+          ticker: alerts.ticker,
+          alertType: alerts.alertType,
+          message: alerts.message,
+          timestamp: alerts.timestamp,
+          source: alerts.source,
+        });
+      rows.push(...chunk);
+    }
+    return rows;
+  });
+  if (saved.length > 0) {
+    for (const listener of storedListeners.get(db) ?? []) await listener(saved);
   }
   return saved;
 }
