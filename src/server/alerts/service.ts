@@ -96,27 +96,47 @@ export function toLiveAlert(row: NewAlert & { id: number }): LiveAlert {
   return { id: row.id, source: row.source, ...toAlertRecord(row) };
 }
 
+/** The database's own client (PGlite or a pg pool): both take a statement and its parameters. */
+interface DriverClient {
+  query(
+    text: string,
+    params: unknown[],
+  ): Promise<{ rows: Array<{ ticker: string; alert_type: string; message: string; timestamp: Date | string }> }>;
+}
+
+/**
+ * The filtered alert log, newest first. Sent as one statement straight to the database's client:
+ * the query builder and its row mapping cost more than the indexed query itself (2 to 3x on
+ * PGlite), and this runs for every alert-log request the recent window does not answer.
+ */
 export async function queryAlerts(db: Database, query: AlertQuery, now = new Date()): Promise<AlertRecord[]> {
   const end = query.end_time ? parseAlertTimestamp(query.end_time) : now;
   const start = query.start_time
     ? parseAlertTimestamp(query.start_time)
     : new Date(now.getTime() - ALERT_LOG_DEFAULT_WINDOW_MS);
-  const conditions: SQL[] = [gte(alerts.timestamp, start), lte(alerts.timestamp, end)];
-  if (query.alert_type) conditions.push(eq(alerts.alertType, query.alert_type));
-  if (query.symbol) conditions.push(eq(alerts.ticker, query.symbol));
-  if (query.market) conditions.push(inArray(alerts.ticker, tickersOfClass(query.market)));
-  const rows = await db
-    .select({
-      ticker: alerts.ticker,
-      alertType: alerts.alertType,
-      message: alerts.message,
-      timestamp: alerts.timestamp,
-    })
-    .from(alerts)
-    .where(and(...conditions))
-    .orderBy(desc(alerts.timestamp), desc(alerts.id))
-    .limit(query.max_count ?? ALERT_LOG_DEFAULT_MAX);
-  return rows.map(toAlertRecord);
+  const params: unknown[] = [start.toISOString(), end.toISOString()];
+  let where = 'timestamp >= $1 and timestamp <= $2';
+  if (query.alert_type) where += ` and alert_type = $${params.push(query.alert_type)}`;
+  if (query.symbol) where += ` and ticker = $${params.push(query.symbol)}`;
+  if (query.market) {
+    const tickers = tickersOfClass(query.market);
+    where +=
+      tickers.length === 0
+        ? ' and false'
+        : ` and ticker in (${tickers.map((ticker) => `$${params.push(ticker)}`).join(', ')})`;
+  }
+  const limit = `$${params.push(query.max_count ?? ALERT_LOG_DEFAULT_MAX)}`;
+  const client = (db as unknown as { $client: DriverClient }).$client;
+  const { rows } = await client.query(
+    `select ticker, alert_type, message, timestamp from alerts where ${where} order by timestamp desc, id desc limit ${limit}`,
+    params,
+  );
+  return rows.map((row) => ({
+    ticker: row.ticker,
+    alert_type: row.alert_type,
+    message: row.message,
+    timestamp: formatAlertTimestamp(new Date(row.timestamp)),
+  }));
 }
 
 /** One ticker's alerts since a moment, oldest first (at most `limit`): the chart's markers. */
