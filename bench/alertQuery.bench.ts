@@ -1,7 +1,7 @@
 // The alert log query over 1,000,000 stored alerts (PGlite, the embedded database, with the
 // migrations' indexes), and over 5,000,000 on PostgreSQL when TEST_DATABASE_URL is set (a
 // database of its own, dropped afterwards): latency of filtered queries like the All-Market
-// Alert Log sends (queryAlerts: drizzle, the records the route answers with), p50/p95, against
+// Alert Log sends (queryAlerts, the records the route answers with), p50/p95, against
 // the peer measured in the same run: the same SQL sent straight to the database's own client
 // (no query builder, no mapping). A second peer for scale: the same filter done by scanning
 // every alert in memory. Target: p95 under 3 ms on each database.
@@ -89,9 +89,7 @@ async function measure(db: Database, label: string, alerts: number): Promise<voi
   const directP95 = percentile(direct, 0.95);
   console.log(`\n${QUERIES} filtered alert-log queries over ${alerts.toLocaleString('en-US')} alerts, ${label}`);
   console.log('                                   p50 ms   p95 ms');
-  console.log(
-    `queryAlerts (drizzle, records) ${percentile(ours, 0.5).toFixed(2).padStart(9)} ${p95.toFixed(2).padStart(8)}`,
-  );
+  console.log(`queryAlerts (records)    ${percentile(ours, 0.5).toFixed(2).padStart(9)} ${p95.toFixed(2).padStart(8)}`);
   console.log(
     `peer: same SQL, direct client  ${percentile(direct, 0.5).toFixed(2).padStart(9)} ${directP95.toFixed(2).padStart(8)}`,
   );
