@@ -50,7 +50,7 @@ import {
   type QuoteService,
 } from './market/service.ts';
 import { marketRoutes } from './market/routes.ts';
-import { alertRoutes, alertStreamRoutes, alertTestHookRoutes } from './alerts/routes.ts';
+import { alertRoutes, alertStreamRoutes, alertTestHookRoutes, createRecentAlertLog } from './alerts/routes.ts';
 import { alertsSince, createAlertBus, latestAlertsOf, type AlertBus } from './alerts/service.ts';
 import { aiRoutes } from './ai/routes.ts';
 import { alertRuleRoutes, alertRuleTestHookRoutes } from './rules/routes.ts';
@@ -198,6 +198,12 @@ export async function buildApp(options: AppOptions): Promise<App> {
   });
   const quotes = createQuoteService({ mode: config.MARKET_DATA, coinbase, demo });
   const alertBus = createAlertBus(redis, config.DATABASE_URL, config.redisPrefix);
+  // The alert log's last two hours in memory, current with every instance's saves.
+  const recentAlerts = createRecentAlertLog({
+    db: database.db,
+    bus: alertBus,
+    onError: (error) => app.log.warn({ err: error }, 'recent alert log: could not read new alerts'),
+  });
   const fileStorage = createFileStorage(config, app.log);
   // Alert rules: webhooks and push endpoints on private addresses only on a loopback deployment.
   const allowPrivateTargets = !config.publicDeployment;
@@ -259,6 +265,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   };
   app.decorate('services', services);
   app.addHook('onClose', async () => {
+    recentAlerts.close();
     await deliveries.close();
     await forecasts.close();
     await mailer.close();
@@ -325,7 +332,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
         alertsSince: (ticker, since) => alertsSince(database.db, ticker, since),
         latestAlerts: (tickers) => latestAlertsOf(database.db, tickers),
       }),
-      dashboardFeature(alertRoutes, { db: database.db }),
+      dashboardFeature(alertRoutes, { db: database.db, recent: recentAlerts }),
       dashboardFeature(alertStreamRoutes, {
         db: database.db,
         bus: alertBus,

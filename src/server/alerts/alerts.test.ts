@@ -1,11 +1,12 @@
 // The alert store and GET /external-api/alert: duplicates skipped, filters return exactly
 // the matching rows newest first, defaults and caps of docs/SPEC.md, clear 400s for bad input.
+import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatAlertTimestamp } from '../../shared/alertDisplay.ts';
 import { createTestApp, type TestApp } from '../testing/app.ts';
 import { type Browser, jsonBody } from '../testing/http.ts';
 import { subscribedUser } from '../testing/users.ts';
-import { saveAlerts, type NewAlert } from './service.ts';
+import { queryAlerts, saveAlerts, type NewAlert } from './service.ts';
 
 let test: TestApp;
 let browser: Browser;
@@ -177,5 +178,45 @@ describe('market (asset class) filter', () => {
     expect(jsonBody<{ error: string }>(response).error).toContain(
       'market must be one of crypto, stock, etf, index, future, micro-future',
     );
+  });
+});
+
+describe('the recent window and the database answer alike', () => {
+  it('sends the table’s rows, order and JSON from memory, compressed once for gzip clients', async () => {
+    const start_time = formatAlertTimestamp(minutesAgo(60));
+    const end_time = formatAlertTimestamp(minutesAgo(0));
+    const query = `?max_count=100&start_time=${encodeURIComponent(start_time)}&end_time=${encodeURIComponent(end_time)}`;
+    const fromTable = JSON.stringify({
+      alerts: await queryAlerts(test.database.db, { max_count: 100, start_time, end_time }),
+    });
+    const plain = await get(query);
+    expect(plain.statusCode).toBe(200);
+    expect(plain.body).toBe(fromTable);
+    const gzipped = await browser.request('GET', `/external-api/alert${query}`, undefined, {
+      'accept-encoding': 'gzip',
+    });
+    expect(gzipped.headers['content-encoding']).toBe('gzip');
+    expect(gunzipSync(gzipped.rawPayload).toString()).toBe(fromTable);
+  });
+
+  it('answers a range older than the window from the database, newest first', async () => {
+    await saveAlerts(test.database.db, [
+      {
+        ticker: 'ADA',
+        alertType: 'BreakoutAlertGenerator',
+        message: 'ADA old',
+        timestamp: minutesAgo(200),
+        source: 'demo',
+      },
+    ]);
+    const start_time = formatAlertTimestamp(minutesAgo(240));
+    const end_time = formatAlertTimestamp(minutesAgo(80));
+    const response = await get(
+      `?max_count=100&start_time=${encodeURIComponent(start_time)}&end_time=${encodeURIComponent(end_time)}`,
+    );
+    expect(jsonBody<ExternalAlerts>(response).alerts.map((alert) => alert.message)).toEqual([
+      'SOL momentum slowdown',
+      'ADA old',
+    ]);
   });
 });

@@ -2,7 +2,9 @@
 // instance's engine produced it (the engine runs on one instance, browsers are connected to
 // all of them). Through Redis pub/sub when REDIS_URL is set, else Postgres LISTEN/NOTIFY when
 // DATABASE_URL is set, else in-process (the single-process embedded setup). The same channels
-// carry the firings of users' own alert rules (issue 16), each addressed to its user.
+// carry the firings of users' own alert rules (issue 16), each addressed to its user, and
+// stored-alert notices: after any instance stores alerts, every instance's recent alert log
+// (recent.ts) reads the rows it does not hold yet.
 import { EventEmitter } from 'node:events';
 import type { Redis } from 'ioredis';
 import pg from 'pg';
@@ -24,12 +26,16 @@ export interface AlertBus {
   subscribe(listener: (alert: LiveAlert) => void): () => void;
   publishFirings(firings: UserFiring[]): Promise<void>;
   subscribeFirings(listener: (firing: UserFiring) => void): () => void;
+  /** Tells every instance that alerts up to this id are stored. */
+  publishStored(newestId: number): Promise<void>;
+  subscribeStored(listener: (newestId: number) => void): () => void;
   close(): Promise<void>;
 }
 
 /** Postgres NOTIFY channels belong to one database, so these need no namespace. */
 const PG_CHANNEL = 'watos_alerts';
 const PG_FIRINGS_CHANNEL = 'watos_rule_firings';
+const PG_STORED_CHANNEL = 'watos_alerts_stored';
 
 /** What every bus does the same: listeners on a local emitter. */
 function listeners(local: EventEmitter) {
@@ -42,7 +48,17 @@ function listeners(local: EventEmitter) {
       local.on('firing', listener);
       return () => local.off('firing', listener);
     },
+    subscribeStored(listener: (newestId: number) => void) {
+      local.on('stored', listener);
+      return () => local.off('stored', listener);
+    },
   };
+}
+
+/** A stored-alert notice's id, or null for anything else on the channel. */
+function storedId(payload: string): number | null {
+  const id = Number(payload);
+  return Number.isSafeInteger(id) && id > 0 ? id : null;
 }
 
 /**
@@ -53,6 +69,7 @@ function listeners(local: EventEmitter) {
 export function createAlertBus(redis?: Redis, databaseUrl?: string, redisPrefix = 'watos:'): AlertBus {
   const channel = `${redisPrefix}alerts`;
   const firingChannel = `${redisPrefix}rule-firings`;
+  const storedChannel = `${redisPrefix}alerts-stored`;
   const local = new EventEmitter();
   local.setMaxListeners(0);
   if (!redis && databaseUrl) return createPostgresBus(local, databaseUrl);
@@ -65,6 +82,9 @@ export function createAlertBus(redis?: Redis, databaseUrl?: string, redisPrefix 
       async publishFirings(firings) {
         for (const firing of firings) local.emit('firing', firing);
       },
+      async publishStored(newestId) {
+        local.emit('stored', newestId);
+      },
       ...listeners(local),
       async close() {
         local.removeAllListeners();
@@ -74,8 +94,13 @@ export function createAlertBus(redis?: Redis, databaseUrl?: string, redisPrefix 
 
   // A subscribed Redis connection can do nothing else, so listening gets its own.
   const subscriber = redis.duplicate();
-  const ready = subscriber.subscribe(channel, firingChannel).then(() => undefined);
+  const ready = subscriber.subscribe(channel, firingChannel, storedChannel).then(() => undefined);
   subscriber.on('message', (from: string, payload: string) => {
+    if (from === storedChannel) {
+      const id = storedId(payload);
+      if (id !== null) local.emit('stored', id);
+      return;
+    }
     if (from !== channel && from !== firingChannel) return;
     try {
       const event = from === channel ? 'alert' : 'firing';
@@ -91,6 +116,9 @@ export function createAlertBus(redis?: Redis, databaseUrl?: string, redisPrefix 
     },
     async publishFirings(firings) {
       if (firings.length > 0) await redis.publish(firingChannel, JSON.stringify(firings));
+    },
+    async publishStored(newestId) {
+      await redis.publish(storedChannel, String(newestId));
     },
     ...listeners(local),
     async close() {
@@ -113,6 +141,11 @@ function createPostgresBus(local: EventEmitter, databaseUrl: string): AlertBus {
   let client: pg.Client;
 
   const onNotification = (message: pg.Notification) => {
+    if (message.channel === PG_STORED_CHANNEL) {
+      const id = storedId(message.payload ?? '');
+      if (id !== null) local.emit('stored', id);
+      return;
+    }
     if ((message.channel !== PG_CHANNEL && message.channel !== PG_FIRINGS_CHANNEL) || !message.payload) return;
     try {
       local.emit(message.channel === PG_CHANNEL ? 'alert' : 'firing', JSON.parse(message.payload) as unknown);
@@ -149,7 +182,7 @@ function createPostgresBus(local: EventEmitter, databaseUrl: string): AlertBus {
     });
     return current
       .connect()
-      .then(() => current.query(`listen ${PG_CHANNEL}; listen ${PG_FIRINGS_CHANNEL}`))
+      .then(() => current.query(`listen ${PG_CHANNEL}; listen ${PG_FIRINGS_CHANNEL}; listen ${PG_STORED_CHANNEL}`))
       .then(() => undefined);
   }
 
@@ -168,6 +201,10 @@ function createPostgresBus(local: EventEmitter, databaseUrl: string): AlertBus {
       await ready;
       for (const firing of firings)
         await client.query('select pg_notify($1, $2)', [PG_FIRINGS_CHANNEL, JSON.stringify(firing)]);
+    },
+    async publishStored(newestId) {
+      await ready;
+      await client.query('select pg_notify($1, $2)', [PG_STORED_CHANNEL, String(newestId)]);
     },
     ...listeners(local),
     async close() {

@@ -1,20 +1,31 @@
-// GET /external-api/alert (docs/SPEC.md section 7): the market-wide alert log, filtered.
+// GET /external-api/alert (docs/SPEC.md section 7): the market-wide alert log, filtered. The
+// recent window (recent.ts) answers from memory what it holds; the database answers the rest.
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Database } from '../db/client.ts';
 import { alertLogResponse, alertQuery } from '../../shared/schemas/alerts.ts';
+import { sendSharedJson } from '../http/compression.ts';
+import type { RecentAlertLog } from './recent.ts';
 import { queryAlerts } from './service.ts';
 
 // What the composition root (app.ts, main.ts) wires besides the alert log: the live stream's
 // routes and the alert engine (run by main.ts on the single leader).
 export { alertStreamRoutes, alertTestHookRoutes } from './stream.ts';
 export { createAlertEngine } from './engine.ts';
+export { createRecentAlertLog, type RecentAlertLog } from './recent.ts';
 
-export async function alertRoutes(app: FastifyInstance, options: { db: Database }): Promise<void> {
+export async function alertRoutes(
+  app: FastifyInstance,
+  options: { db: Database; recent?: RecentAlertLog },
+): Promise<void> {
   const routes = app.withTypeProvider<ZodTypeProvider>();
   routes.get(
     '/external-api/alert',
     { schema: { querystring: alertQuery, response: { 200: alertLogResponse } } },
-    async (request) => ({ alerts: await queryAlerts(options.db, request.query) }),
+    async (request, reply) => {
+      const memory = options.recent?.answer(request.query);
+      if (memory) return sendSharedJson(request, reply, memory.body);
+      return { alerts: await queryAlerts(options.db, request.query) };
+    },
   );
 }

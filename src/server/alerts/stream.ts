@@ -154,6 +154,20 @@ function createStreamRegistry(options: { auth: Auth; db: Database; maxPerUser: n
   };
 }
 
+/**
+ * An alert's event as the stream sends it. The bus hands every subscriber the same object, so
+ * the frame is made once per alert, not once per open stream.
+ */
+const frames = new WeakMap<LiveAlert, string>();
+function alertFrame(alert: LiveAlert): string {
+  let frame = frames.get(alert);
+  if (frame === undefined) {
+    frame = `id: ${alert.id}\nevent: alert\ndata: ${JSON.stringify(alert)}\n\n`;
+    frames.set(alert, frame);
+  }
+  return frame;
+}
+
 export async function alertStreamRoutes(app: FastifyInstance, options: AlertStreamOptions): Promise<void> {
   const routes = app.withTypeProvider<ZodTypeProvider>();
   const registry = createStreamRegistry({
@@ -192,7 +206,7 @@ export async function alertStreamRoutes(app: FastifyInstance, options: AlertStre
       Connection: 'keep-alive',
       'X-Accel-Buffering': 'no',
     });
-    const send = (alert: LiveAlert) => raw.write(`id: ${alert.id}\nevent: alert\ndata: ${JSON.stringify(alert)}\n\n`);
+    const send = (alert: LiveAlert) => raw.write(alertFrame(alert));
     const sendFiring = (firing: RuleFiring) =>
       raw.write(`id: ${firing.id}\nevent: rule\ndata: ${JSON.stringify(firing)}\n\n`);
     raw.write('retry: 3000\n\n');

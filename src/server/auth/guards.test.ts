@@ -1,7 +1,7 @@
 // The dashboard gate's access cache: grants expire after the TTL and never outlive the
 // subscription's period end, and a sign-out ends access at once even for a replayed cookie.
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { subscriptions } from '../db/schema.ts';
 import { createTestApp, type TestApp } from '../testing/app.ts';
 import { Browser } from '../testing/http.ts';
@@ -82,5 +82,24 @@ describe('the dashboard gate with its cache', () => {
     expect((await browser.get('/prompts')).statusCode).toBe(200);
     await new Promise((resolve) => setTimeout(resolve, 900));
     expect((await browser.get('/prompts')).statusCode).toBe(403);
+  });
+
+  it('checks a burst of calls with one cookie once, each cookie apart', async () => {
+    const { browser } = await subscribedUser(test, 'gate-burst@example.com');
+    const other = await subscribedUser(test, 'gate-burst-other@example.com');
+    const leaving = await subscribedUser(test, 'gate-burst-leaving@example.com');
+    // Any sign-out empties the cache: every cookie below must be checked again.
+    expect((await leaving.browser.post('/api/auth/sign-out', {})).statusCode).toBe(200);
+    const lookups = vi.spyOn(test.app.services.auth.api, 'getSession');
+    try {
+      const answers = await Promise.all([
+        ...Array.from({ length: 8 }, () => browser.get('/prompts')),
+        ...Array.from({ length: 4 }, () => other.browser.get('/prompts')),
+      ]);
+      expect(answers.map((answer) => answer.statusCode)).toEqual(Array(12).fill(200));
+      expect(lookups).toHaveBeenCalledTimes(2);
+    } finally {
+      lookups.mockRestore();
+    }
   });
 });

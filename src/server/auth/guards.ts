@@ -101,6 +101,32 @@ export function sessionCookieOf(request: FastifyRequest): string | null {
 
 export function requireSubscription(auth: Auth, db: Database, cache?: AccessCache) {
   const userHook = requireSignedIn(auth);
+  /** Checks under way, by session cookie: a page's burst of calls with one cookie shares one. */
+  const checking = new Map<string, Promise<SessionUser>>();
+  /** Bumped by every clear (a sign-out, revocation, password change in this process). */
+  let clears = 0;
+  cache?.onClear(() => {
+    clears++;
+    // A check begun before the change must not answer requests made after it.
+    checking.clear();
+  });
+
+  async function check(request: FastifyRequest, reply: FastifyReply, cookie: string): Promise<SessionUser> {
+    const startedAt = clears;
+    await userHook(request, reply);
+    const user = requireUser(request);
+    const subscription = await currentSubscription(db, user.id);
+    if (!subscriptionState(subscription).hasActiveSubscription) {
+      throw new HttpError(403, 'An active subscription is required');
+    }
+    const periodEnd = subscription?.current_period_end
+      ? Date.parse(subscription.current_period_end)
+      : Number.POSITIVE_INFINITY;
+    // Nor may it be remembered: the change may have ended this very session.
+    if (startedAt === clears) cache?.grant(cookie, user, periodEnd);
+    return user;
+  }
+
   return async function requireSubscriptionHook(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const cookie = sessionCookieOf(request);
     if (!cookie) throw new HttpError(401, 'Please log in first');
@@ -109,14 +135,20 @@ export function requireSubscription(auth: Auth, db: Database, cache?: AccessCach
       request.user = granted;
       return;
     }
-    await userHook(request, reply);
-    const subscription = await currentSubscription(db, requireUser(request).id);
-    if (!subscriptionState(subscription).hasActiveSubscription) {
-      throw new HttpError(403, 'An active subscription is required');
+    if (!cache) {
+      await check(request, reply, cookie);
+      return;
     }
-    const periodEnd = subscription?.current_period_end
-      ? Date.parse(subscription.current_period_end)
-      : Number.POSITIVE_INFINITY;
-    cache?.grant(cookie, requireUser(request), periodEnd);
+    // Shared only while it runs (its answer, grant or refusal, is this moment's answer for
+    // the cookie); a check that starts after it reads the database again.
+    let pending = checking.get(cookie);
+    if (!pending) {
+      const started: Promise<SessionUser> = check(request, reply, cookie).finally(() => {
+        if (checking.get(cookie) === started) checking.delete(cookie);
+      });
+      pending = started;
+      checking.set(cookie, pending);
+    }
+    request.user = await pending;
   };
 }

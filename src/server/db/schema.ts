@@ -246,9 +246,11 @@ export const alerts = pgTable(
   },
   (table) => [
     uniqueIndex('alerts_ticker_type_time_idx').on(table.ticker, table.alertType, table.timestamp),
-    index('alerts_timestamp_idx').on(table.timestamp),
-    index('alerts_type_timestamp_idx').on(table.alertType, table.timestamp),
-    index('alerts_ticker_timestamp_idx').on(table.ticker, table.timestamp),
+    // Each ends in (timestamp, id), the alert log's ORDER BY timestamp desc, id desc: a backward
+    // index scan hands rows over already in order and stops at the LIMIT, no sort step.
+    index('alerts_timestamp_id_idx').on(table.timestamp, table.id),
+    index('alerts_type_timestamp_id_idx').on(table.alertType, table.timestamp, table.id),
+    index('alerts_ticker_timestamp_id_idx').on(table.ticker, table.timestamp, table.id),
   ],
 );
 

@@ -4,7 +4,8 @@
 // bytes are the wait. The static files are compressed once at build time instead (spa.ts);
 // streams (server-sent events, file downloads) are never touched: only a body Fastify already
 // holds whole (a string or a Buffer) is. Compression runs on zlib's thread pool, not the event
-// loop.
+// loop. A body many requests share (the price snapshot, the alert log's recent answers) is a
+// SharedJsonBody: serialised once, and compressed once per encoding, whoever asks.
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -31,6 +32,73 @@ export function chooseEncoding(acceptEncoding: string | undefined): 'br' | 'gzip
   return null;
 }
 
+/** Compresses a JSON body the way every answer here is compressed. */
+function compress(body: Buffer, encoding: 'br' | 'gzip'): Promise<Buffer> {
+  return encoding === 'br'
+    ? brotli(body, {
+        params: { [constants.BROTLI_PARAM_QUALITY]: 4, [constants.BROTLI_PARAM_SIZE_HINT]: body.length },
+      })
+    : gzipAsync(body, { level: 6 });
+}
+
+/** Accept-Encoding headers seen lately and their choice: browsers send the same few. */
+const chosen = new Map<string, 'br' | 'gzip' | null>();
+
+function encodingFor(request: FastifyRequest): 'br' | 'gzip' | null {
+  const header = request.headers['accept-encoding'];
+  if (!header) return null;
+  let encoding = chosen.get(header);
+  if (encoding === undefined) {
+    encoding = chooseEncoding(header);
+    if (chosen.size >= 64) chosen.clear();
+    chosen.set(header, encoding);
+  }
+  return encoding;
+}
+
+/** A JSON answer many requests share: its bytes, and each encoding's bytes made once. */
+export interface SharedJsonBody {
+  readonly bytes: Buffer;
+  encoded(encoding: 'br' | 'gzip'): Promise<Buffer>;
+}
+
+export function sharedJsonBody(json: string): SharedJsonBody {
+  const bytes = Buffer.from(json);
+  const encodings = new Map<'br' | 'gzip', Promise<Buffer>>();
+  return {
+    bytes,
+    encoded(encoding) {
+      let done = encodings.get(encoding);
+      if (!done) {
+        done = compress(bytes, encoding);
+        // A failure is not kept: the next request tries again.
+        done.catch(() => encodings.delete(encoding));
+        encodings.set(encoding, done);
+      }
+      return done;
+    },
+  };
+}
+
+/**
+ * Sends a shared body as JSON, compressed as this client accepts (the same rules as every
+ * other JSON answer); the compression hook leaves it alone.
+ */
+export async function sendSharedJson(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  body: SharedJsonBody,
+): Promise<FastifyReply> {
+  reply.type('application/json; charset=utf-8');
+  if (body.bytes.length < COMPRESS_MIN_BYTES || request.method === 'HEAD') return reply.send(body.bytes);
+  const vary = reply.getHeader('vary');
+  reply.header('vary', vary ? `${String(vary)}, Accept-Encoding` : 'Accept-Encoding');
+  const encoding = encodingFor(request);
+  if (!encoding) return reply.send(body.bytes);
+  const encoded = await body.encoded(encoding);
+  return reply.header('content-encoding', encoding).send(encoded);
+}
+
 function isJson(reply: FastifyReply): boolean {
   const type = reply.getHeader('content-type');
   return typeof type === 'string' && /^application\/(?:[\w.+-]+\+)?json\b/i.test(type);
@@ -44,17 +112,9 @@ export function installJsonCompression(app: FastifyInstance): void {
     if (body.length < COMPRESS_MIN_BYTES) return payload;
     const vary = reply.getHeader('vary');
     reply.header('vary', vary ? `${String(vary)}, Accept-Encoding` : 'Accept-Encoding');
-    const encoding = chooseEncoding(request.headers['accept-encoding']);
+    const encoding = encodingFor(request);
     if (!encoding) return payload;
-    const compressed =
-      encoding === 'br'
-        ? await brotli(body, {
-            params: {
-              [constants.BROTLI_PARAM_QUALITY]: 4,
-              [constants.BROTLI_PARAM_SIZE_HINT]: body.length,
-            },
-          })
-        : await gzipAsync(body, { level: 6 });
+    const compressed = await compress(body, encoding);
     reply.header('content-encoding', encoding);
     reply.removeHeader('content-length');
     return compressed;
