@@ -19,7 +19,7 @@
 // a real scrypt hash of the password), the others through Better Auth's internal adapter with
 // that same hash (same password, so the stored credential is one Better Auth itself wrote
 // and verifies), then grantPlan. A real sign-in over HTTP (POST /api/auth/sign-in/email: the
-// scrypt check, the rate limits, the session cookie) is done by BENCH_LOGINS subscribers (100
+// scrypt check, the rate limits, the session cookie) is done by BENCH_LOGINS subscribers (50
 // by default): each costs about 0.1 to 0.3 s of server CPU (scrypt N=16384, r=16, in the
 // thread pool), so 1,000 would take minutes on 2 cores; the sign-in latency is printed. The
 // other subscribers get their session from Better Auth's internal adapter (createSession, what
@@ -46,12 +46,12 @@
 // push on every stream; server event-loop delay p99 under 50 ms; memory flat (RSS after a
 // full collection at the end within max(50 MB, 15%) of the same reading at the start); two
 // instances' p95 over all requests no higher than one instance's on the same database kind.
-// Loopback only; bounded (a watchdog stops everything after 25 minutes).
+// Loopback only; bounded (a watchdog stops everything after 40 minutes).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
@@ -72,7 +72,7 @@ import type { Mailer } from '../src/server/mail/service.ts';
 
 const USERS = Number(process.env.BENCH_SUBSCRIBERS ?? 1000);
 /** Subscribers that sign in over HTTP with their password; the rest get a session made directly. */
-const LOGINS = Math.min(USERS, Number(process.env.BENCH_LOGINS ?? 100));
+const LOGINS = Math.min(USERS, Number(process.env.BENCH_LOGINS ?? 50));
 const LOAD_MS = Number(process.env.BENCH_LOAD_SECONDS ?? 60) * 1000;
 const PHASE_NAMES = ['pglite', 'postgres-1', 'postgres-2'] as const;
 type PhaseName = (typeof PHASE_NAMES)[number];
@@ -82,6 +82,8 @@ const PHASES = (process.env.BENCH_PHASES ?? PHASE_NAMES.join(','))
   .filter((name): name is PhaseName => (PHASE_NAMES as readonly string[]).includes(name));
 /** First port of the servers (instance i listens on LOAD_BENCH_PORT + i); a free port otherwise. */
 const BASE_PORT = process.env.LOAD_BENCH_PORT ? Number(process.env.LOAD_BENCH_PORT) : null;
+/** More Node options for the servers, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to see where their time goes. */
+const SERVER_NODE_ARGS = (process.env.LOAD_BENCH_SERVER_ARGS ?? '').split(' ').filter(Boolean);
 const IDLE_MS = 10_000;
 /** Requests of the setup and the checks in flight at once. */
 const SETUP_CONCURRENCY = 25;
@@ -108,7 +110,7 @@ const EVENT_LOOP_P99_TARGET_MS = 50;
 const START_TIMEOUT_MS = 180_000;
 /** The alert engine backfills history at start-up; the load starts once the servers are idle. */
 const SETTLE_TIMEOUT_MS = 90_000;
-const WATCHDOG_MS = 25 * 60_000;
+const WATCHDOG_MS = 40 * 60_000;
 const PASSWORD = 'load-bench-password';
 const EVENT_LOOP_MARKER = 'EVENT_LOOP_DELAY';
 /** The probe's signal: SIGUSR2 already asks bench/serverMemoryProbe.ts for a collection. */
@@ -664,7 +666,17 @@ class Instance {
   ) {
     this.child = spawn(
       process.execPath,
-      ['--expose-gc', '--import', 'tsx', '--import', MEMORY_PROBE, '--import', EVENT_LOOP_PROBE, 'src/server/main.ts'],
+      [
+        '--expose-gc',
+        ...SERVER_NODE_ARGS,
+        '--import',
+        'tsx',
+        '--import',
+        MEMORY_PROBE,
+        '--import',
+        EVENT_LOOP_PROBE,
+        'src/server/main.ts',
+      ],
       {
         env: {
           ...process.env,
@@ -805,6 +817,13 @@ interface PhaseResult {
   clientCpuShare: number;
   clientLoop: LoopReading;
   serverCpuShare: number[];
+  /** Server and client CPU time per request answered in the window (all servers together). */
+  serverCpuPerRequest: number;
+  clientCpuPerRequest: number;
+  /** Requests started per second of the window (answered or not). */
+  offered: number;
+  /** The machine's 1-minute load average at the end of the window (2 cores). */
+  loadAverage: number;
   signInP95: number;
 }
 
@@ -864,7 +883,25 @@ async function runPhase(name: PhaseName, webRoot: string): Promise<PhaseResult> 
       `${count === 1 ? 'Server' : `${count} servers`}: src/server/main.ts (pid ${instances.map((instance) => instance.pid).join(', ')}) on ${origins.join(', ')}, ${name === 'pglite' ? 'PGlite in a fresh DATA_DIR' : `PostgreSQL (fresh database), Redis prefix ${redisPrefix}`}, demo data, alert engine on; ready in ${seconds(bootStarted)}.`,
     );
 
-    // 3. Real sign-ins over HTTP, then every subscriber's session checked.
+    // 3. Wait for the alert engine's start-up backfill to finish (every server's CPU goes quiet).
+    const settleStarted = performance.now();
+    let settled = false;
+    let previous = instances.map((instance) => instance.cpuTicks());
+    while (performance.now() - settleStarted < SETTLE_TIMEOUT_MS) {
+      await sleep(1000);
+      const ticks = instances.map((instance) => instance.cpuTicks());
+      // Under 10% of one core each (clock ticks are 1/100 s).
+      if (ticks.every((tick, index) => tick - previous[index] <= 10)) {
+        settled = true;
+        break;
+      }
+      previous = ticks;
+    }
+    console.log(
+      `${count === 1 ? 'Server' : 'Servers'} ${settled ? 'idle' : `still busy after ${SETTLE_TIMEOUT_MS / 1000} s (alert engine backfill): starting anyway`} ${seconds(settleStarted)} after they answered.`,
+    );
+
+    // 4. Real sign-ins over HTTP, then every subscriber's session checked.
     const signIns: number[] = [];
     const signInStarted = performance.now();
     await inBatches(users.slice(0, LOGINS), LOGIN_CONCURRENCY, async (user) => {
@@ -887,9 +924,9 @@ async function runPhase(name: PhaseName, webRoot: string): Promise<PhaseResult> 
         throw new Error(`${user.email} is not signed in with a subscription: ${JSON.stringify(me).slice(0, 300)}`);
     });
     console.log(`Every subscriber signed in with its subscription (GET /api/me, ${seconds(checkStarted)}).`);
-    console.log(`Setup took ${seconds(setupStarted)} in all.`);
+    console.log(`Setup took ${seconds(setupStarted)} in all (the servers' start and backfill included).`);
 
-    // 4. Warm-up: every route once per server, so first-use caches are not counted as growth.
+    // 5. Warm-up: every route once per server, so first-use caches are not counted as growth.
     const assets = pageAssets(webRoot);
     const pushMarker = `load-bench-${runId}-${name}`;
     await Promise.all(
@@ -901,24 +938,6 @@ async function runPhase(name: PhaseName, webRoot: string): Promise<PhaseResult> 
         await chat(user, null, index);
         await upload(user, null, 100 + index);
       }),
-    );
-
-    // 5. Wait for the alert engine's start-up backfill to finish (every server's CPU goes quiet).
-    const settleStarted = performance.now();
-    let settled = false;
-    let previous = instances.map((instance) => instance.cpuTicks());
-    while (performance.now() - settleStarted < SETTLE_TIMEOUT_MS) {
-      await sleep(1000);
-      const ticks = instances.map((instance) => instance.cpuTicks());
-      // Under 10% of one core each (clock ticks are 1/100 s).
-      if (ticks.every((tick, index) => tick - previous[index] <= 10)) {
-        settled = true;
-        break;
-      }
-      previous = ticks;
-    }
-    console.log(
-      `${count === 1 ? 'Server' : 'Servers'} ${settled ? 'idle' : `still busy after ${SETTLE_TIMEOUT_MS / 1000} s (alert engine backfill): starting anyway`} ${seconds(settleStarted)} after the warm-up.`,
     );
 
     // 6. The peers: event-loop delay idle, the prices route with nothing else going on.
@@ -989,7 +1008,6 @@ async function runPhase(name: PhaseName, webRoot: string): Promise<PhaseResult> 
         every(Math.random() * UPLOAD_EVERY_MS, UPLOAD_EVERY_MS, until, (sequence) => upload(user, recorder, sequence)),
       ]);
     });
-    await pusher;
     await sleep(until - performance.now());
     const loop = await Promise.all(instances.map((instance) => instance.eventLoop()));
     const serverCpuShare = instances.map(
@@ -997,6 +1015,8 @@ async function runPhase(name: PhaseName, webRoot: string): Promise<PhaseResult> 
     );
     const clientCpu = process.cpuUsage(clientCpuAtStart);
     const clientCpuShare = (clientCpu.user + clientCpu.system) / 1e6 / (LOAD_MS / 1000);
+    const loadAverage = loadavg()[0];
+    const answeredInWindow = KINDS.reduce((sum, kind) => sum + recorder.byKind.get(kind)!.latencies.length, 0);
     clientLoop.disable();
     const clientLoopReading: LoopReading = {
       p99: clientLoop.percentile(99) / 1e6,
@@ -1004,7 +1024,7 @@ async function runPhase(name: PhaseName, webRoot: string): Promise<PhaseResult> 
       samples: clientLoop.count,
     };
     const drained = await Promise.race([
-      Promise.all(sessions).then(() => true),
+      Promise.all([pusher, ...sessions]).then(() => true),
       sleep(until - performance.now() + DRAIN_MS).then(() => false),
     ]);
     const loadEnded = performance.now();
@@ -1110,6 +1130,11 @@ async function runPhase(name: PhaseName, webRoot: string): Promise<PhaseResult> 
       clientCpuShare,
       clientLoop: clientLoopReading,
       serverCpuShare,
+      serverCpuPerRequest:
+        (serverCpuShare.reduce((sum, share) => sum + share, 0) * LOAD_MS) / Math.max(1, answeredInWindow),
+      clientCpuPerRequest: (clientCpuShare * LOAD_MS) / Math.max(1, answeredInWindow),
+      offered: requests / (LOAD_MS / 1000),
+      loadAverage,
       signInP95: percentile(signIns, 0.95),
     };
     console.log(
@@ -1128,6 +1153,9 @@ async function runPhase(name: PhaseName, webRoot: string): Promise<PhaseResult> 
         `${instance.label}: event-loop delay p99 ${ms(loop[index].p99)} (max ${ms(loop[index].max)}; idle p99 ${ms(idleLoop[index].p99)}), CPU ${(serverCpuShare[index] * 100).toFixed(0)}% of a core; RSS after a full GC ${mb(reading.start)} -> ${mb(reading.end)} (peak ${mb(reading.peak)}; JS heap ${mb(reading.heapStart)} -> ${mb(reading.heapEnd)}).`,
       );
     }
+    console.log(
+      `CPU per request answered in the window: servers ${ms(result.serverCpuPerRequest)}, client ${ms(result.clientCpuPerRequest)}; offered ${result.offered.toFixed(0)} requests a second; machine load average ${loadAverage.toFixed(1)} (2 cores).`,
+    );
     console.log(
       `Client (this one Node process, ${USERS} subscribers, about ${USERS + USERS / 2} sockets): CPU ${(clientCpuShare * 100).toFixed(0)}% of a core, its own event-loop delay p99 ${ms(clientLoopReading.p99)} (max ${ms(clientLoopReading.max)}), which every latency above includes.`,
     );
@@ -1220,8 +1248,8 @@ function reportPhase(result: PhaseResult): void {
   report({
     figure: `${label}: the client, one Node process`,
     target: '-',
-    measured: `CPU ${(result.clientCpuShare * 100).toFixed(0)}% of a core, event-loop delay p99 ${ms(result.clientLoop.p99)}`,
-    peer: `server CPU ${list(result.serverCpuShare, (share) => `${(share * 100).toFixed(0)}%`)}`,
+    measured: `CPU ${(result.clientCpuShare * 100).toFixed(0)}% of a core (${ms(result.clientCpuPerRequest)} a request), event-loop delay p99 ${ms(result.clientLoop.p99)}; machine load average ${result.loadAverage.toFixed(1)}`,
+    peer: `server CPU ${list(result.serverCpuShare, (share) => `${(share * 100).toFixed(0)}%`)} (${ms(result.serverCpuPerRequest)} a request); ${result.offered.toFixed(0)} req/s offered`,
     ratio: null,
     pass: null,
   });
