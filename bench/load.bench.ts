@@ -32,7 +32,8 @@
 // every 10 s, holds one alert stream (server-sent events) open, sends a chat message every
 // 20 s (reading the answer's stream to the end) and uploads a small CSV every 30 s; five
 // alerts are pushed during the run. Each subscriber has its own address (X-Forwarded-For) and
-// its own keep-alive connections, like a browser at home.
+// its own keep-alive connections, like a browser at home; a request sent on a keep-alive
+// socket the server had closed meanwhile is sent once more, as browsers do (counted).
 // Measured per phase: requests, 5xx, 429 and other non-2xx by kind, p50/p95 latency by kind;
 // lost uploads (each 2xx upload must be listed by GET /files with its size and download with
 // its exact bytes); alert delivery (every stream must receive every pushed alert); each
