@@ -1,8 +1,9 @@
 // Preloaded by bench/spreadsheet.bench.ts into the server it starts (through NODE_OPTIONS
 // --import; plain JavaScript so it loads before tsx): it watches the server's own event-loop
 // delay (perf_hooks, 10 ms resolution) and, on SIGUSR2, prints the delay since the previous
-// signal as one marked line on stdout, then starts over. It measures nothing else and the
-// app never loads it.
+// signal as one marked line on stdout, then starts over. EVENT_LOOP_PROBE_SIGNAL names another
+// signal (bench/load.bench.ts uses SIGWINCH: its memory probe already answers SIGUSR2). It
+// measures nothing else and the app never loads it.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 
 export const EVENT_LOOP_PROBE_MARKER = 'EVENT_LOOP_DELAY';
@@ -10,7 +11,7 @@ export const EVENT_LOOP_PROBE_MARKER = 'EVENT_LOOP_DELAY';
 const histogram = monitorEventLoopDelay({ resolution: 10 });
 histogram.enable();
 
-process.on('SIGUSR2', () => {
+process.on(process.env.EVENT_LOOP_PROBE_SIGNAL || 'SIGUSR2', () => {
   const reading = { p99: histogram.percentile(99) / 1e6, max: histogram.max / 1e6, samples: histogram.count };
   histogram.reset();
   process.stdout.write(`${EVENT_LOOP_PROBE_MARKER} ${JSON.stringify(reading)}\n`);

@@ -1,6 +1,7 @@
 // `npm run bench`: runs every bench/*.bench.ts in its own Node process, one after another,
 // so one benchmark's garbage and JIT state never colour the next one's figures.
-// `npm run bench -- NAME` runs only the files whose name contains NAME.
+// `npm run bench -- NAME` runs the bench called NAME, or when none is, every file whose name
+// contains NAME.
 // Each bench states its headline figures through bench/report.ts, which appends them to the
 // file named by BENCH_RESULTS; after the last bench this prints one summary table over all of
 // them. Exit code: non-zero when a bench process failed or a figure missed its target (the
@@ -14,9 +15,12 @@ import { BENCH_NAME_ENV, formatPass, formatRatio, RESULTS_ENV, type BenchResult 
 
 const here = dirname(fileURLToPath(import.meta.url));
 const filter = process.argv[2] ?? '';
-const files = readdirSync(here)
-  .filter((name) => name.endsWith('.bench.ts') && name.includes(filter))
+const benches = readdirSync(here)
+  .filter((name) => name.endsWith('.bench.ts'))
   .sort();
+// A bench named exactly runs alone (`load` is also part of `upload`'s name).
+const exact = benches.filter((name) => name === `${filter}.bench.ts`);
+const files = exact.length > 0 ? exact : benches.filter((name) => name.includes(filter));
 
 if (files.length === 0) {
   console.error(`No benchmark matches "${filter}".`);
