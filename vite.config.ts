@@ -4,7 +4,7 @@ import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
 import tailwindcss from '@tailwindcss/vite';
 import react from '@vitejs/plugin-react';
-import { defineConfig, type Plugin } from 'vite';
+import { createServer, defineConfig, type Plugin } from 'vite';
 
 // The API paths the dev server forwards to `npm start` (http://127.0.0.1:3000).
 const apiPaths = ['/api', '/external-api', '/files', '/upload', '/sheets', '/prompts', '/healthz'];
@@ -39,6 +39,60 @@ function precompress(): Plugin {
   };
 }
 
+/** The root index.html paints before the scripts run, on every page but '/' (scripts/start.test.ts). */
+const LOADING_ROOT =
+  '<div id="root"><div class="flex min-h-screen items-center justify-center text-gray-300">Loading...</div></div>';
+
+/**
+ * Writes landing.html, the HTML the server sends for '/' (src/server/http/spa.ts): index.html
+ * with the landing page (src/web/landingShell.tsx, as a visitor sees it before GET /api/me
+ * answers) rendered into its root, so the page's largest paint needs no script; main.tsx then
+ * hydrates it. Rendered with Vite's own module loader (SSR), the way the browser build sees it.
+ */
+function prerenderLanding(): Plugin {
+  return {
+    name: 'watos-prerender-landing',
+    apply: 'build',
+    generateBundle: {
+      order: 'post',
+      async handler(_options, bundle) {
+        const index = bundle['index.html'];
+        if (index?.type !== 'asset') throw new Error('prerender-landing: no index.html in the build');
+        const html = String(index.source);
+        if (!html.includes(LOADING_ROOT)) throw new Error(`prerender-landing: index.html has no ${LOADING_ROOT}`);
+        const server = await createServer({
+          configFile: false,
+          root: import.meta.dirname,
+          logLevel: 'error',
+          appType: 'custom',
+          server: { middlewareMode: true, hmr: false, watch: null },
+          optimizeDeps: { noDiscovery: true, include: [] },
+        });
+        try {
+          const [{ renderToString }, { QueryClient }, shell] = await Promise.all([
+            import('react-dom/server'),
+            import('@tanstack/react-query'),
+            server.ssrLoadModule('/src/web/landingShell.tsx') as Promise<typeof import('./src/web/landingShell.tsx')>,
+          ]);
+          const markup = renderToString(
+            shell.LandingShell({
+              client: new QueryClient(),
+              navigation: { pathname: '/', state: null, navigate: () => undefined },
+            }),
+          );
+          this.emitFile({
+            type: 'asset',
+            fileName: 'landing.html',
+            source: html.replace(LOADING_ROOT, () => `<div id="root" ${shell.LANDING_SHELL_ATTRIBUTE}>${markup}</div>`),
+          });
+        } finally {
+          await server.close();
+        }
+      },
+    },
+  };
+}
+
 /**
  * Rolldown's chunk for a module: everything the browser entry (src/web/main.tsx) imports
  * statically goes into one chunk, app-*.js, which index.html loads first. Left to itself,
@@ -69,7 +123,7 @@ function entryChunkOf(id: string, context: ChunkingContext): string | null {
 }
 
 export default defineConfig({
-  plugins: [react(), tailwindcss(), precompress()],
+  plugins: [react(), tailwindcss(), prerenderLanding(), precompress()],
   build: {
     outDir: 'dist/web',
     emptyOutDir: true,
