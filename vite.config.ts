@@ -94,24 +94,25 @@ function prerenderLanding(): Plugin {
 }
 
 /**
- * Rolldown's chunk for a module: everything the browser entry (src/web/main.tsx) imports
- * statically goes into one chunk, app-*.js, which index.html loads first. Left to itself,
- * Rolldown moves a module the entry shares with a chunk that a lazy page loads on demand (the
+ * Rolldown's chunk for a module: everything the landing's start (src/web/landingStart.tsx, which
+ * the tiny browser entry main.tsx imports on '/') imports statically goes into one chunk,
+ * landing-*.js, which the rest of the app (app.tsx) builds on. Left to itself, Rolldown moves a
+ * module the landing shares with a chunk that a lazy page loads on demand (the app, the
  * dashboard's panels, its tour) into a small chunk of its own, which the landing route then
  * loads as a separate file: more gzipped bytes than the same code in one chunk
  * (scripts/bundleBudget.mjs). Other modules are split as Rolldown decides (null).
  */
-const BROWSER_ENTRY = join(import.meta.dirname, 'src', 'web', 'main.tsx');
+const LANDING_START = join(import.meta.dirname, 'src', 'web', 'landingStart.tsx');
 interface ChunkingContext {
   getModuleInfo(id: string): { importedIds: readonly string[] } | null;
 }
-/** The entry's static imports, found once per chunking pass (a rebuild has a new context). */
+/** The landing start's static imports, found once per chunking pass (a rebuild has a new context). */
 const entryModules = new WeakMap<ChunkingContext, Set<string>>();
 function entryChunkOf(id: string, context: ChunkingContext): string | null {
   let found = entryModules.get(context);
   if (!found) {
     found = new Set<string>();
-    const pending = [BROWSER_ENTRY];
+    const pending = [LANDING_START];
     for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
       if (found.has(next)) continue;
       found.add(next);
@@ -119,7 +120,7 @@ function entryChunkOf(id: string, context: ChunkingContext): string | null {
     }
     entryModules.set(context, found);
   }
-  return found.has(id) ? 'app' : null;
+  return found.has(id) ? 'landing' : null;
 }
 
 export default defineConfig({
@@ -134,7 +135,7 @@ export default defineConfig({
     rolldownOptions: {
       output: {
         codeSplitting: {
-          groups: [{ name: entryChunkOf, debugName: 'the browser entry and its static imports' }],
+          groups: [{ name: entryChunkOf, debugName: 'the landing start and its static imports' }],
         },
       },
     },

@@ -3,13 +3,13 @@
 // loads the rest of the app with React Router (app.tsx) and hands the page over to it, with the
 // query cache (who is signed in, the plans) kept. Keeps React Router off the landing route's
 // scripts (scripts/bundleBudget.mjs).
-import type { QueryClient } from '@tanstack/react-query';
 import { createRoot, hydrateRoot, type Root } from 'react-dom/client';
 import { loadWithin } from './chunkLoad.ts';
 import { LANDING_SHELL_ATTRIBUTE, LandingShell } from './landingShell.tsx';
+import { queryClient as client } from './queryClient.ts';
 import type { Navigation } from './ui/navigation.tsx';
 
-export function startLanding(container: HTMLElement, client: QueryClient): void {
+export function startLanding(container: HTMLElement): void {
   let leaving = false;
   const navigation: Navigation = {
     pathname: '/',
@@ -19,7 +19,7 @@ export function startLanding(container: HTMLElement, client: QueryClient): void 
       if (leaving || new URL(to, window.location.href).pathname === '/') return;
       leaving = true;
       loadWithin(() => import('./app.tsx')).then(
-        ({ showApp }) => showApp(root, client, to, options),
+        ({ showApp }) => showApp(root, to, options),
         // The app's code did not arrive: go there the ordinary way, a page load.
         () => window.location.assign(to),
       );
