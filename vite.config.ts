@@ -48,6 +48,8 @@ const LOADING_ROOT =
  * with the landing page (src/web/landingShell.tsx, as a visitor sees it before GET /api/me
  * answers) rendered into its root, so the page's largest paint needs no script; main.tsx then
  * hydrates it. Rendered with Vite's own module loader (SSR), the way the browser build sees it.
+ * The stylesheet is inlined too (the CSP allows inline styles): the first paint then waits for
+ * nothing but the HTML, and the app's other pages use the same styles in the same document.
  */
 function prerenderLanding(): Plugin {
   return {
@@ -74,6 +76,12 @@ function prerenderLanding(): Plugin {
             import('@tanstack/react-query'),
             server.ssrLoadModule('/src/web/landingShell.tsx') as Promise<typeof import('./src/web/landingShell.tsx')>,
           ]);
+          const stylesheets = [...html.matchAll(/<link rel="stylesheet" crossorigin href="\/([^"]+\.css)">/g)];
+          if (stylesheets.length !== 1) throw new Error('prerender-landing: expected one stylesheet in index.html');
+          const [link, cssFile] = stylesheets[0];
+          const css = bundle[cssFile];
+          if (css?.type !== 'asset' || String(css.source).includes('</style'))
+            throw new Error(`prerender-landing: cannot inline ${cssFile}`);
           const markup = renderToString(
             shell.LandingShell({
               client: new QueryClient(),
@@ -83,7 +91,9 @@ function prerenderLanding(): Plugin {
           this.emitFile({
             type: 'asset',
             fileName: 'landing.html',
-            source: html.replace(LOADING_ROOT, () => `<div id="root" ${shell.LANDING_SHELL_ATTRIBUTE}>${markup}</div>`),
+            source: html
+              .replace(link, () => `<style>${String(css.source)}</style>`)
+              .replace(LOADING_ROOT, () => `<div id="root" ${shell.LANDING_SHELL_ATTRIBUTE}>${markup}</div>`),
           });
         } finally {
           await server.close();
