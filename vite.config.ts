@@ -4,7 +4,7 @@ import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
 import tailwindcss from '@tailwindcss/vite';
 import react from '@vitejs/plugin-react';
-import { defineConfig, type Plugin } from 'vite';
+import { createServer, defineConfig, type Plugin } from 'vite';
 
 // The API paths the dev server forwards to `npm start` (http://127.0.0.1:3000).
 const apiPaths = ['/api', '/external-api', '/files', '/upload', '/sheets', '/prompts', '/healthz'];
@@ -39,25 +39,90 @@ function precompress(): Plugin {
   };
 }
 
+/** The root index.html paints before the scripts run, on every page but '/' (scripts/start.test.ts). */
+const LOADING_ROOT =
+  '<div id="root"><div class="flex min-h-screen items-center justify-center text-gray-300">Loading...</div></div>';
+
 /**
- * Rolldown's chunk for a module: everything the browser entry (src/web/main.tsx) imports
- * statically goes into one chunk, app-*.js, which index.html loads first. Left to itself,
- * Rolldown moves a module the entry shares with a chunk that a lazy page loads on demand (the
+ * Writes landing.html, the HTML the server sends for '/' (src/server/http/spa.ts): index.html
+ * with the landing page (src/web/landingShell.tsx, as a visitor sees it before GET /api/me
+ * answers) rendered into its root, so the page's largest paint needs no script; main.tsx then
+ * hydrates it. Rendered with Vite's own module loader (SSR), the way the browser build sees it.
+ * The stylesheet is inlined too (the CSP allows inline styles): the first paint then waits for
+ * nothing but the HTML, and the app's other pages use the same styles in the same document.
+ */
+function prerenderLanding(): Plugin {
+  return {
+    name: 'watos-prerender-landing',
+    apply: 'build',
+    generateBundle: {
+      order: 'post',
+      async handler(_options, bundle) {
+        const index = bundle['index.html'];
+        if (index?.type !== 'asset') throw new Error('prerender-landing: no index.html in the build');
+        const html = String(index.source);
+        if (!html.includes(LOADING_ROOT)) throw new Error(`prerender-landing: index.html has no ${LOADING_ROOT}`);
+        const server = await createServer({
+          configFile: false,
+          root: import.meta.dirname,
+          logLevel: 'error',
+          appType: 'custom',
+          server: { middlewareMode: true, hmr: false, watch: null },
+          optimizeDeps: { noDiscovery: true, include: [] },
+        });
+        try {
+          const [{ renderToString }, { QueryClient }, shell] = await Promise.all([
+            import('react-dom/server'),
+            import('@tanstack/react-query'),
+            server.ssrLoadModule('/src/web/landingShell.tsx') as Promise<typeof import('./src/web/landingShell.tsx')>,
+          ]);
+          const stylesheets = [...html.matchAll(/<link rel="stylesheet" crossorigin href="\/([^"]+\.css)">/g)];
+          if (stylesheets.length !== 1) throw new Error('prerender-landing: expected one stylesheet in index.html');
+          const [link, cssFile] = stylesheets[0];
+          const css = bundle[cssFile];
+          if (css?.type !== 'asset' || String(css.source).includes('</style'))
+            throw new Error(`prerender-landing: cannot inline ${cssFile}`);
+          const markup = renderToString(
+            shell.LandingShell({
+              client: new QueryClient(),
+              navigation: { pathname: '/', state: null, navigate: () => undefined },
+            }),
+          );
+          this.emitFile({
+            type: 'asset',
+            fileName: 'landing.html',
+            source: html
+              .replace(link, () => `<style>${String(css.source)}</style>`)
+              .replace(LOADING_ROOT, () => `<div id="root" ${shell.LANDING_SHELL_ATTRIBUTE}>${markup}</div>`),
+          });
+        } finally {
+          await server.close();
+        }
+      },
+    },
+  };
+}
+
+/**
+ * Rolldown's chunk for a module: everything the landing's start (src/web/landingStart.tsx, which
+ * the tiny browser entry main.tsx imports on '/') imports statically goes into one chunk,
+ * landing-*.js, which the rest of the app (app.tsx) builds on. Left to itself, Rolldown moves a
+ * module the landing shares with a chunk that a lazy page loads on demand (the app, the
  * dashboard's panels, its tour) into a small chunk of its own, which the landing route then
  * loads as a separate file: more gzipped bytes than the same code in one chunk
  * (scripts/bundleBudget.mjs). Other modules are split as Rolldown decides (null).
  */
-const BROWSER_ENTRY = join(import.meta.dirname, 'src', 'web', 'main.tsx');
+const LANDING_START = join(import.meta.dirname, 'src', 'web', 'landingStart.tsx');
 interface ChunkingContext {
   getModuleInfo(id: string): { importedIds: readonly string[] } | null;
 }
-/** The entry's static imports, found once per chunking pass (a rebuild has a new context). */
+/** The landing start's static imports, found once per chunking pass (a rebuild has a new context). */
 const entryModules = new WeakMap<ChunkingContext, Set<string>>();
 function entryChunkOf(id: string, context: ChunkingContext): string | null {
   let found = entryModules.get(context);
   if (!found) {
     found = new Set<string>();
-    const pending = [BROWSER_ENTRY];
+    const pending = [LANDING_START];
     for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
       if (found.has(next)) continue;
       found.add(next);
@@ -65,11 +130,11 @@ function entryChunkOf(id: string, context: ChunkingContext): string | null {
     }
     entryModules.set(context, found);
   }
-  return found.has(id) ? 'app' : null;
+  return found.has(id) ? 'landing' : null;
 }
 
 export default defineConfig({
-  plugins: [react(), tailwindcss(), precompress()],
+  plugins: [react(), tailwindcss(), prerenderLanding(), precompress()],
   build: {
     outDir: 'dist/web',
     emptyOutDir: true,
@@ -80,7 +145,7 @@ export default defineConfig({
     rolldownOptions: {
       output: {
         codeSplitting: {
-          groups: [{ name: entryChunkOf, debugName: 'the browser entry and its static imports' }],
+          groups: [{ name: entryChunkOf, debugName: 'the landing start and its static imports' }],
         },
       },
     },

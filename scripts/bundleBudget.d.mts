@@ -2,6 +2,7 @@
 // imports it (bench/bundle.bench.ts).
 export declare const LANDING_JS_BUDGET_BYTES: number;
 export declare const LANDING_PAGE: string;
+export declare const APP: string;
 export declare const DASHBOARD_PAGE: string;
 export declare const DEFAULT_WEB_ROOT: string;
 export declare class BundleBudgetError extends Error {}
@@ -28,6 +29,6 @@ export interface BundleMeasurement {
 }
 
 export declare function kB(bytes: number): string;
-export declare function routeBundle(webRoot: string, page: string): RouteBundle;
+export declare function routeBundle(webRoot: string, modules: string[]): RouteBundle;
 export declare function measureBundles(webRoot?: string): BundleMeasurement;
 export declare function printBundles(result: BundleMeasurement): void;

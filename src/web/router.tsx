@@ -10,15 +10,18 @@ import { loadWithin } from './chunkLoad.ts';
 import { LoadingScreen } from './auth/guards.tsx';
 import { ErrorPage } from './pages/ErrorPage.tsx';
 import { NotFoundPage } from './pages/NotFoundPage.tsx';
+import { RouterNavigation } from './routerNavigation.tsx';
 import { NotificationsProvider } from './ui/Notifications.tsx';
 
 function Root() {
   return (
-    <AuthProvider>
-      <NotificationsProvider>
-        <Outlet />
-      </NotificationsProvider>
-    </AuthProvider>
+    <RouterNavigation>
+      <AuthProvider>
+        <NotificationsProvider>
+          <Outlet />
+        </NotificationsProvider>
+      </AuthProvider>
+    </RouterNavigation>
   );
 }
 

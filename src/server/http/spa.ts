@@ -1,5 +1,6 @@
 // Serves the built single-page app: hashed assets with a year-long immutable cache, and
-// index.html (never cached) for every client route so deep links and reloads work.
+// index.html (never cached) for every client route so deep links and reloads work; '/' gets
+// landing.html, the same page with the landing prerendered into it (vite.config.ts).
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import fastifyStatic from '@fastify/static';
@@ -15,6 +16,7 @@ export function isApiPath(url: string): boolean {
 
 export async function registerSpa(app: FastifyInstance, webRoot: string | null): Promise<void> {
   const hasBuild = webRoot !== null && existsSync(join(webRoot, 'index.html'));
+  const hasLanding = hasBuild && existsSync(join(webRoot, 'landing.html'));
   if (hasBuild) {
     await app.register(fastifyStatic, {
       root: webRoot,
@@ -34,7 +36,8 @@ export async function registerSpa(app: FastifyInstance, webRoot: string | null):
   app.setNotFoundHandler((request, reply) => {
     const wantsPage = (request.method === 'GET' || request.method === 'HEAD') && !isApiPath(request.url);
     if (wantsPage && hasBuild) {
-      return reply.header('Cache-Control', 'no-cache').type('text/html; charset=utf-8').sendFile('index.html');
+      const page = hasLanding && request.url.split('?')[0] === '/' ? 'landing.html' : 'index.html';
+      return reply.header('Cache-Control', 'no-cache').type('text/html; charset=utf-8').sendFile(page);
     }
     return reply.code(404).send({ error: `Not found: ${request.method} ${request.url.split('?')[0]}` });
   });

@@ -4,13 +4,12 @@
 // outlive what they were about: the plan message and the note about a used reset link clear on
 // the next login, sign-up or mode switch.
 import { useRef, useState, type FormEvent } from 'react';
-import { Link, Navigate, useLocation } from 'react-router';
 import type { PlanView } from '../../shared/schemas/billing.ts';
 import { accountApi } from '../api/account.ts';
 import { startCheckout, usePlans } from '../api/billing.ts';
 import { useAuth } from '../auth/AuthProvider.tsx';
-import { LoadingScreen } from '../auth/guards.tsx';
 import { ErrorMessage, PrimaryButton, TextField } from '../ui/forms.tsx';
+import { Link, Navigate, useNavigation } from '../ui/navigation.tsx';
 import { PlanCards } from '../ui/PlanCards.tsx';
 import { TopNav } from '../ui/TopNav.tsx';
 import { ResetLinkInvalidNotice, RESET_LINK_INVALID } from './resetLinkNotice.tsx';
@@ -38,7 +37,7 @@ function firstIssue(result: { success: boolean; error?: { issues: Array<{ messag
 }
 
 export function LandingPage() {
-  const { user, isLoading, hasActiveSubscription, refresh } = useAuth();
+  const { user, hasActiveSubscription, refresh } = useAuth();
   const plans = usePlans();
   const [mode, setMode] = useState<Mode>('login');
   const [verificationEmail, setVerificationEmail] = useState<string | null>(null);
@@ -50,12 +49,14 @@ export function LandingPage() {
   const inFlight = useRef(false);
   const [planMessage, setPlanMessage] = useState<string | null>(null);
   const [checkoutPriceId, setCheckoutPriceId] = useState<string | null>(null);
-  const location = useLocation();
+  const navigation = useNavigation();
   const [resetLinkInvalid, setResetLinkInvalid] = useState(
-    () => (location.state as typeof RESET_LINK_INVALID | null)?.resetLinkInvalid === true,
+    () => (navigation.state as typeof RESET_LINK_INVALID | null)?.resetLinkInvalid === true,
   );
 
-  if (isLoading) return <LoadingScreen />;
+  // While GET /api/me is on its way (no user yet) the page is the visitor's: the markup '/' is
+  // served with (landingShell.tsx), so nothing moves when the script takes over. A subscriber
+  // then goes on to the dashboard, a signed-in user without a plan sees the subscription view.
   if (user && hasActiveSubscription) return <Navigate to="/dashboard" replace />;
 
   const view = user ? 'subscription' : verificationEmail ? 'verification' : 'auth';

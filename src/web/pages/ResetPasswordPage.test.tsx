@@ -4,7 +4,8 @@
 // link says so, to a signed-in trader on the page and to anyone else on / (the state it passes).
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { cleanup, fireEvent, render, screen } from '@testing-library/react';
-import { createMemoryRouter, RouterProvider, useLocation } from 'react-router';
+import { createMemoryRouter, Outlet, RouterProvider, useLocation } from 'react-router';
+import { RouterNavigation } from '../routerNavigation.tsx';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { AuthProvider } from '../auth/AuthProvider.tsx';
 import { NotificationsProvider } from '../ui/Notifications.tsx';
@@ -53,8 +54,17 @@ function stubServer({ signedIn, tokenValid }: { signedIn: boolean; tokenValid: b
 function renderAt(path: string) {
   const router = createMemoryRouter(
     [
-      { path: '/reset-password', Component: ResetPasswordPage },
-      { path: '*', Component: Elsewhere },
+      {
+        element: (
+          <RouterNavigation>
+            <Outlet />
+          </RouterNavigation>
+        ),
+        children: [
+          { path: '/reset-password', Component: ResetPasswordPage },
+          { path: '*', Component: Elsewhere },
+        ],
+      },
     ],
     { initialEntries: [path] },
   );

@@ -4,7 +4,8 @@
 // and stays on the page instead of moving on to the dashboard.
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { cleanup, render, screen } from '@testing-library/react';
-import { createMemoryRouter, RouterProvider } from 'react-router';
+import { createMemoryRouter, Outlet, RouterProvider } from 'react-router';
+import { RouterNavigation } from '../routerNavigation.tsx';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { AuthProvider } from '../auth/AuthProvider.tsx';
 import { NotificationsProvider } from '../ui/Notifications.tsx';
@@ -45,8 +46,17 @@ function stubServer(validate: () => Response) {
 function renderSuccess() {
   const router = createMemoryRouter(
     [
-      { path: '/success', Component: SuccessPage },
-      { path: '*', Component: () => <p>elsewhere</p> },
+      {
+        element: (
+          <RouterNavigation>
+            <Outlet />
+          </RouterNavigation>
+        ),
+        children: [
+          { path: '/success', Component: SuccessPage },
+          { path: '*', Component: () => <p>elsewhere</p> },
+        ],
+      },
     ],
     { initialEntries: ['/success'] },
   );

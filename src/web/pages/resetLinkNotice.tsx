@@ -1,7 +1,7 @@
 // What a trader sees after opening a password reset link that no longer works (it expired or
 // was already used): the reason and a link to request a new one. /reset-password shows it to a
 // signed-in user, and sends anyone else to / with RESET_LINK_INVALID so the login form says it.
-import { Link } from 'react-router';
+import { Link } from '../ui/navigation.tsx';
 
 /** Navigation state from /reset-password: the e-mailed token was refused. */
 export const RESET_LINK_INVALID = { resetLinkInvalid: true } as const;

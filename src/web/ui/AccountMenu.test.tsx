@@ -4,6 +4,7 @@
 // the dashboard, to the Keyboard shortcuts dialog.
 import { cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { MemoryRouter } from 'react-router';
+import { RouterNavigation } from '../routerNavigation.tsx';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { OPEN_SHORTCUTS_EVENT } from '../dashboard/shortcuts/openShortcutsEvent.ts';
 import { AccountMenu } from './AccountMenu.tsx';
@@ -34,10 +35,12 @@ function openMenu(path = '/') {
   render(
     withClient(
       <MemoryRouter initialEntries={[path]}>
-        <div>
-          <p>Elsewhere on the page</p>
-          <AccountMenu />
-        </div>
+        <RouterNavigation>
+          <div>
+            <p>Elsewhere on the page</p>
+            <AccountMenu />
+          </div>
+        </RouterNavigation>
       </MemoryRouter>,
     ),
   );

@@ -8,15 +8,15 @@
 // do not know the key.
 import { useMutation } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
-import { Link, useLocation } from 'react-router';
 import { ApiError } from '../api/http.ts';
 import { billingApi, usePlans } from '../api/billing.ts';
 import { useAuth } from '../auth/AuthProvider.tsx';
 import { OPEN_SHORTCUTS_EVENT } from '../dashboard/shortcuts/openShortcutsEvent.ts';
+import { Link, useNavigation } from './navigation.tsx';
 
 export function AccountMenu() {
   const { user, subscription, hasActiveSubscription, refresh } = useAuth();
-  const { pathname } = useLocation();
+  const { pathname } = useNavigation();
   const plans = usePlans();
   const [message, setMessage] = useState<string | null>(null);
   const menu = useRef<HTMLDetailsElement>(null);

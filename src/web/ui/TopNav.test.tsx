@@ -4,6 +4,7 @@
 // closes it. 'Take Tour' without a plan says what the tour needs instead of doing nothing.
 import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { MemoryRouter, Route, Routes } from 'react-router';
+import { RouterNavigation } from '../routerNavigation.tsx';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { TOUR_NEEDS_PLAN, TopNav } from './TopNav.tsx';
 import { withClient } from './testProviders.tsx';
@@ -35,7 +36,14 @@ function renderNav(path = '/crypto-analytics-ai') {
       <MemoryRouter initialEntries={[path]}>
         <p>Page content</p>
         <Routes>
-          <Route path="*" element={<TopNav />} />
+          <Route
+            path="*"
+            element={
+              <RouterNavigation>
+                <TopNav />
+              </RouterNavigation>
+            }
+          />
         </Routes>
         <Routes>
           <Route path="/" element={<p>Landing page</p>} />

@@ -8,10 +8,10 @@
 // button (a disclosure: aria-expanded; Escape, a click outside, following a link or changing
 // page close it), so a phone gets one row instead of four.
 import { useEffect, useRef, useState } from 'react';
-import { Link, NavLink, useLocation, useNavigate } from 'react-router';
 import { useAuth } from '../auth/AuthProvider.tsx';
 import { useSignOut } from '../auth/useSignOut.ts';
 import { AccountMenu } from './AccountMenu.tsx';
+import { Link, NavLink, useNavigation } from './navigation.tsx';
 import { useNotify } from './Notifications.tsx';
 
 export const MARKETING_LINKS = [
@@ -33,9 +33,8 @@ function formatDate(value: string | Date): string {
 
 export function TopNav() {
   const { user, subscription, hasActiveSubscription } = useAuth();
-  const { pathname } = useLocation();
+  const { pathname, navigate } = useNavigation();
   const signOut = useSignOut();
-  const navigate = useNavigate();
   const notify = useNotify();
   // The page the menu was opened on: moving to another page closes it.
   const [openOn, setOpenOn] = useState<string | null>(null);
@@ -67,12 +66,12 @@ export function TopNav() {
     setOpen(false);
     if (!hasActiveSubscription) {
       notify(TOUR_NEEDS_PLAN);
-      if (pathname !== '/') void navigate('/');
+      if (pathname !== '/') navigate('/');
       requestAnimationFrame(() => document.getElementById('plans-heading')?.scrollIntoView({ behavior: 'smooth' }));
       return;
     }
     if (pathname === '/dashboard') window.dispatchEvent(new Event('startTour'));
-    else void navigate('/dashboard', { state: TOUR_ON_ARRIVAL });
+    else navigate('/dashboard', { state: TOUR_ON_ARRIVAL });
   };
 
   const linkClass = ({ isActive }: { isActive: boolean }) =>
