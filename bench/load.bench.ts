@@ -1090,7 +1090,11 @@ async function runPhase(name: PhaseName, webRoot: string): Promise<PhaseResult> 
         uploadsChecked += 1;
         const listed = files.find((file) => file.id === sent.id);
         let problem = '';
-        if (!listed) problem = 'not listed by GET /files';
+        if (!listed)
+          problem =
+            listing?.status === 200
+              ? 'not listed by GET /files'
+              : `not checked: GET /files ${listing ? `answered ${listing.status}` : 'failed'}`;
         else if (listed.file_size !== sent.bytes.length)
           problem = `listed with ${listed.file_size} bytes, sent ${sent.bytes.length}`;
         else if (listed.original_filename !== sent.name) problem = `listed as ${listed.original_filename}`;
