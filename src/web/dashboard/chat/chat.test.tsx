@@ -283,3 +283,38 @@ describe('ChatPanel', () => {
     expect(screen.queryByTestId('typing-dots')).toBeNull();
   });
 });
+
+describe('AssistantProvider', () => {
+  it('reads the saved conversation only once a panel asks for the assistant, listing it once', async () => {
+    const requested: string[] = [];
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string) => {
+        requested.push(String(url));
+        return String(url) === '/api/conversations' ? json({ conversations: [] }) : json({ error: 'unexpected' }, 404);
+      }),
+    );
+    const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+    const page = (panels: ReactNode) => (
+      <QueryClientProvider client={client}>
+        <AssistantProvider>
+          <p>Chart tab</p>
+          {panels}
+        </AssistantProvider>
+      </QueryClientProvider>
+    );
+    const { rerender } = render(page(null));
+    // Nothing reads the assistant yet (a phone on the Chart tab): no request.
+    await act(async () => {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    });
+    expect(requested).toEqual([]);
+
+    rerender(page(<ChatPanel />));
+    await waitFor(() => expect(screen.queryByText('Loading...')).toBeNull());
+    await act(async () => {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    });
+    expect(requested.filter((url) => url === '/api/conversations')).toEqual(['/api/conversations']);
+  });
+});
