@@ -2,7 +2,8 @@
 // Every panel stays mounted and only the active one is visible, so switching away and back
 // keeps each panel's state (a typed Barchart key, a scrolled price list). Above the active
 // panel: the chart watchlist for TradingView, the own candle chart's symbol picker for the
-// exchange data.
+// exchange data. The spreadsheet and demo trading addresses are asked for when one of those two
+// panels is first opened: the chart's first paint does not wait on them.
 import { useState, type ReactNode } from 'react';
 import { BarchartPanel } from './BarchartPanel.tsx';
 import { EmbedPanel, useEmbeds } from './EmbedPanel.tsx';
@@ -37,7 +38,9 @@ export function ChartArea({
   const [ownSource, setOwnSource] = useState<ChartSource>('tradingview');
   const source = controlledSource ?? ownSource;
   const setSource = onSourceChange ?? setOwnSource;
-  const embeds = useEmbeds();
+  const [embedsOpened, setEmbedsOpened] = useState(false);
+  if (!embedsOpened && (source === 'spreadsheet' || source === 'demo-trading')) setEmbedsOpened(true);
+  const embeds = useEmbeds(embedsOpened);
 
   const panel = (id: ChartSource, content: ReactNode) => (
     <div key={id} hidden={source !== id} className="min-h-0 flex-1" data-testid={`chart-panel-${id}`}>
@@ -77,6 +80,7 @@ export function ChartArea({
           url={embeds.data?.spreadsheetUrl}
           missing="No spreadsheet is linked to this dashboard yet. Ask your administrator to set one up."
           active={source === 'spreadsheet'}
+          loading={embeds.isLoading}
         />,
       )}
       {panel(
@@ -86,6 +90,7 @@ export function ChartArea({
           url={embeds.data?.demoTradingUrl}
           missing="No demo trading platform is linked to this dashboard yet. Ask your administrator to set one up."
           active={source === 'demo-trading'}
+          loading={embeds.isLoading}
         />,
       )}
     </section>
