@@ -16,7 +16,6 @@ import { ChartArea, type ChartSource } from '../dashboard/chart/ChartArea.tsx';
 import { AssistantProvider } from '../dashboard/chat/AssistantProvider.tsx';
 import { AlertRulesProvider } from '../dashboard/rules/AlertRulesProvider.tsx';
 import { ChartSymbolPicker } from '../dashboard/market/ChartSymbolPicker.tsx';
-import { ExchangeView } from '../dashboard/market/ExchangeView.tsx';
 import { DashboardShortcuts } from '../dashboard/shortcuts/ShortcutsDialog.tsx';
 import { focusSymbolSearch } from '../dashboard/shortcuts/shortcuts.ts';
 import { GuidedTour } from '../dashboard/tour/GuidedTour.tsx';
@@ -53,6 +52,8 @@ function StartTourOnArrival() {
 const AlertsColumn = lazyPanel(async () => (await import('../dashboard/alerts/AlertsColumn.tsx')).AlertsColumn);
 const AiSection = lazyPanel(async () => (await import('../dashboard/chat/AiSection.tsx')).AiSection);
 const MyStuff = lazyPanel(async () => (await import('../dashboard/files/MyStuff.tsx')).MyStuff);
+// The exchange view (price cards): fetched when Exchange Data is first chosen.
+const ExchangeView = lazyPanel(async () => (await import('../dashboard/market/ExchangeView.tsx')).ExchangeView);
 
 /** Tailwind's lg: from here up every panel shows and there are no tabs. */
 const WIDE_SCREEN = '(min-width: 1024px)';
@@ -169,7 +170,9 @@ function Dashboard() {
                   </div>
                 }
                 exchangeView={(active) => (
-                  <ExchangeView active={active} chartSymbol={chartSymbol} onChartSymbol={setChartSymbol} />
+                  <PanelSuspense className="h-[650px]">
+                    <ExchangeView active={active} chartSymbol={chartSymbol} onChartSymbol={setChartSymbol} />
+                  </PanelSuspense>
                 )}
               />
             </div>
