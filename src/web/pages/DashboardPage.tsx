@@ -8,10 +8,10 @@
 // so switching back keeps their state; on a wide screen, and once the guided tour starts (it
 // visits every tab), all of them are. Keyboard: `/` focuses the chart's symbol search, `?`
 // lists the shortcuts (dashboard/shortcuts/).
-import { useCallback, useEffect, useState, useSyncExternalStore, type ReactNode } from 'react';
+import { startTransition, useCallback, useEffect, useState, useSyncExternalStore, type ReactNode } from 'react';
 import { flushSync } from 'react-dom';
 import { useLocation, useNavigate } from 'react-router';
-import { RequireSubscription } from '../auth/guards.tsx';
+import { LoadingScreen, RequireSubscription } from '../auth/guards.tsx';
 import { ChartArea, type ChartSource } from '../dashboard/chart/ChartArea.tsx';
 import { AssistantProvider } from '../dashboard/chat/AssistantProvider.tsx';
 import { AlertRulesProvider } from '../dashboard/rules/AlertRulesProvider.tsx';
@@ -209,18 +209,31 @@ function Dashboard() {
   );
 }
 
+/**
+ * The dashboard's first render as a transition: React renders it in slices, giving the main
+ * thread back every few milliseconds, instead of one long task once the sign-in check answers
+ * (on a phone a tap would wait for it). The loading screen stays until the dashboard commits.
+ */
+function RenderInSlices({ children }: { children: ReactNode }) {
+  const [ready, setReady] = useState(false);
+  useEffect(() => startTransition(() => setReady(true)), []);
+  return ready ? children : <LoadingScreen />;
+}
+
 export function DashboardPage() {
   return (
     <RequireSubscription>
-      <div className="min-h-screen">
-        <TopNav />
-        <AssistantProvider>
-          <AlertRulesProvider>
-            <Dashboard />
-          </AlertRulesProvider>
-        </AssistantProvider>
-        <StartTourOnArrival />
-      </div>
+      <RenderInSlices>
+        <div className="min-h-screen">
+          <TopNav />
+          <AssistantProvider>
+            <AlertRulesProvider>
+              <Dashboard />
+            </AlertRulesProvider>
+          </AssistantProvider>
+          <StartTourOnArrival />
+        </div>
+      </RenderInSlices>
     </RequireSubscription>
   );
 }
