@@ -3,9 +3,7 @@
 // the streamed answer, saved conversations, and the Prompt Catalog's call. It also provides
 // ChatAttachmentContext, so My Stuff's 'Analyze with AI' can attach a file to the input bar.
 // The input box's text has its own context (useChatInput): typing re-renders the input bar
-// only, not every panel that reads the assistant's state. The saved conversation is read once a
-// panel first asks for the assistant (useAssistant): on a phone, when the AI tab is first opened,
-// so the dashboard's first paint does not wait on requests for a panel that is not on screen.
+// only, not every panel that reads the assistant's state.
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import {
   createContext,
@@ -73,13 +71,9 @@ export interface ChatInputState {
 
 const AssistantContext = createContext<AssistantState | null>(null);
 const ChatInputContext = createContext<ChatInputState | null>(null);
-/** Called by each panel that reads the assistant: the first call starts the saved conversation's load. */
-const AssistantWantedContext = createContext<(() => void) | null>(null);
 
 export function useAssistant(): AssistantState {
   const state = useContext(AssistantContext);
-  const want = useContext(AssistantWantedContext);
-  useEffect(() => want?.(), [want]);
   if (!state) throw new Error('useAssistant must be used inside <AssistantProvider>');
   return state;
 }
@@ -115,9 +109,6 @@ export function AssistantProvider({
   const queryClient = useQueryClient();
   // docs/SPEC.md: supplied initial messages are used instead of the welcome (and of a saved conversation).
   const [loading, setLoading] = useState(!initialMessages);
-  // Whether a panel has asked for the assistant yet (see useAssistant).
-  const [wanted, setWanted] = useState(false);
-  const want = useCallback(() => setWanted(true), []);
   const [messages, setMessages] = useState<DisplayMessage[]>(() => initialMessages ?? []);
   const [error, setError] = useState<string | null>(null);
   const [sending, setSending] = useState(false);
@@ -147,7 +138,7 @@ export function AssistantProvider({
   });
 
   useEffect(() => {
-    if (initialMessages || !wanted) return;
+    if (initialMessages) return;
     let cancelled = false;
     void (async () => {
       try {
@@ -171,7 +162,7 @@ export function AssistantProvider({
     return () => {
       cancelled = true;
     };
-  }, [initialMessages, queryClient, wanted]);
+  }, [initialMessages, queryClient]);
 
   useEffect(() => () => inFlight.current?.abort(), []);
 
@@ -340,12 +331,10 @@ export function AssistantProvider({
   const inputState = useMemo<ChatInputState>(() => ({ input, setInput }), [input, setInput]);
 
   return (
-    <AssistantWantedContext.Provider value={want}>
-      <AssistantContext.Provider value={state}>
-        <ChatInputContext.Provider value={inputState}>
-          <ChatAttachmentContext.Provider value={attach}>{children}</ChatAttachmentContext.Provider>
-        </ChatInputContext.Provider>
-      </AssistantContext.Provider>
-    </AssistantWantedContext.Provider>
+    <AssistantContext.Provider value={state}>
+      <ChatInputContext.Provider value={inputState}>
+        <ChatAttachmentContext.Provider value={attach}>{children}</ChatAttachmentContext.Provider>
+      </ChatInputContext.Provider>
+    </AssistantContext.Provider>
   );
 }

@@ -285,7 +285,7 @@ describe('ChatPanel', () => {
 });
 
 describe('AssistantProvider', () => {
-  it('reads the saved conversation only once a panel asks for the assistant, listing it once', async () => {
+  it('reads the saved conversation list once, not again when the list query starts', async () => {
     const requested: string[] = [];
     vi.stubGlobal(
       'fetch',
@@ -295,22 +295,13 @@ describe('AssistantProvider', () => {
       }),
     );
     const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
-    const page = (panels: ReactNode) => (
+    render(
       <QueryClientProvider client={client}>
         <AssistantProvider>
-          <p>Chart tab</p>
-          {panels}
+          <ChatPanel />
         </AssistantProvider>
-      </QueryClientProvider>
+      </QueryClientProvider>,
     );
-    const { rerender } = render(page(null));
-    // Nothing reads the assistant yet (a phone on the Chart tab): no request.
-    await act(async () => {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    });
-    expect(requested).toEqual([]);
-
-    rerender(page(<ChatPanel />));
     await waitFor(() => expect(screen.queryByText('Loading...')).toBeNull());
     await act(async () => {
       await new Promise((resolve) => setTimeout(resolve, 50));
