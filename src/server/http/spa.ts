@@ -1,7 +1,10 @@
 // Serves the built single-page app: hashed assets with a year-long immutable cache, and
 // index.html (never cached) for every client route so deep links and reloads work; '/' gets
-// landing.html, the same page with the landing prerendered into it (vite.config.ts).
-import { existsSync } from 'node:fs';
+// landing.html, the same page with the landing prerendered into it (vite.config.ts). A route
+// whose page is a lazy chunk listed in ROUTE_PAGES gets index.html with modulepreload links for
+// that chunk and its static imports (read from Vite's manifest), so the browser fetches the
+// page's code alongside the entry script instead of only once the entry has run and asked for it.
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply } from 'fastify';
@@ -12,6 +15,68 @@ const API_PREFIXES = ['/api/', '/external-api/', '/files', '/upload', '/sheets/'
 export function isApiPath(url: string): boolean {
   const path = url.split('?')[0];
   return API_PREFIXES.some((prefix) => path === prefix.replace(/\/$/, '') || path.startsWith(prefix));
+}
+
+/**
+ * The client routes (src/web/router.tsx) whose code is preloaded with the HTML, as the modules
+ * the entry loads for them in order: the app with its router (app.tsx, loaded by main.tsx on
+ * every route but '/'), then the page's lazy chunk. Only the signed-in dashboard, where the
+ * page's code is most of what stands between the first byte and the first chart. The landing
+ * route's JavaScript is landing.html's own (scripts/bundleBudget.mjs).
+ */
+export const ROUTE_PAGES: Readonly<Record<string, readonly string[]>> = {
+  '/dashboard': ['src/web/app.tsx', 'src/web/pages/DashboardPage.tsx'],
+};
+
+interface ManifestChunk {
+  file: string;
+  imports?: string[];
+}
+
+/**
+ * The files page modules load before they run: each one's chunk and, recursively, the chunks it
+ * imports statically, in the order the browser needs them (imports first), each once. Dynamic
+ * imports are left out: they load on demand.
+ */
+export function pageChunkFiles(manifest: Record<string, ManifestChunk>, pages: readonly string[]): string[] {
+  const files: string[] = [];
+  const seen = new Set<string>();
+  const visit = (key: string) => {
+    const chunk = manifest[key];
+    if (!chunk || seen.has(key)) return;
+    seen.add(key);
+    for (const imported of chunk.imports ?? []) visit(imported);
+    if (chunk.file.endsWith('.js')) files.push(chunk.file);
+  };
+  for (const page of pages) visit(page);
+  return files;
+}
+
+/**
+ * index.html with a modulepreload link for each of `files` it does not already load, before
+ * `</head>` (the links are the ones Vite writes for the entry's own chunks).
+ */
+export function withModulePreloads(html: string, files: readonly string[]): string {
+  const links = files
+    .map((file) => `/${file}`)
+    .filter((href) => !html.includes(`"${href}"`))
+    .map((href) => `<link rel="modulepreload" crossorigin href="${href}">`);
+  if (links.length === 0 || !html.includes('</head>')) return html;
+  return html.replace('</head>', `  ${links.join('\n    ')}\n  </head>`);
+}
+
+/** The HTML of each route in ROUTE_PAGES, read once from the build; none without a manifest. */
+function routeHtml(webRoot: string): Map<string, string> {
+  const pages = new Map<string, string>();
+  const manifestPath = join(webRoot, '.vite', 'manifest.json');
+  if (!existsSync(manifestPath)) return pages;
+  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as Record<string, ManifestChunk>;
+  const html = readFileSync(join(webRoot, 'index.html'), 'utf8');
+  for (const [route, modules] of Object.entries(ROUTE_PAGES)) {
+    const files = pageChunkFiles(manifest, modules);
+    if (files.length > 0) pages.set(route, withModulePreloads(html, files));
+  }
+  return pages;
 }
 
 export async function registerSpa(app: FastifyInstance, webRoot: string | null): Promise<void> {
@@ -32,12 +97,18 @@ export async function registerSpa(app: FastifyInstance, webRoot: string | null):
       },
     });
   }
+  const pages = hasBuild ? routeHtml(webRoot) : new Map<string, string>();
 
   app.setNotFoundHandler((request, reply) => {
     const wantsPage = (request.method === 'GET' || request.method === 'HEAD') && !isApiPath(request.url);
     if (wantsPage && hasBuild) {
-      const page = hasLanding && request.url.split('?')[0] === '/' ? 'landing.html' : 'index.html';
-      return reply.header('Cache-Control', 'no-cache').type('text/html; charset=utf-8').sendFile(page);
+      const path = request.url.split('?')[0];
+      if (hasLanding && path === '/')
+        return reply.header('Cache-Control', 'no-cache').type('text/html; charset=utf-8').sendFile('landing.html');
+      const page = pages.get(path.replace(/(.)\/+$/, '$1'));
+      if (page !== undefined)
+        return reply.header('Cache-Control', 'no-cache').type('text/html; charset=utf-8').send(page);
+      return reply.header('Cache-Control', 'no-cache').type('text/html; charset=utf-8').sendFile('index.html');
     }
     return reply.code(404).send({ error: `Not found: ${request.method} ${request.url.split('?')[0]}` });
   });

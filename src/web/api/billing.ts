@@ -33,11 +33,13 @@ export const billingApi = {
     apiSend('POST', `/api/subscriptions/${encodeURIComponent(id)}/cancel`, schema('subscriptionResponse'), {}),
 };
 
-export function usePlans() {
+/** The plans; `enabled` false leaves the request until something shows them. */
+export function usePlans(enabled = true) {
   return useQuery({
     queryKey: queryKeys.plans,
     queryFn: billingApi.plans,
     staleTime: 5 * 60_000,
+    enabled,
   });
 }
 

@@ -8,15 +8,14 @@
 // so switching back keeps their state; on a wide screen, and once the guided tour starts (it
 // visits every tab), all of them are. Keyboard: `/` focuses the chart's symbol search, `?`
 // lists the shortcuts (dashboard/shortcuts/).
-import { useCallback, useEffect, useState, useSyncExternalStore, type ReactNode } from 'react';
+import { startTransition, useCallback, useEffect, useState, useSyncExternalStore, type ReactNode } from 'react';
 import { flushSync } from 'react-dom';
 import { useLocation, useNavigate } from 'react-router';
-import { RequireSubscription } from '../auth/guards.tsx';
+import { LoadingScreen, RequireSubscription } from '../auth/guards.tsx';
 import { ChartArea, type ChartSource } from '../dashboard/chart/ChartArea.tsx';
 import { AssistantProvider } from '../dashboard/chat/AssistantProvider.tsx';
 import { AlertRulesProvider } from '../dashboard/rules/AlertRulesProvider.tsx';
 import { ChartSymbolPicker } from '../dashboard/market/ChartSymbolPicker.tsx';
-import { ExchangeView } from '../dashboard/market/ExchangeView.tsx';
 import { DashboardShortcuts } from '../dashboard/shortcuts/ShortcutsDialog.tsx';
 import { focusSymbolSearch } from '../dashboard/shortcuts/shortcuts.ts';
 import { GuidedTour } from '../dashboard/tour/GuidedTour.tsx';
@@ -53,6 +52,8 @@ function StartTourOnArrival() {
 const AlertsColumn = lazyPanel(async () => (await import('../dashboard/alerts/AlertsColumn.tsx')).AlertsColumn);
 const AiSection = lazyPanel(async () => (await import('../dashboard/chat/AiSection.tsx')).AiSection);
 const MyStuff = lazyPanel(async () => (await import('../dashboard/files/MyStuff.tsx')).MyStuff);
+// The exchange view (price cards): fetched when Exchange Data is first chosen.
+const ExchangeView = lazyPanel(async () => (await import('../dashboard/market/ExchangeView.tsx')).ExchangeView);
 
 /** Tailwind's lg: from here up every panel shows and there are no tabs. */
 const WIDE_SCREEN = '(min-width: 1024px)';
@@ -169,7 +170,9 @@ function Dashboard() {
                   </div>
                 }
                 exchangeView={(active) => (
-                  <ExchangeView active={active} chartSymbol={chartSymbol} onChartSymbol={setChartSymbol} />
+                  <PanelSuspense className="h-[650px]">
+                    <ExchangeView active={active} chartSymbol={chartSymbol} onChartSymbol={setChartSymbol} />
+                  </PanelSuspense>
                 )}
               />
             </div>
@@ -206,18 +209,31 @@ function Dashboard() {
   );
 }
 
+/**
+ * The dashboard's first render as a transition: React renders it in slices, giving the main
+ * thread back every few milliseconds, instead of one long task once the sign-in check answers
+ * (on a phone a tap would wait for it). The loading screen stays until the dashboard commits.
+ */
+function RenderInSlices({ children }: { children: ReactNode }) {
+  const [ready, setReady] = useState(false);
+  useEffect(() => startTransition(() => setReady(true)), []);
+  return ready ? children : <LoadingScreen />;
+}
+
 export function DashboardPage() {
   return (
     <RequireSubscription>
-      <div className="min-h-screen">
-        <TopNav />
-        <AssistantProvider>
-          <AlertRulesProvider>
-            <Dashboard />
-          </AlertRulesProvider>
-        </AssistantProvider>
-        <StartTourOnArrival />
-      </div>
+      <RenderInSlices>
+        <div className="min-h-screen">
+          <TopNav />
+          <AssistantProvider>
+            <AlertRulesProvider>
+              <Dashboard />
+            </AlertRulesProvider>
+          </AssistantProvider>
+          <StartTourOnArrival />
+        </div>
+      </RenderInSlices>
     </RequireSubscription>
   );
 }

@@ -1,7 +1,8 @@
 // @vitest-environment jsdom
 // The Account menu closes like any menu: on Escape (focus back on its button) and on a click
 // outside it; a click inside it leaves it open. It leads to the change-password form and, on
-// the dashboard, to the Keyboard shortcuts dialog.
+// the dashboard, to the Keyboard shortcuts dialog. It asks for the plans (the plan's name) only
+// once it is pointed at, focused or opened, not with the page.
 import { cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { MemoryRouter } from 'react-router';
 import { RouterNavigation } from '../routerNavigation.tsx';
@@ -24,14 +25,19 @@ vi.mock('../auth/AuthProvider.tsx', () => ({
   }),
 }));
 
+/** Each render's `enabled` of usePlans: the plans are fetched only once it is true. */
+const plansEnabled = vi.hoisted(() => [] as boolean[]);
 vi.mock('../api/billing.ts', () => ({
   billingApi: { cancelSubscription: async () => undefined },
-  usePlans: () => ({ data: [{ priceId: 'price_monthly', name: 'Monthly', interval: 'month' }] }),
+  usePlans: (enabled = true) => {
+    plansEnabled.push(enabled);
+    return { data: enabled ? [{ priceId: 'price_monthly', name: 'Monthly', interval: 'month' }] : undefined };
+  },
 }));
 
 afterEach(cleanup);
 
-function openMenu(path = '/') {
+function renderMenu(path = '/') {
   render(
     withClient(
       <MemoryRouter initialEntries={[path]}>
@@ -44,6 +50,10 @@ function openMenu(path = '/') {
       </MemoryRouter>,
     ),
   );
+}
+
+function openMenu(path = '/') {
+  renderMenu(path);
   const button = screen.getByText('Account');
   fireEvent.click(button);
   const details = button.closest('details')!;
@@ -99,5 +109,20 @@ describe('AccountMenu', () => {
   it('offers the shortcuts only where they work, on the dashboard', () => {
     openMenu('/');
     expect(screen.queryByRole('button', { name: 'Keyboard shortcuts' })).toBeNull();
+  });
+
+  it('asks for the plans only once it is pointed at or focused, then names the plan', () => {
+    plansEnabled.length = 0;
+    renderMenu();
+    expect(plansEnabled).not.toContain(true);
+    fireEvent.pointerEnter(screen.getByText('Account'));
+    expect(plansEnabled.at(-1)).toBe(true);
+    expect(screen.getByText('Monthly')).toBeTruthy();
+
+    cleanup();
+    plansEnabled.length = 0;
+    renderMenu();
+    fireEvent.focus(screen.getByText('Account'));
+    expect(plansEnabled.at(-1)).toBe(true);
   });
 });

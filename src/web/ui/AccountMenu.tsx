@@ -5,7 +5,8 @@
 // stays open) and on a click outside it. Below the xl breakpoint it sits in the top bar's
 // menu panel and opens in place rather than as a dropdown that could leave a phone's screen.
 // On the dashboard it also opens the "Keyboard shortcuts" dialog (the `?` key's), for those who
-// do not know the key.
+// do not know the key. The plans (for the plan's name) are asked for when the menu is first
+// pointed at, focused or opened, not with the page.
 import { useMutation } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { ApiError } from '../api/http.ts';
@@ -17,7 +18,9 @@ import { Link, useNavigation } from './navigation.tsx';
 export function AccountMenu() {
   const { user, subscription, hasActiveSubscription, refresh } = useAuth();
   const { pathname } = useNavigation();
-  const plans = usePlans();
+  const [wanted, setWanted] = useState(false);
+  const plans = usePlans(wanted && subscription !== null);
+  const want = () => setWanted(true);
   const [message, setMessage] = useState<string | null>(null);
   const menu = useRef<HTMLDetailsElement>(null);
 
@@ -54,8 +57,13 @@ export function AccountMenu() {
   const end = subscription?.current_period_end ? new Date(subscription.current_period_end).toLocaleString() : null;
 
   return (
-    <details ref={menu} className="relative">
-      <summary className="cursor-pointer list-none rounded border border-gray-700 px-2 py-1 text-gray-300 hover:bg-gray-800">
+    <details ref={menu} className="relative" onToggle={want}>
+      <summary
+        onPointerEnter={want}
+        onFocus={want}
+        onClick={want}
+        className="cursor-pointer list-none rounded border border-gray-700 px-2 py-1 text-gray-300 hover:bg-gray-800"
+      >
         Account
       </summary>
       <div className="z-50 mt-2 w-full max-w-72 rounded-lg border border-gray-700 bg-gray-900 p-4 text-sm shadow-xl xl:absolute xl:right-0 xl:w-72">

@@ -1,8 +1,10 @@
 // The chart area: a switcher of five sources, the professional charting widget by default.
-// Every panel stays mounted and only the active one is visible, so switching away and back
-// keeps each panel's state (a typed Barchart key, a scrolled price list). Above the active
+// A panel is mounted when its source is first chosen and then stays mounted, only the active one
+// visible, so switching away and back keeps each panel's state (a typed Barchart key, a scrolled
+// price list) and the first paint renders only the panel on screen. Above the active
 // panel: the chart watchlist for TradingView, the own candle chart's symbol picker for the
-// exchange data.
+// exchange data. The spreadsheet and demo trading addresses are asked for when one of those two
+// panels is first opened: the chart's first paint does not wait on them.
 import { useState, type ReactNode } from 'react';
 import { BarchartPanel } from './BarchartPanel.tsx';
 import { EmbedPanel, useEmbeds } from './EmbedPanel.tsx';
@@ -37,11 +39,16 @@ export function ChartArea({
   const [ownSource, setOwnSource] = useState<ChartSource>('tradingview');
   const source = controlledSource ?? ownSource;
   const setSource = onSourceChange ?? setOwnSource;
-  const embeds = useEmbeds();
+  const [embedsOpened, setEmbedsOpened] = useState(false);
+  if (!embedsOpened && (source === 'spreadsheet' || source === 'demo-trading')) setEmbedsOpened(true);
+  const embeds = useEmbeds(embedsOpened);
+  // The sources chosen so far: their panels are mounted (adjusted while rendering, not in an effect).
+  const [opened, setOpened] = useState<ReadonlySet<ChartSource>>(() => new Set([source]));
+  if (!opened.has(source)) setOpened(new Set([...opened, source]));
 
-  const panel = (id: ChartSource, content: ReactNode) => (
+  const panel = (id: ChartSource, content: () => ReactNode) => (
     <div key={id} hidden={source !== id} className="min-h-0 flex-1" data-testid={`chart-panel-${id}`}>
-      {content}
+      {opened.has(id) || source === id ? content() : null}
     </div>
   );
 
@@ -67,27 +74,31 @@ export function ChartArea({
       </div>
       {source === 'tradingview' && watchlistControls}
       {source === 'exchange' && exchangeControls}
-      {panel('tradingview', <TradingViewChart symbols={symbols} />)}
-      {panel('barchart', <BarchartPanel open={source === 'barchart'} />)}
-      {panel('exchange', exchangeView(source === 'exchange'))}
-      {panel(
-        'spreadsheet',
+      {panel('tradingview', () => (
+        <TradingViewChart symbols={symbols} />
+      ))}
+      {panel('barchart', () => (
+        <BarchartPanel open={source === 'barchart'} />
+      ))}
+      {panel('exchange', () => exchangeView(source === 'exchange'))}
+      {panel('spreadsheet', () => (
         <EmbedPanel
           title="Spreadsheet platform"
           url={embeds.data?.spreadsheetUrl}
           missing="No spreadsheet is linked to this dashboard yet. Ask your administrator to set one up."
           active={source === 'spreadsheet'}
-        />,
-      )}
-      {panel(
-        'demo-trading',
+          loading={embeds.isLoading}
+        />
+      ))}
+      {panel('demo-trading', () => (
         <EmbedPanel
           title="Demo trading platform"
           url={embeds.data?.demoTradingUrl}
           missing="No demo trading platform is linked to this dashboard yet. Ask your administrator to set one up."
           active={source === 'demo-trading'}
-        />,
-      )}
+          loading={embeds.isLoading}
+        />
+      ))}
     </section>
   );
 }

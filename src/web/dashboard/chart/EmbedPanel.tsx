@@ -1,18 +1,20 @@
 // The two third-party pages of the chart area (the spreadsheet platform and the demo trading
 // platform): sandboxed iframes whose URLs the operator configures; a message for the trader
 // (what to ask for, not which setting) when none is set, or when the page refuses to load in a
-// frame.
+// frame. Their addresses are asked for the first time one of the two is opened (useEmbeds).
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { embedsResponse } from '../../../shared/schemas/embeds.ts';
 import { apiFetch } from '../../api/http.ts';
 import { queryKeys } from '../../api/queryKeys.ts';
 
-export function useEmbeds() {
+/** The configured addresses; `enabled` false leaves the request for later (no panel needs them yet). */
+export function useEmbeds(enabled = true) {
   return useQuery({
     queryKey: queryKeys.embeds,
     queryFn: () => apiFetch('/api/embeds', embedsResponse),
     staleTime: Infinity,
+    enabled,
   });
 }
 
@@ -21,9 +23,12 @@ export function EmbedPanel({
   url,
   missing,
   active,
+  loading = false,
 }: {
   title: string;
   url: string | null | undefined;
+  /** The addresses are still being asked for: a loading box of the panel's size. */
+  loading?: boolean;
   /** Shown when no address is configured: what the trader can do about it. */
   missing: string;
   active: boolean;
@@ -37,6 +42,13 @@ export function EmbedPanel({
     return () => clearTimeout(timer);
   }, [active, url, loaded]);
 
+  if (loading) {
+    return (
+      <div className="flex h-[650px] items-center justify-center rounded border border-dashed border-gray-700 p-6 text-center text-gray-400">
+        <p>Loading...</p>
+      </div>
+    );
+  }
   if (!url) {
     return (
       <div className="flex h-[650px] items-center justify-center rounded border border-dashed border-gray-700 p-6 text-center text-gray-400">

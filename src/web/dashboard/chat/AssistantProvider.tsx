@@ -133,6 +133,8 @@ export function AssistantProvider({
     queryKey: queryKeys.conversations.all,
     queryFn: fetchConversations,
     enabled: !loading && !initialMessages,
+    // The load below has just read the list: no second request when this query starts.
+    staleTime: 30_000,
   });
 
   useEffect(() => {

@@ -283,3 +283,29 @@ describe('ChatPanel', () => {
     expect(screen.queryByTestId('typing-dots')).toBeNull();
   });
 });
+
+describe('AssistantProvider', () => {
+  it('reads the saved conversation list once, not again when the list query starts', async () => {
+    const requested: string[] = [];
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string) => {
+        requested.push(String(url));
+        return String(url) === '/api/conversations' ? json({ conversations: [] }) : json({ error: 'unexpected' }, 404);
+      }),
+    );
+    const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+    render(
+      <QueryClientProvider client={client}>
+        <AssistantProvider>
+          <ChatPanel />
+        </AssistantProvider>
+      </QueryClientProvider>,
+    );
+    await waitFor(() => expect(screen.queryByText('Loading...')).toBeNull());
+    await act(async () => {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    });
+    expect(requested.filter((url) => url === '/api/conversations')).toEqual(['/api/conversations']);
+  });
+});

@@ -2,16 +2,20 @@
 // panel, a watchlist chip's bell or the candle chart, prefilled with a symbol and a price), and
 // the live stream of this trader's firings (GET /api/alerts/stream?kind=rules): each firing goes
 // first in the Triggered list, shows as a toast in the page and, while the tab is hidden and the
-// browser allows it, as a system notification.
+// browser allows it, as a system notification. The form's code loads the first time it opens.
 import { useQueryClient } from '@tanstack/react-query';
-import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
+import { createContext, Suspense, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
 import { alertStreamEnd } from '../../../shared/schemas/alerts.ts';
 import { ruleFiring, type AlertRule, type RuleFiring } from '../../../shared/schemas/alertRules.ts';
 import { formatPrice } from '../../../shared/format.ts';
 import { queryKeys } from '../../api/queryKeys.ts';
 import type { RulePrefill } from './ruleForm.ts';
-import { RuleFormDialog } from './RuleFormDialog.tsx';
+import { lazyPanel } from '../layout/lazyPanel.tsx';
 import { withFiring } from './rulesApi.ts';
+
+// The form's code (its fields, the symbol search, webhook and push settings) is fetched the
+// first time a trader opens it, not with the dashboard.
+const RuleFormDialog = lazyPanel(async () => (await import('./RuleFormDialog.tsx')).RuleFormDialog);
 
 export interface RuleEditor {
   /** Opens the form: a new rule (optionally prefilled) or an existing one to edit. */
@@ -146,7 +150,11 @@ export function AlertRulesProvider({ children }: { children: ReactNode }) {
   return (
     <RuleEditorContext.Provider value={editor}>
       {children}
-      {editing && <RuleFormDialog key={editing.key} rule={editing.rule} prefill={editing.prefill} onClose={close} />}
+      {editing && (
+        <Suspense fallback={null}>
+          <RuleFormDialog key={editing.key} rule={editing.rule} prefill={editing.prefill} onClose={close} />
+        </Suspense>
+      )}
       <FiringToasts firings={toasts} onDismiss={dismiss} />
     </RuleEditorContext.Provider>
   );

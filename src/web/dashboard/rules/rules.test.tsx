@@ -315,7 +315,7 @@ describe('the alert rules panel', () => {
     expect(calls.filter((call) => call.method === 'DELETE').map((call) => call.path)).toEqual(['/api/alert-rules/7']);
 
     fireEvent.click(within(panel).getByRole('button', { name: 'New alert' }));
-    expect(screen.getByRole('dialog', { name: 'New alert rule' })).toBeTruthy();
+    expect(await screen.findByRole('dialog', { name: 'New alert rule' })).toBeTruthy();
   });
 
   it('turns a live firing into a toast and the first row of the Triggered list', async () => {

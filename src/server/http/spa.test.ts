@@ -1,0 +1,111 @@
+// The app shell: every client route gets index.html; a route listed in ROUTE_PAGES gets it with
+// modulepreload links for its page chunk and that chunk's static imports (from Vite's manifest),
+// never for what index.html already loads nor for the chunk's dynamic imports.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Fastify from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pageChunkFiles, registerSpa, ROUTE_PAGES, withModulePreloads } from './spa.ts';
+
+const INDEX_HTML = `<!doctype html>
+<html>
+  <head>
+    <script type="module" crossorigin src="/assets/index-1.js"></script>
+    <link rel="modulepreload" crossorigin href="/assets/app-1.js">
+  </head>
+  <body><div id="root"></div></body>
+</html>`;
+
+const MANIFEST = {
+  'index.html': { file: 'assets/index-1.js', isEntry: true, imports: ['_app-1.js'] },
+  '_app-1.js': { file: 'assets/app-1.js', css: ['assets/app-1.css'] },
+  '_schemas-1.js': { file: 'assets/schemas-1.js' },
+  '_market-1.js': { file: 'assets/market-1.js', imports: ['_app-1.js', '_schemas-1.js'] },
+  'src/web/app.tsx': { file: 'assets/router-1.js', isDynamicEntry: true, imports: ['_app-1.js', '_schemas-1.js'] },
+  'src/web/pages/DashboardPage.tsx': {
+    file: 'assets/DashboardPage-1.js',
+    isDynamicEntry: true,
+    imports: ['_app-1.js', '_market-1.js', '_schemas-1.js'],
+    dynamicImports: ['src/web/dashboard/chat/AiSection.tsx'],
+  },
+  'src/web/dashboard/chat/AiSection.tsx': { file: 'assets/AiSection-1.js', imports: ['_app-1.js'] },
+};
+
+describe('pageChunkFiles and withModulePreloads', () => {
+  it('lists a page chunk after its static imports, once each, without its dynamic imports', () => {
+    expect(pageChunkFiles(MANIFEST, ['src/web/pages/DashboardPage.tsx'])).toEqual([
+      'assets/app-1.js',
+      'assets/schemas-1.js',
+      'assets/market-1.js',
+      'assets/DashboardPage-1.js',
+    ]);
+    expect(pageChunkFiles(MANIFEST, ['src/web/app.tsx', 'src/web/pages/DashboardPage.tsx'])).toEqual([
+      'assets/app-1.js',
+      'assets/schemas-1.js',
+      'assets/router-1.js',
+      'assets/market-1.js',
+      'assets/DashboardPage-1.js',
+    ]);
+    expect(pageChunkFiles(MANIFEST, ['src/web/pages/Missing.tsx'])).toEqual([]);
+  });
+
+  it('adds a link for each file index.html does not load already, before </head>', () => {
+    const html = withModulePreloads(INDEX_HTML, [
+      'assets/app-1.js',
+      'assets/schemas-1.js',
+      'assets/DashboardPage-1.js',
+    ]);
+    expect(html.match(/href="\/assets\/app-1\.js"/g)).toHaveLength(1);
+    expect(html).toContain('<link rel="modulepreload" crossorigin href="/assets/schemas-1.js">');
+    expect(html.indexOf('DashboardPage-1.js')).toBeGreaterThan(html.indexOf('schemas-1.js'));
+    expect(html.indexOf('DashboardPage-1.js')).toBeLessThan(html.indexOf('</head>'));
+  });
+});
+
+describe('registerSpa', () => {
+  const webRoot = mkdtempSync(join(tmpdir(), 'watos-spa-'));
+  const app = Fastify();
+
+  beforeAll(async () => {
+    mkdirSync(join(webRoot, '.vite'));
+    mkdirSync(join(webRoot, 'assets'));
+    writeFileSync(join(webRoot, 'index.html'), INDEX_HTML);
+    writeFileSync(join(webRoot, '.vite', 'manifest.json'), JSON.stringify(MANIFEST));
+    writeFileSync(join(webRoot, 'assets', 'app-1.js'), 'export {};');
+    await registerSpa(app, webRoot);
+    await app.ready();
+  });
+  afterAll(async () => {
+    await app.close();
+    rmSync(webRoot, { recursive: true, force: true });
+  });
+
+  it('serves /dashboard with its page chunks preloaded, uncached, as HTML', async () => {
+    expect(ROUTE_PAGES['/dashboard']).toEqual(['src/web/app.tsx', 'src/web/pages/DashboardPage.tsx']);
+    for (const url of ['/dashboard', '/dashboard/', '/dashboard?tab=alerts']) {
+      const response = await app.inject({ url });
+      expect(response.statusCode).toBe(200);
+      expect(response.headers['content-type']).toContain('text/html');
+      expect(response.headers['cache-control']).toBe('no-cache');
+      for (const file of ['schemas-1.js', 'router-1.js', 'market-1.js', 'DashboardPage-1.js'])
+        expect(response.body).toContain(`<link rel="modulepreload" crossorigin href="/assets/${file}">`);
+      expect(response.body).not.toContain('AiSection-1.js');
+    }
+  });
+
+  it('serves other routes the built index.html as it is', async () => {
+    for (const url of ['/', '/success', '/dashboard-old']) {
+      const response = await app.inject({ url });
+      expect(response.statusCode).toBe(200);
+      expect(response.body).toBe(INDEX_HTML);
+    }
+  });
+
+  it('keeps unknown API paths a JSON 404 and serves the assets themselves', async () => {
+    expect((await app.inject({ url: '/api/nothing' })).statusCode).toBe(404);
+    const asset = await app.inject({ url: '/assets/app-1.js' });
+    expect(asset.statusCode).toBe(200);
+    expect(asset.headers['cache-control']).toContain('immutable');
+  });
+});
