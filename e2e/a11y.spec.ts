@@ -98,6 +98,10 @@ for (const size of SIZES) {
     test('every dashboard panel fits, is never blank with third-party charts blocked, and passes axe', async ({
       subscribedPage: page,
     }) => {
+      // About twenty axe scans of the whole dashboard and its panels, each source's panel and
+      // the rule form loading their code on first use: close to a minute on a quiet 2-core
+      // machine at 1440x900, so it gets two.
+      test.setTimeout(120_000);
       await blockThirdParties(page);
       await page.reload();
       const sections = page.getByRole('tablist', { name: 'Dashboard sections' });
