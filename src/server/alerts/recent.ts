@@ -19,6 +19,7 @@ import type { AlertQuery } from '../../shared/schemas/alerts.ts';
 import { tickersOfClass } from '../../shared/tickers.ts';
 import type { Database } from '../db/client.ts';
 import { sharedJsonBody, type SharedJsonBody } from '../http/compression.ts';
+import { coalesced } from '../jobs/coalesce.ts';
 import type { AlertBus } from './bus.ts';
 import { onAlertsStored, toAlertRecord } from './service.ts';
 
@@ -188,31 +189,20 @@ export function createRecentAlertLog(options: RecentAlertLogOptions): RecentAler
     if (Number(state.held) !== alerts.length) await reload();
   }
 
-  let reading: Promise<void> | null = null;
-  let again = false;
-  function sync(): Promise<void> {
-    if (closed) return Promise.resolve();
-    if (reading) {
-      // A read already under way may have started before the rows the caller waits for.
-      again = true;
-      return reading;
-    }
-    reading = (async () => {
-      do {
-        again = false;
-        try {
-          await readNew();
-          current = true;
-        } catch (error) {
-          current = false;
-          if (!closed) options.onError?.(error);
-        }
-      } while (again && !closed);
-    })().finally(() => {
-      reading = null;
-    });
-    return reading;
-  }
+  // A read already under way may have started before the rows a caller waits for: a call
+  // during one asks for one more.
+  const sync = coalesced(
+    async () => {
+      try {
+        await readNew();
+        current = true;
+      } catch (error) {
+        current = false;
+        if (!closed) options.onError?.(error);
+      }
+    },
+    () => closed,
+  );
 
   const stopListening = options.bus?.subscribeStored((id) => {
     if (id > newestId) void sync();

@@ -15,6 +15,7 @@ import { currentSubscription } from '../billing/service.ts';
 import type { Database } from '../db/client.ts';
 import { HttpError } from '../http/errors.ts';
 import { NOT_SIGNED_IN, requireUser } from '../http/requestUser.ts';
+import { coalesced } from '../jobs/coalesce.ts';
 import { boundedConcurrency } from '../market/service.ts';
 import type { AlertBus, LiveAlert } from './bus.ts';
 import { alertsAfter, saveAlerts, toAlertRecord, toLiveAlert } from './service.ts';
@@ -62,8 +63,6 @@ function createStreamRegistry(options: { auth: Auth; db: Database; maxPerUser: n
   const byUser = new Map<string, OpenStream[]>();
   const expiries = new Map<string, NodeJS.Timeout>();
   const limit = boundedConcurrency(4);
-  let sweeping: Promise<void> | null = null;
-  let sweepAgain = false;
 
   function forget(userId: string) {
     byUser.delete(userId);
@@ -113,21 +112,9 @@ function createStreamRegistry(options: { auth: Auth; db: Database; maxPerUser: n
   }
 
   /** Re-checks every user with open streams; calls during a sweep run one more after it. */
-  function sweep(): Promise<void> {
-    if (sweeping) {
-      sweepAgain = true;
-      return sweeping;
-    }
-    sweeping = (async () => {
-      do {
-        sweepAgain = false;
-        await Promise.all([...byUser.keys()].map((userId) => limit(() => checkUser(userId))));
-      } while (sweepAgain);
-    })().finally(() => {
-      sweeping = null;
-    });
-    return sweeping;
-  }
+  const sweep = coalesced(async () => {
+    await Promise.all([...byUser.keys()].map((userId) => limit(() => checkUser(userId))));
+  });
 
   return {
     add(stream: OpenStream) {
