@@ -49,7 +49,7 @@
 // instances' p95 over all requests no higher than one instance's on the same database kind.
 // Loopback only; bounded (a watchdog stops everything after 40 minutes).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
@@ -68,6 +68,7 @@ import { freePort } from '../src/server/testing/ports.ts';
 import { multipartBody, type MultipartPart } from '../src/server/testing/spreadsheets.ts';
 import { percentile, report } from './report.ts';
 import { readRss } from './procStatus.ts';
+import { signedCookieValue } from './subscriber.ts';
 import { MEMORY_PROBE_MARKER, type MemoryReading } from './serverMemoryProbe.ts';
 import type { Mailer } from '../src/server/mail/service.ts';
 
@@ -420,11 +421,6 @@ async function expectOk(what: string, reply: Promise<Reply>, wanted: number[] = 
   if (!wanted.includes(answer.status))
     throw new Error(`${what} answered ${answer.status}: ${answer.body.toString().slice(0, 300)}`);
   return answer;
-}
-
-/** A session cookie's value as Better Auth signs it (better-call's signCookieValue): token.HMAC. */
-function signedCookieValue(token: string, secret: string): string {
-  return encodeURIComponent(`${token}.${createHmac('sha256', secret).update(token).digest('base64')}`);
 }
 
 /**

@@ -1,6 +1,8 @@
 // A subscriber for benchmarks, made through the app's own routes (register, the e-mailed
 // verification link from the embedded outbox, the TEST MODE checkout), like a trader would.
+import { createHmac } from 'node:crypto';
 import type { App } from '../src/server/app.ts';
+import { grantPlan } from '../src/server/billing/service.ts';
 import type { DatabaseHandle } from '../src/server/db/client.ts';
 import { latestOutboxMessages } from '../src/server/mail/mailer.ts';
 import { Browser, jsonBody } from '../src/server/testing/http.ts';
@@ -42,4 +44,32 @@ export async function subscriberCookie(
   });
   expectStatus('test checkout', paid.statusCode, 303);
   return browser.cookieHeader;
+}
+
+/** A session cookie's value as Better Auth signs it (better-call's signCookieValue): token.HMAC. */
+export function signedCookieValue(token: string, secret: string): string {
+  return encodeURIComponent(`${token}.${createHmac('sha256', secret).update(token).digest('base64')}`);
+}
+
+/**
+ * More subscribers, quickly: accounts (e-mail verified) made with Better Auth's own adapter,
+ * 3-Day Access granted as `npm run admin -- grant --plan 3day` does, and a session each
+ * (createSession, what a sign-in does after the password check) with its signed cookie.
+ * Returns one Cookie header per subscriber.
+ */
+export async function grantedSubscriberCookies(app: App, count: number, secret: string): Promise<string[]> {
+  const context = await app.services.auth.$context;
+  const cookieName = context.authCookies.sessionToken.name;
+  const cookies: string[] = [];
+  for (let index = 0; index < count; index += 1) {
+    const username = `fanout${index}`;
+    const user = await context.internalAdapter.createUser(
+      { email: `${username}@example.com`, name: username, username, emailVerified: true },
+      { method: 'email-password' },
+    );
+    await grantPlan(app.services.database.db, user.id, '3day');
+    const session = await context.internalAdapter.createSession(user.id);
+    cookies.push(`${cookieName}=${signedCookieValue(session.token, secret)}`);
+  }
+  return cookies;
 }
