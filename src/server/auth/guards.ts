@@ -127,14 +127,7 @@ export function requireSubscription(auth: Auth, db: Database, cache?: AccessCach
     return user;
   }
 
-  return async function requireSubscriptionHook(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const cookie = sessionCookieOf(request);
-    if (!cookie) throw new HttpError(401, 'Please log in first');
-    const granted = cache?.get(cookie);
-    if (granted) {
-      request.user = granted;
-      return;
-    }
+  async function slowPath(request: FastifyRequest, reply: FastifyReply, cookie: string): Promise<void> {
     if (!cache) {
       await check(request, reply, cookie);
       return;
@@ -150,5 +143,21 @@ export function requireSubscription(auth: Auth, db: Database, cache?: AccessCach
       checking.set(cookie, pending);
     }
     request.user = await pending;
+  }
+
+  // A callback hook: a cached grant (nearly every request) passes without a promise.
+  return function requireSubscriptionHook(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    done: (error?: Error) => void,
+  ): void {
+    const cookie = sessionCookieOf(request);
+    if (!cookie) return done(new HttpError(401, 'Please log in first'));
+    const granted = cache?.get(cookie);
+    if (granted) {
+      request.user = granted;
+      return done();
+    }
+    slowPath(request, reply, cookie).then(() => done(), done);
   };
 }

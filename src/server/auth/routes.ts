@@ -177,8 +177,9 @@ export async function authRoutes(app: FastifyInstance, options: AuthRoutesOption
   const limiter = authRateLimiter(options.rateLimits ?? DEFAULT_AUTH_RATE_LIMITS, options.redis, options.keyPrefix);
   // Sign-out, session revocation, password changes and account deletion are all POSTs here:
   // once one succeeds, no cached dashboard grant may outlive it.
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     if (request.method === 'POST' && reply.statusCode < 400) options.accessCache?.clear();
+    done();
   });
   app.addHook('onRoute', (route) => {
     route.bodyLimit ??= AUTH_BODY_LIMIT;

@@ -90,6 +90,8 @@ export async function sendSharedJson(
   body: SharedJsonBody,
 ): Promise<FastifyReply> {
   reply.type('application/json; charset=utf-8');
+  // Already settled here, one way or the other: the compression hook leaves it alone.
+  settled.add(reply);
   if (body.bytes.length < COMPRESS_MIN_BYTES || request.method === 'HEAD') return reply.send(body.bytes);
   const vary = reply.getHeader('vary');
   reply.header('vary', vary ? `${String(vary)}, Accept-Encoding` : 'Accept-Encoding');
@@ -99,24 +101,33 @@ export async function sendSharedJson(
   return reply.header('content-encoding', encoding).send(encoded);
 }
 
+/** Replies whose encoding sendSharedJson chose. */
+const settled = new WeakSet<FastifyReply>();
+
 function isJson(reply: FastifyReply): boolean {
   const type = reply.getHeader('content-type');
   return typeof type === 'string' && /^application\/(?:[\w.+-]+\+)?json\b/i.test(type);
 }
 
 export function installJsonCompression(app: FastifyInstance): void {
-  app.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
-    if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload;
-    if (request.method === 'HEAD' || reply.getHeader('content-encoding') || !isJson(reply)) return payload;
+  // A callback hook: most answers pass straight through, without a promise each.
+  app.addHook('onSend', (request: FastifyRequest, reply: FastifyReply, payload: unknown, done) => {
+    if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return done(null, payload);
+    if (settled.has(reply) || request.method === 'HEAD' || reply.getHeader('content-encoding') || !isJson(reply))
+      return done(null, payload);
     const body = typeof payload === 'string' ? Buffer.from(payload) : payload;
-    if (body.length < COMPRESS_MIN_BYTES) return payload;
+    if (body.length < COMPRESS_MIN_BYTES) return done(null, payload);
     const vary = reply.getHeader('vary');
     reply.header('vary', vary ? `${String(vary)}, Accept-Encoding` : 'Accept-Encoding');
     const encoding = encodingFor(request);
-    if (!encoding) return payload;
-    const compressed = await compress(body, encoding);
-    reply.header('content-encoding', encoding);
-    reply.removeHeader('content-length');
-    return compressed;
+    if (!encoding) return done(null, payload);
+    compress(body, encoding).then(
+      (compressed) => {
+        reply.header('content-encoding', encoding);
+        reply.removeHeader('content-length');
+        done(null, compressed);
+      },
+      (error: Error) => done(error),
+    );
   });
 }

@@ -36,16 +36,18 @@ export function isSameOriginRequest(headers: FastifyRequest['headers'], appOrigi
 
 export function installCsrfGuard(app: FastifyInstance, publicUrl: string): void {
   const appOrigin = new URL(publicUrl).origin;
-  app.addHook('onRequest', async (request, reply) => {
-    if (!STATE_CHANGING.has(request.method)) return;
+  // A callback hook (no promise a request): it passes every GET at once. A refusal answers
+  // here and so does not call `done`.
+  app.addHook('onRequest', (request, reply, done) => {
+    if (!STATE_CHANGING.has(request.method)) return done();
     // The matched route pattern, not the raw URL: no spelling of a path reaches the exemption
     // without being that route.
-    if (CSRF_EXEMPT_ROUTES.has(`${request.method} ${request.routeOptions.url ?? ''}`)) return;
-    if (isSameOriginRequest(request.headers, appOrigin)) return;
+    if (CSRF_EXEMPT_ROUTES.has(`${request.method} ${request.routeOptions.url ?? ''}`)) return done();
+    if (isSameOriginRequest(request.headers, appOrigin)) return done();
     request.log.warn(
       { origin: single(request.headers.origin), secFetchSite: single(request.headers['sec-fetch-site']) },
       'cross-site request refused',
     );
-    return reply.code(403).send({ error: CSRF_REFUSAL });
+    void reply.code(403).send({ error: CSRF_REFUSAL });
   });
 }
