@@ -5,6 +5,7 @@ import { brotliCompress, constants, gzip } from 'node:zlib';
 import tailwindcss from '@tailwindcss/vite';
 import react from '@vitejs/plugin-react';
 import { createServer, defineConfig, type Plugin } from 'vite';
+import { landingBootTag } from './src/shared/landingBoot.ts';
 
 // The API paths the dev server forwards to `npm start` (http://127.0.0.1:3000).
 const apiPaths = ['/api', '/external-api', '/files', '/upload', '/sheets', '/prompts', '/healthz'];
@@ -50,6 +51,8 @@ const LOADING_ROOT =
  * hydrates it. Rendered with Vite's own module loader (SSR), the way the browser build sees it.
  * The stylesheet is inlined too (the CSP allows inline styles): the first paint then waits for
  * nothing but the HTML, and the app's other pages use the same styles in the same document.
+ * The entry script and its modulepreload links are asked for by a small inline script once the
+ * page is painted (src/shared/landingBoot.ts), so no script download comes before that paint.
  */
 function prerenderLanding(): Plugin {
   return {
@@ -82,6 +85,11 @@ function prerenderLanding(): Plugin {
           const css = bundle[cssFile];
           if (css?.type !== 'asset' || String(css.source).includes('</style'))
             throw new Error(`prerender-landing: cannot inline ${cssFile}`);
+          // The module script and its modulepreload links become the boot script, which asks for
+          // the same modules once the prerendered page is painted (src/shared/landingBoot.ts).
+          const entries = [...html.matchAll(/<script type="module" crossorigin src="([^"]+)"><\/script>/g)];
+          if (entries.length !== 1) throw new Error('prerender-landing: expected one module script in index.html');
+          const preloadLinks = [...html.matchAll(/[ \t]*<link rel="modulepreload" crossorigin href="([^"]+)">\n?/g)];
           const markup = renderToString(
             shell.LandingShell({
               client: new QueryClient(),
@@ -91,7 +99,14 @@ function prerenderLanding(): Plugin {
           this.emitFile({
             type: 'asset',
             fileName: 'landing.html',
-            source: html
+            source: preloadLinks
+              .reduce((page, [preloadLink]) => page.replace(preloadLink, ''), html)
+              .replace(entries[0][0], () =>
+                landingBootTag(
+                  entries[0][1],
+                  preloadLinks.map(([, href]) => href),
+                ),
+              )
               .replace(link, () => `<style>${String(css.source)}</style>`)
               .replace(LOADING_ROOT, () => `<div id="root" ${shell.LANDING_SHELL_ATTRIBUTE}>${markup}</div>`),
           });

@@ -3,6 +3,7 @@
 // loads the rest of the app with React Router (app.tsx) and hands the page over to it, with the
 // query cache (who is signed in, the plans) kept. Keeps React Router off the landing route's
 // scripts (scripts/bundleBudget.mjs).
+import { startTransition } from 'react';
 import { createRoot, hydrateRoot, type Root } from 'react-dom/client';
 import { loadWithin } from './chunkLoad.ts';
 import { LANDING_SHELL_ATTRIBUTE, LandingShell } from './landingShell.tsx';
@@ -28,7 +29,11 @@ export function startLanding(container: HTMLElement): void {
   const page = <LandingShell client={client} navigation={navigation} />;
   let root: Root;
   if (container.hasAttribute(LANDING_SHELL_ATTRIBUTE)) {
-    root = hydrateRoot(container, page);
+    // A transition: React hydrates the painted page in slices, yielding to the browser between
+    // them, instead of in one long task that holds up a tap on the page.
+    startTransition(() => {
+      root = hydrateRoot(container, page);
+    });
   } else {
     root = createRoot(container);
     root.render(page);

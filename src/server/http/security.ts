@@ -1,9 +1,11 @@
 // Security headers for every response: helmet with a Content-Security-Policy that allows
 // exactly the third-party origins the product embeds (TradingView, Barchart, Stripe, Google
 // Sheets, and the two configurable embed pages) and nothing else.
+import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import helmet, { type HelmetOptions } from 'helmet';
+import { LANDING_BOOT_SCRIPT } from '../../shared/landingBoot.ts';
 import type { Config } from '../config.ts';
 
 export const THIRD_PARTY_ORIGINS = {
@@ -18,6 +20,12 @@ export const THIRD_PARTY_ORIGINS = {
   ],
   googleSheets: ['https://docs.google.com'],
 } as const;
+
+/**
+ * The CSP source for the landing's one inline script (landing.html asks for its modules with it
+ * once painted): that exact text, by its hash; any other inline script stays blocked.
+ */
+export const LANDING_BOOT_SCRIPT_SOURCE = `'sha256-${createHash('sha256').update(LANDING_BOOT_SCRIPT).digest('base64')}'`;
 
 function originOf(url: string | undefined): string[] {
   return url ? [new URL(url).origin] : [];
@@ -45,7 +53,7 @@ export function helmetOptions(config: Config): HelmetOptions {
         objectSrc: ["'none'"],
         frameAncestors: ["'self'"],
         formAction: ["'self'", 'https://checkout.stripe.com'],
-        scriptSrc: ["'self'", tradingView[0], ...barchart, stripe[0], stripe[1]],
+        scriptSrc: ["'self'", LANDING_BOOT_SCRIPT_SOURCE, tradingView[0], ...barchart, stripe[0], stripe[1]],
         // The chart widgets set inline styles on the nodes they create.
         styleSrc: ["'self'", "'unsafe-inline'"],
         imgSrc: ["'self'", 'data:', 'blob:', ...tradingView, ...barchart, 'https://*.stripe.com'],

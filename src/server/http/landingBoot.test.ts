@@ -1,0 +1,119 @@
+// The landing's boot script (landing.html's one inline script, src/shared/landingBoot.ts): it
+// asks for the entry and its chunks only once the first paint is on screen (at once in a hidden
+// tab), from its own data attributes.
+import { runInNewContext } from 'node:vm';
+import { describe, expect, it } from 'vitest';
+import { LANDING_BOOT_SCRIPT, landingBootTag } from '../../shared/landingBoot.ts';
+
+interface FakeElement {
+  tag: string;
+  [property: string]: unknown;
+}
+type PaintCallback = (list: { getEntriesByName(name: string): unknown[] }, observer: { disconnect(): void }) => void;
+
+function run(options: { hidden?: boolean; paintTiming?: boolean; preload?: string }) {
+  const appended: FakeElement[] = [];
+  const frames: Array<() => void> = [];
+  const timers: Array<{ callback: () => void; delay: number }> = [];
+  const observers: Array<{ callback: PaintCallback; type?: string; disconnected: boolean }> = [];
+  const attributes: Record<string, string> = {
+    'data-entry': '/assets/index-a.js',
+    'data-preload': options.preload ?? '/assets/runtime-b.js /assets/landing-c.js',
+  };
+  class FakeObserver {
+    static supportedEntryTypes = ['paint', 'largest-contentful-paint'];
+    record: (typeof observers)[number];
+    constructor(callback: PaintCallback) {
+      this.record = { callback, disconnected: false };
+      observers.push(this.record);
+    }
+    observe({ type }: { type: string }) {
+      this.record.type = type;
+    }
+    disconnect() {
+      this.record.disconnected = true;
+    }
+  }
+  // The script reads only these globals.
+  runInNewContext(LANDING_BOOT_SCRIPT, {
+    window: options.paintTiming ? { PerformanceObserver: FakeObserver } : {},
+    document: {
+      visibilityState: options.hidden ? 'hidden' : 'visible',
+      currentScript: { getAttribute: (name: string) => attributes[name] ?? null },
+      head: { appendChild: (element: FakeElement) => appended.push(element) },
+      createElement: (tag: string): FakeElement => ({ tag }),
+    },
+    requestAnimationFrame: (callback: () => void) => frames.push(callback),
+    setTimeout: (callback: () => void, delay: number) => timers.push({ callback, delay }),
+  });
+  const paint = (names: string[]) => {
+    const observer = observers[0];
+    observer.callback(
+      { getEntriesByName: (name) => names.filter((entry) => entry === name) },
+      { disconnect: () => (observer.disconnected = true) },
+    );
+  };
+  const loads = () =>
+    appended.map((element) => [element.tag, element.rel ?? element.type, element.href ?? element.src]);
+  return { appended, frames, timers, observers, paint, loads };
+}
+
+const ALL_MODULES = [
+  ['link', 'modulepreload', '/assets/runtime-b.js'],
+  ['link', 'modulepreload', '/assets/landing-c.js'],
+  ['script', 'module', '/assets/index-a.js'],
+];
+
+describe('the landing boot script', () => {
+  it('asks for the modules once the first contentful paint is reported, once', () => {
+    const boot = run({ paintTiming: true });
+    expect(boot.observers.map((observer) => observer.type)).toEqual(['paint']);
+    boot.paint(['first-paint']);
+    expect(boot.appended).toEqual([]);
+    boot.paint(['first-paint', 'first-contentful-paint']);
+    expect(boot.loads()).toEqual(ALL_MODULES);
+    expect(boot.appended.every((element) => element.crossOrigin === '')).toBe(true);
+    expect(boot.observers[0].disconnected).toBe(true);
+    // The fallback, a second after the first frame, does not ask again.
+    boot.frames[0]();
+    boot.timers[0].callback();
+    expect(boot.timers[1].delay).toBe(1000);
+    boot.timers[1].callback();
+    expect(boot.appended).toHaveLength(3);
+  });
+
+  it('asks a second after the first frame at the latest when no paint is reported', () => {
+    const boot = run({ paintTiming: true });
+    boot.frames[0]();
+    boot.timers[0].callback();
+    expect(boot.appended).toEqual([]);
+    boot.timers[1].callback();
+    expect(boot.loads()).toEqual(ALL_MODULES);
+  });
+
+  it('without paint timing, asks after the next frame has been painted', () => {
+    const boot = run({});
+    expect(boot.appended).toEqual([]);
+    expect(boot.frames).toHaveLength(1);
+    boot.frames[0]();
+    // Still nothing: the frame's callbacks run before its paint, the timer after it.
+    expect(boot.appended).toEqual([]);
+    boot.timers[0].callback();
+    expect(boot.loads()).toEqual(ALL_MODULES);
+  });
+
+  it('asks at once in a hidden tab (no frames there), and with no chunks to preload', () => {
+    const boot = run({ hidden: true, paintTiming: true, preload: '' });
+    expect(boot.frames).toEqual([]);
+    expect(boot.observers).toEqual([]);
+    expect(boot.loads()).toEqual([['script', 'module', '/assets/index-a.js']]);
+  });
+
+  it('is one tag with the addresses as attributes and the same text in every build', () => {
+    const tag = landingBootTag('/assets/index-a.js', ['/assets/runtime-b.js', '/assets/landing-c.js']);
+    expect(tag).toBe(
+      `<script data-entry="/assets/index-a.js" data-preload="/assets/runtime-b.js /assets/landing-c.js">${LANDING_BOOT_SCRIPT}</script>`,
+    );
+    expect(LANDING_BOOT_SCRIPT).not.toContain('</');
+  });
+});

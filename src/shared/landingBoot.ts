@@ -1,0 +1,30 @@
+// The one inline script of the HTML '/' is served with (landing.html, written by vite.config.ts):
+// the landing is prerendered there and painted from the HTML alone, and this script asks for the
+// page's modules only once that first paint is on screen (the paint timing entry
+// 'first-contentful-paint', which the browser reports after presenting the frame), so no script
+// download competes with the HTML or comes before the largest paint (Lighthouse counts every
+// request that ends before the largest paint as holding it up). Without paint timing: after the
+// next frame (its callbacks run before its paint, a timer after it); and a second after that
+// frame at the latest. A hidden tab paints no frames: it asks at once.
+//
+// The modules' addresses are the script element's data attributes (data-entry: the entry,
+// data-preload: the chunks it imports, space-separated), so its text never changes between
+// builds: the Content-Security-Policy allows exactly this text by its hash
+// (src/server/http/security.ts), never inline scripts in general.
+export const LANDING_BOOT_SCRIPT =
+  '(function(s){var d=document,P=window.PerformanceObserver,started=0;function go(){if(started)return;started=1;' +
+  "(s.getAttribute('data-preload')||'').split(' ').forEach(function(u){if(!u)return;" +
+  "var l=d.createElement('link');l.rel='modulepreload';l.crossOrigin='';l.href=u;d.head.appendChild(l)});" +
+  "var e=d.createElement('script');e.type='module';e.crossOrigin='';e.src=s.getAttribute('data-entry');d.head.appendChild(e)}" +
+  'function afterFrame(f){requestAnimationFrame(function(){setTimeout(f,0)})}' +
+  "if(d.visibilityState!=='visible')go();" +
+  "else if(P&&(P.supportedEntryTypes||[]).indexOf('paint')>=0){" +
+  "new P(function(list,o){if(list.getEntriesByName('first-contentful-paint').length){o.disconnect();go()}}).observe({type:'paint',buffered:true});" +
+  'afterFrame(function(){setTimeout(go,1000)})}' +
+  'else afterFrame(go)})(document.currentScript)';
+
+/** The script element landing.html carries instead of Vite's module script and modulepreload links. */
+export function landingBootTag(entry: string, preloads: readonly string[]): string {
+  const quote = (value: string) => value.replace(/&/g, '&amp;').replace(/"/g, '&quot;');
+  return `<script data-entry="${quote(entry)}" data-preload="${quote(preloads.join(' '))}">${LANDING_BOOT_SCRIPT}</script>`;
+}
