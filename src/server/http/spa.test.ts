@@ -30,6 +30,7 @@ const MANIFEST = {
     dynamicImports: ['src/web/dashboard/chat/AiSection.tsx'],
   },
   'src/web/dashboard/chat/AiSection.tsx': { file: 'assets/AiSection-1.js', imports: ['_app-1.js'] },
+  'src/shared/schemas/auth.ts': { file: 'assets/auth-1.js', isDynamicEntry: true, imports: ['_schemas-1.js'] },
 };
 
 describe('pageChunkFiles and withModulePreloads', () => {
@@ -82,13 +83,17 @@ describe('registerSpa', () => {
   });
 
   it('serves /dashboard with its page chunks preloaded, uncached, as HTML', async () => {
-    expect(ROUTE_PAGES['/dashboard']).toEqual(['src/web/app.tsx', 'src/web/pages/DashboardPage.tsx']);
+    expect(ROUTE_PAGES['/dashboard']).toEqual([
+      'src/web/app.tsx',
+      'src/web/pages/DashboardPage.tsx',
+      'src/shared/schemas/auth.ts',
+    ]);
     for (const url of ['/dashboard', '/dashboard/', '/dashboard?tab=alerts']) {
       const response = await app.inject({ url });
       expect(response.statusCode).toBe(200);
       expect(response.headers['content-type']).toContain('text/html');
       expect(response.headers['cache-control']).toBe('no-cache');
-      for (const file of ['schemas-1.js', 'router-1.js', 'market-1.js', 'DashboardPage-1.js'])
+      for (const file of ['schemas-1.js', 'router-1.js', 'market-1.js', 'DashboardPage-1.js', 'auth-1.js'])
         expect(response.body).toContain(`<link rel="modulepreload" crossorigin href="/assets/${file}">`);
       expect(response.body).not.toContain('AiSection-1.js');
     }

@@ -20,12 +20,15 @@ export function isApiPath(url: string): boolean {
 /**
  * The client routes (src/web/router.tsx) whose code is preloaded with the HTML, as the modules
  * the entry loads for them in order: the app with its router (app.tsx, loaded by main.tsx on
- * every route but '/'), then the page's lazy chunk. Only the signed-in dashboard, where the
- * page's code is most of what stands between the first byte and the first chart. The landing
- * route's JavaScript is landing.html's own (scripts/bundleBudget.mjs).
+ * every route but '/'), then the page's lazy chunk, then the account schemas that parse
+ * GET /api/me (src/web/api/account.ts imports them on demand; the dashboard cannot render before
+ * that answer, and without the preload they were asked for only once the app's code had run).
+ * Only the signed-in dashboard, where the page's code is most of what stands between the first
+ * byte and the first chart. The landing route's JavaScript is landing.html's own
+ * (scripts/bundleBudget.mjs).
  */
 export const ROUTE_PAGES: Readonly<Record<string, readonly string[]>> = {
-  '/dashboard': ['src/web/app.tsx', 'src/web/pages/DashboardPage.tsx'],
+  '/dashboard': ['src/web/app.tsx', 'src/web/pages/DashboardPage.tsx', 'src/shared/schemas/auth.ts'],
 };
 
 interface ManifestChunk {
