@@ -13,6 +13,7 @@ const INDEX_HTML = `<!doctype html>
   <head>
     <script type="module" crossorigin src="/assets/index-1.js"></script>
     <link rel="modulepreload" crossorigin href="/assets/app-1.js">
+    <link rel="stylesheet" crossorigin href="/assets/index-1.css">
   </head>
   <body><div id="root"></div></body>
 </html>`;
@@ -74,6 +75,7 @@ describe('registerSpa', () => {
     writeFileSync(join(webRoot, 'index.html'), INDEX_HTML);
     writeFileSync(join(webRoot, '.vite', 'manifest.json'), JSON.stringify(MANIFEST));
     writeFileSync(join(webRoot, 'assets', 'app-1.js'), 'export {};');
+    writeFileSync(join(webRoot, 'assets', 'index-1.css'), 'body{color:#fff}');
     await registerSpa(app, webRoot);
     await app.ready();
   });
@@ -96,6 +98,9 @@ describe('registerSpa', () => {
       for (const file of ['schemas-1.js', 'router-1.js', 'market-1.js', 'DashboardPage-1.js', 'auth-1.js'])
         expect(response.body).toContain(`<link rel="modulepreload" crossorigin href="/assets/${file}">`);
       expect(response.body).not.toContain('AiSection-1.js');
+      // The stylesheet inline: the first paint and the scripts wait for the HTML alone.
+      expect(response.body).toContain('<style>body{color:#fff}</style>');
+      expect(response.body).not.toContain('index-1.css');
     }
   });
 
