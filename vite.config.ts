@@ -119,34 +119,63 @@ function prerenderLanding(): Plugin {
 }
 
 /**
- * Rolldown's chunk for a module: everything the landing's start (src/web/landingStart.tsx, which
- * the tiny browser entry main.tsx imports on '/') imports statically goes into one chunk,
- * landing-*.js, which the rest of the app (app.tsx) builds on. Left to itself, Rolldown moves a
- * module the landing shares with a chunk that a lazy page loads on demand (the app, the
- * dashboard's panels, its tour) into a small chunk of its own, which the landing route then
- * loads as a separate file: more gzipped bytes than the same code in one chunk
- * (scripts/bundleBudget.mjs). Other modules are split as Rolldown decides (null).
+ * Rolldown's chunks for two groups of modules. Everything the landing's start
+ * (src/web/landingStart.tsx, which the tiny browser entry main.tsx imports on '/') imports
+ * statically goes into one chunk, landing-*.js, which the rest of the app (app.tsx) builds on.
+ * Left to itself, Rolldown moves a module the landing shares with a chunk that a lazy page loads
+ * on demand (the app, the dashboard's panels, its tour) into a small chunk of its own, which the
+ * landing route then loads as a separate file: more gzipped bytes than the same code in one chunk
+ * (scripts/bundleBudget.mjs). Likewise what the dashboard page imports statically, beyond the
+ * landing's chunk and the app's own modules, goes into the page's chunk: left to Rolldown it was
+ * a dozen files of a few hundred bytes each (shared with the schemas and panels loaded on
+ * demand), each one a request the dashboard's HTML preloads (src/server/http/spa.ts) and, over
+ * HTTP/1.1's six connections a host, a round trip before the page can run. The landing's group
+ * comes first (priority): a group also takes its modules' dependencies, and the dashboard's
+ * must not take the landing's. Other modules are split as Rolldown decides (null).
  */
 const LANDING_START = join(import.meta.dirname, 'src', 'web', 'landingStart.tsx');
+const APP = join(import.meta.dirname, 'src', 'web', 'app.tsx');
+const DASHBOARD_PAGE = join(import.meta.dirname, 'src', 'web', 'pages', 'DashboardPage.tsx');
 interface ChunkingContext {
   getModuleInfo(id: string): { importedIds: readonly string[] } | null;
 }
-/** The landing start's static imports, found once per chunking pass (a rebuild has a new context). */
-const entryModules = new WeakMap<ChunkingContext, Set<string>>();
-function entryChunkOf(id: string, context: ChunkingContext): string | null {
-  let found = entryModules.get(context);
-  if (!found) {
-    found = new Set<string>();
-    const pending = [LANDING_START];
-    for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
-      if (found.has(next)) continue;
-      found.add(next);
-      pending.push(...(context.getModuleInfo(next)?.importedIds ?? []));
-    }
-    entryModules.set(context, found);
+
+/** `from` and every module it imports statically, transitively. */
+function staticImports(from: string, context: ChunkingContext): Set<string> {
+  const found = new Set<string>();
+  const pending = [from];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    if (found.has(next)) continue;
+    found.add(next);
+    pending.push(...(context.getModuleInfo(next)?.importedIds ?? []));
   }
-  return found.has(id) ? 'landing' : null;
+  return found;
 }
+
+/** The landing's and the dashboard page's modules, found once per chunking pass (a rebuild has a new context). */
+const groupedModules = new WeakMap<
+  ChunkingContext,
+  { landing: Set<string>; app: Set<string>; dashboard: Set<string> }
+>();
+function groupsOf(context: ChunkingContext) {
+  let found = groupedModules.get(context);
+  if (!found) {
+    const landing = staticImports(LANDING_START, context);
+    const app = new Set([...staticImports(APP, context)].filter((module) => module !== APP && !landing.has(module)));
+    const dashboard = new Set(
+      [...staticImports(DASHBOARD_PAGE, context)].filter(
+        (module) => module !== DASHBOARD_PAGE && !landing.has(module) && !app.has(module),
+      ),
+    );
+    found = { landing, app, dashboard };
+    groupedModules.set(context, found);
+  }
+  return found;
+}
+const landingChunkOf = (id: string, context: ChunkingContext) => (groupsOf(context).landing.has(id) ? 'landing' : null);
+const appChunkOf = (id: string, context: ChunkingContext) => (groupsOf(context).app.has(id) ? 'router' : null);
+const dashboardChunkOf = (id: string, context: ChunkingContext) =>
+  groupsOf(context).dashboard.has(id) ? 'dashboard' : null;
 
 export default defineConfig({
   plugins: [react(), tailwindcss(), prerenderLanding(), precompress()],
@@ -160,7 +189,11 @@ export default defineConfig({
     rolldownOptions: {
       output: {
         codeSplitting: {
-          groups: [{ name: entryChunkOf, debugName: 'the landing start and its static imports' }],
+          groups: [
+            { name: landingChunkOf, priority: 3, debugName: 'the landing start and its static imports' },
+            { name: appChunkOf, priority: 2, debugName: "the app's static imports (the router) beyond the landing" },
+            { name: dashboardChunkOf, priority: 1, debugName: "the dashboard page's own static imports" },
+          ],
         },
       },
     },

@@ -13,6 +13,7 @@ const INDEX_HTML = `<!doctype html>
   <head>
     <script type="module" crossorigin src="/assets/index-1.js"></script>
     <link rel="modulepreload" crossorigin href="/assets/app-1.js">
+    <link rel="stylesheet" crossorigin href="/assets/index-1.css">
   </head>
   <body><div id="root"></div></body>
 </html>`;
@@ -30,6 +31,7 @@ const MANIFEST = {
     dynamicImports: ['src/web/dashboard/chat/AiSection.tsx'],
   },
   'src/web/dashboard/chat/AiSection.tsx': { file: 'assets/AiSection-1.js', imports: ['_app-1.js'] },
+  'src/shared/schemas/auth.ts': { file: 'assets/auth-1.js', isDynamicEntry: true, imports: ['_schemas-1.js'] },
 };
 
 describe('pageChunkFiles and withModulePreloads', () => {
@@ -73,6 +75,7 @@ describe('registerSpa', () => {
     writeFileSync(join(webRoot, 'index.html'), INDEX_HTML);
     writeFileSync(join(webRoot, '.vite', 'manifest.json'), JSON.stringify(MANIFEST));
     writeFileSync(join(webRoot, 'assets', 'app-1.js'), 'export {};');
+    writeFileSync(join(webRoot, 'assets', 'index-1.css'), 'body{color:#fff}');
     await registerSpa(app, webRoot);
     await app.ready();
   });
@@ -82,15 +85,22 @@ describe('registerSpa', () => {
   });
 
   it('serves /dashboard with its page chunks preloaded, uncached, as HTML', async () => {
-    expect(ROUTE_PAGES['/dashboard']).toEqual(['src/web/app.tsx', 'src/web/pages/DashboardPage.tsx']);
+    expect(ROUTE_PAGES['/dashboard']).toEqual([
+      'src/web/app.tsx',
+      'src/web/pages/DashboardPage.tsx',
+      'src/shared/schemas/auth.ts',
+    ]);
     for (const url of ['/dashboard', '/dashboard/', '/dashboard?tab=alerts']) {
       const response = await app.inject({ url });
       expect(response.statusCode).toBe(200);
       expect(response.headers['content-type']).toContain('text/html');
       expect(response.headers['cache-control']).toBe('no-cache');
-      for (const file of ['schemas-1.js', 'router-1.js', 'market-1.js', 'DashboardPage-1.js'])
+      for (const file of ['schemas-1.js', 'router-1.js', 'market-1.js', 'DashboardPage-1.js', 'auth-1.js'])
         expect(response.body).toContain(`<link rel="modulepreload" crossorigin href="/assets/${file}">`);
       expect(response.body).not.toContain('AiSection-1.js');
+      // The stylesheet inline: the first paint and the scripts wait for the HTML alone.
+      expect(response.body).toContain('<style>body{color:#fff}</style>');
+      expect(response.body).not.toContain('index-1.css');
     }
   });
 

@@ -4,6 +4,9 @@
 // whose page is a lazy chunk listed in ROUTE_PAGES gets index.html with modulepreload links for
 // that chunk and its static imports (read from Vite's manifest), so the browser fetches the
 // page's code alongside the entry script instead of only once the entry has run and asked for it.
+// Those routes also get the stylesheet inline, as landing.html does (the CSP allows inline
+// styles): their first paint and their scripts (a module script waits for the stylesheets before
+// it runs) then wait for nothing but the HTML.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fastifyStatic from '@fastify/static';
@@ -20,12 +23,15 @@ export function isApiPath(url: string): boolean {
 /**
  * The client routes (src/web/router.tsx) whose code is preloaded with the HTML, as the modules
  * the entry loads for them in order: the app with its router (app.tsx, loaded by main.tsx on
- * every route but '/'), then the page's lazy chunk. Only the signed-in dashboard, where the
- * page's code is most of what stands between the first byte and the first chart. The landing
- * route's JavaScript is landing.html's own (scripts/bundleBudget.mjs).
+ * every route but '/'), then the page's lazy chunk, then the account schemas that parse
+ * GET /api/me (src/web/api/account.ts imports them on demand; the dashboard cannot render before
+ * that answer, and without the preload they were asked for only once the app's code had run).
+ * Only the signed-in dashboard, where the page's code is most of what stands between the first
+ * byte and the first chart. The landing route's JavaScript is landing.html's own
+ * (scripts/bundleBudget.mjs).
  */
 export const ROUTE_PAGES: Readonly<Record<string, readonly string[]>> = {
-  '/dashboard': ['src/web/app.tsx', 'src/web/pages/DashboardPage.tsx'],
+  '/dashboard': ['src/web/app.tsx', 'src/web/pages/DashboardPage.tsx', 'src/shared/schemas/auth.ts'],
 };
 
 interface ManifestChunk {
@@ -65,6 +71,21 @@ export function withModulePreloads(html: string, files: readonly string[]): stri
   return html.replace('</head>', `  ${links.join('\n    ')}\n  </head>`);
 }
 
+/**
+ * `html` with its one stylesheet link replaced by the stylesheet's text in a <style> element;
+ * as it is when there is not exactly one, or the file cannot be inlined as it is.
+ */
+export function withInlineStylesheet(html: string, webRoot: string): string {
+  const links = [...html.matchAll(/<link rel="stylesheet" crossorigin href="\/(assets\/[^"]+\.css)">/g)];
+  if (links.length !== 1) return html;
+  const [link, file] = links[0];
+  const path = join(webRoot, file);
+  if (!existsSync(path)) return html;
+  const css = readFileSync(path, 'utf8');
+  if (css.includes('</style')) return html;
+  return html.replace(link, () => `<style>${css}</style>`);
+}
+
 /** The HTML of each route in ROUTE_PAGES, read once from the build; none without a manifest. */
 function routeHtml(webRoot: string): Map<string, string> {
   const pages = new Map<string, string>();
@@ -74,7 +95,7 @@ function routeHtml(webRoot: string): Map<string, string> {
   const html = readFileSync(join(webRoot, 'index.html'), 'utf8');
   for (const [route, modules] of Object.entries(ROUTE_PAGES)) {
     const files = pageChunkFiles(manifest, modules);
-    if (files.length > 0) pages.set(route, withModulePreloads(html, files));
+    if (files.length > 0) pages.set(route, withInlineStylesheet(withModulePreloads(html, files), webRoot));
   }
   return pages;
 }

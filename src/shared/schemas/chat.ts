@@ -4,32 +4,10 @@
 import { z } from 'zod';
 import { ASSET_CLASSES } from '../symbolTable.ts';
 import { marketSource } from './market.ts';
+import { CHAT_MAX_HISTORY, PROMPT_MAX_CHARS, WATOS_TIMEFRAMES } from './chatTexts.ts';
 
-/** docs/SPEC.md chat panel: the assistant's welcome, followed by the grid line. */
-export const CHAT_WELCOME_TEXT =
-  'Hello! How can I help you today? I can provide WATOS (What Are The Odds?) for any symbol. Just ask about BTC, ETH, AAPL, or any other ticker';
-export const CHAT_WELCOME_GRID_LINE = 'WATOS Grid Trading Signals';
-export const CHAT_WELCOME_CONTENT = `${CHAT_WELCOME_TEXT}\n\n**${CHAT_WELCOME_GRID_LINE}**`;
-
-/** docs/SPEC.md input bar. */
-export const CHAT_INPUT_PLACEHOLDER =
-  "Ask about a symbol, request probability forecasts, or summarize today's alerts...";
-export const CHAT_ATTACH_TOOLTIP = 'Attach option chain file';
-export const CHAT_ATTACH_ACCEPT = '.csv,.xlsx,.xls';
-
-/** docs/SPEC.md error catalogue and Prompt Catalog texts. */
-export const CHAT_SEND_ERROR_LOG = 'Error sending chat message';
-export const NO_RESPONSE_CONTENT = 'No response content';
-export const PROMPT_SELECT_MESSAGE = 'Please select a category and prompt';
-export const PROMPT_ERROR_MESSAGE = 'An error occurred while processing the prompt';
-
-/** docs/SPEC.md: the Prompt Catalog category whose prompts work on an attached option chain (no timeframe or symbol). */
-export const OPTIONS_CATEGORY = 'Options & Derivatives Analysis';
-
-/** Longest message or prompt accepted, in characters (beyond docs/SPEC.md: keeps requests bounded). */
-export const PROMPT_MAX_CHARS = 8000;
-/** Most messages of history sent with one chat request (older ones are dropped by the client). */
-export const CHAT_MAX_HISTORY = 40;
+// The zod-free texts and limits (the browser's first paint uses them without zod).
+export * from './chatTexts.ts';
 
 export type ChatRole = 'user' | 'assistant';
 
@@ -95,9 +73,6 @@ export const conversationResponse = z.object({ conversation: conversationDetail 
 /** DELETE /api/conversations/{id}. */
 export const conversationDeletedResponse = z.object({ success: z.literal(true) });
 
-/** Header of the chat stream response naming the conversation the exchange was saved in. */
-export const CONVERSATION_HEADER = 'x-conversation-id';
-
 /** POST /external-api/prompt: the answer, and the conversation it was saved in. */
 export const promptResponse = z.object({ response: z.string(), conversation_id: z.string().nullable() });
 export type PromptResponse = z.infer<typeof promptResponse>;
@@ -135,10 +110,6 @@ export const watosCardSignal = z.object({
     .nullable(),
 });
 export type WatosCardSignal = z.infer<typeof watosCardSignal>;
-
-/** The bar sizes the WATOS odds are measured on (the assistant's analysis timeframes). */
-export const WATOS_TIMEFRAMES = ['1m', '5m', '15m', '1h', '4h', '8h', '12h', 'D'] as const;
-export type WatosTimeframe = (typeof WATOS_TIMEFRAMES)[number];
 
 /** GET /api/watos/{symbol}?timeframe=: the grid's bar size, 1h when not given. */
 export const watosQuery = z.object({

@@ -4,6 +4,10 @@
 import { z } from 'zod';
 import { resolveSymbol, unknownSymbolMessage } from '../symbols.ts';
 import { alertRecord } from './alerts.ts';
+import { CHART_OVERLAYS, CHART_TIMEFRAMES, WATCHLIST_QUOTES_MAX, type ChartOverlay } from './chartOptions.ts';
+
+// The zod-free options and limits (the browser's first paint uses them without zod).
+export * from './chartOptions.ts';
 
 /** Who produced market figures: Coinbase (real time), Yahoo Finance (delayed where the exchange delays) or the demo feed. */
 export const marketSource = z.enum(['coinbase', 'yahoo', 'demo']);
@@ -33,32 +37,6 @@ export const priceSnapshot = z.object({
   metadata: z.object({ timestamp: z.string(), source: marketSource, exchange: z.string() }),
 });
 export type PriceSnapshot = z.infer<typeof priceSnapshot>;
-
-/** Candle sizes the store keeps, in seconds: one minute and one hour. */
-export type CandleGranularity = 60 | 3600;
-
-/** The own chart's timeframes, each a UTC-aligned bucket of stored 1m (up to 15m) or 1h bars. */
-export const CHART_TIMEFRAMES = ['1m', '5m', '15m', '1h', '4h', '1D'] as const;
-export type ChartTimeframe = (typeof CHART_TIMEFRAMES)[number];
-/** Each timeframe's bar length in seconds and the stored bar size it is built from. */
-export const CHART_TIMEFRAME_SPECS: Record<ChartTimeframe, { seconds: number; from: CandleGranularity }> = {
-  '1m': { seconds: 60, from: 60 },
-  '5m': { seconds: 300, from: 60 },
-  '15m': { seconds: 900, from: 60 },
-  '1h': { seconds: 3600, from: 3600 },
-  '4h': { seconds: 14_400, from: 3600 },
-  '1D': { seconds: 86_400, from: 3600 },
-};
-
-/** Price overlays the chart can draw, computed on the server: SMA 20/50, EMA 20, Bollinger 20,2. */
-export const CHART_OVERLAYS = ['sma20', 'sma50', 'ema20', 'bb20'] as const;
-export type ChartOverlay = (typeof CHART_OVERLAYS)[number];
-export const CHART_OVERLAY_LABELS: Record<ChartOverlay, string> = {
-  sma20: 'SMA 20',
-  sma50: 'SMA 50',
-  ema20: 'EMA 20',
-  bb20: 'BB 20,2',
-};
 
 /** GET /api/market/candles query. */
 export const candleQuery = z
@@ -156,9 +134,6 @@ export const candleResponse = z.object({
   alerts: z.array(alertRecord),
 });
 export type CandleResponse = z.infer<typeof candleResponse>;
-
-/** Symbols GET /api/market/watchlist answers at most in one call. */
-export const WATCHLIST_QUOTES_MAX = 50;
 
 /** GET /api/market/watchlist query: `symbols`, comma-separated, any form the symbol table resolves. */
 export const watchlistQuotesQuery = z.object({

@@ -1,9 +1,10 @@
 // Watchlist rules shared by server and browser (docs/SPEC.md section 4 and 5): the chart
 // watchlist holds EXCHANGE:SYMBOL entries, the alerts panel plain symbols; both upper-case.
 import { z } from 'zod';
+import { WATCHLIST_FORMAT_ALERT, WATCHLIST_MAX_SYMBOLS } from './watchlistRules.ts';
 
-export const WATCHLIST_FORMAT_ALERT = 'Please use format EXCHANGE:SYMBOL (e.g., NASDAQ:AAPL)';
-export const WATCHLIST_MAX_SYMBOLS = 50;
+// The zod-free texts and limits (the browser's first paint uses them without zod).
+export * from './watchlistRules.ts';
 
 export const chartSymbol = z
   .string()

@@ -70,6 +70,22 @@ export async function apiFetch(
   return schema ? parseBody(await schema, response.status, body) : undefined;
 }
 
+/**
+ * A schema imported the first time an answer needs it (apiFetch awaits it once the response is
+ * there), for the dashboard's API modules: building zod schemas at module load cost more than
+ * the dashboard's own first render on a phone, before the chart notice could paint
+ * (docs/performance.md), and no answer needs them before it has arrived.
+ */
+export function schemaOnDemand<S>(load: () => Promise<S>): PromiseLike<S> {
+  let loading: Promise<S> | undefined;
+  return {
+    then(onFulfilled, onRejected) {
+      loading ??= load();
+      return loading.then(onFulfilled, onRejected);
+    },
+  };
+}
+
 /** Sends a JSON body with `method` and parses the answer with `schema`. */
 export function apiSend<S extends z.ZodType>(
   method: 'POST' | 'PUT' | 'PATCH' | 'DELETE',

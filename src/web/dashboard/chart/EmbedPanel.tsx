@@ -4,9 +4,11 @@
 // frame. Their addresses are asked for the first time one of the two is opened (useEmbeds).
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
-import { embedsResponse } from '../../../shared/schemas/embeds.ts';
-import { apiFetch } from '../../api/http.ts';
+import { apiFetch, schemaOnDemand } from '../../api/http.ts';
 import { queryKeys } from '../../api/queryKeys.ts';
+
+/** The answer's schema, imported with the answer (the chart area is on the dashboard's first paint). */
+const embedsResponse = schemaOnDemand(async () => (await import('../../../shared/schemas/embeds.ts')).embedsResponse);
 
 /** The configured addresses; `enabled` false leaves the request for later (no panel needs them yet). */
 export function useEmbeds(enabled = true) {

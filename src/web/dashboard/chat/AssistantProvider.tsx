@@ -16,13 +16,8 @@ import {
   type ReactNode,
   type RefObject,
 } from 'react';
-import {
-  CHAT_SEND_ERROR_LOG,
-  NO_RESPONSE_CONTENT,
-  type ChatMessage,
-  type ConversationDetail,
-  type ConversationSummary,
-} from '../../../shared/schemas/chat.ts';
+import type { ChatMessage, ConversationDetail, ConversationSummary } from '../../../shared/schemas/chat.ts';
+import { CHAT_SEND_ERROR_LOG, NO_RESPONSE_CONTENT } from '../../../shared/schemas/chatTexts.ts';
 import { queryKeys } from '../../api/queryKeys.ts';
 import { ChatAttachmentContext } from './chatAttachment.ts';
 import {

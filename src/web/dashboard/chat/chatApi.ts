@@ -2,22 +2,25 @@
 // saved conversations, the WATOS grid card, and docs/SPEC.md's prompt call
 // (POST /external-api/prompt, multipart prompt + optional file). JSON answers are parsed with
 // the shared schemas the server serialises them with.
-import { ApiError, apiFetch } from '../../api/http.ts';
-import {
-  CONVERSATION_HEADER,
-  conversationDeletedResponse,
-  conversationListResponse,
-  conversationResponse,
-  promptResponse,
-  watosCard,
-  type ChatMessage,
-  type ConversationDetail,
-  type ConversationSummary,
-  type PromptResponse,
-  type WatosCard,
-  type WatosTimeframe,
+import { ApiError, apiFetch, schemaOnDemand } from '../../api/http.ts';
+import type {
+  ChatMessage,
+  ConversationDetail,
+  ConversationSummary,
+  PromptResponse,
+  WatosCard,
 } from '../../../shared/schemas/chat.ts';
+import { CONVERSATION_HEADER, type WatosTimeframe } from '../../../shared/schemas/chatTexts.ts';
 import { readUiMessageStream, type StreamChunk } from './uiStream.ts';
+
+// The answers' schemas, imported with the first answer (the saved conversations are asked for
+// when the dashboard opens).
+const chatSchemas = () => import('../../../shared/schemas/chat.ts');
+const conversationListResponse = schemaOnDemand(async () => (await chatSchemas()).conversationListResponse);
+const conversationResponse = schemaOnDemand(async () => (await chatSchemas()).conversationResponse);
+const conversationDeletedResponse = schemaOnDemand(async () => (await chatSchemas()).conversationDeletedResponse);
+const promptResponse = schemaOnDemand(async () => (await chatSchemas()).promptResponse);
+const watosCard = schemaOnDemand(async () => (await chatSchemas()).watosCard);
 
 export class ChatSendError extends Error {}
 

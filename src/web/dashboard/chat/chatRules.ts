@@ -7,9 +7,9 @@ import {
   CHAT_WELCOME_CONTENT,
   PROMPT_MAX_CHARS,
   WATOS_TIMEFRAMES,
-  type ChatMessage,
   type WatosTimeframe,
-} from '../../../shared/schemas/chat.ts';
+} from '../../../shared/schemas/chatTexts.ts';
+import type { ChatMessage } from '../../../shared/schemas/chat.ts';
 
 export interface DisplayMessage extends ChatMessage {
   /** The assistant message still arriving. */

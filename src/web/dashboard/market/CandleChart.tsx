@@ -29,14 +29,14 @@ import {
   CHART_OVERLAY_LABELS,
   CHART_OVERLAYS,
   CHART_TIMEFRAMES,
-  type CandleResponse,
   type ChartOverlay,
   type ChartTimeframe,
-} from '../../../shared/schemas/market.ts';
+} from '../../../shared/schemas/chartOptions.ts';
+import type { CandleResponse } from '../../../shared/schemas/market.ts';
 import { resolveSymbol } from '../../../shared/symbols.ts';
 import { BellIcon } from '../rules/BellIcon.tsx';
 import { useRuleEditor } from '../rules/AlertRulesProvider.tsx';
-import { roundPrice } from '../rules/ruleForm.ts';
+import { roundPrice } from '../rules/rulePrice.ts';
 import { useRuleList } from '../rules/rulesApi.ts';
 import { ASSET_CLASS_LABELS } from './assetClasses.ts';
 import { alertLevels } from './chartLevels.ts';

@@ -3,14 +3,14 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import { EXCHANGE_REFRESH_INTERVAL_MS } from '../../../shared/constants.ts';
-import {
-  candleResponse,
-  priceSnapshot,
-  type ChartOverlay,
-  type ChartTimeframe,
-} from '../../../shared/schemas/market.ts';
-import { ApiError, apiFetch, UNEXPECTED_RESPONSE } from '../../api/http.ts';
+import type { ChartOverlay, ChartTimeframe } from '../../../shared/schemas/chartOptions.ts';
+import { ApiError, apiFetch, schemaOnDemand, UNEXPECTED_RESPONSE } from '../../api/http.ts';
 import { queryKeys } from '../../api/queryKeys.ts';
+
+// The answers' schemas, imported with the first answer (the fallback chart is on the first paint).
+const marketSchemas = () => import('../../../shared/schemas/market.ts');
+const candleResponse = schemaOnDemand(async () => (await marketSchemas()).candleResponse);
+const priceSnapshot = schemaOnDemand(async () => (await marketSchemas()).priceSnapshot);
 
 /** docs/SPEC.md: a failed exchange fetch shows 'HTTP error! status: {status}'. */
 async function fetchPrices() {

@@ -5,8 +5,7 @@
 // browser allows it, as a system notification. The form's code loads the first time it opens.
 import { useQueryClient } from '@tanstack/react-query';
 import { createContext, Suspense, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
-import { alertStreamEnd } from '../../../shared/schemas/alerts.ts';
-import { ruleFiring, type AlertRule, type RuleFiring } from '../../../shared/schemas/alertRules.ts';
+import type { AlertRule, RuleFiring } from '../../../shared/schemas/alertRules.ts';
 import { formatPrice } from '../../../shared/format.ts';
 import { queryKeys } from '../../api/queryKeys.ts';
 import type { RulePrefill } from './ruleForm.ts';
@@ -64,31 +63,63 @@ function showSystemNotification(firing: RuleFiring) {
   }
 }
 
+type StreamSchemas = [
+  typeof import('../../../shared/schemas/alertRules.ts'),
+  typeof import('../../../shared/schemas/alerts.ts'),
+];
+let streamSchemas: Promise<StreamSchemas> | null = null;
+
+/**
+ * Runs `handle` with the stream's event schemas, imported with its first event (the stream opens
+ * with the dashboard's first paint, which does not wait for zod). Events are handled in arrival
+ * order: each waits on the same import. A failed import is logged and tried again on the next event.
+ */
+function withStreamSchemas(handle: (schemas: StreamSchemas) => void) {
+  streamSchemas ??= Promise.all([
+    import('../../../shared/schemas/alertRules.ts'),
+    import('../../../shared/schemas/alerts.ts'),
+  ]);
+  streamSchemas.then(handle, (error: unknown) => {
+    streamSchemas = null;
+    console.error('Alert stream: the event schemas could not be loaded', error);
+  });
+}
+
 /** Listens to this trader's firings while mounted; calls `onFiring` for each new one. */
 function useRuleStream(onFiring: (firing: RuleFiring) => void) {
   const queryClient = useQueryClient();
   useEffect(() => {
     if (typeof EventSource === 'undefined') return;
     const source = new EventSource('/api/alerts/stream?kind=rules');
+    let closed = false;
     source.addEventListener('rule', (event) => {
-      const parsed = ruleFiring.safeParse(parseEventData(event));
-      if (!parsed.success) return;
-      const firing = parsed.data;
-      queryClient.setQueryData<RuleFiring[]>(queryKeys.rules.firings, (current) => withFiring(current, firing));
-      // The rule's last-triggered time and status (a "once" rule is done) changed on the server,
-      // and the firing's deliveries are under way.
-      void queryClient.invalidateQueries({ queryKey: queryKeys.rules.list });
-      void queryClient.invalidateQueries({ queryKey: queryKeys.rules.deliveries });
-      onFiring(firing);
+      const data = parseEventData(event);
+      withStreamSchemas(([{ ruleFiring }]) => {
+        const parsed = ruleFiring.safeParse(data);
+        if (closed || !parsed.success) return;
+        const firing = parsed.data;
+        queryClient.setQueryData<RuleFiring[]>(queryKeys.rules.firings, (current) => withFiring(current, firing));
+        // The rule's last-triggered time and status (a "once" rule is done) changed on the server,
+        // and the firing's deliveries are under way.
+        void queryClient.invalidateQueries({ queryKey: queryKeys.rules.list });
+        void queryClient.invalidateQueries({ queryKey: queryKeys.rules.deliveries });
+        onFiring(firing);
+      });
     });
     // As the alert log: an ended access stops the stream and re-reads the auth state.
     source.addEventListener('end', (event) => {
-      const reason = alertStreamEnd.safeParse(parseEventData(event)).data?.reason;
-      if (reason !== 'signed-out' && reason !== 'subscription-ended') return;
-      source.close();
-      void queryClient.invalidateQueries({ queryKey: queryKeys.me });
+      const data = parseEventData(event);
+      withStreamSchemas(([, { alertStreamEnd }]) => {
+        const reason = alertStreamEnd.safeParse(data).data?.reason;
+        if (closed || (reason !== 'signed-out' && reason !== 'subscription-ended')) return;
+        source.close();
+        void queryClient.invalidateQueries({ queryKey: queryKeys.me });
+      });
     });
-    return () => source.close();
+    return () => {
+      closed = true;
+      source.close();
+    };
   }, [queryClient, onFiring]);
 }
 

@@ -225,11 +225,7 @@ export function validateRuleForm(form: RuleFormState): { input: RuleInput } | { 
   return { errors };
 }
 
-/** Rounds a price picked on a chart to what a trader would type. */
-export function roundPrice(price: number): number {
-  if (!Number.isFinite(price) || price <= 0) return price;
-  return price >= 1 ? Math.round(price * 100) / 100 : Number(price.toPrecision(4));
-}
+export { roundPrice } from './rulePrice.ts';
 
 /** The symbol table's canonical id of a typed or saved symbol (BTC gives BTC-USD), or null. */
 export function canonicalSymbol(symbol: string): string | null {

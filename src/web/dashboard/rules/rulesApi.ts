@@ -2,21 +2,28 @@
 // the delivery log, the webhook secret and test-send, and the latest close of a symbol (to
 // prefill a price level). Every answer is parsed with the shared schema the server sends it with.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { z } from 'zod';
-import { candleResponse } from '../../../shared/schemas/market.ts';
-import {
-  alertRule,
-  alertRuleList,
-  ruleDeliveryList,
-  ruleFiringList,
-  webhookSecretResponse,
-  webhookTestResponse,
-  type AlertRule,
-  type RuleFiring,
-  type RuleInput,
+import type { z } from 'zod';
+import type {
+  AlertRule,
+  RuleFiring,
+  RuleInput,
+  webhookTestResponse as webhookTestSchema,
 } from '../../../shared/schemas/alertRules.ts';
-import { apiFetch, apiSend } from '../../api/http.ts';
+import { apiFetch, apiSend, schemaOnDemand } from '../../api/http.ts';
 import { queryKeys } from '../../api/queryKeys.ts';
+
+// The answers' schemas, imported when the first answer arrives (the dashboard's first paint
+// loads this module: the rule list feeds the chart's alert levels).
+const ruleSchemas = () => import('../../../shared/schemas/alertRules.ts');
+const alertRule = schemaOnDemand(async () => (await ruleSchemas()).alertRule);
+const alertRuleList = schemaOnDemand(async () => (await ruleSchemas()).alertRuleList);
+const ruleDeliveryList = schemaOnDemand(async () => (await ruleSchemas()).ruleDeliveryList);
+const ruleFiringList = schemaOnDemand(async () => (await ruleSchemas()).ruleFiringList);
+const webhookSecretResponse = schemaOnDemand(async () => (await ruleSchemas()).webhookSecretResponse);
+const webhookTestResponse = schemaOnDemand(async () => (await ruleSchemas()).webhookTestResponse);
+const candleResponse = schemaOnDemand(
+  async () => (await import('../../../shared/schemas/market.ts')).candleResponse,
+);
 
 /** How many firings and deliveries the panel shows. */
 export const RULE_LOG_LIMIT = 50;
@@ -95,7 +102,7 @@ export function useRotateWebhookSecret() {
   });
 }
 
-export type WebhookTestResult = z.output<typeof webhookTestResponse>;
+export type WebhookTestResult = z.output<typeof webhookTestSchema>;
 
 export function useWebhookTest() {
   return useMutation({

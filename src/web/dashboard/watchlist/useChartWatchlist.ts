@@ -1,6 +1,6 @@
 // The chart watchlist (EXCHANGE:SYMBOL) with docs/SPEC.md's input rules, saved per user.
 import { DEFAULT_CHART_WATCHLIST } from '../../../shared/constants.ts';
-import { WATCHLIST_FORMAT_ALERT } from '../../../shared/schemas/watchlists.ts';
+import { WATCHLIST_FORMAT_ALERT } from '../../../shared/schemas/watchlistRules.ts';
 import { useSavedWatchlist } from './useSavedWatchlist.ts';
 
 export type AddResult = { added: true } | { added: false; alert?: string };

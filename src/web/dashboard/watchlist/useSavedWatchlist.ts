@@ -2,9 +2,14 @@
 // so it follows the trader to any device. Changes apply at once and roll back, with a message,
 // if the server refuses them.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { watchlistResponse, type WatchlistKind } from '../../../shared/schemas/watchlists.ts';
-import { ApiError, apiFetch, apiSend } from '../../api/http.ts';
+import type { WatchlistKind } from '../../../shared/schemas/watchlists.ts';
+import { ApiError, apiFetch, apiSend, schemaOnDemand } from '../../api/http.ts';
 import { queryKeys } from '../../api/queryKeys.ts';
+
+/** The answer's schema, imported with the first answer (the chart watchlist is on the first paint). */
+const watchlistResponse = schemaOnDemand(
+  async () => (await import('../../../shared/schemas/watchlists.ts')).watchlistResponse,
+);
 
 export function useSavedWatchlist(
   kind: WatchlistKind,

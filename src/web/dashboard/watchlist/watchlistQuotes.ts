@@ -3,12 +3,17 @@
 // and the compact chips, remembered per watchlist in localStorage.
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { WATCHLIST_QUOTES_MAX, watchlistQuotesResponse } from '../../../shared/schemas/market.ts';
-import { apiFetch } from '../../api/http.ts';
+import { WATCHLIST_QUOTES_MAX } from '../../../shared/schemas/chartOptions.ts';
+import { apiFetch, schemaOnDemand } from '../../api/http.ts';
 import { queryKeys } from '../../api/queryKeys.ts';
 
 /** How often the table refreshes: a new one-minute bar is stored about once a minute. */
 export const WATCHLIST_REFRESH_MS = 15_000;
+
+/** The answer's schema, imported with the first answer (the table is on the dashboard's first paint). */
+const watchlistQuotesResponse = schemaOnDemand(
+  async () => (await import('../../../shared/schemas/market.ts')).watchlistQuotesResponse,
+);
 
 export function useWatchlistQuotes(symbols: readonly string[]) {
   const asked = symbols.slice(0, WATCHLIST_QUOTES_MAX);
