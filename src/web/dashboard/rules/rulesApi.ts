@@ -21,9 +21,7 @@ const ruleDeliveryList = schemaOnDemand(async () => (await ruleSchemas()).ruleDe
 const ruleFiringList = schemaOnDemand(async () => (await ruleSchemas()).ruleFiringList);
 const webhookSecretResponse = schemaOnDemand(async () => (await ruleSchemas()).webhookSecretResponse);
 const webhookTestResponse = schemaOnDemand(async () => (await ruleSchemas()).webhookTestResponse);
-const candleResponse = schemaOnDemand(
-  async () => (await import('../../../shared/schemas/market.ts')).candleResponse,
-);
+const candleResponse = schemaOnDemand(async () => (await import('../../../shared/schemas/market.ts')).candleResponse);
 
 /** How many firings and deliveries the panel shows. */
 export const RULE_LOG_LIMIT = 50;
