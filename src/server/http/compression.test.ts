@@ -10,13 +10,13 @@ import {
   COMPRESS_MIN_BYTES,
   installJsonCompression,
   sendSharedJson,
-  sharedJsonBody,
+  sharedBody,
 } from './compression.ts';
 
 const big = { rows: Array.from({ length: 200 }, (_, index) => ({ index, close: 100 + index / 7 })) };
 const app = Fastify();
-const shared = sharedJsonBody(JSON.stringify(big));
-const sharedSmall = sharedJsonBody(JSON.stringify({ ok: true }));
+const shared = sharedBody(JSON.stringify(big));
+const sharedSmall = sharedBody(JSON.stringify({ ok: true }));
 
 beforeAll(async () => {
   installJsonCompression(app);

@@ -5,7 +5,7 @@
 // streams (server-sent events, file downloads) are never touched: only a body Fastify already
 // holds whole (a string or a Buffer) is. Compression runs on zlib's thread pool, not the event
 // loop. A body many requests share (the price snapshot, the alert log's recent answers) is a
-// SharedJsonBody: serialised once, and compressed once per encoding, whoever asks.
+// SharedBody: serialised once, and compressed once per encoding, whoever asks.
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -57,13 +57,14 @@ function encodingFor(request: FastifyRequest): 'br' | 'gzip' | null {
 }
 
 /** A JSON answer many requests share: its bytes, and each encoding's bytes made once. */
-export interface SharedJsonBody {
+/** A body many requests share (a JSON snapshot, a page), compressed at most once per encoding. */
+export interface SharedBody {
   readonly bytes: Buffer;
   encoded(encoding: 'br' | 'gzip'): Promise<Buffer>;
 }
 
-export function sharedJsonBody(json: string): SharedJsonBody {
-  const bytes = Buffer.from(json);
+export function sharedBody(text: string): SharedBody {
+  const bytes = Buffer.from(text);
   const encodings = new Map<'br' | 'gzip', Promise<Buffer>>();
   return {
     bytes,
@@ -81,15 +82,16 @@ export function sharedJsonBody(json: string): SharedJsonBody {
 }
 
 /**
- * Sends a shared body as JSON, compressed as this client accepts (the same rules as every
- * other JSON answer); the compression hook leaves it alone.
+ * Sends a shared body as `contentType`, compressed as this client accepts (the same rules as
+ * every JSON answer); the compression hook leaves it alone.
  */
-export async function sendSharedJson(
+export async function sendShared(
   request: FastifyRequest,
   reply: FastifyReply,
-  body: SharedJsonBody,
+  body: SharedBody,
+  contentType: string,
 ): Promise<FastifyReply> {
-  reply.type('application/json; charset=utf-8');
+  reply.type(contentType);
   // Already settled here, one way or the other: the compression hook leaves it alone.
   settled.add(reply);
   if (body.bytes.length < COMPRESS_MIN_BYTES || request.method === 'HEAD') return reply.send(body.bytes);
@@ -101,7 +103,12 @@ export async function sendSharedJson(
   return reply.header('content-encoding', encoding).send(encoded);
 }
 
-/** Replies whose encoding sendSharedJson chose. */
+/** sendShared for a JSON body. */
+export function sendSharedJson(request: FastifyRequest, reply: FastifyReply, body: SharedBody): Promise<FastifyReply> {
+  return sendShared(request, reply, body, 'application/json; charset=utf-8');
+}
+
+/** Replies whose encoding sendShared chose. */
 const settled = new WeakSet<FastifyReply>();
 
 function isJson(reply: FastifyReply): boolean {

@@ -4,6 +4,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pageChunkFiles, registerSpa, ROUTE_PAGES, withModulePreloads } from './spa.ts';
@@ -117,5 +118,44 @@ describe('registerSpa', () => {
     const asset = await app.inject({ url: '/assets/app-1.js' });
     expect(asset.statusCode).toBe(200);
     expect(asset.headers['cache-control']).toContain('immutable');
+  });
+});
+
+describe('registerSpa: a page with its stylesheet inline', () => {
+  const webRoot = mkdtempSync(join(tmpdir(), 'watos-spa-big-'));
+  const app = Fastify();
+  const css = Array.from({ length: 200 }, (_, index) => `.rule-${index}{margin:${index}px}`).join('');
+
+  beforeAll(async () => {
+    mkdirSync(join(webRoot, '.vite'));
+    mkdirSync(join(webRoot, 'assets'));
+    writeFileSync(join(webRoot, 'index.html'), INDEX_HTML);
+    writeFileSync(join(webRoot, '.vite', 'manifest.json'), JSON.stringify(MANIFEST));
+    writeFileSync(join(webRoot, 'assets', 'index-1.css'), css);
+    await registerSpa(app, webRoot);
+    await app.ready();
+  });
+  afterAll(async () => {
+    await app.close();
+    rmSync(webRoot, { recursive: true, force: true });
+  });
+
+  it('sends /dashboard compressed to a browser that accepts it, the same HTML to one that does not', async () => {
+    const plain = await app.inject({ url: '/dashboard' });
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(plain.body).toContain(`<style>${css}</style>`);
+    for (const [accept, encoding, decode] of [
+      ['gzip, deflate, br, zstd', 'br', brotliDecompressSync],
+      ['gzip', 'gzip', gunzipSync],
+    ] as const) {
+      const response = await app.inject({ url: '/dashboard', headers: { 'accept-encoding': accept } });
+      expect(response.statusCode).toBe(200);
+      expect(response.headers['content-type']).toContain('text/html');
+      expect(response.headers['cache-control']).toBe('no-cache');
+      expect(response.headers['content-encoding']).toBe(encoding);
+      expect(response.headers.vary).toContain('Accept-Encoding');
+      expect(response.rawPayload.length).toBeLessThan(plain.rawPayload.length / 2);
+      expect(decode(response.rawPayload).toString('utf8')).toBe(plain.body);
+    }
   });
 });

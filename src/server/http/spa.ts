@@ -11,6 +11,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { sendShared, sharedBody, type SharedBody } from './compression.ts';
 
 /** Paths that belong to the API: an unknown one is a JSON 404, never the app shell. */
 const API_PREFIXES = ['/api/', '/external-api/', '/files', '/upload', '/sheets/', '/prompts', '/healthz'];
@@ -86,16 +87,19 @@ export function withInlineStylesheet(html: string, webRoot: string): string {
   return html.replace(link, () => `<style>${css}</style>`);
 }
 
-/** The HTML of each route in ROUTE_PAGES, read once from the build; none without a manifest. */
-function routeHtml(webRoot: string): Map<string, string> {
-  const pages = new Map<string, string>();
+/**
+ * The HTML of each route in ROUTE_PAGES, read once from the build and compressed once per
+ * encoding (with its stylesheet inline it is tens of kB); none without a manifest.
+ */
+function routeHtml(webRoot: string): Map<string, SharedBody> {
+  const pages = new Map<string, SharedBody>();
   const manifestPath = join(webRoot, '.vite', 'manifest.json');
   if (!existsSync(manifestPath)) return pages;
   const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as Record<string, ManifestChunk>;
   const html = readFileSync(join(webRoot, 'index.html'), 'utf8');
   for (const [route, modules] of Object.entries(ROUTE_PAGES)) {
     const files = pageChunkFiles(manifest, modules);
-    if (files.length > 0) pages.set(route, withInlineStylesheet(withModulePreloads(html, files), webRoot));
+    if (files.length > 0) pages.set(route, sharedBody(withInlineStylesheet(withModulePreloads(html, files), webRoot)));
   }
   return pages;
 }
@@ -118,7 +122,7 @@ export async function registerSpa(app: FastifyInstance, webRoot: string | null):
       },
     });
   }
-  const pages = hasBuild ? routeHtml(webRoot) : new Map<string, string>();
+  const pages = hasBuild ? routeHtml(webRoot) : new Map<string, SharedBody>();
 
   app.setNotFoundHandler((request, reply) => {
     const wantsPage = (request.method === 'GET' || request.method === 'HEAD') && !isApiPath(request.url);
@@ -128,7 +132,7 @@ export async function registerSpa(app: FastifyInstance, webRoot: string | null):
         return reply.header('Cache-Control', 'no-cache').type('text/html; charset=utf-8').sendFile('landing.html');
       const page = pages.get(path.replace(/(.)\/+$/, '$1'));
       if (page !== undefined)
-        return reply.header('Cache-Control', 'no-cache').type('text/html; charset=utf-8').send(page);
+        return sendShared(request, reply.header('Cache-Control', 'no-cache'), page, 'text/html; charset=utf-8');
       return reply.header('Cache-Control', 'no-cache').type('text/html; charset=utf-8').sendFile('index.html');
     }
     return reply.code(404).send({ error: `Not found: ${request.method} ${request.url.split('?')[0]}` });

@@ -7,7 +7,7 @@ import type { AlertRecord } from '../../shared/alertDisplay.ts';
 import { CHART_TIMEFRAME_SPECS, candleQuery, candleResponse, priceSnapshot } from '../../shared/schemas/market.ts';
 import { symbolById, tickerOf } from '../../shared/tickers.ts';
 import type { Database } from '../db/client.ts';
-import { sendSharedJson, sharedJsonBody, type SharedJsonBody } from '../http/compression.ts';
+import { sendSharedJson, sharedBody, type SharedBody } from '../http/compression.ts';
 import { chartBars } from './chartBars.ts';
 import { latestCandles, type QuoteService } from './service.ts';
 import { watchlistQuoteRoutes, type WatchlistQuoteOptions } from './watchlistQuotes.ts';
@@ -30,13 +30,13 @@ export async function marketRoutes(app: FastifyInstance, options: MarketRouteOpt
   await watchlistQuoteRoutes(app, options);
   // Every subscriber polls the same snapshot for 10 s: serialize it once (with the response
   // schema, as Fastify would) and compress it once per encoding, not per request.
-  const serialized = new WeakMap<object, SharedJsonBody>();
+  const serialized = new WeakMap<object, SharedBody>();
   // Untyped on purpose: the reply is those bytes, which a JSON content type sends as they are.
   app.get('/external-api/coinbase-prices', { schema: { response: { 200: priceSnapshot } } }, async (request, reply) => {
     const snapshot = await options.quotes.snapshot();
     let body = serialized.get(snapshot);
     if (body === undefined) {
-      body = sharedJsonBody(JSON.stringify(priceSnapshot.parse(snapshot)));
+      body = sharedBody(JSON.stringify(priceSnapshot.parse(snapshot)));
       serialized.set(snapshot, body);
     }
     reply.header('Cache-Control', 'private, max-age=5');
