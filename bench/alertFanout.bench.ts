@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import autocannon from 'autocannon';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify from 'fastify';
 import { buildApp } from '../src/server/app.ts';
 import type { LiveAlert } from '../src/server/alerts/bus.ts';
 import { resolveAuthSecret } from '../src/server/auth/service.ts';
@@ -25,6 +25,7 @@ import { ALERT_TYPES } from '../src/shared/constants.ts';
 import { formatAlertTimestamp } from '../src/shared/alertDisplay.ts';
 import { percentile, report } from './report.ts';
 import { grantedSubscriberCookies } from './subscriber.ts';
+import { portOf, stopAfter } from './benchProcess.ts';
 
 const STREAMS = Number(process.env.BENCH_STREAMS ?? 1_000);
 const USERS = Number(process.env.FANOUT_USERS ?? 200);
@@ -32,17 +33,7 @@ const PHASE_MS = 8_000;
 const TARGET = 0.8;
 const WATCHDOG_MS = 240_000;
 
-const watchdog = setTimeout(() => {
-  console.error(`alertFanout bench still running after ${WATCHDOG_MS / 1000} s: stopping.`);
-  process.exit(1);
-}, WATCHDOG_MS);
-watchdog.unref();
-
-function portOf(server: FastifyInstance): number {
-  const address = server.server.address();
-  if (typeof address !== 'object' || !address) throw new Error('Server has no TCP address');
-  return address.port;
-}
+stopAfter('alertFanout', WATCHDOG_MS);
 
 const dataDir = mkdtempSync(join(tmpdir(), 'watos-fanout-bench-'));
 const database = await openDatabase({});

@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon, { type Result } from 'autocannon';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify from 'fastify';
 import { buildApp } from '../src/server/app.ts';
 import { saveAlerts, type NewAlert } from '../src/server/alerts/service.ts';
 import { loadConfig } from '../src/server/config.ts';
@@ -20,6 +20,7 @@ import { ALERT_LOG_DEFAULT_WINDOW_MS, ALERT_TYPES, CRYPTO_SYMBOLS } from '../src
 import { formatAlertTimestamp } from '../src/shared/alertDisplay.ts';
 import { report } from './report.ts';
 import { subscriberCookie } from './subscriber.ts';
+import { portOf, stopAfter } from './benchProcess.ts';
 
 const CONNECTIONS = 50;
 const DURATION_S = 10;
@@ -30,11 +31,7 @@ const ALERTS = 1_000;
 /** The whole bench must end well within this, or it stops with an error. */
 const WATCHDOG_MS = 180_000;
 
-const watchdog = setTimeout(() => {
-  console.error(`api bench still running after ${WATCHDOG_MS / 1000} s: stopping.`);
-  process.exit(1);
-}, WATCHDOG_MS);
-watchdog.unref();
+stopAfter('api', WATCHDOG_MS);
 
 /** Alerts spread over the last 50 minutes, so the alert log's default one-hour window has rows. */
 async function seedAlerts(database: DatabaseHandle): Promise<void> {
@@ -48,12 +45,6 @@ async function seedAlerts(database: DatabaseHandle): Promise<void> {
   }));
   for (let start = 0; start < batch.length; start += 200)
     await saveAlerts(database.db, batch.slice(start, start + 200));
-}
-
-function portOf(server: FastifyInstance): number {
-  const address = server.server.address();
-  if (typeof address !== 'object' || !address) throw new Error('Server has no TCP address');
-  return address.port;
 }
 
 async function load(title: string, url: string, headers: Record<string, string> = {}): Promise<Result> {

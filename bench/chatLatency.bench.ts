@@ -15,12 +15,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import multipart from '@fastify/multipart';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify from 'fastify';
 import { buildApp } from '../src/server/app.ts';
 import { loadConfig } from '../src/server/config.ts';
 import { openDatabase } from '../src/server/db/client.ts';
 import { percentile, report } from './report.ts';
 import { subscriberCookie } from './subscriber.ts';
+import { portOf, stopAfter } from './benchProcess.ts';
 
 const REQUESTS = 200;
 const WARMUP = 20;
@@ -33,12 +34,6 @@ const QUESTIONS = [
   'What are the odds for AAPL?',
 ];
 const WATCHDOG_MS = 240_000;
-
-function portOf(server: FastifyInstance): number {
-  const address = server.server.address();
-  if (typeof address !== 'object' || !address) throw new Error('Server has no TCP address');
-  return address.port;
-}
 
 interface Timing {
   firstToken: number;
@@ -243,11 +238,7 @@ async function main(): Promise<void> {
 }
 
 if (isMainThread) {
-  const watchdog = setTimeout(() => {
-    console.error(`chatLatency bench still running after ${WATCHDOG_MS / 1000} s: stopping.`);
-    process.exit(1);
-  }, WATCHDOG_MS);
-  watchdog.unref();
+  stopAfter('chatLatency', WATCHDOG_MS);
   await main();
 } else {
   parentPort!.postMessage(await runClient(workerData as ClientJob));

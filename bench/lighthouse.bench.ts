@@ -31,6 +31,7 @@ import lighthouse, { desktopConfig, type Config, type Result } from 'lighthouse'
 import { CHROMIUM_FLAGS, CHROMIUM_PATH } from '../src/server/testing/chromium.ts';
 import { startServerProcess, subscribeOverHttp, type ServerProcess } from '../src/server/testing/serverProcess.ts';
 import { report } from './report.ts';
+import { stopAfter } from './benchProcess.ts';
 
 /** signedIn: audited with a subscriber's session cookie (a 3-Day Access plan, active). */
 const ALL_PAGES: Array<{ path: string; signedIn: boolean }> = [
@@ -90,12 +91,7 @@ function cleanUp() {
   if (server && server.child.exitCode === null) server.child.kill('SIGTERM');
 }
 
-const watchdog = setTimeout(() => {
-  console.error(`lighthouse bench still running after ${WATCHDOG_MS / 1000} s: stopping.`);
-  cleanUp();
-  process.exit(1);
-}, WATCHDOG_MS);
-watchdog.unref();
+stopAfter('lighthouse', WATCHDOG_MS, cleanUp);
 
 /** Up to `limit` page elements an audit points at (walks its details for node values). */
 function nodesOf(details: unknown, limit = 3): string[] {
