@@ -47,6 +47,41 @@ test('create account, verify by e-mail, see the plans; log out; wrong then right
   await expect(page.getByRole('heading', { name: 'Choose your plan' })).toBeVisible();
 });
 
+test('what a visitor types into the landing form before its script has run is kept by the hydration', async ({
+  page,
+}) => {
+  const email = uniqueEmail('early');
+  const origin = new URL(test.info().project.use.baseURL!).origin;
+  await page.request.post('/api/auth/register', {
+    data: { email, password: 'trader-password', username: 'erin' },
+    headers: { origin },
+  });
+  // Hold the page's scripts until the prerendered form has been filled in.
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  await page.route('**/assets/*.js', async (route) => {
+    await released;
+    await route.continue();
+  });
+  // Not waiting for the load event: it waits for the held scripts.
+  await page.goto('/', { waitUntil: 'domcontentloaded' });
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill('trader-password');
+  // A click now, before the scripts: nothing may be sent (no page request with the form's fields).
+  await page.getByRole('button', { name: 'Login', exact: true }).click();
+  release();
+  // Hydrated: the page's own handler answers the click (an unverified account, a new link sent).
+  await expect(async () => {
+    await page.getByRole('button', { name: 'Login', exact: true }).click();
+    await expect(page.getByRole('alert')).toHaveText(
+      `Your e-mail is not verified yet. We sent a new verification link to ${email}.`,
+      { timeout: 2_000 },
+    );
+  }).toPass({ timeout: 30_000 });
+  await expect(page.getByLabel('Email')).toHaveValue(email);
+  expect(new URL(page.url()).search).toBe('');
+});
+
 test('logging in before verifying says a new verification link was sent, and that link signs in', async ({ page }) => {
   const email = uniqueEmail('unverified');
   const origin = new URL(test.info().project.use.baseURL!).origin;

@@ -6,13 +6,18 @@
 // request that ends before the largest paint as holding it up). Without paint timing: after the
 // next frame (its callbacks run before its paint, a timer after it); and a second after that
 // frame at the latest. A hidden tab paints no frames: it asks at once.
+// Until the page is hydrated (LandingPage sets data-hydrated on <html>), a form submission is held
+// back: the browser's own submission of the prerendered form would send what was typed to the
+// server as a page request.
 //
 // The modules' addresses are the script element's data attributes (data-entry: the entry,
 // data-preload: the chunks it imports, space-separated), so its text never changes between
 // builds: the Content-Security-Policy allows exactly this text by its hash
 // (src/server/http/security.ts), never inline scripts in general.
 export const LANDING_BOOT_SCRIPT =
-  '(function(s){var d=document,P=window.PerformanceObserver,started=0;function go(){if(started)return;started=1;' +
+  '(function(s){var d=document,P=window.PerformanceObserver,started=0;' +
+  "d.addEventListener('submit',function(e){if(!d.documentElement.hasAttribute('data-hydrated'))e.preventDefault()},true);" +
+  'function go(){if(started)return;started=1;' +
   "(s.getAttribute('data-preload')||'').split(' ').forEach(function(u){if(!u)return;" +
   "var l=d.createElement('link');l.rel='modulepreload';l.crossOrigin='';l.href=u;d.head.appendChild(l)});" +
   "var e=d.createElement('script');e.type='module';e.crossOrigin='';e.src=s.getAttribute('data-entry');d.head.appendChild(e)}" +

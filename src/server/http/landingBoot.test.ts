@@ -34,6 +34,8 @@ function run(options: { hidden?: boolean; paintTiming?: boolean; preload?: strin
       this.record.disconnected = true;
     }
   }
+  const submitListeners: Array<{ listener: (event: { preventDefault(): void }) => void; capture: boolean }> = [];
+  const htmlAttributes = new Set<string>();
   // The script reads only these globals.
   runInNewContext(LANDING_BOOT_SCRIPT, {
     window: options.paintTiming ? { PerformanceObserver: FakeObserver } : {},
@@ -42,6 +44,10 @@ function run(options: { hidden?: boolean; paintTiming?: boolean; preload?: strin
       currentScript: { getAttribute: (name: string) => attributes[name] ?? null },
       head: { appendChild: (element: FakeElement) => appended.push(element) },
       createElement: (tag: string): FakeElement => ({ tag }),
+      documentElement: { hasAttribute: (name: string) => htmlAttributes.has(name) },
+      addEventListener: (type: string, listener: (event: { preventDefault(): void }) => void, capture: boolean) => {
+        if (type === 'submit') submitListeners.push({ listener, capture });
+      },
     },
     requestAnimationFrame: (callback: () => void) => frames.push(callback),
     setTimeout: (callback: () => void, delay: number) => timers.push({ callback, delay }),
@@ -55,7 +61,13 @@ function run(options: { hidden?: boolean; paintTiming?: boolean; preload?: strin
   };
   const loads = () =>
     appended.map((element) => [element.tag, element.rel ?? element.type, element.href ?? element.src]);
-  return { appended, frames, timers, observers, paint, loads };
+  /** Dispatches a submit event through the script's listeners; true when one prevented it. */
+  const submit = () => {
+    let prevented = false;
+    for (const { listener } of submitListeners) listener({ preventDefault: () => (prevented = true) });
+    return prevented;
+  };
+  return { appended, frames, timers, observers, paint, loads, submitListeners, htmlAttributes, submit };
 }
 
 const ALL_MODULES = [
@@ -107,6 +119,15 @@ describe('the landing boot script', () => {
     expect(boot.frames).toEqual([]);
     expect(boot.observers).toEqual([]);
     expect(boot.loads()).toEqual([['script', 'module', '/assets/index-a.js']]);
+  });
+
+  it('holds back form submissions, in the capture phase, until the page says it is hydrated', () => {
+    const boot = run({ paintTiming: true });
+    expect(boot.submitListeners).toHaveLength(1);
+    expect(boot.submitListeners[0].capture).toBe(true);
+    expect(boot.submit()).toBe(true);
+    boot.htmlAttributes.add('data-hydrated');
+    expect(boot.submit()).toBe(false);
   });
 
   it('is one tag with the addresses as attributes and the same text in every build', () => {

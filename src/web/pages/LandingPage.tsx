@@ -3,7 +3,7 @@
 // plans with working purchase buttons). Subscribers go straight to /dashboard. Messages do not
 // outlive what they were about: the plan message and the note about a used reset link clear on
 // the next login, sign-up or mode switch.
-import { useRef, useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
 import type { PlanView } from '../../shared/schemas/billing.ts';
 import { accountApi } from '../api/account.ts';
 import { startCheckout, usePlans } from '../api/billing.ts';
@@ -36,14 +36,28 @@ function firstIssue(result: { success: boolean; error?: { issues: Array<{ messag
   return result.success ? null : (result.error?.issues[0]?.message ?? 'Please check the form');
 }
 
+/**
+ * What a visitor typed into the prerendered form (landing.html) before the page's script ran:
+ * the hydrating render starts from it, so hydration does not wipe a field the visitor sees
+ * filled in ('Email is required' under a typed address). Empty when the page was not
+ * prerendered (a navigation inside the app) and when rendering without a document.
+ */
+function typedBeforeHydration(id: string): string {
+  if (typeof document === 'undefined') return '';
+  const field = document.getElementById(id);
+  return field instanceof HTMLInputElement ? field.value : '';
+}
+
 export function LandingPage() {
   const { user, hasActiveSubscription, refresh } = useAuth();
   const plans = usePlans();
   const [mode, setMode] = useState<Mode>('login');
   const [verificationEmail, setVerificationEmail] = useState<string | null>(null);
-  const [email, setEmail] = useState('');
-  const [password, setPassword] = useState('');
-  const [username, setUsername] = useState('');
+  // Hydrated: the landing's boot script (shared/landingBoot.ts) stops holding form submissions.
+  useEffect(() => document.documentElement.setAttribute('data-hydrated', ''), []);
+  const [email, setEmail] = useState(() => typedBeforeHydration('email'));
+  const [password, setPassword] = useState(() => typedBeforeHydration('password'));
+  const [username, setUsername] = useState(() => typedBeforeHydration('username'));
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const inFlight = useRef(false);
@@ -193,7 +207,15 @@ export function LandingPage() {
                   <ResetLinkInvalidNotice />
                 </div>
               )}
-              <form onSubmit={(event) => void submit(event)} onFocus={warmAuthRules} noValidate className="space-y-4">
+              {/* method="post": a click before the page is hydrated submits natively, and must not
+                  put the password in the address bar and history as a GET would. */}
+              <form
+                method="post"
+                onSubmit={(event) => void submit(event)}
+                onFocus={warmAuthRules}
+                noValidate
+                className="space-y-4"
+              >
                 {mode === 'signup' && (
                   <TextField
                     id="username"
