@@ -1,6 +1,6 @@
 // Accounts journeys: sign-up with e-mail verification, logout and login (with a wrong
 // password first), forgot/reset password, and the plan cards' log-in prompt.
-import { expect, linkFromOutbox, test, uniqueEmail } from './fixtures.ts';
+import { expect, linkFromOutbox, registerUser, test, uniqueEmail } from './fixtures.ts';
 
 test('create account, verify by e-mail, see the plans; log out; wrong then right password', async ({ page }) => {
   const email = uniqueEmail('signup');
@@ -51,11 +51,7 @@ test('what a visitor types into the landing form before its script has run is ke
   page,
 }) => {
   const email = uniqueEmail('early');
-  const origin = new URL(test.info().project.use.baseURL!).origin;
-  await page.request.post('/api/auth/register', {
-    data: { email, password: 'trader-password', username: 'erin' },
-    headers: { origin },
-  });
+  await registerUser(page.request, new URL(test.info().project.use.baseURL!).origin, email, 'trader-password', 'erin');
   // Hold the page's scripts until the prerendered form has been filled in.
   let release!: () => void;
   const released = new Promise<void>((resolve) => (release = resolve));
@@ -84,11 +80,7 @@ test('what a visitor types into the landing form before its script has run is ke
 
 test('logging in before verifying says a new verification link was sent, and that link signs in', async ({ page }) => {
   const email = uniqueEmail('unverified');
-  const origin = new URL(test.info().project.use.baseURL!).origin;
-  await page.request.post('/api/auth/register', {
-    data: { email, password: 'trader-password', username: 'carol' },
-    headers: { origin },
-  });
+  await registerUser(page.request, new URL(test.info().project.use.baseURL!).origin, email, 'trader-password', 'carol');
   await page.goto('/');
   await page.getByLabel('Email').fill(email);
   await page.getByLabel('Password').fill('trader-password');
@@ -117,11 +109,7 @@ test('forgot password: e-mailed link, short and mismatched passwords refused, th
   page,
 }) => {
   const email = uniqueEmail('reset');
-  const origin = new URL(test.info().project.use.baseURL!).origin;
-  await page.request.post('/api/auth/register', {
-    data: { email, password: 'first-password', username: 'bob' },
-    headers: { origin },
-  });
+  await registerUser(page.request, new URL(test.info().project.use.baseURL!).origin, email, 'first-password', 'bob');
   await page.goto(await linkFromOutbox(page.request, email, 'Confirm your e-mail address'));
   await page.getByRole('button', { name: 'Sign Out' }).click();
 

@@ -63,14 +63,24 @@ export async function createVerifiedUser(
   username = 'trader',
 ) {
   await page.goto('/ai-trading-intelligence');
-  const origin = originOf(page);
-  const registered = await page.request.post('/api/auth/register', {
+  await registerUser(page.request, originOf(page), email, password, username);
+  await page.goto(await linkFromOutbox(page.request, email, 'Confirm your e-mail address'));
+  return { email, password, username };
+}
+
+/** Registers a user through the API (not verified: the e-mailed link is left in the outbox). */
+export async function registerUser(
+  request: APIRequestContext,
+  origin: string,
+  email: string,
+  password = 'trader-password',
+  username = 'trader',
+) {
+  const registered = await request.post('/api/auth/register', {
     data: { email, password, username },
     headers: { origin },
   });
   expect(registered.ok()).toBe(true);
-  await page.goto(await linkFromOutbox(page.request, email, 'Confirm your e-mail address'));
-  return { email, password, username };
 }
 
 /** Buys a plan on the TEST MODE checkout with a working card, through the page itself. */
