@@ -9,7 +9,9 @@
 //
 // docs/SPEC.md's tour constants: react-joyride 3 has no option for a scroll pause or a resize
 // debounce, and its spotlight fade is built in, so the tour applies them itself: it scrolls to
-// each target (joyride's scrolling is off) and pauses `scrollPauseMs` before showing the step;
+// each target (joyride's scrolling is off) and pauses `scrollPauseMs` before showing the step
+// (again while the layout above the target still moves, and whenever the page's size changes
+// under a shown step whose target went off screen);
 // a window resize, debounced by `resizeDebounceMs`, re-opens the tab of the shown step (the
 // layout changes at the breakpoint); the overlay fades in `spotlightFadeSeconds`.
 //
@@ -153,6 +155,37 @@ export const TOUR_LOAD_FAILED = 'The guided tour could not be loaded. Check your
 const nextFrame = () => new Promise<void>((resolve) => requestAnimationFrame(() => resolve()));
 const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+/** How many frames a revealed tab gets to lay out its target (about a second). */
+const REVEAL_FRAMES = 60;
+/** How many times a step's scroll is redone while the layout above its target still moves. */
+const SETTLE_TRIES = 5;
+
+/** Scrolls so that `element` sits docs/SPEC.md's offset below the top of the screen. */
+function scrollToTarget(element: Element) {
+  const top = element.getBoundingClientRect().top + window.scrollY - TOUR.scrollOffset;
+  window.scrollTo({ top: Math.max(0, top), behavior: 'instant' });
+}
+
+/** Whether any of `element` is on screen. */
+function onScreen(element: Element): boolean {
+  const box = element.getBoundingClientRect();
+  return box.bottom > 0 && box.top < window.innerHeight;
+}
+
+/**
+ * Brings `element` into view and pauses `scrollPauseMs`; when the layout moved the target
+ * during the pause (a panel above it filled in), scrolls again, so the tooltip that follows the
+ * target is not shown off screen.
+ */
+async function scrollToSettled(element: Element, current: () => boolean) {
+  for (let attempt = 0; attempt < SETTLE_TRIES && current(); attempt++) {
+    scrollToTarget(element);
+    const before = element.getBoundingClientRect().top;
+    await pause(TOUR.scrollPauseMs);
+    if (Math.abs(element.getBoundingClientRect().top - before) < 1) return;
+  }
+}
+
 export function GuidedTour({ steps = TOUR_STEPS }: { steps?: Step[] }) {
   const showTab = useContext(ShowDashboardTab);
   const notify = useNotify();
@@ -166,14 +199,16 @@ export function GuidedTour({ steps = TOUR_STEPS }: { steps?: Step[] }) {
   // Each show gets a number; a later show (or the end of the tour) makes an earlier one stale.
   const showCount = useRef(0);
 
-  /** Opens the step's tab if it is in a closed one and waits for the layout to follow. */
+  /** Opens the step's tab if it is in a closed one and waits for the target to be laid out. */
   const reveal = useCallback(
     async (index: number) => {
-      const tab = tabToReveal(elementOf(steps[index]?.target));
-      if (!tab) return;
+      const element = elementOf(steps[index]?.target);
+      const tab = tabToReveal(element);
+      if (!tab || !element) return;
       showTab(tab);
-      await nextFrame();
-      await nextFrame();
+      // The tab's render can take more than a frame on a busy phone: measured before it, the
+      // target has no box and the scroll below would aim at the top of the page.
+      for (let frame = 0; frame < REVEAL_FRAMES && !hasBox(element); frame++) await nextFrame();
     },
     [steps, showTab],
   );
@@ -187,11 +222,7 @@ export function GuidedTour({ steps = TOUR_STEPS }: { steps?: Step[] }) {
       await reveal(index);
       if (ticket !== showCount.current) return false;
       const element = elementOf(steps[index]?.target);
-      if (element) {
-        const top = element.getBoundingClientRect().top + window.scrollY - TOUR.scrollOffset;
-        window.scrollTo({ top: Math.max(0, top), behavior: 'instant' });
-        await pause(TOUR.scrollPauseMs);
-      }
+      if (element) await scrollToSettled(element, () => ticket === showCount.current);
       if (ticket !== showCount.current) return false;
       setStepIndex(index);
       return true;
@@ -260,6 +291,19 @@ export function GuidedTour({ steps = TOUR_STEPS }: { steps?: Step[] }) {
       window.removeEventListener('resize', onResize);
     };
   }, [reveal]);
+
+  // While a step is shown, a panel that fills in above its target (rows arriving, a chart
+  // sizing itself) moves the target, and the tooltip with it, off screen: bring it back. A
+  // scroll of the trader's own is left alone; only a change of the page's size acts.
+  useEffect(() => {
+    if (!run) return;
+    const observer = new ResizeObserver(() => {
+      const element = elementOf(steps[shown.current]?.target);
+      if (element && hasBox(element) && !onScreen(element)) scrollToTarget(element);
+    });
+    observer.observe(document.body);
+    return () => observer.disconnect();
+  }, [run, steps]);
 
   // Joyride can report the end of a step more than once; only the shown step moves on.
   const onStepDone = (index: number, direction: 1 | -1) => {
