@@ -8,7 +8,9 @@
 // frame at the latest. A hidden tab paints no frames: it asks at once.
 // Until the page is hydrated (LandingPage sets data-hydrated on <html>), a form submission is held
 // back: the browser's own submission of the prerendered form would send what was typed to the
-// server as a page request.
+// server as a page request. A button clicked in that time (the Create Account tab, a plan, Login)
+// would do nothing: the last one is marked data-early-click, and the hydrated page clicks it
+// again (LandingPage).
 //
 // The modules' addresses are the script element's data attributes (data-entry: the entry,
 // data-preload: the chunks it imports, space-separated), so its text never changes between
@@ -16,7 +18,10 @@
 // (src/server/http/security.ts), never inline scripts in general.
 export const LANDING_BOOT_SCRIPT =
   '(function(s){var d=document,P=window.PerformanceObserver,started=0;' +
-  "d.addEventListener('submit',function(e){if(!d.documentElement.hasAttribute('data-hydrated'))e.preventDefault()},true);" +
+  "function h(){return d.documentElement.hasAttribute('data-hydrated')}" +
+  "d.addEventListener('submit',function(e){if(!h())e.preventDefault()},true);" +
+  "d.addEventListener('click',function(e){var t=e.target,b=t&&t.closest&&t.closest('button');if(!b||h())return;" +
+  "var o=d.querySelector('[data-early-click]');if(o)o.removeAttribute('data-early-click');b.setAttribute('data-early-click','')},true);" +
   'function go(){if(started)return;started=1;' +
   "(s.getAttribute('data-preload')||'').split(' ').forEach(function(u){if(!u)return;" +
   "var l=d.createElement('link');l.rel='modulepreload';l.crossOrigin='';l.href=u;d.head.appendChild(l)});" +

@@ -34,7 +34,10 @@ function run(options: { hidden?: boolean; paintTiming?: boolean; preload?: strin
       this.record.disconnected = true;
     }
   }
-  const submitListeners: Array<{ listener: (event: { preventDefault(): void }) => void; capture: boolean }> = [];
+  type Listener = (event: { preventDefault(): void; target: unknown }) => void;
+  const submitListeners: Array<{ listener: Listener; capture: boolean }> = [];
+  const clickListeners: Array<{ listener: Listener; capture: boolean }> = [];
+  const buttons = ['tab', 'plan'].map((name) => new FakeButton(name));
   const htmlAttributes = new Set<string>();
   // The script reads only these globals.
   runInNewContext(LANDING_BOOT_SCRIPT, {
@@ -45,9 +48,18 @@ function run(options: { hidden?: boolean; paintTiming?: boolean; preload?: strin
       head: { appendChild: (element: FakeElement) => appended.push(element) },
       createElement: (tag: string): FakeElement => ({ tag }),
       documentElement: { hasAttribute: (name: string) => htmlAttributes.has(name) },
-      addEventListener: (type: string, listener: (event: { preventDefault(): void }) => void, capture: boolean) => {
+      addEventListener: (
+        type: string,
+        listener: (event: { preventDefault(): void; target: unknown }) => void,
+        capture: boolean,
+      ) => {
         if (type === 'submit') submitListeners.push({ listener, capture });
+        if (type === 'click') clickListeners.push({ listener, capture });
       },
+      querySelector: (selector: string) =>
+        selector === '[data-early-click]'
+          ? (buttons.find((button) => button.attributes.has('data-early-click')) ?? null)
+          : null,
     },
     requestAnimationFrame: (callback: () => void) => frames.push(callback),
     setTimeout: (callback: () => void, delay: number) => timers.push({ callback, delay }),
@@ -64,10 +76,45 @@ function run(options: { hidden?: boolean; paintTiming?: boolean; preload?: strin
   /** Dispatches a submit event through the script's listeners; true when one prevented it. */
   const submit = () => {
     let prevented = false;
-    for (const { listener } of submitListeners) listener({ preventDefault: () => (prevented = true) });
+    for (const { listener } of submitListeners) listener({ preventDefault: () => (prevented = true), target: null });
     return prevented;
   };
-  return { appended, frames, timers, observers, paint, loads, submitListeners, htmlAttributes, submit };
+  /** Clicks `target` (a button, or something outside any button) through the script's listeners. */
+  const click = (target: unknown) => {
+    for (const { listener } of clickListeners) listener({ preventDefault: () => undefined, target });
+  };
+  /** The buttons marked as clicked before hydration. */
+  const marked = () => buttons.filter((button) => button.attributes.has('data-early-click')).map(({ name }) => name);
+  return {
+    appended,
+    frames,
+    timers,
+    observers,
+    paint,
+    loads,
+    submitListeners,
+    clickListeners,
+    htmlAttributes,
+    submit,
+    buttons,
+    click,
+    marked,
+  };
+}
+
+/** A button in the page, with the attributes the script sets. */
+class FakeButton {
+  attributes = new Set<string>();
+  constructor(readonly name: string) {}
+  closest(selector: string) {
+    return selector === 'button' ? this : null;
+  }
+  setAttribute(name: string) {
+    this.attributes.add(name);
+  }
+  removeAttribute(name: string) {
+    this.attributes.delete(name);
+  }
 }
 
 const ALL_MODULES = [
@@ -128,6 +175,23 @@ describe('the landing boot script', () => {
     expect(boot.submit()).toBe(true);
     boot.htmlAttributes.add('data-hydrated');
     expect(boot.submit()).toBe(false);
+  });
+
+  it('marks the last button clicked before hydration (in the capture phase), and none after', () => {
+    const boot = run({ paintTiming: true });
+    expect(boot.clickListeners.map(({ capture }) => capture)).toEqual([true]);
+    const [tab, plan] = boot.buttons;
+    boot.click({ closest: () => null });
+    boot.click(null);
+    expect(boot.marked()).toEqual([]);
+    boot.click(tab);
+    expect(boot.marked()).toEqual(['tab']);
+    // Only the last click counts.
+    boot.click(plan);
+    expect(boot.marked()).toEqual(['plan']);
+    boot.htmlAttributes.add('data-hydrated');
+    boot.click(tab);
+    expect(boot.marked()).toEqual(['plan']);
   });
 
   it('is one tag with the addresses as attributes and the same text in every build', () => {

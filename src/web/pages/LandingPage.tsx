@@ -48,13 +48,24 @@ function typedBeforeHydration(id: string): string {
   return field instanceof HTMLInputElement ? field.value : '';
 }
 
+/** The button the boot script marked as clicked before hydration, clicked again once. */
+function replayEarlyClick() {
+  const early = document.querySelector('[data-early-click]');
+  early?.removeAttribute('data-early-click');
+  if (early instanceof HTMLButtonElement && early.isConnected && !early.disabled) early.click();
+}
+
 export function LandingPage() {
   const { user, hasActiveSubscription, refresh } = useAuth();
   const plans = usePlans();
   const [mode, setMode] = useState<Mode>('login');
   const [verificationEmail, setVerificationEmail] = useState<string | null>(null);
-  // Hydrated: the landing's boot script (shared/landingBoot.ts) stops holding form submissions.
-  useEffect(() => document.documentElement.setAttribute('data-hydrated', ''), []);
+  // Hydrated: the landing's boot script (shared/landingBoot.ts) stops holding form submissions,
+  // and the button a visitor clicked before (it did nothing then) is clicked again now.
+  useEffect(() => {
+    document.documentElement.setAttribute('data-hydrated', '');
+    replayEarlyClick();
+  }, []);
   const [email, setEmail] = useState(() => typedBeforeHydration('email'));
   const [password, setPassword] = useState(() => typedBeforeHydration('password'));
   const [username, setUsername] = useState(() => typedBeforeHydration('username'));
