@@ -19,6 +19,7 @@ import { rawRequest } from '../testing/rawHttp.ts';
 import { payOnTestCheckout, signedInUser, subscribedUser } from '../testing/users.ts';
 import { LIMITED_AUTH_ENDPOINTS } from '../auth/routes.ts';
 import { MAX_BODY_DEPTH, MAX_BODY_STRING } from './requestGuards.ts';
+import { JSON_CSP } from './security.ts';
 
 const PASSWORD = 'Pa55word-that-must-never-be-logged';
 const NEW_PASSWORD = 'An0ther-secret-never-logged';
@@ -109,6 +110,21 @@ describe('the dashboard API gate, over the whole route table', () => {
       });
     }
   });
+});
+
+describe('security headers on JSON answers', () => {
+  it.each(['/healthz', '/api/plans', '/api/no-such-route'])(
+    '%s carries the JSON policy (nothing may load, framed only by our pages) and the other headers',
+    async (path) => {
+      const response = await app.inject({ method: 'GET', url: path });
+      expect(response.headers['content-type']).toContain('application/json');
+      expect(response.headers['content-security-policy']).toBe(JSON_CSP);
+      expect(JSON_CSP).toBe("default-src 'none'; frame-ancestors 'self'");
+      expect(response.headers['x-content-type-options']).toBe('nosniff');
+      expect(response.headers['x-frame-options']).toBe('SAMEORIGIN');
+      expect(response.headers['referrer-policy']).toBe('same-origin');
+    },
+  );
 });
 
 describe('security headers on every page', () => {

@@ -111,7 +111,8 @@ export function sendSharedJson(request: FastifyRequest, reply: FastifyReply, bod
 /** Replies whose encoding sendShared chose. */
 const settled = new WeakSet<FastifyReply>();
 
-function isJson(reply: FastifyReply): boolean {
+/** Whether the reply's content type is JSON (application/json or a +json type). */
+export function isJsonReply(reply: FastifyReply): boolean {
   const type = reply.getHeader('content-type');
   return typeof type === 'string' && /^application\/(?:[\w.+-]+\+)?json\b/i.test(type);
 }
@@ -120,7 +121,7 @@ export function installJsonCompression(app: FastifyInstance): void {
   // A callback hook: most answers pass straight through, without a promise each.
   app.addHook('onSend', (request: FastifyRequest, reply: FastifyReply, payload: unknown, done) => {
     if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return done(null, payload);
-    if (settled.has(reply) || request.method === 'HEAD' || reply.getHeader('content-encoding') || !isJson(reply))
+    if (settled.has(reply) || request.method === 'HEAD' || reply.getHeader('content-encoding') || !isJsonReply(reply))
       return done(null, payload);
     const body = typeof payload === 'string' ? Buffer.from(payload) : payload;
     if (body.length < COMPRESS_MIN_BYTES) return done(null, payload);
