@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { alertDisplayType, alertTimeLabel, parseAlertTimestamp, toAlertDisplayItem } from './alertDisplay.ts';
+import {
+  alertDisplayType,
+  alertTimeLabel,
+  alertTimestampMs,
+  parseAlertTimestamp,
+  toAlertDisplayItem,
+} from './alertDisplay.ts';
 import { extractTicker, mentionsWatos } from './chatSignals.ts';
 
 describe('alertDisplayType (docs/SPEC.md section 4)', () => {
@@ -69,5 +75,64 @@ describe('chat signals', () => {
     expect(extractTicker('what about sol and AAPL?')).toBe('AAPL');
     expect(extractTicker('ABCDEFG then DOGE')).toBe('DOGE');
     expect(extractTicker('no tickers here')).toBe('BTC');
+  });
+});
+
+describe('alertTimestampMs', () => {
+  /** The reading it replaced: the text as an ISO date string, real when it reads back the same. */
+  const byDateString = (text: string) => {
+    const iso = `${text.replace(' ', 'T')}Z`;
+    const ms = Date.parse(iso);
+    return Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 19) !== iso.slice(0, 19) ? Number.NaN : ms;
+  };
+
+  it.each([
+    ['2026-11-27 01:30:05', Date.UTC(2026, 10, 27, 1, 30, 5)],
+    ['2024-02-29 23:59:59', Date.UTC(2024, 1, 29, 23, 59, 59)],
+    ['2000-02-29 00:00:00', Date.UTC(2000, 1, 29)],
+    ['0050-06-01 12:00:00', new Date(Date.UTC(2000, 5, 1, 12)).setUTCFullYear(50)],
+  ])('reads %s', (text, ms) => {
+    expect(alertTimestampMs(text)).toBe(ms);
+    expect(parseAlertTimestamp(text).getTime()).toBe(ms);
+  });
+
+  it.each([
+    '2026-02-29 10:00:00',
+    '1900-02-29 10:00:00',
+    '2026-02-30 10:00:00',
+    '2026-04-31 10:00:00',
+    '2026-13-01 10:00:00',
+    '2026-00-10 10:00:00',
+    '2026-01-00 10:00:00',
+    '2026-01-01 24:00:00',
+    '2026-01-01 10:60:00',
+    '2026-01-01 10:00:60',
+    '2026-01-01T10:00:00',
+    '2026-01-01 10:00:0',
+    '2026-01-01 10:00:00Z',
+    '2026-1a-01 10:00:00',
+    '',
+  ])('refuses %j', (text) => {
+    expect(alertTimestampMs(text)).toBeNaN();
+  });
+
+  it('agrees with reading the text as a date string on every day of four years and random times', () => {
+    const pad = (value: number, width = 2) => String(value).padStart(width, '0');
+    let seed = 7;
+    const random = (below: number) => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return seed % below;
+    };
+    let checked = 0;
+    for (const year of [1900, 2000, 2023, 2024]) {
+      for (let month = 0; month <= 13; month++) {
+        for (let day = 0; day <= 32; day++) {
+          const text = `${year}-${pad(month)}-${pad(day)} ${pad(random(26))}:${pad(random(62))}:${pad(random(62))}`;
+          expect({ text, ms: alertTimestampMs(text) }).toEqual({ text, ms: byDateString(text) });
+          checked++;
+        }
+      }
+    }
+    expect(checked).toBe(4 * 14 * 33);
   });
 });

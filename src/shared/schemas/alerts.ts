@@ -6,6 +6,7 @@ import { ALERT_LOG_MAX_CAP, ALERT_TYPES } from '../constants.ts';
 import { resolveSymbol } from '../symbols.ts';
 import { ASSET_CLASSES } from '../symbolTable.ts';
 import { tickerOf } from '../tickers.ts';
+import { alertTimestampMs } from '../alertDisplay.ts';
 
 /** A symbol as the alert filters take it: AAPL, BTC, BTC-USD, MES, MES1!, NASDAQ:AAPL. */
 const SYMBOL_TEXT = /^[A-Z0-9.:!_-]*$/;
@@ -24,10 +25,7 @@ const assetClassFilter = z.preprocess(
 const ALERT_TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
 
 /** True when the text names a real UTC moment (no 30 February rolled over into March). */
-function isRealTime(value: string): boolean {
-  const parsed = new Date(`${value.replace(' ', 'T')}Z`);
-  return !Number.isNaN(parsed.getTime()) && parsed.toISOString().slice(0, 19) === value.replace(' ', 'T');
-}
+const isRealTime = (value: string): boolean => !Number.isNaN(alertTimestampMs(value));
 
 const utcTime = (name: string) =>
   z
