@@ -1,6 +1,23 @@
 // Accounts journeys: sign-up with e-mail verification, logout and login (with a wrong
 // password first), forgot/reset password, and the plan cards' log-in prompt.
+import type { Page } from '@playwright/test';
 import { expect, linkFromOutbox, registerUser, test, uniqueEmail } from './fixtures.ts';
+
+/**
+ * Opens the landing with its scripts held back (the prerendered page only, as a visitor on a slow
+ * network sees it first); the returned function lets them load.
+ */
+async function openLandingBeforeScripts(page: Page): Promise<() => void> {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  await page.route('**/assets/*.js', async (route) => {
+    await released;
+    await route.continue();
+  });
+  // Not waiting for the load event: it waits for the held scripts.
+  await page.goto('/', { waitUntil: 'domcontentloaded' });
+  return release;
+}
 
 test('create account, verify by e-mail, see the plans; log out; wrong then right password', async ({ page }) => {
   const email = uniqueEmail('signup');
@@ -53,14 +70,7 @@ test('what a visitor types into the landing form before its script has run is ke
   const email = uniqueEmail('early');
   await registerUser(page.request, new URL(test.info().project.use.baseURL!).origin, email, 'trader-password', 'erin');
   // Hold the page's scripts until the prerendered form has been filled in.
-  let release!: () => void;
-  const released = new Promise<void>((resolve) => (release = resolve));
-  await page.route('**/assets/*.js', async (route) => {
-    await released;
-    await route.continue();
-  });
-  // Not waiting for the load event: it waits for the held scripts.
-  await page.goto('/', { waitUntil: 'domcontentloaded' });
+  const release = await openLandingBeforeScripts(page);
   await page.getByLabel('Email').fill(email);
   await page.getByLabel('Password').fill('trader-password');
   // A click now, before the scripts: nothing may be sent (no page request with the form's fields).
@@ -77,13 +87,7 @@ test('what a visitor types into the landing form before its script has run is ke
 });
 
 test('the Create Account tab clicked before the landing script has run opens once it has', async ({ page }) => {
-  let release!: () => void;
-  const released = new Promise<void>((resolve) => (release = resolve));
-  await page.route('**/assets/*.js', async (route) => {
-    await released;
-    await route.continue();
-  });
-  await page.goto('/', { waitUntil: 'domcontentloaded' });
+  const release = await openLandingBeforeScripts(page);
   await page.getByRole('tab', { name: 'Create Account' }).click();
   await expect(page.getByLabel('Username')).toHaveCount(0);
   release();
