@@ -153,6 +153,47 @@ test.describe('at 390x844', () => {
     await expect(tooltip).toHaveCount(0);
     await expectNoSidewaysScroll(page, 'the dashboard after the tour');
   });
+
+  test("a step's target pushed off screen by the page growing comes back, unless the trader scrolled away", async ({
+    subscribedPage: page,
+  }) => {
+    await blockThirdParties(page);
+    await page.reload();
+    await page.getByRole('button', { name: 'Menu' }).click();
+    await page.getByRole('button', { name: 'Take Tour' }).click();
+    const tooltip = page.getByRole('alertdialog');
+    const next = tooltip.getByRole('button', { name: 'Next (1 of 9)' });
+    await expect(next).toBeInViewport({ ratio: 1 });
+    await next.click();
+    const step2 = tooltip.getByRole('button', { name: 'Next (2 of 9)' });
+    await expect(step2).toBeInViewport({ ratio: 1 });
+    /** The page grows (a panel filling in) with its scroll position moved, the target off screen. */
+    const growAndMoveAway = () =>
+      page.evaluate(() => {
+        const filler = document.createElement('div');
+        filler.style.height = '400px';
+        filler.className = 'test-filler';
+        document.body.append(filler);
+        window.scrollTo({ top: document.documentElement.scrollHeight, behavior: 'instant' });
+      });
+    // Moved by the page itself (no input from the trader): the step is brought back.
+    await growAndMoveAway();
+    await page.evaluate(() =>
+      document.body.append(Object.assign(document.createElement('div'), { style: 'height: 10px' })),
+    );
+    await expect(step2).toBeInViewport({ ratio: 1 });
+    // The trader scrolls away with the wheel: a later change of size leaves the page where it is.
+    await page.mouse.move(200, 400);
+    await page.mouse.wheel(0, 3000);
+    await expect(step2).not.toBeInViewport();
+    const scrolled = await page.evaluate(() => window.scrollY);
+    await page.evaluate(() =>
+      document.body.append(Object.assign(document.createElement('div'), { style: 'height: 10px' })),
+    );
+    await page.waitForTimeout(300);
+    expect(await page.evaluate(() => window.scrollY)).toBe(scrolled);
+    await expect(step2).not.toBeInViewport();
+  });
 });
 
 test.describe('at 1440x900', () => {

@@ -155,6 +155,9 @@ export const TOUR_LOAD_FAILED = 'The guided tour could not be loaded. Check your
 const nextFrame = () => new Promise<void>((resolve) => requestAnimationFrame(() => resolve()));
 const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+/** The keys that scroll the page. */
+const SCROLL_KEYS = new Set(['ArrowUp', 'ArrowDown', 'PageUp', 'PageDown', 'Home', 'End', ' ']);
+
 /** How many frames a revealed tab gets to lay out its target (about a second). */
 const REVEAL_FRAMES = 60;
 /** How many times a step's scroll is redone while the layout above its target still moves. */
@@ -293,16 +296,29 @@ export function GuidedTour({ steps = TOUR_STEPS }: { steps?: Step[] }) {
   }, [reveal]);
 
   // While a step is shown, a panel that fills in above its target (rows arriving, a chart
-  // sizing itself) moves the target, and the tooltip with it, off screen: bring it back. A
-  // scroll of the trader's own is left alone; only a change of the page's size acts.
+  // sizing itself) moves the target, and the tooltip with it, off screen: bring it back. Only a
+  // change of the page's size acts, and not once the trader has scrolled during the step
+  // (wheel, touch or a scrolling key): the page is then where they took it.
   useEffect(() => {
     if (!run) return;
+    const shownStep = { index: -1, traderScrolled: false };
+    const onTraderInput = (event: Event) => {
+      if (event instanceof KeyboardEvent && !SCROLL_KEYS.has(event.key)) return;
+      shownStep.index = shown.current;
+      shownStep.traderScrolled = true;
+    };
     const observer = new ResizeObserver(() => {
+      if (shownStep.index === shown.current && shownStep.traderScrolled) return;
       const element = elementOf(steps[shown.current]?.target);
       if (element && hasBox(element) && !onScreen(element)) scrollToTarget(element);
     });
     observer.observe(document.body);
-    return () => observer.disconnect();
+    const inputs = ['wheel', 'touchmove', 'keydown'] as const;
+    for (const type of inputs) window.addEventListener(type, onTraderInput, { passive: true });
+    return () => {
+      observer.disconnect();
+      for (const type of inputs) window.removeEventListener(type, onTraderInput);
+    };
   }, [run, steps]);
 
   // Joyride can report the end of a step more than once; only the shown step moves on.
