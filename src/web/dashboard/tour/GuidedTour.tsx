@@ -301,14 +301,14 @@ export function GuidedTour({ steps = TOUR_STEPS }: { steps?: Step[] }) {
   // (wheel, touch or a scrolling key): the page is then where they took it.
   useEffect(() => {
     if (!run) return;
-    const shownStep = { index: -1, traderScrolled: false };
+    // The step during which the trader last scrolled.
+    let scrolledDuring = -1;
     const onTraderInput = (event: Event) => {
       if (event instanceof KeyboardEvent && !SCROLL_KEYS.has(event.key)) return;
-      shownStep.index = shown.current;
-      shownStep.traderScrolled = true;
+      scrolledDuring = shown.current;
     };
     const observer = new ResizeObserver(() => {
-      if (shownStep.index === shown.current && shownStep.traderScrolled) return;
+      if (scrolledDuring === shown.current) return;
       const element = elementOf(steps[shown.current]?.target);
       if (element && hasBox(element) && !onScreen(element)) scrollToTarget(element);
     });
