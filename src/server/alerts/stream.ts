@@ -10,13 +10,14 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { alertStreamQuery, testAlertBody, testAlertResponse } from '../../shared/schemas/alerts.ts';
 import type { RuleFiring } from '../../shared/schemas/alertRules.ts';
 import { subscriptionState } from '../../shared/subscription.ts';
-import { sessionCookieOf, type AccessCache, type Auth } from '../auth/service.ts';
-import { currentSubscription } from '../billing/service.ts';
+import { and, gt, inArray } from 'drizzle-orm';
+import { sessionCookieOf, sessionTokenOf, type AccessCache, type Auth } from '../auth/service.ts';
+import { currentSubscription, currentSubscriptions } from '../billing/service.ts';
 import type { Database } from '../db/client.ts';
+import { session } from '../db/schema.ts';
 import { HttpError } from '../http/errors.ts';
 import { NOT_SIGNED_IN, requireUser } from '../http/requestUser.ts';
 import { coalesced } from '../jobs/coalesce.ts';
-import { boundedConcurrency } from '../market/service.ts';
 import type { AlertBus, LiveAlert } from './bus.ts';
 import { alertsAfter, saveAlerts, toAlertRecord, toLiveAlert } from './service.ts';
 
@@ -29,6 +30,8 @@ export const MAX_STREAMS_PER_USER = 10;
  * instance or with the admin CLI bites within this interval.
  */
 export const STREAM_RECHECK_MS = 30_000;
+/** How many users' streams one re-check round trip covers (the query's bound parameters). */
+const SWEEP_BATCH = 500;
 /** setTimeout's largest delay; a later period end is re-checked when this one fires. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -62,7 +65,6 @@ function createStreamRegistry(options: { auth: Auth; db: Database; maxPerUser: n
   const { auth, db, maxPerUser, log } = options;
   const byUser = new Map<string, OpenStream[]>();
   const expiries = new Map<string, NodeJS.Timeout>();
-  const limit = boundedConcurrency(4);
 
   function forget(userId: string) {
     byUser.delete(userId);
@@ -111,9 +113,55 @@ function createStreamRegistry(options: { auth: Auth; db: Database; maxPerUser: n
     }
   }
 
-  /** Re-checks every user with open streams; calls during a sweep run one more after it. */
+  /**
+   * checkUser for many users at once, with two queries in all: the sessions their streams were
+   * opened with that still exist and have not expired (a sign-out, revocation or password change
+   * deletes them), and each user's current subscription. The cookies were verified by the gate
+   * when the streams opened; here only their tokens are looked up.
+   */
+  async function checkUsers(userIds: readonly string[]): Promise<void> {
+    try {
+      const tokens = new Set<string>();
+      for (const userId of userIds)
+        for (const stream of byUser.get(userId) ?? []) {
+          const token = sessionTokenOf(stream.sessionCookie);
+          if (token) tokens.add(token);
+        }
+      const live =
+        tokens.size === 0
+          ? []
+          : await db
+              .select({ token: session.token, userId: session.userId })
+              .from(session)
+              .where(and(inArray(session.token, [...tokens]), gt(session.expiresAt, new Date())));
+      const ownerOf = new Map(live.map((row) => [row.token, row.userId]));
+      for (const userId of userIds)
+        endWhere(userId, 'signed-out', (stream) => {
+          const token = sessionTokenOf(stream.sessionCookie);
+          return token === null || ownerOf.get(token) !== userId;
+        });
+      const streaming = userIds.filter((userId) => byUser.has(userId));
+      const subscriptionOf = await currentSubscriptions(db, streaming);
+      for (const userId of streaming) {
+        const subscription = subscriptionOf.get(userId);
+        if (!subscription || !subscriptionState(subscription).hasActiveSubscription)
+          endWhere(userId, 'subscription-ended', () => true);
+        else if (byUser.has(userId)) expireAt(userId, Date.parse(subscription.current_period_end!));
+      }
+    } catch (error) {
+      log.warn({ err: error }, 'alert stream: could not re-check the open streams');
+    }
+  }
+
+  /**
+   * Re-checks every user with open streams, SWEEP_BATCH users a round trip (1,000 streaming
+   * users were 3,000 queries a sweep, one user at a time); calls during a sweep run one more
+   * after it.
+   */
   const sweep = coalesced(async () => {
-    await Promise.all([...byUser.keys()].map((userId) => limit(() => checkUser(userId))));
+    const userIds = [...byUser.keys()];
+    for (let start = 0; start < userIds.length; start += SWEEP_BATCH)
+      await checkUsers(userIds.slice(start, start + SWEEP_BATCH));
   });
 
   return {

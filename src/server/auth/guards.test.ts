@@ -2,13 +2,26 @@
 // subscription's period end, and a sign-out ends access at once even for a replayed cookie.
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { subscriptions } from '../db/schema.ts';
+import { session, subscriptions } from '../db/schema.ts';
 import { createTestApp, type TestApp } from '../testing/app.ts';
 import { Browser } from '../testing/http.ts';
 import { subscribedUser } from '../testing/users.ts';
-import { createAccessCache, type SessionUser } from './guards.ts';
+import { createAccessCache, sessionTokenOf, type SessionUser } from './guards.ts';
 
 const trader: SessionUser = { id: 'u1', email: 'u1@example.com', username: 'u1', emailVerified: true };
+
+describe('sessionTokenOf', () => {
+  it.each([
+    ['better-auth.session_token=abc123.c2lnbmF0dXJl', 'abc123'],
+    ['better-auth.session_token=abc123.c2ln%2Bb%2F%3D', 'abc123'],
+    ['__Secure-better-auth.session_token=tok.sig', 'tok'],
+    ['better-auth.session_token=no-signature', null],
+    ['better-auth.session_token=.sig', null],
+    ['better-auth.session_token=%E0%A4%A.sig', null],
+  ])('reads %s as %s', (cookie, token) => {
+    expect(sessionTokenOf(cookie)).toBe(token);
+  });
+});
 
 describe('createAccessCache', () => {
   it('keeps a grant for the TTL, never past the period end, and forgets everything on clear', () => {
@@ -60,6 +73,13 @@ describe('the dashboard gate with its cache', () => {
   });
   afterAll(async () => {
     await test?.close();
+  });
+
+  it("sessionTokenOf reads the token of a real session's cookie", async () => {
+    const { browser, userId } = await subscribedUser(test, 'token-of-cookie@example.com');
+    const cookie = /better-auth\.session_token=[^;]+/.exec(browser.cookieHeader)![0];
+    const [row] = await test.database.db.select().from(session).where(eq(session.userId, userId));
+    expect(sessionTokenOf(cookie)).toBe(row.token);
   });
 
   it('refuses a replayed cookie right after sign-out', async () => {

@@ -99,6 +99,22 @@ export function sessionCookieOf(request: FastifyRequest): string | null {
   return match ? `${match[1]}=${match[2]}` : null;
 }
 
+/**
+ * The session token a session cookie (as sessionCookieOf returns it) carries: Better Auth's
+ * cookie value is the token and its signature, `token.signature`, URL-encoded. Null when the
+ * value has no such shape.
+ */
+export function sessionTokenOf(sessionCookie: string): string | null {
+  let value: string;
+  try {
+    value = decodeURIComponent(sessionCookie.slice(sessionCookie.indexOf('=') + 1));
+  } catch {
+    return null;
+  }
+  const dot = value.lastIndexOf('.');
+  return dot > 0 ? value.slice(0, dot) : null;
+}
+
 export function requireSubscription(auth: Auth, db: Database, cache?: AccessCache) {
   const userHook = requireSignedIn(auth);
   /** Checks under way, by session cookie: a page's burst of calls with one cookie shares one. */

@@ -17,6 +17,7 @@ export {
   requireSignedIn,
   requireSubscription,
   sessionCookieOf,
+  sessionTokenOf,
   sessionUser,
   type AccessCache,
   type SessionUser,

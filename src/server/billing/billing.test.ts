@@ -7,7 +7,7 @@ import { subscriptions } from '../db/schema.ts';
 import { createTestApp, type TestApp } from '../testing/app.ts';
 import { Browser, jsonBody } from '../testing/http.ts';
 import { payOnTestCheckout, signedInUser, subscribedUser } from '../testing/users.ts';
-import { addMonths, periodEndFor, seedPlans } from './service.ts';
+import { addMonths, currentSubscription, currentSubscriptions, periodEndFor, seedPlans } from './service.ts';
 import { cardProblem } from './testCheckout.ts';
 import type { PlanView } from '../../shared/schemas/billing.ts';
 import type { WatchlistResponse } from '../../shared/schemas/watchlists.ts';
@@ -174,6 +174,46 @@ describe('dashboard API gate', () => {
       .where(eq(subscriptions.userId, userId));
     await new Promise((resolve) => setTimeout(resolve, ACCESS_CACHE_TTL_MS + 100));
     expect((await browser.get('/api/watchlists/chart')).statusCode).toBe(403);
+  });
+});
+
+describe('currentSubscriptions', () => {
+  it('picks for each user, in one query, the subscription currentSubscription picks', async () => {
+    const { db } = test.database;
+    const ids = [];
+    for (const name of ['active', 'latest', 'open-ended', 'none'])
+      ids.push((await signedInUser(test, `current-${name}@example.com`)).userId);
+    const [active, latest, openEnded, none] = ids;
+    const now = Date.now();
+    const row = (id: string, userId: string, status: string, endInDays: number | null) => ({
+      id,
+      userId,
+      status,
+      currentPeriodEnd: endInDays === null ? null : new Date(now + endInDays * 86_400_000),
+      provider: 'test',
+    });
+    await db.insert(subscriptions).values([
+      // An active one wins over a canceled one that ends later.
+      row('a-canceled', active, 'canceled', 30),
+      row('a-active', active, 'active', 5),
+      // Among inactive ones, the latest end.
+      row('l-old', latest, 'canceled', -10),
+      row('l-new', latest, 'canceled', -2),
+      // No end sorts first in a descending order, in both queries.
+      row('o-none', openEnded, 'canceled', null),
+      row('o-dated', openEnded, 'past_due', 3),
+    ]);
+    const many = await currentSubscriptions(db, ids);
+    for (const userId of [active, latest, openEnded])
+      expect(many.get(userId)).toEqual(await currentSubscription(db, userId));
+    expect([many.get(active)?.id, many.get(latest)?.id, many.get(openEnded)?.id]).toEqual([
+      'a-active',
+      'l-new',
+      'o-none',
+    ]);
+    expect(many.has(none)).toBe(false);
+    expect(await currentSubscription(db, none)).toBeNull();
+    expect(await currentSubscriptions(db, [])).toEqual(new Map());
   });
 });
 

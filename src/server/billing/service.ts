@@ -251,14 +251,10 @@ export async function findOwnTestCheckout(db: Database, sessionId: string, userI
 // Subscriptions
 
 /** The subscription that decides access: the active one with the latest period end. */
-export async function currentSubscription(db: Database, userId: string): Promise<SubscriptionSummary | null> {
-  const [row] = await db
-    .select()
-    .from(subscriptions)
-    .where(eq(subscriptions.userId, userId))
-    .orderBy(sql`${subscriptions.status} = 'active' desc`, desc(subscriptions.currentPeriodEnd))
-    .limit(1);
-  if (!row) return null;
+/** Which of a user's subscriptions is the current one: an active one first, then the latest end. */
+const CURRENT_FIRST = [sql`${subscriptions.status} = 'active' desc`, desc(subscriptions.currentPeriodEnd)] as const;
+
+function summaryOf(row: SubscriptionRow): SubscriptionSummary {
   return {
     id: row.id,
     status: row.status,
@@ -266,6 +262,33 @@ export async function currentSubscription(db: Database, userId: string): Promise
     price_id: row.priceId,
     cancel_at_period_end: row.cancelAtPeriodEnd,
   };
+}
+
+export async function currentSubscription(db: Database, userId: string): Promise<SubscriptionSummary | null> {
+  const [row] = await db
+    .select()
+    .from(subscriptions)
+    .where(eq(subscriptions.userId, userId))
+    .orderBy(...CURRENT_FIRST)
+    .limit(1);
+  return row ? summaryOf(row) : null;
+}
+
+/**
+ * currentSubscription of many users in one query (the live streams' periodic re-check): by
+ * user id, the users without any subscription left out.
+ */
+export async function currentSubscriptions(
+  db: Database,
+  userIds: readonly string[],
+): Promise<Map<string, SubscriptionSummary>> {
+  if (userIds.length === 0) return new Map();
+  const rows = await db
+    .selectDistinctOn([subscriptions.userId])
+    .from(subscriptions)
+    .where(inArray(subscriptions.userId, [...userIds]))
+    .orderBy(subscriptions.userId, ...CURRENT_FIRST);
+  return new Map(rows.map((row) => [row.userId, summaryOf(row)]));
 }
 
 function describe(row: SubscriptionRow): SubscriptionDetail {
