@@ -21,6 +21,14 @@ const TIMEOUTS: HttpTimeouts = { headersMs: 1000, idleMs: 1000, requestMs: 60_00
 /** The window plus one check, plus slack for a busy machine. */
 const CLOSE_WITHIN_MS = TIMEOUTS.idleMs + TIMEOUTS.idleMs / 10 + 1500;
 
+/**
+ * The same for a server just started on a fresh data directory: its first backfill keeps its
+ * one thread busy for about 20 s (docs/performance.md), which delays the timeout's check (a CI
+ * run saw 2,666 ms). Without the timeout the drip keeps the connection open for 100,000 s, and
+ * the test gives up at 10 s.
+ */
+const STARTED_SERVER_CLOSE_WITHIN_MS = TIMEOUTS.idleMs + 4000;
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 interface RawClient {
@@ -254,6 +262,6 @@ describe('npm start applies the timeouts (main.ts, HTTP_* variables)', () => {
     void drip(client, Buffer.alloc(100_000, ' '), 1, 250);
     const closedAfter = await Promise.race([client.closedAfter, sleep(10_000).then(() => Infinity)]);
     client.socket.destroy();
-    expect(closedAfter).toBeLessThan(CLOSE_WITHIN_MS);
+    expect(closedAfter).toBeLessThan(STARTED_SERVER_CLOSE_WITHIN_MS);
   });
 });
