@@ -121,12 +121,10 @@ function createStreamRegistry(options: { auth: Auth; db: Database; maxPerUser: n
    */
   async function checkUsers(userIds: readonly string[]): Promise<void> {
     try {
-      const tokens = new Set<string>();
+      const tokenOf = new Map<OpenStream, string | null>();
       for (const userId of userIds)
-        for (const stream of byUser.get(userId) ?? []) {
-          const token = sessionTokenOf(stream.sessionCookie);
-          if (token) tokens.add(token);
-        }
+        for (const stream of byUser.get(userId) ?? []) tokenOf.set(stream, sessionTokenOf(stream.sessionCookie));
+      const tokens = new Set([...tokenOf.values()].filter((token) => token !== null));
       const live =
         tokens.size === 0
           ? []
@@ -137,7 +135,7 @@ function createStreamRegistry(options: { auth: Auth; db: Database; maxPerUser: n
       const ownerOf = new Map(live.map((row) => [row.token, row.userId]));
       for (const userId of userIds)
         endWhere(userId, 'signed-out', (stream) => {
-          const token = sessionTokenOf(stream.sessionCookie);
+          const token = tokenOf.get(stream) ?? null;
           return token === null || ownerOf.get(token) !== userId;
         });
       const streaming = userIds.filter((userId) => byUser.has(userId));
