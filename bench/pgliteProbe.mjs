@@ -1,10 +1,12 @@
 // Where an embedded-database server spends its PGlite time, by SQL statement. Preload it into
 // a server to measure, e.g. the load bench's PGlite phase:
 //   BENCH_PHASES=pglite LOAD_BENCH_SERVER_ARGS="--import ./bench/pgliteProbe.mjs" npm run bench -- load
-// It times PGlite's synchronous protocol execution (the WebAssembly Postgres and its wire
-// protocol on the server's thread; queries run one at a time) and charges each call to the last
-// SQL text seen (the extended protocol's Bind and Execute carry none). Every 5 s and at exit it
-// writes the 40 costliest statements to PGLITE_PROBE_OUT (default /tmp/pglite-probe-PID.txt):
+// Node runs a preloaded module in every thread; PGlite runs on the database's own thread
+// (src/server/db/pgliteThread.ts), and only a thread that ran PGlite writes. It times PGlite's
+// synchronous protocol execution (the WebAssembly Postgres and its wire protocol; queries run
+// one at a time) and charges each call to the last SQL text seen (the extended protocol's Bind
+// and Execute carry none). Every 5 s and at exit it writes the 40 costliest statements to
+// PGLITE_PROBE_OUT (default /tmp/pglite-probe-PID.txt):
 // total ms, protocol calls (a query made through drizzle is several: parse, describe, bind and
 // execute), microseconds a call, the statement's first 90 characters.
 import { writeFileSync } from 'node:fs';
@@ -33,6 +35,7 @@ PGlite.prototype.execProtocolRawSync = function timedExecProtocolRawSync(message
 };
 
 function write() {
+  if (stats.size === 0) return;
   const total = [...stats.values()].reduce((sum, entry) => sum + entry.ns, 0);
   const rows = [...stats]
     .sort((a, b) => b[1].ns - a[1].ns)

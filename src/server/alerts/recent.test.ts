@@ -6,8 +6,6 @@
 // current. A table emptied behind its back is noticed.
 import { randomBytes } from 'node:crypto';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
-import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
-import type { PGlite } from '@electric-sql/pglite';
 import type pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ALERT_TYPES } from '../../shared/constants.ts';
@@ -28,11 +26,7 @@ const opened: Array<{ close(): unknown }> = [];
 
 beforeAll(async () => {
   database = await openTestDatabase();
-  const client = (database.db as unknown as { $client: PGlite | pg.Pool }).$client;
-  otherDb =
-    database.driver === 'pglite'
-      ? drizzlePglite({ client: client as PGlite, schema })
-      : drizzlePg({ client: client as pg.Pool, schema });
+  otherDb = drizzlePg({ client: (database.db as unknown as { $client: pg.Pool }).$client, schema });
 });
 afterAll(async () => {
   for (const item of opened) await item.close();

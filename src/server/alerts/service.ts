@@ -96,7 +96,7 @@ export function toLiveAlert(row: NewAlert & { id: number }): LiveAlert {
   return { id: row.id, source: row.source, ...toAlertRecord(row) };
 }
 
-/** The database's own client (PGlite or a pg pool): both take a statement and its parameters. */
+/** The database's own client (a node-postgres pool, also onto PGlite's thread): a statement and its parameters. */
 interface DriverClient {
   query(
     text: string,

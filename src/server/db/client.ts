@@ -1,16 +1,16 @@
 // One factory for the database: PGlite (Postgres compiled to WASM) in DATA_DIR/db by default,
-// PostgreSQL through `pg` when DATABASE_URL is set. Both speak the same schema and migrations.
+// PostgreSQL when DATABASE_URL is set. Both are reached through node-postgres (`pg`): PGlite runs
+// on a thread of its own (pgliteThread.ts) behind a pool whose connections are message channels
+// to it. Both speak the same schema and migrations.
 import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PGlite } from '@electric-sql/pglite';
 import { sql } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
-import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
-import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
+import { startPgliteThread } from './pgliteThread.ts';
 import * as schema from './schema.ts';
 
 export type Schema = typeof schema;
@@ -182,14 +182,14 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
   }
 
   if (options.pgliteDir) mkdirSync(options.pgliteDir, { recursive: true });
-  const client = await PGlite.create(options.pgliteDir ? { dataDir: options.pgliteDir } : {});
-  const pgliteDb = drizzlePglite({ client, schema });
-  const db = pgliteDb as unknown as Database;
+  // PGlite on a thread of its own, reached like PostgreSQL through a node-postgres pool.
+  const thread = await startPgliteThread(options.pgliteDir ?? null);
+  const db = drizzlePg({ client: thread.pool, schema }) as unknown as Database;
   let closed = false;
   return {
     db,
     driver: 'pglite',
-    migrate: () => migratePglite(pgliteDb, { migrationsFolder }),
+    migrate: () => migratePg(drizzlePg({ client: thread.pool, schema }), { migrationsFolder }),
     ping: async () => {
       await db.execute(sql`select 1`);
     },
@@ -198,7 +198,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     close: async () => {
       if (closed) return;
       closed = true;
-      await client.close();
+      await thread.close();
     },
   };
 }

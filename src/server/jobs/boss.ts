@@ -1,11 +1,10 @@
 // Background jobs through pg-boss, on whichever database the app runs: PostgreSQL (the app's
-// pg pool) or the embedded PGlite (its single connection). pg-boss keeps its tables in its own
+// pg pool) or the embedded PGlite (the pool onto its thread, db/pgliteThread.ts). pg-boss keeps its tables in its own
 // schema `pgboss`, creates and upgrades them itself on start, and hands a job to one worker at
 // a time (FOR UPDATE SKIP LOCKED), so several instances on one PostgreSQL never run a job twice.
 //
 // pg-boss normally opens its own pool from a connection string; here it gets a `db` adapter
-// onto the connection the app already has, which is what lets it run on PGlite at all.
-import type { PGlite } from '@electric-sql/pglite';
+// onto the pool the app already has, which is what lets it run on PGlite at all.
 import PgBoss from 'pg-boss';
 import type pg from 'pg';
 import type { DatabaseHandle } from '../db/client.ts';
@@ -20,30 +19,12 @@ export interface SqlExecutor {
  * Runs pg-boss's SQL on the app's connection. pg-boss sends two kinds of text: one statement
  * with $n parameters, and parameterless scripts of several statements (its migrations and its
  * maintenance, wrapped in BEGIN ... COMMIT around an advisory lock). A script that fails
- * half-way leaves its explicit transaction open and aborted on that connection; PGlite has
- * only one connection, so every later query of the app would fail. Hence the ROLLBACK.
+ * half-way leaves its explicit transaction open and aborted on that connection, which the pool
+ * would hand to the app's next query (on PGlite, whose one backend serves every connection, it
+ * would hold the database). Hence the ROLLBACK.
  */
 export function sqlExecutor(database: DatabaseHandle): SqlExecutor {
-  const client = (database.db as unknown as { $client: unknown }).$client;
-  if (database.driver === 'pglite') {
-    const lite = client as PGlite;
-    return {
-      async executeSql(text, values) {
-        if (values && values.length > 0) {
-          const result = await lite.query<Record<string, unknown>>(text, values);
-          return { rows: result.rows };
-        }
-        try {
-          const results = await lite.exec(text);
-          return { rows: results.at(-1)?.rows ?? [] };
-        } catch (error) {
-          await lite.exec('ROLLBACK').catch(() => undefined);
-          throw error;
-        }
-      },
-    };
-  }
-  const pool = client as pg.Pool;
+  const pool = (database.db as unknown as { $client: pg.Pool }).$client;
   return {
     async executeSql(text, values) {
       if (values && values.length > 0) return pool.query(text, values);

@@ -183,7 +183,8 @@ export async function storeCandleBatch(
   // One statement per STORE_CHUNK rows with one array parameter per column (unnest): building
   // a 1,000-row VALUES list through the query builder cost more than the insert itself, and a
   // first backfill writes about a million bars. Between chunks the event loop gets a turn, so
-  // requests are answered while a backfill writes (on PGlite the database runs on this thread).
+  // requests are answered while a backfill writes (PGlite has a thread of its own, but building
+  // the statements and reading the answers is this thread's work).
   let columns = emptyColumns();
   const flush = async () => {
     if (columns.time.length === 0) return;

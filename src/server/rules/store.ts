@@ -93,7 +93,7 @@ function rowValues(input: ParsedRuleInput) {
   };
 }
 
-/** Serialises a user's rule changes (PostgreSQL; PGlite has one connection anyway), so two requests cannot pass the cap together. */
+/** Serialises a user's rule changes (PostgreSQL; on PGlite a transaction holds its one backend anyway), so two requests cannot pass the cap together. */
 async function lockUser(tx: Pick<Database, 'execute'>, userId: string) {
   await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`alert-rules:${userId}`}))`);
 }
