@@ -1,8 +1,8 @@
-// Where an embedded-database server spends its PGlite time, by SQL statement. Preload it into
-// a server to measure, e.g. the load bench's PGlite phase:
-//   BENCH_PHASES=pglite LOAD_BENCH_SERVER_ARGS="--import ./bench/pgliteProbe.mjs" npm run bench -- load
-// Node runs a preloaded module in every thread; PGlite runs on the database's own thread
-// (src/server/db/pgliteThread.ts), and only a thread that ran PGlite writes. It times PGlite's
+// Where an embedded-database server spends its PGlite time, by SQL statement. PGlite runs on
+// the database's own thread (src/server/db/pgliteThread.ts), which loads this module first when
+// the server's PGLITE_THREAD_PRELOAD names it, e.g. in the load bench's PGlite phase:
+//   BENCH_PHASES=pglite PGLITE_THREAD_PRELOAD=bench/pgliteProbe.mjs npm run bench -- load
+// (the bench's servers inherit its environment). It times PGlite's
 // synchronous protocol execution (the WebAssembly Postgres and its wire protocol; queries run
 // one at a time) and charges each call to the last SQL text seen (the extended protocol's Bind
 // and Execute carry none). Every 5 s and at exit it writes the 40 costliest statements to

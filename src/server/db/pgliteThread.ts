@@ -123,7 +123,12 @@ export async function startPgliteThread(
   dataDir: string | null,
   connections = PGLITE_CONNECTIONS,
 ): Promise<PgliteThread> {
-  const worker = new Worker(new URL('./pgliteWorkerBoot.mjs', import.meta.url), { workerData: { dataDir } });
+  const worker = new Worker(new URL('./pgliteWorkerBoot.mjs', import.meta.url), {
+    workerData: { dataDir, preload: process.env.PGLITE_THREAD_PRELOAD ?? null },
+    // Not the server's own flags (its preloads are TypeScript the thread cannot load before its
+    // entry has registered tsx), except a profiler's, so a profile covers the database too.
+    execArgv: process.execArgv.filter((arg) => /^--(cpu|heap)-prof/.test(arg)),
+  });
   const sockets = new Map<number, ChannelSocket>();
   let nextId = 1;
   let closed: (() => void) | null = null;
