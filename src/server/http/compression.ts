@@ -44,7 +44,7 @@ function compress(body: Buffer, encoding: 'br' | 'gzip'): Promise<Buffer> {
 /** Accept-Encoding headers seen lately and their choice: browsers send the same few. */
 const chosen = new Map<string, 'br' | 'gzip' | null>();
 
-function encodingFor(request: FastifyRequest): 'br' | 'gzip' | null {
+export function encodingFor(request: FastifyRequest): 'br' | 'gzip' | null {
   const header = request.headers['accept-encoding'];
   if (!header) return null;
   let encoding = chosen.get(header);
@@ -56,7 +56,6 @@ function encodingFor(request: FastifyRequest): 'br' | 'gzip' | null {
   return encoding;
 }
 
-/** A JSON answer many requests share: its bytes, and each encoding's bytes made once. */
 /** A body many requests share (a JSON snapshot, a page), compressed at most once per encoding. */
 export interface SharedBody {
   readonly bytes: Buffer;

@@ -1,6 +1,6 @@
-// Serves the built single-page app: hashed assets with a year-long immutable cache, and
-// index.html (never cached) for every client route so deep links and reloads work; '/' gets
-// landing.html, the same page with the landing prerendered into it (vite.config.ts). A route
+// Serves the built single-page app: hashed assets from memory with a year-long immutable cache
+// (assets.ts), and index.html (never cached) for every client route so deep links and reloads
+// work; '/' gets landing.html, the same page with the landing prerendered into it (vite.config.ts). A route
 // whose page is a lazy chunk listed in ROUTE_PAGES gets index.html with modulepreload links for
 // that chunk and its static imports (read from Vite's manifest), so the browser fetches the
 // page's code alongside the entry script instead of only once the entry has run and asked for it.
@@ -11,6 +11,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { registerAssets } from './assets.ts';
 import { sendShared, sharedBody, type SharedBody } from './compression.ts';
 
 /** Paths that belong to the API: an unknown one is a JSON 404, never the app shell. */
@@ -108,17 +109,19 @@ export async function registerSpa(app: FastifyInstance, webRoot: string | null):
   const hasBuild = webRoot !== null && existsSync(join(webRoot, 'index.html'));
   const hasLanding = hasBuild && existsSync(join(webRoot, 'landing.html'));
   if (hasBuild) {
+    // The hashed assets from memory (assets.ts); the few other files through @fastify/static.
+    registerAssets(app, join(webRoot, 'assets'));
     await app.register(fastifyStatic, {
       root: webRoot,
       wildcard: false,
+      globIgnore: ['assets/**'],
       index: false,
       // vite.config.ts writes .br/.gz beside each asset; browsers that accept them get those.
       preCompressed: true,
-      // Our own header decides: hashed assets forever, everything else revalidated.
+      // Our own header: these files keep their names across builds, so they are revalidated.
       cacheControl: false,
-      setHeaders(reply: FastifyReply, filePath: string) {
-        const hashed = filePath.startsWith(join(webRoot, 'assets'));
-        reply.header('Cache-Control', hashed ? 'public, max-age=31536000, immutable' : 'no-cache');
+      setHeaders(reply: FastifyReply) {
+        reply.header('Cache-Control', 'no-cache');
       },
     });
   }
