@@ -169,9 +169,8 @@ export interface CandleBatch {
   rows: readonly CandleRow[];
 }
 
-/** Stores the bars of many assets in as few statements as possible, skipping any already stored. */
 /**
- * Stores the batches in order, 500 rows a statement. With `stopping`, asked between statements,
+ * Stores the bars of many assets, skipping any already stored: in order, 500 rows a statement. With `stopping`, asked between statements,
  * it may end early (returning false): each symbol then holds a prefix of its bars, and a later
  * run resumes from the last one stored, so nothing is skipped.
  */
