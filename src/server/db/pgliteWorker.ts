@@ -66,9 +66,8 @@ async function main(): Promise<void> {
   /** Connections gone while they held the backend: what they left open is ended first. */
   const releasing = new Set<number>();
 
-  /** Ends whatever a connection that went away left open, so the others can go on. */
-  async function release(id: number): Promise<void> {
-    if (owner !== id) return;
+  /** Ends whatever the owning connection left open (an extended query, a transaction), so the others can go on. */
+  async function endOwnersWork(): Promise<void> {
     owner = null;
     try {
       await db.execProtocolRaw(Buffer.from([0x53, 0, 0, 0, 4])); // Sync: ends an extended query
@@ -87,7 +86,7 @@ async function main(): Promise<void> {
         if (releasing.size > 0) {
           for (const id of [...releasing]) {
             releasing.delete(id);
-            await release(id);
+            if (owner === id) await endOwnersWork();
           }
           continue;
         }
@@ -112,8 +111,7 @@ async function main(): Promise<void> {
             process.exit(1);
           }
           send({ op: 'error', id, message });
-          owner = id;
-          await release(id);
+          await endOwnersWork();
           continue;
         }
         const status = readyStatus(out);

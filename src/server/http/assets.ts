@@ -52,9 +52,9 @@ function variant(bytes: Buffer): Variant {
 export function loadAssets(dir: string): Map<string, Asset> {
   const assets = new Map<string, Asset>();
   if (!existsSync(dir)) return assets;
-  const names = readdirSync(dir).filter((name) => statSync(join(dir, name)).isFile());
-  const present = new Set(names);
-  for (const name of names) {
+  const files = readdirSync(dir, { withFileTypes: true }).filter((entry) => entry.isFile());
+  const present = new Set(files.map((entry) => entry.name));
+  for (const { name } of files) {
     const path = join(dir, name);
     const asset: Asset = {
       type: TYPES[extname(name).toLowerCase()] ?? 'application/octet-stream',
