@@ -5,7 +5,7 @@ import { brotliCompress, constants, gzip } from 'node:zlib';
 import tailwindcss from '@tailwindcss/vite';
 import react from '@vitejs/plugin-react';
 import { createServer, defineConfig, type Plugin } from 'vite';
-import { landingBootTag } from './src/shared/landingBoot.ts';
+import { withBootScript } from './src/shared/bootScript.ts';
 
 // The API paths the dev server forwards to `npm start` (http://127.0.0.1:3000).
 const apiPaths = ['/api', '/external-api', '/files', '/upload', '/sheets', '/prompts', '/healthz'];
@@ -52,7 +52,7 @@ const LOADING_ROOT =
  * The stylesheet is inlined too (the CSP allows inline styles): the first paint then waits for
  * nothing but the HTML, and the app's other pages use the same styles in the same document.
  * The entry script and its modulepreload links are asked for by a small inline script once the
- * page is painted (src/shared/landingBoot.ts), so no script download comes before that paint.
+ * page is painted (src/shared/bootScript.ts), so no script download comes before that paint.
  */
 function prerenderLanding(): Plugin {
   return {
@@ -85,11 +85,6 @@ function prerenderLanding(): Plugin {
           const css = bundle[cssFile];
           if (css?.type !== 'asset' || String(css.source).includes('</style'))
             throw new Error(`prerender-landing: cannot inline ${cssFile}`);
-          // The module script and its modulepreload links become the boot script, which asks for
-          // the same modules once the prerendered page is painted (src/shared/landingBoot.ts).
-          const entries = [...html.matchAll(/<script type="module" crossorigin src="([^"]+)"><\/script>/g)];
-          if (entries.length !== 1) throw new Error('prerender-landing: expected one module script in index.html');
-          const preloadLinks = [...html.matchAll(/[ \t]*<link rel="modulepreload" crossorigin href="([^"]+)">\n?/g)];
           const markup = renderToString(
             shell.LandingShell({
               client: new QueryClient(),
@@ -99,14 +94,9 @@ function prerenderLanding(): Plugin {
           this.emitFile({
             type: 'asset',
             fileName: 'landing.html',
-            source: preloadLinks
-              .reduce((page, [preloadLink]) => page.replace(preloadLink, ''), html)
-              .replace(entries[0][0], () =>
-                landingBootTag(
-                  entries[0][1],
-                  preloadLinks.map(([, href]) => href),
-                ),
-              )
+            // The module script and its modulepreload links become the boot script, which asks for
+            // the same modules once the prerendered page is painted (src/shared/bootScript.ts).
+            source: withBootScript(html)
               .replace(link, () => `<style>${String(css.source)}</style>`)
               .replace(LOADING_ROOT, () => `<div id="root" ${shell.LANDING_SHELL_ATTRIBUTE}>${markup}</div>`),
           });

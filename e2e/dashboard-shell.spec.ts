@@ -235,3 +235,26 @@ test("'Take Tour' on a marketing page takes a subscriber to the dashboard and st
   await expect(page.getByTestId('subscription-status')).toContainText('Active');
   await expect(tooltip).toHaveCount(0);
 });
+
+test("the dashboard's HTML asks for GET /api/me itself, and the app takes that answer instead of asking again", async ({
+  subscribedPage: page,
+}) => {
+  await interceptThirdParties(page);
+  // Every same-origin request in the order the browser sent them.
+  const sent: string[] = [];
+  page.on('request', (request) => {
+    const url = new URL(request.url());
+    if (url.origin === new URL(page.url()).origin) sent.push(url.pathname);
+  });
+  await page.reload();
+  await expect(page.getByTestId('tradingview-container')).toBeAttached();
+  await expect(page.getByTestId('nav-user')).toBeAttached();
+  const html = await (await page.request.get('/dashboard')).text();
+  const entry = /<script data-entry="([^"]+)"/.exec(html)?.[1];
+  expect(entry).toMatch(/^\/assets\/index-.+\.js$/);
+  // Asked for once, with the HTML: before the entry script, which the boot script asks for once
+  // the loading text is painted (without the preload the app would ask after its code had run).
+  expect(sent.filter((path) => path === '/api/me')).toHaveLength(1);
+  expect(sent.indexOf('/api/me')).toBeGreaterThan(sent.indexOf('/dashboard'));
+  expect(sent.indexOf('/api/me')).toBeLessThan(sent.indexOf(entry!));
+});

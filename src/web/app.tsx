@@ -15,6 +15,9 @@ import type { NavigateOptions } from './ui/navigation.tsx';
 export async function showApp(target: HTMLElement | Root, to?: string, options?: NavigateOptions) {
   if (to !== undefined) await router.navigate(to, options);
   const root = target instanceof HTMLElement ? createRoot(target) : target;
+  // The boot script of the HTML the page came with (src/shared/bootScript.ts) stops holding form
+  // submissions: the app's own handlers take them from here.
+  document.documentElement.setAttribute('data-hydrated', '');
   root.render(
     <StrictMode>
       <QueryClientProvider client={queryClient}>

@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import helmet, { type HelmetOptions } from 'helmet';
-import { LANDING_BOOT_SCRIPT } from '../../shared/landingBoot.ts';
+import { BOOT_SCRIPT } from '../../shared/bootScript.ts';
 import type { Config } from '../config.ts';
 import { isJsonReply } from './compression.ts';
 
@@ -26,7 +26,7 @@ export const THIRD_PARTY_ORIGINS = {
  * The CSP source for the landing's one inline script (landing.html asks for its modules with it
  * once painted): that exact text, by its hash; any other inline script stays blocked.
  */
-export const LANDING_BOOT_SCRIPT_SOURCE = `'sha256-${createHash('sha256').update(LANDING_BOOT_SCRIPT).digest('base64')}'`;
+export const BOOT_SCRIPT_SOURCE = `'sha256-${createHash('sha256').update(BOOT_SCRIPT).digest('base64')}'`;
 
 function originOf(url: string | undefined): string[] {
   return url ? [new URL(url).origin] : [];
@@ -54,7 +54,7 @@ export function helmetOptions(config: Config): HelmetOptions {
         objectSrc: ["'none'"],
         frameAncestors: ["'self'"],
         formAction: ["'self'", 'https://checkout.stripe.com'],
-        scriptSrc: ["'self'", LANDING_BOOT_SCRIPT_SOURCE, tradingView[0], ...barchart, stripe[0], stripe[1]],
+        scriptSrc: ["'self'", BOOT_SCRIPT_SOURCE, tradingView[0], ...barchart, stripe[0], stripe[1]],
         // The chart widgets set inline styles on the nodes they create.
         styleSrc: ["'self'", "'unsafe-inline'"],
         imgSrc: ["'self'", 'data:', 'blob:', ...tradingView, ...barchart, 'https://*.stripe.com'],

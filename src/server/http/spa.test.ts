@@ -1,13 +1,15 @@
-// The app shell: every client route gets index.html; a route listed in ROUTE_PAGES gets it with
-// modulepreload links for its page chunk and that chunk's static imports (from Vite's manifest),
-// never for what index.html already loads nor for the chunk's dynamic imports.
+// The app shell: every client route gets index.html; a route listed in ROUTE_PAGES gets it made for
+// its page: its stylesheet inline, the boot script asking (after the first paint) for the entry,
+// the page chunk and that chunk's static imports (from Vite's manifest), never for the chunk's
+// dynamic imports, and a preload link for the API answers the page renders from.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pageChunkFiles, registerSpa, ROUTE_PAGES, withModulePreloads } from './spa.ts';
+import { BOOT_SCRIPT } from '../../shared/bootScript.ts';
+import { pageChunkFiles, registerSpa, ROUTE_PAGES, withFetchPreloads, withModulePreloads } from './spa.ts';
 
 const INDEX_HTML = `<!doctype html>
 <html>
@@ -32,7 +34,6 @@ const MANIFEST = {
     dynamicImports: ['src/web/dashboard/chat/AiSection.tsx'],
   },
   'src/web/dashboard/chat/AiSection.tsx': { file: 'assets/AiSection-1.js', imports: ['_app-1.js'] },
-  'src/shared/schemas/auth.ts': { file: 'assets/auth-1.js', isDynamicEntry: true, imports: ['_schemas-1.js'] },
 };
 
 describe('pageChunkFiles and withModulePreloads', () => {
@@ -64,6 +65,14 @@ describe('pageChunkFiles and withModulePreloads', () => {
     expect(html.indexOf('DashboardPage-1.js')).toBeGreaterThan(html.indexOf('schemas-1.js'));
     expect(html.indexOf('DashboardPage-1.js')).toBeLessThan(html.indexOf('</head>'));
   });
+
+  it('preloads each API answer as a fetch with same-origin credentials, before </head>', () => {
+    const html = withFetchPreloads(INDEX_HTML, ['/api/me', '/api/x?a=1&b="2"']);
+    expect(html).toContain('<link rel="preload" as="fetch" crossorigin href="/api/me">');
+    expect(html).toContain('<link rel="preload" as="fetch" crossorigin href="/api/x?a=1&amp;b=&quot;2&quot;">');
+    expect(html.indexOf('/api/me')).toBeLessThan(html.indexOf('</head>'));
+    expect(withFetchPreloads(INDEX_HTML, [])).toBe(INDEX_HTML);
+  });
 });
 
 describe('registerSpa', () => {
@@ -85,21 +94,33 @@ describe('registerSpa', () => {
     rmSync(webRoot, { recursive: true, force: true });
   });
 
-  it('serves /dashboard with its page chunks preloaded, uncached, as HTML', async () => {
-    expect(ROUTE_PAGES['/dashboard']).toEqual([
-      'src/web/app.tsx',
-      'src/web/pages/DashboardPage.tsx',
-      'src/shared/schemas/auth.ts',
-    ]);
+  it('serves /dashboard with its modules asked for by the boot script and GET /api/me preloaded, uncached, as HTML', async () => {
+    expect(ROUTE_PAGES['/dashboard']).toEqual({
+      modules: ['src/web/app.tsx', 'src/web/pages/DashboardPage.tsx'],
+      fetches: ['/api/me'],
+    });
     for (const url of ['/dashboard', '/dashboard/', '/dashboard?tab=alerts']) {
       const response = await app.inject({ url });
       expect(response.statusCode).toBe(200);
       expect(response.headers['content-type']).toContain('text/html');
       expect(response.headers['cache-control']).toBe('no-cache');
-      for (const file of ['schemas-1.js', 'router-1.js', 'market-1.js', 'DashboardPage-1.js', 'auth-1.js'])
-        expect(response.body).toContain(`<link rel="modulepreload" crossorigin href="/assets/${file}">`);
+      // No module script and no modulepreload link: the boot script asks for them, in this order,
+      // once the page is painted.
+      expect(response.body).not.toContain('<script type="module"');
+      expect(response.body).not.toContain('rel="modulepreload"');
+      const boot = /<script data-entry="([^"]+)" data-preload="([^"]+)">([^<]+)<\/script>/.exec(response.body);
+      expect(boot?.[1]).toBe('/assets/index-1.js');
+      expect(boot?.[2].split(' ')).toEqual([
+        '/assets/app-1.js',
+        '/assets/schemas-1.js',
+        '/assets/router-1.js',
+        '/assets/market-1.js',
+        '/assets/DashboardPage-1.js',
+      ]);
+      expect(boot?.[3]).toBe(BOOT_SCRIPT);
       expect(response.body).not.toContain('AiSection-1.js');
-      // The stylesheet inline: the first paint and the scripts wait for the HTML alone.
+      expect(response.body).toContain('<link rel="preload" as="fetch" crossorigin href="/api/me">');
+      // The stylesheet inline: the first paint waits for the HTML alone.
       expect(response.body).toContain('<style>body{color:#fff}</style>');
       expect(response.body).not.toContain('index-1.css');
     }
@@ -156,6 +177,25 @@ describe('registerSpa: a page with its stylesheet inline', () => {
       expect(response.headers.vary).toContain('Accept-Encoding');
       expect(response.rawPayload.length).toBeLessThan(plain.rawPayload.length / 2);
       expect(decode(response.rawPayload).toString('utf8')).toBe(plain.body);
+    }
+  });
+});
+
+describe('registerSpa: a build without a chunk ROUTE_PAGES names', () => {
+  it('refuses to start, naming the module, rather than serve a page whose code loads late', async () => {
+    const webRoot = mkdtempSync(join(tmpdir(), 'watos-spa-missing-'));
+    const app = Fastify();
+    try {
+      mkdirSync(join(webRoot, '.vite'));
+      writeFileSync(join(webRoot, 'index.html'), INDEX_HTML);
+      const { 'src/web/pages/DashboardPage.tsx': _dropped, ...manifest } = MANIFEST;
+      writeFileSync(join(webRoot, '.vite', 'manifest.json'), JSON.stringify(manifest));
+      await expect(registerSpa(app, webRoot)).rejects.toThrow(
+        "The build's manifest has no chunk for src/web/pages/DashboardPage.tsx (ROUTE_PAGES of /dashboard)",
+      );
+    } finally {
+      await app.close();
+      rmSync(webRoot, { recursive: true, force: true });
     }
   });
 });

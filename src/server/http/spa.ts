@@ -1,17 +1,23 @@
 // Serves the built single-page app: hashed assets from memory with a year-long immutable cache
 // (assets.ts), and index.html (never cached) for every client route so deep links and reloads
 // work; '/' gets landing.html, the same page with the landing prerendered into it (vite.config.ts). A route
-// whose page is a lazy chunk listed in ROUTE_PAGES gets index.html with modulepreload links for
-// that chunk and its static imports (read from Vite's manifest), so the browser fetches the
-// page's code alongside the entry script instead of only once the entry has run and asked for it.
-// Those routes also get the stylesheet inline, as landing.html does (the CSP allows inline
-// styles): their first paint and their scripts (a module script waits for the stylesheets before
-// it runs) then wait for nothing but the HTML.
+// whose page is a lazy chunk listed in ROUTE_PAGES gets index.html made for that page, once at
+// start:
+// - its stylesheet inline, as landing.html has it (the CSP allows inline styles), so its first
+//   paint (the loading text) waits for nothing but the HTML;
+// - the page's modules asked for by the boot script once that paint is on screen
+//   (src/shared/bootScript.ts, as on the landing): the entry, the chunks it imports, and the
+//   page's lazy chunk with its static imports (read from Vite's manifest), so the browser fetches
+//   the page's code alongside the entry instead of only once the entry has run and asked for it;
+// - a preload link for each API answer the page cannot render without (GET /api/me), so that
+//   request goes out with the HTML instead of after the page's code has arrived and run; the
+//   app's own fetch of it then takes the preloaded answer.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { registerAssets } from './assets.ts';
+import { withBootScript } from '../../shared/bootScript.ts';
 import { sendShared, sharedBody, type SharedBody } from './compression.ts';
 
 /** Paths that belong to the API: an unknown one is a JSON 404, never the app shell. */
@@ -22,18 +28,35 @@ export function isApiPath(url: string): boolean {
   return API_PREFIXES.some((prefix) => path === prefix.replace(/\/$/, '') || path.startsWith(prefix));
 }
 
+export interface RoutePage {
+  /**
+   * The modules the entry loads for the route, in order: the app with its router (app.tsx,
+   * loaded by main.tsx on every route but '/'), then the page's lazy chunk. Each must be a key of
+   * Vite's manifest (a dynamic import's target, or an entry): the server does not start
+   * otherwise. The schema that parses GET /api/me (src/shared/schemas/me.ts, with zod) is not
+   * among them: Lighthouse's mobile simulation put the chart's notice later with it preloaded
+   * (its 28 kB then share the slow link with the page's code; docs/performance.md).
+   */
+  modules: readonly string[];
+  /**
+   * The same-origin GET requests the page makes before it can render, preloaded with the HTML.
+   * Each must be asked for exactly as the app asks (`fetch(path, { credentials: 'same-origin' })`,
+   * src/web/api/http.ts) or the browser fetches it twice.
+   */
+  fetches: readonly string[];
+}
+
 /**
- * The client routes (src/web/router.tsx) whose code is preloaded with the HTML, as the modules
- * the entry loads for them in order: the app with its router (app.tsx, loaded by main.tsx on
- * every route but '/'), then the page's lazy chunk, then the account schemas that parse
- * GET /api/me (src/web/api/account.ts imports them on demand; the dashboard cannot render before
- * that answer, and without the preload they were asked for only once the app's code had run).
- * Only the signed-in dashboard, where the page's code is most of what stands between the first
- * byte and the first chart. The landing route's JavaScript is landing.html's own
+ * The client routes (src/web/router.tsx) made ready with their HTML. Only the signed-in
+ * dashboard, where the page's code and who is signed in are most of what stands between the
+ * first byte and the first chart. The landing route's JavaScript is landing.html's own
  * (scripts/bundleBudget.mjs).
  */
-export const ROUTE_PAGES: Readonly<Record<string, readonly string[]>> = {
-  '/dashboard': ['src/web/app.tsx', 'src/web/pages/DashboardPage.tsx', 'src/shared/schemas/auth.ts'],
+export const ROUTE_PAGES: Readonly<Record<string, RoutePage>> = {
+  '/dashboard': {
+    modules: ['src/web/app.tsx', 'src/web/pages/DashboardPage.tsx'],
+    fetches: ['/api/me'],
+  },
 };
 
 interface ManifestChunk {
@@ -74,6 +97,18 @@ export function withModulePreloads(html: string, files: readonly string[]): stri
 }
 
 /**
+ * `html` with a preload link for each of `paths` (same-origin JSON GETs) before `</head>`. The
+ * `crossorigin` attribute makes it a CORS request with same-origin credentials, as the app's
+ * `fetch` is, so the app's request takes the preloaded answer.
+ */
+export function withFetchPreloads(html: string, paths: readonly string[]): string {
+  if (paths.length === 0 || !html.includes('</head>')) return html;
+  const quote = (value: string) => value.replace(/&/g, '&amp;').replace(/"/g, '&quot;');
+  const links = paths.map((path) => `<link rel="preload" as="fetch" crossorigin href="${quote(path)}">`);
+  return html.replace('</head>', `  ${links.join('\n    ')}\n  </head>`);
+}
+
+/**
  * `html` with its one stylesheet link replaced by the stylesheet's text in a <style> element;
  * as it is when there is not exactly one, or the file cannot be inlined as it is.
  */
@@ -98,9 +133,15 @@ function routeHtml(webRoot: string): Map<string, SharedBody> {
   if (!existsSync(manifestPath)) return pages;
   const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as Record<string, ManifestChunk>;
   const html = readFileSync(join(webRoot, 'index.html'), 'utf8');
-  for (const [route, modules] of Object.entries(ROUTE_PAGES)) {
+  for (const [route, { modules, fetches }] of Object.entries(ROUTE_PAGES)) {
+    const missing = modules.filter((module) => !(module in manifest));
+    // A module the build no longer has as a chunk of its own would silently load late.
+    if (missing.length > 0)
+      throw new Error(`The build's manifest has no chunk for ${missing.join(', ')} (ROUTE_PAGES of ${route})`);
     const files = pageChunkFiles(manifest, modules);
-    if (files.length > 0) pages.set(route, sharedBody(withInlineStylesheet(withModulePreloads(html, files), webRoot)));
+    if (files.length === 0) continue;
+    const page = withInlineStylesheet(withModulePreloads(html, files), webRoot);
+    pages.set(route, sharedBody(withFetchPreloads(withBootScript(page), fetches)));
   }
   return pages;
 }

@@ -2,7 +2,6 @@
 // (the same rules and the same docs/SPEC.md texts before anything is sent).
 import { z } from 'zod';
 import { MIN_PASSWORD_LENGTH } from '../constants.ts';
-import { subscriptionSummary } from './billing.ts';
 
 export const PASSWORD_TOO_SHORT = 'Password must be at least 6 characters long';
 export const PASSWORDS_DO_NOT_MATCH = 'Passwords do not match';
@@ -62,11 +61,7 @@ export const resetPasswordRequest = z.object({
   currentPassword: z.string().max(128, 'Password must be at most 128 characters long').optional(),
 });
 
-/** GET /api/me: who is signed in, and the subscription that decides access (both null for a visitor). */
-export const meUser = z.object({ id: z.string(), email: z.string(), username: z.string().nullable() });
-export type MeUser = z.infer<typeof meUser>;
-export const meResponse = z.object({ user: meUser.nullable(), subscription: subscriptionSummary.nullable() });
-export type MeResponse = z.infer<typeof meResponse>;
+export { meResponse, meUser, type MeResponse, type MeUser } from './me.ts';
 
 /** POST /api/auth/register: docs/SPEC.md's shape; a refusal answers `{ success: false, error, user: null }`. */
 export const registerResponse = z.object({

@@ -1,5 +1,6 @@
 // Shapes of the billing calls shared by server and browser.
 import { z } from 'zod';
+import { subscriptionSummary } from './me.ts';
 
 export const planView = z.object({
   priceId: z.string(),
@@ -27,16 +28,7 @@ export type CreateCheckoutRequest = z.infer<typeof createCheckoutRequest>;
 export const plansResponse = z.object({ plans: z.array(planView) });
 export type PlansResponse = z.infer<typeof plansResponse>;
 
-/** The subscription that decides access (GET /api/me), in docs/SPEC.md's snake_case. */
-export const subscriptionSummary = z.object({
-  id: z.string(),
-  status: z.string(),
-  /** ISO-8601; null when the provider has not told us yet. */
-  current_period_end: z.string().nullable(),
-  price_id: z.string().nullable(),
-  cancel_at_period_end: z.boolean(),
-});
-export type SubscriptionSummary = z.infer<typeof subscriptionSummary>;
+export { subscriptionSummary, type SubscriptionSummary } from './me.ts';
 
 /** A subscription with docs/SPEC.md's access rules applied (cancel and validate). */
 export const subscriptionDetail = subscriptionSummary.extend({ active: z.boolean(), expired: z.boolean() });

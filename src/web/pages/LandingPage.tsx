@@ -60,7 +60,7 @@ export function LandingPage() {
   const plans = usePlans();
   const [mode, setMode] = useState<Mode>('login');
   const [verificationEmail, setVerificationEmail] = useState<string | null>(null);
-  // Hydrated: the landing's boot script (shared/landingBoot.ts) stops holding form submissions,
+  // Hydrated: the landing's boot script (shared/bootScript.ts) stops holding form submissions,
   // and the button a visitor clicked before (it did nothing then) is clicked again now.
   useEffect(() => {
     document.documentElement.setAttribute('data-hydrated', '');

@@ -1,9 +1,10 @@
-// The landing's boot script (landing.html's one inline script, src/shared/landingBoot.ts): it
+// The boot script (the one inline script of landing.html and the dashboard's HTML,
+// src/shared/bootScript.ts): it
 // asks for the entry and its chunks only once the first paint is on screen (at once in a hidden
 // tab), from its own data attributes.
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { LANDING_BOOT_SCRIPT, landingBootTag } from '../../shared/landingBoot.ts';
+import { BOOT_SCRIPT, bootScriptTag, withBootScript } from '../../shared/bootScript.ts';
 
 interface FakeElement {
   tag: string;
@@ -40,7 +41,7 @@ function run(options: { hidden?: boolean; paintTiming?: boolean; preload?: strin
   const buttons = ['tab', 'plan'].map((name) => new FakeButton(name));
   const htmlAttributes = new Set<string>();
   // The script reads only these globals.
-  runInNewContext(LANDING_BOOT_SCRIPT, {
+  runInNewContext(BOOT_SCRIPT, {
     window: options.paintTiming ? { PerformanceObserver: FakeObserver } : {},
     document: {
       visibilityState: options.hidden ? 'hidden' : 'visible',
@@ -195,10 +196,33 @@ describe('the landing boot script', () => {
   });
 
   it('is one tag with the addresses as attributes and the same text in every build', () => {
-    const tag = landingBootTag('/assets/index-a.js', ['/assets/runtime-b.js', '/assets/landing-c.js']);
+    const tag = bootScriptTag('/assets/index-a.js', ['/assets/runtime-b.js', '/assets/landing-c.js']);
     expect(tag).toBe(
-      `<script data-entry="/assets/index-a.js" data-preload="/assets/runtime-b.js /assets/landing-c.js">${LANDING_BOOT_SCRIPT}</script>`,
+      `<script data-entry="/assets/index-a.js" data-preload="/assets/runtime-b.js /assets/landing-c.js">${BOOT_SCRIPT}</script>`,
     );
-    expect(LANDING_BOOT_SCRIPT).not.toContain('</');
+    expect(BOOT_SCRIPT).not.toContain('</');
+  });
+
+  it("replaces a page's module script and modulepreload links with itself, keeping their order", () => {
+    const html = [
+      '<head>',
+      '    <script type="module" crossorigin src="/assets/index-a.js"></script>',
+      '    <link rel="modulepreload" crossorigin href="/assets/runtime-b.js">',
+      '    <link rel="stylesheet" crossorigin href="/assets/index-d.css">',
+      '    <link rel="modulepreload" crossorigin href="/assets/landing-c.js">',
+      '</head>',
+    ].join('\n');
+    expect(withBootScript(html)).toBe(
+      [
+        '<head>',
+        `    ${bootScriptTag('/assets/index-a.js', ['/assets/runtime-b.js', '/assets/landing-c.js'])}`,
+        '    <link rel="stylesheet" crossorigin href="/assets/index-d.css">',
+        '</head>',
+      ].join('\n'),
+    );
+    expect(() => withBootScript('<head></head>')).toThrow("expected one module script in the page's HTML, found 0");
+    const twice =
+      '<script type="module" crossorigin src="/a.js"></script><script type="module" crossorigin src="/b.js"></script>';
+    expect(() => withBootScript(twice)).toThrow('found 2');
   });
 });

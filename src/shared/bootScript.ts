@@ -1,12 +1,14 @@
-// The one inline script of the HTML '/' is served with (landing.html, written by vite.config.ts):
-// the landing is prerendered there and painted from the HTML alone, and this script asks for the
-// page's modules only once that first paint is on screen (the paint timing entry
+// The one inline script of the HTML '/' and '/dashboard' are served with (landing.html, written by
+// vite.config.ts, and the dashboard's HTML, src/server/http/spa.ts): the landing is prerendered
+// there, the dashboard's HTML paints its loading text, each from the HTML alone, and this script
+// asks for the page's modules only once that first paint is on screen (the paint timing entry
 // 'first-contentful-paint', which the browser reports after presenting the frame), so no script
 // download competes with the HTML or comes before the largest paint (Lighthouse counts every
 // request that ends before the largest paint as holding it up). Without paint timing: after the
 // next frame (its callbacks run before its paint, a timer after it); and a second after that
 // frame at the latest. A hidden tab paints no frames: it asks at once.
-// Until the page is hydrated (LandingPage sets data-hydrated on <html>), a form submission is held
+// Until the page is hydrated (LandingPage, or showApp in src/web/app.tsx, sets data-hydrated on
+// <html>), a form submission is held
 // back: the browser's own submission of the prerendered form would send what was typed to the
 // server as a page request. A button clicked in that time (the Create Account tab, a plan, Login)
 // would do nothing: the last one is marked data-early-click, and the hydrated page clicks it
@@ -16,7 +18,7 @@
 // data-preload: the chunks it imports, space-separated), so its text never changes between
 // builds: the Content-Security-Policy allows exactly this text by its hash
 // (src/server/http/security.ts), never inline scripts in general.
-export const LANDING_BOOT_SCRIPT =
+export const BOOT_SCRIPT =
   '(function(s){var d=document,P=window.PerformanceObserver,started=0;' +
   "function h(){return d.documentElement.hasAttribute('data-hydrated')}" +
   "d.addEventListener('submit',function(e){if(!h())e.preventDefault()},true);" +
@@ -34,7 +36,27 @@ export const LANDING_BOOT_SCRIPT =
   'else afterFrame(go)})(document.currentScript)';
 
 /** The script element landing.html carries instead of Vite's module script and modulepreload links. */
-export function landingBootTag(entry: string, preloads: readonly string[]): string {
+export function bootScriptTag(entry: string, preloads: readonly string[]): string {
   const quote = (value: string) => value.replace(/&/g, '&amp;').replace(/"/g, '&quot;');
-  return `<script data-entry="${quote(entry)}" data-preload="${quote(preloads.join(' '))}">${LANDING_BOOT_SCRIPT}</script>`;
+  return `<script data-entry="${quote(entry)}" data-preload="${quote(preloads.join(' '))}">${BOOT_SCRIPT}</script>`;
+}
+
+/**
+ * `html` (Vite's index.html, or a page made from it) with its one module script and every
+ * modulepreload link replaced by the boot script, which asks for the same modules, in the same
+ * order, once the page is painted. Throws unless there is exactly one module script: a build
+ * whose HTML this does not understand must fail, not ship a page that loads nothing.
+ */
+export function withBootScript(html: string): string {
+  const entries = [...html.matchAll(/<script type="module" crossorigin src="([^"]+)"><\/script>/g)];
+  if (entries.length !== 1) throw new Error(`expected one module script in the page's HTML, found ${entries.length}`);
+  const preloadLinks = [...html.matchAll(/[ \t]*<link rel="modulepreload" crossorigin href="([^"]+)">\n?/g)];
+  return preloadLinks
+    .reduce((page, [preloadLink]) => page.replace(preloadLink, ''), html)
+    .replace(entries[0][0], () =>
+      bootScriptTag(
+        entries[0][1],
+        preloadLinks.map(([, href]) => href),
+      ),
+    );
 }
