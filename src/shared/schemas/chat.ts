@@ -2,6 +2,7 @@
 // docs/SPEC.md's chat panel, input bar and Prompt Catalog texts (copied exactly), the chat send
 // fields, saved conversations, and the WATOS grid card's data.
 import { z } from 'zod';
+import { groupDigits } from '../format.ts';
 import { ASSET_CLASSES } from '../symbolTable.ts';
 import { marketSource } from './market.ts';
 import { CHAT_MAX_HISTORY, PROMPT_MAX_CHARS, WATOS_TIMEFRAMES } from './chatTexts.ts';
@@ -18,7 +19,7 @@ export interface ChatMessage {
   content: string;
 }
 
-const tooLong = `A message may be at most ${PROMPT_MAX_CHARS.toLocaleString('en-US')} characters`;
+const tooLong = `A message may be at most ${groupDigits(PROMPT_MAX_CHARS)} characters`;
 
 export const chatTurn = z.object({
   role: z.enum(['user', 'assistant']),
@@ -37,7 +38,7 @@ export const chatMessagesField = z
 /** The `prompt` field of POST /external-api/prompt. */
 export const promptField = z
   .string()
-  .max(PROMPT_MAX_CHARS, `The prompt may be at most ${PROMPT_MAX_CHARS.toLocaleString('en-US')} characters`)
+  .max(PROMPT_MAX_CHARS, `The prompt may be at most ${groupDigits(PROMPT_MAX_CHARS)} characters`)
   .refine((prompt) => prompt.trim() !== '', 'The prompt is empty');
 
 export const conversationIdField = z

@@ -2,7 +2,7 @@
 // The Account menu closes like any menu: on Escape (focus back on its button) and on a click
 // outside it; a click inside it leaves it open. It leads to the change-password form and, on
 // the dashboard, to the Keyboard shortcuts dialog. It asks for the plans (the plan's name) only
-// once it is pointed at, focused or opened, not with the page.
+// once it is pointed at, focused or opened, not with the page, and writes the renewal day then too.
 import { cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { MemoryRouter } from 'react-router';
 import { RouterNavigation } from '../routerNavigation.tsx';
@@ -111,13 +111,16 @@ describe('AccountMenu', () => {
     expect(screen.queryByRole('button', { name: 'Keyboard shortcuts' })).toBeNull();
   });
 
-  it('asks for the plans only once it is pointed at or focused, then names the plan', () => {
+  it('asks for the plans and writes the renewal day only once it is pointed at or focused', () => {
     plansEnabled.length = 0;
     renderMenu();
     expect(plansEnabled).not.toContain(true);
+    expect(screen.queryByText(/^Renews /)).toBeNull();
     fireEvent.pointerEnter(screen.getByText('Account'));
     expect(plansEnabled.at(-1)).toBe(true);
     expect(screen.getByText('Monthly')).toBeTruthy();
+    // The period's end, in the browser's own format, is written with it, not with the page.
+    expect(screen.getByText(`Renews ${new Date('2030-01-01T00:00:00.000Z').toLocaleString()}`)).toBeTruthy();
 
     cleanup();
     plansEnabled.length = 0;

@@ -12,6 +12,7 @@ import { useAuth } from '../auth/AuthProvider.tsx';
 import { useSignOut } from '../auth/useSignOut.ts';
 import { AccountMenu } from './AccountMenu.tsx';
 import { Link, NavLink, useNavigation } from './navigation.tsx';
+import { shortDate } from './dates.ts';
 import { useNotify } from './Notifications.tsx';
 
 export const MARKETING_LINKS = [
@@ -26,10 +27,6 @@ export const TOUR_ON_ARRIVAL = { startTour: true } as const;
 /** Told to a signed-in user without a plan who presses 'Take Tour'. */
 export const TOUR_NEEDS_PLAN =
   'The guided tour walks through the dashboard, which opens once you have a plan. Choose a plan below, then press Take Tour.';
-
-function formatDate(value: string | Date): string {
-  return new Date(value).toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric' });
-}
 
 export function TopNav() {
   const { user, subscription, hasActiveSubscription } = useAuth();
@@ -125,7 +122,7 @@ export function TopNav() {
               {hasActiveSubscription ? (
                 <span className="rounded bg-green-900/60 px-2 py-1 text-green-300" data-testid="subscription-status">
                   {subscription?.current_period_end
-                    ? `Active until ${formatDate(subscription.current_period_end)}`
+                    ? `Active until ${shortDate(subscription.current_period_end)}`
                     : 'Active'}
                 </span>
               ) : (

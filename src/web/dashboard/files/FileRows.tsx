@@ -7,6 +7,7 @@
 import { useId, useState, type ReactNode } from 'react';
 import { formatFileSize } from '../../../shared/format.ts';
 import { FILE_TEXTS, type FileEntry } from '../../../shared/schemas/files.ts';
+import { shortDate } from '../../ui/dates.ts';
 import { ConfirmDeleteButtons, FileVersionList, VersionsToggle } from './FileVersions.tsx';
 
 export interface FileActions {
@@ -39,10 +40,6 @@ function Icon({ children }: { children: ReactNode }) {
   );
 }
 
-function uploadedOn(iso: string): string {
-  return new Date(iso).toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric' });
-}
-
 function FileRow({ file, actions, canDelete }: { file: FileEntry; actions: FileActions; canDelete: boolean }) {
   const [confirming, setConfirming] = useState(false);
   const [versionsOpen, setVersionsOpen] = useState(false);
@@ -59,7 +56,7 @@ function FileRow({ file, actions, canDelete }: { file: FileEntry; actions: FileA
           <p className="flex flex-wrap items-center gap-x-1 text-xs text-gray-400">
             <span data-testid="file-size">{formatFileSize(file.file_size)}</span>
             <span aria-hidden>·</span>
-            <time dateTime={file.upload_date}>{uploadedOn(file.upload_date)}</time>
+            <time dateTime={file.upload_date}>{shortDate(file.upload_date)}</time>
             <VersionsToggle
               file={file}
               open={versionsOpen}

@@ -18,13 +18,15 @@ import type {
   ISeriesApi,
   ISeriesMarkersPluginApi,
   SeriesMarker,
+  TickMarkType,
   Time,
   UTCTimestamp,
 } from 'lightweight-charts';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { CHUNK_FAILED_MESSAGE, loadWithin } from '../../chunkLoad.ts';
 import { alertDisplayType, parseAlertTimestamp } from '../../../shared/alertDisplay.ts';
-import { formatPrice } from '../../../shared/format.ts';
+import { compactNumber, formatPrice } from '../../../shared/format.ts';
+import { crosshairTimeText, tickMarkText } from './chartTime.ts';
 import {
   CHART_OVERLAY_LABELS,
   CHART_OVERLAYS,
@@ -84,9 +86,7 @@ interface ChartParts {
 
 const seconds = (iso: string) => (Date.parse(iso) / 1000) as UTCTimestamp;
 
-function formatVolume(volume: number): string {
-  return new Intl.NumberFormat('en-US', { notation: 'compact', maximumFractionDigits: 2 }).format(volume);
-}
+const formatVolume = compactNumber;
 
 function formatValue(value: number | null | undefined, digits = 2): string {
   return value === null || value === undefined ? '–' : value.toFixed(digits);
@@ -122,7 +122,12 @@ function makeChart(
       panes: { separatorColor: '#374151' },
     },
     grid: { vertLines: { color: '#1f2937' }, horzLines: { color: '#1f2937' } },
-    timeScale: { timeVisible: true, secondsVisible: false },
+    timeScale: {
+      timeVisible: true,
+      secondsVisible: false,
+      tickMarkFormatter: (time: Time, type: TickMarkType) => tickMarkText(lib, time, type),
+    },
+    localization: { timeFormatter: crosshairTimeText },
   });
   const candles = chart.addSeries(CandlestickSeries, {
     upColor: UP,
@@ -210,21 +215,26 @@ export function CandleChart({
     if (!hasBars) return;
     let cancelled = false;
     let made: IChartApi | null = null;
-    loadChartLibrary().then(
-      (lib) => {
-        if (cancelled || !container.current) return;
-        parts.current = makeChart(lib, container.current, {
-          onHover: setHovered,
-          onPick: (price) => setPicked({ chart: productId, price }),
-        });
-        made = parts.current.chart;
-        shown.current = null;
-        setDrawn((count) => count + 1);
-      },
-      (error: unknown) => {
-        if (!cancelled) setLibraryError(error instanceof Error ? error.message : CHUNK_FAILED_MESSAGE);
-      },
-    );
+    loadChartLibrary()
+      // The chart is made in a task of its own, not in the one that evaluated the library's
+      // 56 kB: each alone is a short task, so the page keeps answering input while the chart
+      // appears (Lighthouse's total blocking time counted the two as one long task).
+      .then((lib) => new Promise<ChartLibrary>((resolve) => setTimeout(() => resolve(lib), 0)))
+      .then(
+        (lib) => {
+          if (cancelled || !container.current) return;
+          parts.current = makeChart(lib, container.current, {
+            onHover: setHovered,
+            onPick: (price) => setPicked({ chart: productId, price }),
+          });
+          made = parts.current.chart;
+          shown.current = null;
+          setDrawn((count) => count + 1);
+        },
+        (error: unknown) => {
+          if (!cancelled) setLibraryError(error instanceof Error ? error.message : CHUNK_FAILED_MESSAGE);
+        },
+      );
     return () => {
       cancelled = true;
       parts.current = null;

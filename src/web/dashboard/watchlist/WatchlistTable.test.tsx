@@ -11,7 +11,7 @@ import { withClient } from '../../ui/testProviders.tsx';
 import { WatchlistAlerts } from '../alerts/WatchlistAlerts.tsx';
 import { ChartWatchlist } from './ChartWatchlist.tsx';
 import { watchlistViewKey } from './watchlistQuotes.ts';
-import { WatchlistTable } from './WatchlistTable.tsx';
+import { shortTime, WatchlistTable } from './WatchlistTable.tsx';
 
 function quote(
   query: string,
@@ -309,5 +309,15 @@ describe('the Table / Chips switch', () => {
     fireEvent.click(bodyRows()[1]);
     expect(onOpenChart).toHaveBeenCalledWith('BTC-USD');
     expect(screen.getByRole('button', { name: 'Add symbol' })).toBeTruthy();
+  });
+});
+
+describe('shortTime (the latest alert column)', () => {
+  it("writes today's time, this week's weekday and time, and the day of anything older, in local time", () => {
+    const now = new Date(2026, 10, 27, 16, 0);
+    expect(shortTime(new Date(2026, 10, 27, 9, 5).toISOString(), now)).toBe('09:05');
+    expect(shortTime(new Date(2026, 10, 27, 0, 0).toISOString(), now)).toBe('00:00');
+    expect(shortTime(new Date(2026, 10, 23, 14, 35).toISOString(), now)).toBe('Mon 14:35');
+    expect(shortTime(new Date(2026, 10, 20, 23, 59).toISOString(), now)).toBe('Nov 20, 2026');
   });
 });

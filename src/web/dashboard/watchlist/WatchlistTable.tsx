@@ -12,6 +12,7 @@ import { useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
 import { alertDisplayType } from '../../../shared/alertDisplay.ts';
 import { formatPrice } from '../../../shared/format.ts';
 import type { WatchlistEntry, WatchlistQuote } from '../../../shared/schemas/market.ts';
+import { shortDate, shortWeekday, timeOfDay } from '../../ui/dates.ts';
 import { useWatchlistQuotes, type WatchlistView } from './watchlistQuotes.ts';
 
 type SortKey = 'symbol' | 'last' | 'change' | 'changePercent' | 'alert';
@@ -59,15 +60,13 @@ export function alertTypeLabel(alertType: string): string {
     .trim();
 }
 
-/** A short local time: '14:35' today, 'Mon 14:35' this week, the date before that. */
+/** A short local time: '14:35' today, 'Mon 14:35' this week, the day ('Nov 30, 2026') before that. */
 export function shortTime(iso: string, now: Date = new Date()): string {
   const date = new Date(iso);
-  const time = date.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
   const startOfToday = new Date(now.getFullYear(), now.getMonth(), now.getDate()).getTime();
-  if (date.getTime() >= startOfToday) return time;
-  if (date.getTime() >= startOfToday - 6 * 86_400_000)
-    return `${date.toLocaleDateString([], { weekday: 'short' })} ${time}`;
-  return date.toLocaleDateString();
+  if (date.getTime() >= startOfToday) return timeOfDay(date);
+  if (date.getTime() >= startOfToday - 6 * 86_400_000) return `${shortWeekday(date)} ${timeOfDay(date)}`;
+  return shortDate(date);
 }
 
 function signed(value: number, text: string): string {

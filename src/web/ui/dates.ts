@@ -1,0 +1,31 @@
+// Days and times as the app writes them, in the browser's time zone: a day 'Nov 30, 2026' (the
+// plan's end in the top bar, a file's upload day), a time of day '14:35' (24-hour, as trading
+// screens write it), a weekday 'Mon'. Written out here rather than with toLocaleDateString: the
+// first Intl date format a page makes costs 11 to 25 ms on a desktop (ICU's set-up of dates and
+// time zones; about four times that on a phone), and the dashboard's first screen paid it in its
+// top bar, its watchlist and its chart's axis (docs/performance.md). The app's texts are English.
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'] as const;
+const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'] as const;
+
+const twoDigits = (value: number) => String(value).padStart(2, '0');
+
+/** 'Jan' to 'Dec' for a month index 0 to 11. */
+export function shortMonth(monthIndex: number): string {
+  return MONTHS[monthIndex];
+}
+
+/** '14:35': the local hour (00 to 23) and minute. */
+export function timeOfDay(date: Date): string {
+  return `${twoDigits(date.getHours())}:${twoDigits(date.getMinutes())}`;
+}
+
+/** 'Mon': the local weekday. */
+export function shortWeekday(date: Date): string {
+  return WEEKDAYS[date.getDay()];
+}
+
+export function shortDate(value: string | Date): string {
+  const date = new Date(value);
+  if (Number.isNaN(date.getTime())) return 'Invalid Date';
+  return `${MONTHS[date.getMonth()]} ${date.getDate()}, ${date.getFullYear()}`;
+}
