@@ -20,7 +20,7 @@ async function blockThirdParties(page: Page) {
 
 /** Serious and critical axe violations inside `scope` (the whole page when omitted), named with their targets. */
 async function seriousViolations(page: Page, scope?: string): Promise<string[]> {
-  let builder = new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']);
+  let builder = new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa']);
   if (scope) builder = builder.include(scope);
   const results = await builder.analyze();
   // The check really looked at something: a page with names and contrast to test.

@@ -101,7 +101,9 @@ export function WatchlistAlerts({
         type="button"
         aria-label={`Alert on ${symbol}`}
         title={`Alert: create an alert rule for ${symbol}`}
-        className="text-gray-400 hover:text-indigo-300"
+        // 24 px square at least, as the row's remove button: a touch target a finger can hit
+        // (WCAG 2.5.8; Lighthouse's target-size audit found it 14 px).
+        className="inline-flex min-h-6 min-w-6 items-center justify-center text-gray-400 hover:text-indigo-300"
         onClick={() => ruleEditor.open({ prefill: { symbol } })}
       >
         <BellIcon />
