@@ -1,10 +1,11 @@
 // GET /external-api/alert (docs/SPEC.md section 7): the market-wide alert log, filtered. The
 // recent window (recent.ts) answers from memory what it holds; the database answers the rest.
 import type { FastifyInstance } from 'fastify';
-import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Database } from '../db/client.ts';
 import { alertLogResponse, alertQuery } from '../../shared/schemas/alerts.ts';
 import { sendSharedJson } from '../http/compression.ts';
+import { rememberingQueryCompiler } from '../http/memoValidator.ts';
 import type { RecentAlertLog } from './recent.ts';
 import { queryAlerts } from './service.ts';
 
@@ -21,7 +22,11 @@ export async function alertRoutes(
   const routes = app.withTypeProvider<ZodTypeProvider>();
   routes.get(
     '/external-api/alert',
-    { schema: { querystring: alertQuery, response: { 200: alertLogResponse } } },
+    {
+      schema: { querystring: alertQuery, response: { 200: alertLogResponse } },
+      // The same query texts arrive thousands of times a second: each is validated once.
+      validatorCompiler: rememberingQueryCompiler(validatorCompiler),
+    },
     async (request, reply) => {
       const memory = options.recent?.answer(request.query);
       if (memory) return sendSharedJson(request, reply, memory.body);
