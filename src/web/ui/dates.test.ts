@@ -1,5 +1,5 @@
-// shortDate writes a day as en-US's medium date does ('Nov 30, 2026'), timeOfDay a time as a
-// 24-hour clock ('14:35'), both in the local time zone, without Intl.
+// shortDate writes a day as en-US's medium date does ('Nov 30, 2026'), timeOfDay a time as
+// en-US's two-digit hour and minute do ('02:35 PM'), both in the local time zone, without Intl.
 import { describe, expect, it } from 'vitest';
 import { shortDate, shortMonth, shortWeekday, timeOfDay } from './dates.ts';
 
@@ -23,15 +23,14 @@ describe('shortDate', () => {
 });
 
 describe('timeOfDay, shortWeekday and shortMonth', () => {
-  it('write the local 24-hour time, weekday and month as en-US writes them', () => {
+  it('write the local time, weekday and month as en-US writes them', () => {
     for (let hour = 0; hour < 24; hour += 1) {
       const date = new Date(2026, 10, 23 + (hour % 7), hour, (hour * 7) % 60);
-      expect(timeOfDay(date)).toBe(
-        date.toLocaleTimeString('en-GB', { hour: '2-digit', minute: '2-digit', hour12: false }),
-      );
+      expect(timeOfDay(date)).toBe(date.toLocaleTimeString('en-US', { hour: '2-digit', minute: '2-digit' }));
       expect(shortWeekday(date)).toBe(date.toLocaleDateString('en-US', { weekday: 'short' }));
     }
-    expect(timeOfDay(new Date(2026, 0, 1, 0, 5))).toBe('00:05');
+    expect(timeOfDay(new Date(2026, 0, 1, 0, 5))).toBe('12:05 AM');
+    expect(timeOfDay(new Date(2026, 0, 1, 12, 5))).toBe('12:05 PM');
     for (let month = 0; month < 12; month += 1)
       expect(shortMonth(month)).toBe(new Date(2026, month, 1).toLocaleDateString('en-US', { month: 'short' }));
   });

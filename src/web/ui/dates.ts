@@ -1,6 +1,6 @@
 // Days and times as the app writes them, in the browser's time zone: a day 'Nov 30, 2026' (the
-// plan's end in the top bar, a file's upload day), a time of day '14:35' (24-hour, as trading
-// screens write it), a weekday 'Mon'. Written out here rather than with toLocaleDateString: the
+// plan's end in the top bar, a file's upload day), a time of day '02:35 PM' (as en-US writes it,
+// like the alert cards beside the watchlist), a weekday 'Mon'. Written out here rather than with toLocaleDateString: the
 // first Intl date format a page makes costs 11 to 25 ms on a desktop (ICU's set-up of dates and
 // time zones; about four times that on a phone), and the dashboard's first screen paid it in its
 // top bar, its watchlist and its chart's axis (docs/performance.md). The app's texts are English.
@@ -14,9 +14,10 @@ export function shortMonth(monthIndex: number): string {
   return MONTHS[monthIndex];
 }
 
-/** '14:35': the local hour (00 to 23) and minute. */
+/** '02:35 PM': the local hour (01 to 12), minute and half of the day. */
 export function timeOfDay(date: Date): string {
-  return `${twoDigits(date.getHours())}:${twoDigits(date.getMinutes())}`;
+  const hours = date.getHours();
+  return `${twoDigits(hours % 12 || 12)}:${twoDigits(date.getMinutes())} ${hours < 12 ? 'AM' : 'PM'}`;
 }
 
 /** 'Mon': the local weekday. */

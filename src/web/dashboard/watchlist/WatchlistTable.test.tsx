@@ -315,9 +315,9 @@ describe('the Table / Chips switch', () => {
 describe('shortTime (the latest alert column)', () => {
   it("writes today's time, this week's weekday and time, and the day of anything older, in local time", () => {
     const now = new Date(2026, 10, 27, 16, 0);
-    expect(shortTime(new Date(2026, 10, 27, 9, 5).toISOString(), now)).toBe('09:05');
-    expect(shortTime(new Date(2026, 10, 27, 0, 0).toISOString(), now)).toBe('00:00');
-    expect(shortTime(new Date(2026, 10, 23, 14, 35).toISOString(), now)).toBe('Mon 14:35');
+    expect(shortTime(new Date(2026, 10, 27, 9, 5).toISOString(), now)).toBe('09:05 AM');
+    expect(shortTime(new Date(2026, 10, 27, 0, 0).toISOString(), now)).toBe('12:00 AM');
+    expect(shortTime(new Date(2026, 10, 23, 14, 35).toISOString(), now)).toBe('Mon 02:35 PM');
     expect(shortTime(new Date(2026, 10, 20, 23, 59).toISOString(), now)).toBe('Nov 20, 2026');
   });
 });

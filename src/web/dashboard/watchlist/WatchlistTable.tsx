@@ -60,7 +60,7 @@ export function alertTypeLabel(alertType: string): string {
     .trim();
 }
 
-/** A short local time: '14:35' today, 'Mon 14:35' this week, the day ('Nov 30, 2026') before that. */
+/** A short local time: '02:35 PM' today, 'Mon 02:35 PM' this week, the day ('Nov 30, 2026') before that. */
 export function shortTime(iso: string, now: Date = new Date()): string {
   const date = new Date(iso);
   const startOfToday = new Date(now.getFullYear(), now.getMonth(), now.getDate()).getTime();
