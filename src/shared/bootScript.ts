@@ -35,10 +35,14 @@ export const BOOT_SCRIPT =
   'afterFrame(function(){setTimeout(go,1000)})}' +
   'else afterFrame(go)})(document.currentScript)';
 
+/** `value` as the text of a double-quoted HTML attribute. */
+export function attributeText(value: string): string {
+  return value.replace(/&/g, '&amp;').replace(/"/g, '&quot;');
+}
+
 /** The script element landing.html carries instead of Vite's module script and modulepreload links. */
 export function bootScriptTag(entry: string, preloads: readonly string[]): string {
-  const quote = (value: string) => value.replace(/&/g, '&amp;').replace(/"/g, '&quot;');
-  return `<script data-entry="${quote(entry)}" data-preload="${quote(preloads.join(' '))}">${BOOT_SCRIPT}</script>`;
+  return `<script data-entry="${attributeText(entry)}" data-preload="${attributeText(preloads.join(' '))}">${BOOT_SCRIPT}</script>`;
 }
 
 /**

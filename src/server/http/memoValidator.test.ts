@@ -44,6 +44,16 @@ describe('rememberingValidator', () => {
     remembering({ max_count: '3' });
     expect(validate).toHaveBeenCalledTimes(4);
   });
+
+  it('keeps no query longer than a real one: unknown parameters cannot fill the memory', () => {
+    const validate = vi.fn(validatorCompiler(route('querystring')));
+    const remembering = rememberingValidator(validate);
+    const padded = { max_count: '2', junk: 'x'.repeat(2_000) };
+    const result = remembering(padded) as { value: Record<string, unknown> };
+    expect(result.value).toEqual({ max_count: 2 });
+    remembering(padded);
+    expect(validate).toHaveBeenCalledTimes(2);
+  });
 });
 
 describe('rememberingQueryCompiler', () => {

@@ -1,19 +1,25 @@
 // A route's query validation that remembers its results by the query itself. Nearly every
 // GET /external-api/alert is the dashboard's default query, whose text changes once a second
 // (its end time): under load, thousands of requests a second carry the same few texts, and each
-// paid zod's parse of the same filters and timestamps again (about 5% of the route's time in a
-// CPU profile, docs/performance.md). Validation is a function of the query alone, so a result
-// made once is the result for every request with the same query. Only successes are kept,
-// frozen (a route reads its query, never writes it), at most `size` of them, all dropped
-// together when full.
+// paid zod's parse of the same filters and timestamps again, with what it allocates (remembered,
+// the route answers about a third more requests a second: docs/performance.md). Validation is a
+// function of the query alone, so a result made once is the result for every request with the
+// same query. Only successes are kept, frozen (a route reads its query, never writes it), at most
+// `size` of them, all dropped together when full; a query longer than any real one (unknown
+// parameters pass validation and are dropped by it) is validated but not kept, so the memory
+// stays a few hundred short texts.
 import type { FastifySchemaCompiler } from 'fastify';
 
 type Validate = ReturnType<FastifySchemaCompiler<unknown>>;
 
-/** The cache key of a parsed query: its keys and values in order, as one text. */
+/** The longest query text kept: the dashboard's queries are under 200 characters. */
+const MAX_KEY_LENGTH = 1_000;
+
+/** The cache key of a parsed query (its keys and values in order, as one text), or null: not kept. */
 function keyOf(data: unknown): string | null {
   if (data === null || typeof data !== 'object') return null;
-  return JSON.stringify(data);
+  const key = JSON.stringify(data);
+  return key.length <= MAX_KEY_LENGTH ? key : null;
 }
 
 export function rememberingValidator(validate: Validate, size = 256): Validate {

@@ -1,5 +1,5 @@
 // The Content-Security-Policy's scripts: our own files, the embeds' origins, and one inline
-// script, the landing's boot script (src/shared/bootScript.ts), allowed by the hash of its exact
+// script, the boot script of the landing and the dashboard (src/shared/bootScript.ts), allowed by the hash of its exact
 // text; inline scripts in general stay blocked.
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';

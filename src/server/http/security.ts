@@ -23,8 +23,9 @@ export const THIRD_PARTY_ORIGINS = {
 } as const;
 
 /**
- * The CSP source for the landing's one inline script (landing.html asks for its modules with it
- * once painted): that exact text, by its hash; any other inline script stays blocked.
+ * The CSP source for the one inline script of landing.html and the dashboard's HTML (each asks
+ * for its modules with it once painted): that exact text, by its hash; any other inline script
+ * stays blocked.
  */
 export const BOOT_SCRIPT_SOURCE = `'sha256-${createHash('sha256').update(BOOT_SCRIPT).digest('base64')}'`;
 

@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { registerAssets } from './assets.ts';
-import { withBootScript } from '../../shared/bootScript.ts';
+import { attributeText, withBootScript } from '../../shared/bootScript.ts';
 import { sendShared, sharedBody, type SharedBody } from './compression.ts';
 
 /** Paths that belong to the API: an unknown one is a JSON 404, never the app shell. */
@@ -92,6 +92,11 @@ export function withModulePreloads(html: string, files: readonly string[]): stri
     .map((file) => `/${file}`)
     .filter((href) => !html.includes(`"${href}"`))
     .map((href) => `<link rel="modulepreload" crossorigin href="${href}">`);
+  return withHeadLinks(html, links);
+}
+
+/** `html` with `links` before its `</head>`, one a line; as it is without either. */
+function withHeadLinks(html: string, links: readonly string[]): string {
   if (links.length === 0 || !html.includes('</head>')) return html;
   return html.replace('</head>', `  ${links.join('\n    ')}\n  </head>`);
 }
@@ -102,10 +107,10 @@ export function withModulePreloads(html: string, files: readonly string[]): stri
  * `fetch` is, so the app's request takes the preloaded answer.
  */
 export function withFetchPreloads(html: string, paths: readonly string[]): string {
-  if (paths.length === 0 || !html.includes('</head>')) return html;
-  const quote = (value: string) => value.replace(/&/g, '&amp;').replace(/"/g, '&quot;');
-  const links = paths.map((path) => `<link rel="preload" as="fetch" crossorigin href="${quote(path)}">`);
-  return html.replace('</head>', `  ${links.join('\n    ')}\n  </head>`);
+  return withHeadLinks(
+    html,
+    paths.map((path) => `<link rel="preload" as="fetch" crossorigin href="${attributeText(path)}">`),
+  );
 }
 
 /**

@@ -7,7 +7,8 @@
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'] as const;
 const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'] as const;
 
-const twoDigits = (value: number) => String(value).padStart(2, '0');
+/** '07' for 7: a clock's or a day's two digits. */
+export const twoDigits = (value: number) => String(value).padStart(2, '0');
 
 /** 'Jan' to 'Dec' for a month index 0 to 11. */
 export function shortMonth(monthIndex: number): string {

@@ -4,10 +4,9 @@
 // first drawing a long task on a phone (src/web/ui/dates.ts). The library's enum comes with the
 // library itself, which loads on demand: only its type is imported here.
 import type { Time, TickMarkType } from 'lightweight-charts';
-import { shortMonth } from '../../ui/dates.ts';
+import { shortMonth, twoDigits } from '../../ui/dates.ts';
 
-const pad2 = (value: number) => String(value).padStart(2, '0');
-const utcClock = (date: Date) => `${pad2(date.getUTCHours())}:${pad2(date.getUTCMinutes())}`;
+const utcClock = (date: Date) => `${twoDigits(date.getUTCHours())}:${twoDigits(date.getUTCMinutes())}`;
 
 /** A chart time (our bars' are UTC timestamps in seconds; the library allows days too) as a Date. */
 function timeToDate(time: Time): Date {
@@ -28,12 +27,12 @@ export function tickMarkText(lib: { TickMarkType: typeof TickMarkType }, time: T
     case lib.TickMarkType.Time:
       return utcClock(date);
     default:
-      return `${utcClock(date)}:${pad2(date.getUTCSeconds())}`;
+      return `${utcClock(date)}:${twoDigits(date.getUTCSeconds())}`;
   }
 }
 
 export function crosshairTimeText(time: Time): string {
   const date = timeToDate(time);
-  const year = pad2(date.getUTCFullYear() % 100);
-  return `${pad2(date.getUTCDate())} ${shortMonth(date.getUTCMonth())} '${year} ${utcClock(date)}`;
+  const year = twoDigits(date.getUTCFullYear() % 100);
+  return `${twoDigits(date.getUTCDate())} ${shortMonth(date.getUTCMonth())} '${year} ${utcClock(date)}`;
 }
