@@ -50,10 +50,14 @@ function startClone(dir: string, port: number, dataDir: string): { child: ChildP
   return { child, output: () => output };
 }
 
-/** Ctrl-C in a terminal signals the whole process group. */
+/**
+ * Ctrl-C in a terminal signals the whole process group. Resolves with npm's exit once its
+ * output is closed: npm dies of the signal at once, while the server it started (which writes
+ * to the same pipes) may still be stopping and has yet to print how it stopped.
+ */
 function pressCtrlC(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
   return new Promise((resolve) => {
-    child.once('exit', (code, signal) => resolve({ code, signal }));
+    child.once('close', (code, signal) => resolve({ code, signal }));
     process.kill(-child.pid!, 'SIGINT');
   });
 }
