@@ -8,6 +8,7 @@ import { authRoutes } from './auth/routes.ts';
 import {
   createAccessCache,
   createAuth,
+  hasCachedAccess,
   resolveAuthSecret,
   type Auth,
   type AuthRateLimitPolicy,
@@ -18,6 +19,7 @@ import { installJsonCompression } from './http/compression.ts';
 import { installCsrfGuard } from './http/csrf.ts';
 import { installErrorHandling } from './http/errors.ts';
 import { loggerOptions } from './http/logging.ts';
+import { answerPreparedFirst, createPreparedAnswers, type PreparedAnswers } from './http/preparedAnswers.ts';
 import { counterStore } from './http/rateLimit.ts';
 import { installRequestGuards } from './http/requestGuards.ts';
 import { installSecurityHeaders } from './http/security.ts';
@@ -113,6 +115,8 @@ export interface AppServices {
   deliveries: DeliveryQueue;
   /** The track record: records every WATOS statement; main.ts has the engine's leader resolve them. */
   forecasts: ForecastService;
+  /** Answers prepared for the many identical polls between refreshes (http/preparedAnswers.ts). */
+  prepared: PreparedAnswers;
   redis?: Redis;
 }
 
@@ -146,6 +150,8 @@ export function trustProxyOption(
   if (typeof trust !== 'number') return trust;
   return (_address, hop) => hop < trust;
 }
+
+const REQUEST_LOG_LEVELS = new Set(['info', 'debug', 'trace']);
 
 export async function buildApp(options: AppOptions): Promise<App> {
   const { config, database } = options;
@@ -248,6 +254,19 @@ export async function buildApp(options: AppOptions): Promise<App> {
     log: app.log,
     forecasts,
   });
+  // Dashboard grants by session cookie (auth/guards.ts), cleared by every sign-out.
+  const accessCache = createAccessCache();
+  // The answers every subscriber polls, served from Fastify's own bytes between refreshes.
+  const prepared = createPreparedAnswers({
+    granted: (headers) => hasCachedAccess(accessCache, headers.cookie),
+    // Fastify logs each request at info: at info, debug and trace every request is its to log.
+    logsRequests: () => REQUEST_LOG_LEVELS.has(app.log.level),
+  });
+  answerPreparedFirst(app.server, prepared);
+  app.addHook('preClose', (done) => {
+    prepared.stop();
+    done();
+  });
   const services: AppServices = {
     config,
     database,
@@ -261,6 +280,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     rules,
     deliveries,
     forecasts,
+    prepared,
     redis,
   };
   app.decorate('services', services);
@@ -291,7 +311,6 @@ export async function buildApp(options: AppOptions): Promise<App> {
     }
   });
 
-  const accessCache = createAccessCache();
   await app.register(authRoutes, {
     auth,
     db: database.db,
@@ -328,11 +347,12 @@ export async function buildApp(options: AppOptions): Promise<App> {
       dashboardFeature(promptRoutes, { db: database.db }),
       dashboardFeature(marketRoutes, {
         quotes,
+        prepared,
         db: database.db,
         alertsSince: (ticker, since) => alertsSince(database.db, ticker, since),
         latestAlerts: (tickers) => latestAlertsOf(database.db, tickers),
       }),
-      dashboardFeature(alertRoutes, { db: database.db, recent: recentAlerts }),
+      dashboardFeature(alertRoutes, { db: database.db, recent: recentAlerts, prepared }),
       dashboardFeature(alertStreamRoutes, {
         db: database.db,
         bus: alertBus,

@@ -91,9 +91,19 @@ export function createAccessCache(
   };
 }
 
+/** Whether a Cookie header's session holds a current grant in `cache` (no database asked). */
+export function hasCachedAccess(cache: AccessCache, cookieHeader: string | undefined): boolean {
+  const cookie = sessionCookieIn(cookieHeader);
+  return cookie !== null && cache.get(cookie) !== undefined;
+}
+
 /** The Better Auth session cookie (with its signature), or null. */
 export function sessionCookieOf(request: FastifyRequest): string | null {
-  const header = request.headers.cookie;
+  return sessionCookieIn(request.headers.cookie);
+}
+
+/** sessionCookieOf, given the Cookie header itself. */
+export function sessionCookieIn(header: string | undefined): string | null {
   if (!header) return null;
   const match = /(?:^|;\s*)((?:__Secure-)?better-auth\.session_token)=([^;]+)/.exec(header);
   return match ? `${match[1]}=${match[2]}` : null;

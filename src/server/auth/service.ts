@@ -14,6 +14,7 @@ export { createAuth, type Auth, type AuthLog } from './auth.ts';
 export {
   ACCESS_CACHE_TTL_MS,
   createAccessCache,
+  hasCachedAccess,
   requireSignedIn,
   requireSubscription,
   sessionCookieOf,

@@ -45,7 +45,11 @@ function compress(body: Buffer, encoding: 'br' | 'gzip'): Promise<Buffer> {
 const chosen = new Map<string, 'br' | 'gzip' | null>();
 
 export function encodingFor(request: FastifyRequest): 'br' | 'gzip' | null {
-  const header = request.headers['accept-encoding'];
+  return encodingOfHeader(request.headers['accept-encoding']);
+}
+
+/** encodingFor, given the Accept-Encoding header itself. */
+export function encodingOfHeader(header: string | undefined): 'br' | 'gzip' | null {
   if (!header) return null;
   let encoding = chosen.get(header);
   if (encoding === undefined) {
@@ -92,7 +96,7 @@ export async function sendShared(
 ): Promise<FastifyReply> {
   reply.type(contentType);
   // Already settled here, one way or the other: the compression hook leaves it alone.
-  settled.add(reply);
+  settled.set(reply, body);
   if (body.bytes.length < COMPRESS_MIN_BYTES || request.method === 'HEAD') return reply.send(body.bytes);
   const vary = reply.getHeader('vary');
   reply.header('vary', vary ? `${String(vary)}, Accept-Encoding` : 'Accept-Encoding');
@@ -107,8 +111,13 @@ export function sendSharedJson(request: FastifyRequest, reply: FastifyReply, bod
   return sendShared(request, reply, body, 'application/json; charset=utf-8');
 }
 
-/** Replies whose encoding sendShared chose. */
-const settled = new WeakSet<FastifyReply>();
+/** Replies whose encoding sendShared chose, with the body it sent. */
+const settled = new WeakMap<FastifyReply, SharedBody>();
+
+/** The shared body sendShared sent on this reply, if it did. */
+export function sharedBodyOf(reply: FastifyReply): SharedBody | undefined {
+  return settled.get(reply);
+}
 
 /** Whether the reply's content type is JSON (application/json or a +json type). */
 export function isJsonReply(reply: FastifyReply): boolean {

@@ -97,10 +97,13 @@ export function createQuoteService(options: QuoteServiceOptions) {
     return buildSnapshot('demo', await options.demo.quotes(CRYPTO_SYMBOLS), CRYPTO_SYMBOLS, new Date(now()));
   }
 
+  const fresh = (): PriceSnapshot | undefined => (cached && now() - cached.at < cacheMs ? cached.snapshot : undefined);
+
   return {
     /** The current snapshot, from the cache when it is younger than 10 s. */
     async snapshot(): Promise<PriceSnapshot> {
-      if (cached && now() - cached.at < cacheMs) return cached.snapshot;
+      const current = fresh();
+      if (current) return current;
       if (!inFlight) {
         inFlight = fetchSnapshot()
           .then((snapshot) => {
@@ -113,6 +116,8 @@ export function createQuoteService(options: QuoteServiceOptions) {
       }
       return inFlight;
     },
+    /** The cached snapshot while it is younger than 10 s (what snapshot() would answer), or undefined. */
+    current: fresh,
     /** Which source answers right now (for candles and the alert engine). */
     currentSource(): MarketSource {
       if (options.mode === 'demo') return 'demo';
