@@ -1,14 +1,18 @@
 // A small pool of worker threads for reading spreadsheets (sheetWorker.ts), so parsing never
 // runs on the server's event loop. Each task has a time budget: a worker that overruns it is
-// terminated (the parse stops at once, its memory is freed) and the caller gets
-// SheetReadTimeoutError. Each worker's heap is capped, so a workbook that would need more
-// costs that worker only. The queue is bounded: past it, callers get SheetReaderBusyError.
-// Workers start on demand, stay warm for a minute after their last task, and never keep the
-// process alive (unref).
+// stopped (the parse stops, its memory is freed) and the caller gets SheetReadTimeoutError.
+// A worker is asked to exit first and terminated only if it does not within STOP_GRACE_MS:
+// terminating a thread while it constructs a zlib stream (each zip entry's inflater) aborts
+// the whole process in Node 20 (node_zlib.cc: `init_done_ && "close before init"`; it took
+// fewer than 150 reads stopped 1 to 7 ms in), while the worker's own exit, taken between two
+// steps of its read, never lands inside one (300 such stops, no abort). Each worker's heap is
+// capped, so a workbook that would need more costs that worker only. The queue is bounded:
+// past it, callers get SheetReaderBusyError. Workers start on demand, stay warm for a minute
+// after their last task, and never keep the process alive (unref).
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { TableReadError } from './sheetParsing.ts';
-import type { SheetTask, SheetWorkerMessage } from './sheetWorker.ts';
+import type { SheetPoolMessage, SheetTask, SheetWorkerMessage } from './sheetWorker.ts';
 import { UnsafeArchiveError } from './zipGuard.ts';
 
 /** The budget overran; `seconds` is the budget, for the message. */
@@ -53,7 +57,26 @@ interface PoolWorker {
   idleTimer: NodeJS.Timeout | null;
 }
 
-const ENTRY = new URL('./sheetWorkerEntry.mjs', import.meta.url);
+export const SHEET_WORKER_ENTRY = new URL('./sheetWorkerEntry.mjs', import.meta.url);
+
+/** How long a worker asked to exit may take before it is terminated. */
+export const STOP_GRACE_MS = 2_000;
+
+/**
+ * Ends a worker: asked to exit (it does between two steps of its read), terminated only when
+ * it has not within `graceMs` (a step that never yields: a long synchronous parse).
+ */
+export async function stopWorker(worker: Worker, graceMs: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const exited = new Promise<boolean>((resolve) => {
+    worker.once('exit', () => resolve(true));
+    timer = setTimeout(() => resolve(false), graceMs);
+  });
+  worker.postMessage({ op: 'stop' } satisfies SheetPoolMessage);
+  const clean = await exited;
+  clearTimeout(timer);
+  if (!clean) await worker.terminate();
+}
 
 const seconds = (ms: number) => Number((ms / 1000).toFixed(ms < 1000 ? 3 : 1));
 
@@ -105,7 +128,6 @@ export class SheetPool {
     if (entry.idleTimer) clearTimeout(entry.idleTimer);
     entry.idleTimer = null;
     const timer = setTimeout(() => {
-      // Terminating is the only way to stop a parse that is busy inside the worker.
       void this.retire(entry, new SheetReadTimeoutError(seconds(pending.timeoutMs)));
       this.dispatch();
     }, pending.timeoutMs);
@@ -123,7 +145,7 @@ export class SheetPool {
   }
 
   private spawn(): void {
-    const worker = new Worker(ENTRY, {
+    const worker = new Worker(SHEET_WORKER_ENTRY, {
       // Explicit: the parent's own flags (a test runner's, --inspect) are not the worker's business.
       execArgv: [],
       resourceLimits: { maxOldGenerationSizeMb: this.options.heapMb },
@@ -185,7 +207,7 @@ export class SheetPool {
       clearTimeout(current.timer);
       current.reject(reason ?? new Error('The spreadsheet reader stopped.'));
     }
-    await entry.worker.terminate();
+    await stopWorker(entry.worker, STOP_GRACE_MS);
   }
 }
 

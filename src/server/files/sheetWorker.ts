@@ -1,6 +1,7 @@
 // A worker of sheetPool.ts: reads one spreadsheet at a time with sheetParsing.ts and posts the
-// result back. It holds no state between tasks; the pool terminates it when a read overruns
-// its time budget, so a hostile workbook costs a worker, never the server's event loop.
+// result back. It holds no state between tasks; the pool stops it when a read overruns its time
+// budget (the `stop` message: it exits between two steps of the read), so a hostile workbook
+// costs a worker, never the server's event loop.
 import { parentPort } from 'node:worker_threads';
 import { analyseFile, type FileAnalysis } from './fileAnalysis.ts';
 import { readCsv, readSheetNames, readXlsx, TableReadError, type ParseLimits, type Table } from './sheetParsing.ts';
@@ -18,6 +19,9 @@ export interface AnalysisResult {
 }
 
 export type SheetTaskError = { kind: 'table' | 'archive' | 'internal'; message: string };
+
+/** What the pool sends: a task, or `stop` (exit now; the task under way is abandoned). */
+export type SheetPoolMessage = SheetTask | { op: 'stop' };
 
 export type SheetWorkerMessage = { ready: true } | { ok: true; value: unknown } | { ok: false; error: SheetTaskError };
 
@@ -38,7 +42,10 @@ async function run(task: SheetTask): Promise<unknown> {
 
 const port = parentPort;
 if (port) {
-  port.on('message', (task: SheetTask) => {
+  port.on('message', (message: SheetPoolMessage) => {
+    // Here, between two steps of a read, never inside one (sheetPool.ts says why it matters).
+    if (message.op === 'stop') process.exit(0);
+    const task = message;
     run(task).then(
       (value) => port.postMessage({ ok: true, value } satisfies SheetWorkerMessage),
       (error: unknown) => {

@@ -50,7 +50,8 @@ function readableKind(kind: SpreadsheetKind): 'csv' | 'xlsx' {
   return kind;
 }
 
-function parseLimits(options: ReadOptions): ParseLimits {
+/** The parse limits of a read: the defaults where `options` leaves them out. */
+export function parseLimits(options: ReadOptions): ParseLimits {
   return {
     maxRows: options.maxRows,
     maxColumns: options.maxColumns ?? DEFAULT_MAX_COLUMNS,
