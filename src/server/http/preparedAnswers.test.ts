@@ -2,7 +2,6 @@
 // the answer Fastify gave (status, headers but the date, body; each encoding), and only to a
 // request Fastify would have answered that way: a current grant, the exact path, a GET without
 // a body, data not refreshed since, no per-request log, an app not closing.
-import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { gunzipSync, brotliDecompressSync } from 'node:zlib';
 import { Writable } from 'node:stream';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -12,42 +11,24 @@ import { saveAlerts } from '../alerts/service.ts';
 import { PRICES_PATH } from '../market/routes.ts';
 import { formatAlertTimestamp } from '../../shared/alertDisplay.ts';
 import { createTestApp, type TestApp } from '../testing/app.ts';
+import { rawRequest, type RawAnswer } from '../testing/rawHttp.ts';
 import { subscribedUser, signedInUser } from '../testing/users.ts';
 import { sendSharedJson, sharedBody, type SharedBody } from './compression.ts';
 import { answerPreparedFirst, createPreparedAnswers, type PreparedAnswers } from './preparedAnswers.ts';
 
 interface Answer {
   status: number;
-  headers: IncomingHttpHeaders;
+  headers: RawAnswer['headers'];
   body: Buffer;
 }
 
-function get(origin: string, path: string, headers: Record<string, string> = {}, method = 'GET', body?: string) {
-  const { hostname, port } = new URL(origin);
-  return new Promise<Answer>((resolve, reject) => {
-    const outgoing = httpRequest(
-      {
-        host: hostname,
-        port: Number(port),
-        method,
-        path,
-        headers: body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) },
-      },
-      (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () =>
-          resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) }),
-        );
-        response.on('error', reject);
-      },
-    );
-    outgoing.on('error', reject);
-    outgoing.end(body);
-  });
+/** One request over a socket, its body as bytes (compressed answers stay compressed). */
+async function get(origin: string, path: string, headers: Record<string, string> = {}, method = 'GET', body?: string) {
+  const answer = await rawRequest(origin, method, path, { headers, body });
+  return { status: answer.status, headers: answer.headers, body: answer.bytes } satisfies Answer;
 }
 
-const withoutDate = ({ date: _date, ...rest }: IncomingHttpHeaders) => rest;
+const withoutDate = ({ date: _date, ...rest }: Answer['headers']) => rest;
 
 describe('the price poll, prepared in the real app', () => {
   let test: TestApp;

@@ -6,6 +6,8 @@ export interface RawAnswer {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   body: string;
+  /** The body as received (compressed answers stay compressed). */
+  bytes: Buffer;
 }
 
 export function rawRequest(
@@ -25,18 +27,15 @@ export function rawRequest(
       // A stream (server-sent events) stays open: its status and headers are the answer.
       if (String(response.headers['content-type']).includes('text/event-stream')) {
         response.destroy();
-        resolve({ status: response.statusCode ?? 0, headers: response.headers, body: '' });
+        resolve({ status: response.statusCode ?? 0, headers: response.headers, body: '', bytes: Buffer.alloc(0) });
         return;
       }
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () =>
-        resolve({
-          status: response.statusCode ?? 0,
-          headers: response.headers,
-          body: Buffer.concat(chunks).toString('utf8'),
-        }),
-      );
+      response.on('end', () => {
+        const bytes = Buffer.concat(chunks);
+        resolve({ status: response.statusCode ?? 0, headers: response.headers, body: bytes.toString('utf8'), bytes });
+      });
       response.on('error', reject);
     });
     outgoing.setTimeout(15_000, () => outgoing.destroy(new Error(`${method} ${path}: no answer in 15 s`)));
