@@ -59,7 +59,7 @@ import { fileURLToPath } from 'node:url';
 import { eq } from 'drizzle-orm';
 import pg from 'pg';
 import { ALERT_TYPES } from '../src/shared/constants.ts';
-import { createAuth, createUser } from '../src/server/auth/service.ts';
+import { createAuth, createSessionChanges, createUser } from '../src/server/auth/service.ts';
 import { grantPlan, seedPlans } from '../src/server/billing/service.ts';
 import { loadConfig } from '../src/server/config.ts';
 import { openDatabase } from '../src/server/db/client.ts';
@@ -438,7 +438,14 @@ async function prepareSubscribers(environment: ServerEnvironment, users: Subscri
     await database.migrate();
     await seedPlans(database.db, config);
     const mailer: Mailer = { kind: 'outbox', send: async () => undefined, close: async () => undefined };
-    const auth = createAuth({ config, db: database.db, mailer, secret: environment.AUTH_SECRET, log });
+    const auth = createAuth({
+      config,
+      db: database.db,
+      mailer,
+      secret: environment.AUTH_SECRET,
+      log,
+      sessionChanges: createSessionChanges(),
+    });
     const context = await auth.$context;
     const [first, ...others] = users;
     first.id = (

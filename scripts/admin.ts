@@ -14,7 +14,13 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { basename, join } from 'node:path';
-import { createAuth, createUser, resolveAuthSecret, userByEmail } from '../src/server/auth/service.ts';
+import {
+  createAuth,
+  createSessionChanges,
+  createUser,
+  resolveAuthSecret,
+  userByEmail,
+} from '../src/server/auth/service.ts';
 import { grantPlan, revokeAccess, seedPlans } from '../src/server/billing/service.ts';
 import { ConfigError, loadConfig, type Config } from '../src/server/config.ts';
 import { openDatabase, type DatabaseHandle } from '../src/server/db/client.ts';
@@ -208,7 +214,14 @@ async function run(argv: string[]): Promise<string> {
       const mailer: Mailer = values.verified
         ? { kind: 'outbox', send: async () => undefined, close: async () => undefined }
         : await createMailer(config, database, { info: () => undefined, warn: toStderr }, { deliver: false });
-      const auth = createAuth({ config, db: database.db, mailer, secret: resolveAuthSecret(config), log });
+      const auth = createAuth({
+        config,
+        db: database.db,
+        mailer,
+        secret: resolveAuthSecret(config),
+        log,
+        sessionChanges: createSessionChanges(),
+      });
       const created = await createUser(auth, database.db, {
         email,
         password,

@@ -6,9 +6,9 @@ import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fas
 import type { Redis } from 'ioredis';
 import { authRoutes } from './auth/routes.ts';
 import {
-  createAccessCache,
   createAuth,
-  hasCachedAccess,
+  createSessionChanges,
+  createSubscriptionAccess,
   resolveAuthSecret,
   type Auth,
   type AuthRateLimitPolicy,
@@ -19,14 +19,13 @@ import { installJsonCompression } from './http/compression.ts';
 import { installCsrfGuard } from './http/csrf.ts';
 import { installErrorHandling } from './http/errors.ts';
 import { loggerOptions } from './http/logging.ts';
-import { answerPreparedFirst, createPreparedAnswers, type PreparedAnswers } from './http/preparedAnswers.ts';
 import { counterStore } from './http/rateLimit.ts';
 import { installRequestGuards } from './http/requestGuards.ts';
 import { installSecurityHeaders } from './http/security.ts';
 import { registerSpa } from './http/spa.ts';
 import { createMailer, type Mailer } from './mail/service.ts';
 import { createRedis } from './redis.ts';
-import { seedPlans, type PaymentProvider } from './billing/service.ts';
+import { currentSubscription, seedPlans, type PaymentProvider } from './billing/service.ts';
 import {
   billingRoutes,
   createStripeProvider,
@@ -115,8 +114,6 @@ export interface AppServices {
   deliveries: DeliveryQueue;
   /** The track record: records every WATOS statement; main.ts has the engine's leader resolve them. */
   forecasts: ForecastService;
-  /** Answers prepared for the many identical polls between refreshes (http/preparedAnswers.ts). */
-  prepared: PreparedAnswers;
   redis?: Redis;
 }
 
@@ -151,8 +148,6 @@ export function trustProxyOption(
   return (_address, hop) => hop < trust;
 }
 
-const REQUEST_LOG_LEVELS = new Set(['info', 'debug', 'trace']);
-
 export async function buildApp(options: AppOptions): Promise<App> {
   const { config, database } = options;
   const app = Fastify({
@@ -186,7 +181,16 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const redis = config.REDIS_URL ? createRedis(config.REDIS_URL) : undefined;
   // With SMTP_URL, this instance also delivers the queued mail (stopped in onClose below).
   const mailer = await createMailer(config, database, app.log, { deliver: true });
-  const auth = createAuth({ config, db: database.db, mailer, secret: resolveAuthSecret(config), log: app.log });
+  // Successful sign-outs and revocations in this process: cached sessions and grants go stale.
+  const sessionChanges = createSessionChanges();
+  const auth = createAuth({
+    config,
+    db: database.db,
+    mailer,
+    secret: resolveAuthSecret(config),
+    log: app.log,
+    sessionChanges,
+  });
   await seedPlans(database.db, config);
   await seedPrompts(database.db);
   const stripePayments = config.STRIPE_SECRET_KEY ? createStripeProvider(database.db, config, options.stripeApi) : null;
@@ -254,19 +258,9 @@ export async function buildApp(options: AppOptions): Promise<App> {
     log: app.log,
     forecasts,
   });
-  // Dashboard grants by session cookie (auth/guards.ts), cleared by every sign-out.
-  const accessCache = createAccessCache();
-  // The answers every subscriber polls, served from Fastify's own bytes between refreshes.
-  const prepared = createPreparedAnswers({
-    granted: (headers) => hasCachedAccess(accessCache, headers.cookie),
-    // Fastify logs each request at info: at info, debug and trace every request is its to log.
-    logsRequests: () => REQUEST_LOG_LEVELS.has(app.log.level),
-  });
-  answerPreparedFirst(app.server, prepared);
-  app.addHook('preClose', (done) => {
-    prepared.stop();
-    done();
-  });
+  // The dashboard gate's subscription check, by the user id Better Auth verified (auth/guards.ts).
+  const subscriptionAccess = createSubscriptionAccess((userId) => currentSubscription(database.db, userId));
+  sessionChanges.onChange(() => subscriptionAccess.clear());
   const services: AppServices = {
     config,
     database,
@@ -280,7 +274,6 @@ export async function buildApp(options: AppOptions): Promise<App> {
     rules,
     deliveries,
     forecasts,
-    prepared,
     redis,
   };
   app.decorate('services', services);
@@ -320,7 +313,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     keyPrefix: config.redisPrefix,
     rateLimits: options.authRateLimits,
     exposeOutbox: config.TEST_HOOKS,
-    accessCache,
+    sessionChanges,
   });
 
   await app.register(billingRoutes, { db: database.db, auth, provider: payments, publicUrl: config.publicUrl });
@@ -338,8 +331,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
 
   await registerDashboardApi(app, {
     auth,
-    db: database.db,
-    accessCache,
+    subscriptionAccess,
     features: [
       dashboardFeature(watchlistRoutes, { db: database.db }),
       dashboardFeature(symbolRoutes, {}),
@@ -347,17 +339,15 @@ export async function buildApp(options: AppOptions): Promise<App> {
       dashboardFeature(promptRoutes, { db: database.db }),
       dashboardFeature(marketRoutes, {
         quotes,
-        prepared,
         db: database.db,
         alertsSince: (ticker, since) => alertsSince(database.db, ticker, since),
         latestAlerts: (tickers) => latestAlertsOf(database.db, tickers),
       }),
-      dashboardFeature(alertRoutes, { db: database.db, recent: recentAlerts, prepared }),
+      dashboardFeature(alertRoutes, { db: database.db, recent: recentAlerts }),
       dashboardFeature(alertStreamRoutes, {
         db: database.db,
         bus: alertBus,
-        auth,
-        accessCache,
+        sessionChanges,
         firingsAfter: (userId, lastId) => firingsAfter(database.db, userId, lastId),
       }),
       dashboardFeature(alertRuleRoutes, {

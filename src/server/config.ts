@@ -96,6 +96,8 @@ const envSchema = z.object({
   ),
 
   AUTH_SECRET: z.preprocess(emptyToUndefined, z.string().min(32, 'must be at least 32 characters').optional()),
+  /** Better Auth's session cookie cache: seconds a signed copy of the session is trusted without the database (0: read it every request). */
+  SESSION_CACHE_SECONDS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(0).max(3600).default(30)),
   SMTP_URL: z.preprocess(
     emptyToUndefined,
     z

@@ -1,12 +1,10 @@
 // GET /external-api/alert (docs/SPEC.md section 7): the market-wide alert log, filtered. The
 // recent window (recent.ts) answers from memory what it holds; the database answers the rest.
 import type { FastifyInstance } from 'fastify';
-import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Database } from '../db/client.ts';
-import { alertLogResponse, alertQuery, type AlertQuery } from '../../shared/schemas/alerts.ts';
+import { alertLogResponse, alertQuery } from '../../shared/schemas/alerts.ts';
 import { sendSharedJson } from '../http/compression.ts';
-import type { PreparedAnswers } from '../http/preparedAnswers.ts';
-import { rememberingQueryCompiler } from '../http/memoValidator.ts';
 import type { RecentAlertLog } from './recent.ts';
 import { queryAlerts } from './service.ts';
 
@@ -23,23 +21,13 @@ export async function alertRoutes(
   options: {
     db: Database;
     recent?: RecentAlertLog;
-    /** Where the recent window's answers are prepared for the many requests of one query text. */
-    prepared?: PreparedAnswers;
   },
 ): Promise<void> {
   const routes = app.withTypeProvider<ZodTypeProvider>();
-  const { recent, prepared } = options;
+  const { recent } = options;
   routes.get(
     ALERT_LOG_PATH,
-    {
-      schema: { querystring: alertQuery, response: { 200: alertLogResponse } },
-      // The same query texts arrive thousands of times a second: each is validated once, and
-      // answered by Fastify once while the window's answer to it stays the same.
-      validatorCompiler: rememberingQueryCompiler(validatorCompiler),
-      ...(prepared && recent
-        ? { onSend: prepared.share(ALERT_LOG_PATH, (query) => recent.answer(query as AlertQuery)?.body) }
-        : {}),
-    },
+    { schema: { querystring: alertQuery, response: { 200: alertLogResponse } } },
     async (request, reply) => {
       const memory = recent?.answer(request.query);
       if (memory) return sendSharedJson(request, reply, memory.body);

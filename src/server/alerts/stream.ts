@@ -11,8 +11,8 @@ import { alertStreamQuery, testAlertBody, testAlertResponse } from '../../shared
 import type { RuleFiring } from '../../shared/schemas/alertRules.ts';
 import { subscriptionState } from '../../shared/subscription.ts';
 import { and, gt, inArray } from 'drizzle-orm';
-import { sessionCookieOf, sessionTokenOf, type AccessCache, type Auth } from '../auth/service.ts';
-import { currentSubscription, currentSubscriptions } from '../billing/service.ts';
+import type { SessionChanges } from '../auth/service.ts';
+import { currentSubscriptions } from '../billing/service.ts';
 import type { Database } from '../db/client.ts';
 import { session } from '../db/schema.ts';
 import { HttpError } from '../http/errors.ts';
@@ -26,7 +26,7 @@ const HEARTBEAT_MS = 25_000;
 export const MAX_STREAMS_PER_USER = 10;
 /**
  * How often every open stream's session and subscription are checked again. A sign-out or
- * revocation in this process bites at once (the access cache tells us); one made on another
+ * revocation in this process bites at once (sessionChanges tells us); one made on another
  * instance or with the admin CLI bites within this interval.
  */
 export const STREAM_RECHECK_MS = 30_000;
@@ -39,17 +39,16 @@ type EndReason = 'signed-out' | 'subscription-ended' | 'too-many-streams' | 'ser
 
 interface OpenStream {
   userId: string;
-  /** The Better Auth session cookie the stream was opened with. */
-  sessionCookie: string;
+  /** The token of the session Better Auth verified when the stream opened. */
+  sessionToken: string;
   end(reason: EndReason): void;
 }
 
 export interface AlertStreamOptions {
   db: Database;
   bus: AlertBus;
-  auth: Auth;
-  /** The dashboard gate's cache: its clears (auth changes in this process) trigger a re-check. */
-  accessCache?: AccessCache;
+  /** Sign-outs, revocations and password changes in this process: each triggers a re-check. */
+  sessionChanges?: SessionChanges;
   maxStreamsPerUser?: number;
   recheckMs?: number;
   /** A user's rule firings after `lastId`, oldest first (the rules stream's replay). */
@@ -61,8 +60,8 @@ export interface AlertStreamOptions {
  * is gone (sign-out, revocation, password change), a subscription that is no longer active
  * (at its period end, or revoked), and the per-user cap.
  */
-function createStreamRegistry(options: { auth: Auth; db: Database; maxPerUser: number; log: FastifyBaseLogger }) {
-  const { auth, db, maxPerUser, log } = options;
+function createStreamRegistry(options: { db: Database; maxPerUser: number; log: FastifyBaseLogger }) {
+  const { db, maxPerUser, log } = options;
   const byUser = new Map<string, OpenStream[]>();
   const expiries = new Map<string, NodeJS.Timeout>();
 
@@ -88,43 +87,19 @@ function createStreamRegistry(options: { auth: Auth; db: Database; maxPerUser: n
     expiries.set(userId, timer);
   }
 
-  async function checkUser(userId: string): Promise<void> {
-    try {
-      const cookies = new Set((byUser.get(userId) ?? []).map((stream) => stream.sessionCookie));
-      for (const cookie of cookies) {
-        // Straight from the database: a cached session could outlive its revocation.
-        const session = await auth.api.getSession({
-          headers: new Headers({ cookie }),
-          query: { disableCookieCache: true, disableRefresh: true },
-        });
-        if (!session || session.user.id !== userId)
-          endWhere(userId, 'signed-out', (stream) => stream.sessionCookie === cookie);
-      }
-      if (!byUser.has(userId)) return;
-      const subscription = await currentSubscription(db, userId);
-      if (!subscription || !subscriptionState(subscription).hasActiveSubscription) {
-        endWhere(userId, 'subscription-ended', () => true);
-        return;
-      }
-      if (byUser.has(userId)) expireAt(userId, Date.parse(subscription.current_period_end!));
-    } catch (error) {
-      // A database hiccup must not cut every trader off; the next check tries again.
-      log.warn({ err: error }, 'alert stream: could not re-check a session');
-    }
+  function checkUser(userId: string): Promise<void> {
+    return checkUsers([userId]);
   }
 
   /**
-   * checkUser for many users at once, with two queries in all: the sessions their streams were
-   * opened with that still exist and have not expired (a sign-out, revocation or password change
-   * deletes them), and each user's current subscription. The cookies were verified by the gate
-   * when the streams opened; here only their tokens are looked up.
+   * Checks users' open streams straight from the database (a cached session could outlive its
+   * revocation), with two queries in all: the sessions their streams were opened with that
+   * still exist and have not expired (a sign-out, revocation or password change deletes them),
+   * and each user's current subscription.
    */
   async function checkUsers(userIds: readonly string[]): Promise<void> {
     try {
-      const tokenOf = new Map<OpenStream, string | null>();
-      for (const userId of userIds)
-        for (const stream of byUser.get(userId) ?? []) tokenOf.set(stream, sessionTokenOf(stream.sessionCookie));
-      const tokens = new Set([...tokenOf.values()].filter((token) => token !== null));
+      const tokens = new Set(userIds.flatMap((userId) => (byUser.get(userId) ?? []).map((s) => s.sessionToken)));
       const live =
         tokens.size === 0
           ? []
@@ -134,10 +109,7 @@ function createStreamRegistry(options: { auth: Auth; db: Database; maxPerUser: n
               .where(and(inArray(session.token, [...tokens]), gt(session.expiresAt, new Date())));
       const ownerOf = new Map(live.map((row) => [row.token, row.userId]));
       for (const userId of userIds)
-        endWhere(userId, 'signed-out', (stream) => {
-          const token = tokenOf.get(stream) ?? null;
-          return token === null || ownerOf.get(token) !== userId;
-        });
+        endWhere(userId, 'signed-out', (stream) => ownerOf.get(stream.sessionToken) !== userId);
       const streaming = userIds.filter((userId) => byUser.has(userId));
       const subscriptionOf = await currentSubscriptions(db, streaming);
       for (const userId of streaming) {
@@ -204,12 +176,11 @@ function alertFrame(alert: LiveAlert): string {
 export async function alertStreamRoutes(app: FastifyInstance, options: AlertStreamOptions): Promise<void> {
   const routes = app.withTypeProvider<ZodTypeProvider>();
   const registry = createStreamRegistry({
-    auth: options.auth,
     db: options.db,
     maxPerUser: options.maxStreamsPerUser ?? MAX_STREAMS_PER_USER,
     log: app.log,
   });
-  const stopListening = options.accessCache?.onClear(() => void registry.sweep());
+  const stopListening = options.sessionChanges?.onChange(() => void registry.sweep());
   const recheck = setInterval(() => void registry.sweep(), options.recheckMs ?? STREAM_RECHECK_MS);
   recheck.unref();
   // Streams never end by themselves: end them before the server waits for connections.
@@ -228,8 +199,8 @@ export async function alertStreamRoutes(app: FastifyInstance, options: AlertStre
       (!market || assetClassOfTicker(alert.ticker) === market);
     // The dashboard gate ran, so both are present.
     const userId = requireUser(request).id;
-    const sessionCookie = sessionCookieOf(request);
-    if (!sessionCookie) throw new HttpError(401, NOT_SIGNED_IN);
+    const sessionToken = request.authSession?.token;
+    if (!sessionToken) throw new HttpError(401, NOT_SIGNED_IN);
 
     reply.hijack();
     const raw = reply.raw;
@@ -249,7 +220,7 @@ export async function alertStreamRoutes(app: FastifyInstance, options: AlertStre
     const heartbeat = setInterval(() => raw.write(': keep-alive\n\n'), HEARTBEAT_MS);
     const stream: OpenStream = {
       userId,
-      sessionCookie,
+      sessionToken,
       end(reason) {
         if (ended) return;
         ended = true;

@@ -6,6 +6,8 @@ import { and, eq } from 'drizzle-orm';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSubscriptionAccess } from '../auth/service.ts';
+import { currentSubscription } from '../billing/service.ts';
 import { subscriptions } from '../db/schema.ts';
 import { installErrorHandling } from '../http/errors.ts';
 import { dashboardFeature, registerDashboardApi } from '../http/dashboardApi.ts';
@@ -218,8 +220,8 @@ describe('a stream on another instance (no shared access cache)', () => {
     const { auth, alertBus, database } = test.app.services;
     await registerDashboardApi(other, {
       auth,
-      db: database.db,
-      features: [dashboardFeature(alertStreamRoutes, { db: database.db, bus: alertBus, auth, recheckMs: 300 })],
+      subscriptionAccess: createSubscriptionAccess((userId) => currentSubscription(database.db, userId)),
+      features: [dashboardFeature(alertStreamRoutes, { db: database.db, bus: alertBus, recheckMs: 300 })],
     });
     await other.listen({ host: '127.0.0.1', port: 0 });
     otherBase = baseOf(other);

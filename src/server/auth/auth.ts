@@ -2,6 +2,9 @@
 // changes under one set of rules (auth/passwords.ts: current password, other sessions and
 // outstanding reset links ended), HttpOnly SameSite=Lax cookies (Secure over https).
 // Rate limiting is ours (auth/rateLimits.ts), shared across instances through Redis.
+// Sessions are cached in a signed cookie (Better Auth's cookie cache) for
+// SESSION_CACHE_SECONDS; its version is this process's session generation (guards.ts), so a
+// sign-out or revocation here sends every cached session back to the database.
 import { betterAuth } from 'better-auth';
 import { drizzleAdapter } from 'better-auth/adapters/drizzle';
 import type { Config } from '../config.ts';
@@ -9,6 +12,7 @@ import type { Database } from '../db/client.ts';
 import * as schema from '../db/schema.ts';
 import { withoutQueryParameters } from '../http/logging.ts';
 import { createProfile } from './accounts.ts';
+import type { SessionChanges } from './guards.ts';
 import { afterPasswordReset, passwordChangeHooks } from './passwords.ts';
 import { existingAccountMail, passwordResetMail, verificationMail, type Mailer } from '../mail/service.ts';
 import { MIN_PASSWORD_LENGTH } from '../../shared/constants.ts';
@@ -20,6 +24,8 @@ export interface AuthOptions {
   secret: string;
   /** The server's logger: Better Auth's own messages go through it (redaction, JSON, LOG_LEVEL). */
   log: AuthLog;
+  /** Successful sign-outs and revocations here: the cookie cache's version. */
+  sessionChanges: SessionChanges;
 }
 
 /** The part of a pino logger Better Auth's messages need. */
@@ -28,7 +34,7 @@ export type AuthLog = Record<'debug' | 'info' | 'warn' | 'error', (fields: objec
 export const VERIFICATION_EXPIRES_SECONDS = 24 * 60 * 60;
 export const RESET_EXPIRES_SECONDS = 60 * 60;
 
-export function createAuth({ config, db, mailer, secret, log }: AuthOptions) {
+export function createAuth({ config, db, mailer, secret, log, sessionChanges }: AuthOptions) {
   const displayName = (user: { name: string; email: string }) => user.name || user.email;
   return betterAuth({
     appName: 'WATOS Trading Intelligence',
@@ -100,6 +106,11 @@ export function createAuth({ config, db, mailer, secret, log }: AuthOptions) {
     session: {
       expiresIn: 60 * 60 * 24 * 7,
       updateAge: 60 * 60 * 24,
+      cookieCache: {
+        enabled: config.SESSION_CACHE_SECONDS > 0,
+        maxAge: config.SESSION_CACHE_SECONDS,
+        version: () => sessionChanges.generation,
+      },
     },
     rateLimit: { enabled: false },
     // An unexpected error (not an APIError) leaves Better Auth's handler instead of being

@@ -1,72 +1,58 @@
-// The dashboard gate's access cache: grants expire after the TTL and never outlive the
-// subscription's period end, and a sign-out ends access at once even for a replayed cookie.
+// The dashboard gate: Better Auth's session cookie cache spares the database, yet a sign-out
+// ends access at once even for a replayed cookie (the cache's version moves); the subscription
+// check is remembered by user id, never past the period end, and a burst shares one read.
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { currentSubscription } from '../billing/service.ts';
 import { session, subscriptions } from '../db/schema.ts';
 import { createTestApp, type TestApp } from '../testing/app.ts';
 import { Browser } from '../testing/http.ts';
 import { subscribedUser } from '../testing/users.ts';
-import { createAccessCache, sessionTokenOf, type SessionUser } from './guards.ts';
+import { createSessionChanges, createSubscriptionAccess, sessionCookieName, sessionTokenIn } from './guards.ts';
 
-const trader: SessionUser = { id: 'u1', email: 'u1@example.com', username: 'u1', emailVerified: true };
-
-describe('sessionTokenOf', () => {
+describe('sessionTokenIn', () => {
+  const plain = 'better-auth.session_token';
   it.each([
-    ['better-auth.session_token=abc123.c2lnbmF0dXJl', 'abc123'],
-    ['better-auth.session_token=abc123.c2ln%2Bb%2F%3D', 'abc123'],
-    ['__Secure-better-auth.session_token=tok.sig', 'tok'],
-    ['better-auth.session_token=no-signature', null],
-    ['better-auth.session_token=.sig', null],
-    ['better-auth.session_token=%E0%A4%A.sig', null],
-  ])('reads %s as %s', (cookie, token) => {
-    expect(sessionTokenOf(cookie)).toBe(token);
+    ['better-auth.session_token=abc123.c2lnbmF0dXJl', plain, 'abc123'],
+    ['better-auth.session_token=abc123.c2ln%2Bb%2F%3D', plain, 'abc123'],
+    ['theme=dark; better-auth.session_token=tok.sig', plain, 'tok'],
+    ['better-auth.session_token=no-signature', plain, null],
+    ['better-auth.session_token=.sig', plain, null],
+    ['better-auth.session_token=%E0%A4%A.sig', plain, null],
+    // Only the deployment's own name counts, and its first occurrence (as Better Auth reads it).
+    ['__Secure-better-auth.session_token=tok.sig', plain, null],
+    ['better-auth.session_token=tossed.x; __Secure-better-auth.session_token=tok.sig', '__Secure-' + plain, 'tok'],
+    ['better-auth.session_token=first.x; better-auth.session_token=second.y', plain, 'first'],
+    ['xbetter-auth.session_token=tok.sig', plain, null],
+  ])('reads %s (cookie %s) as %s', (cookie, name, token) => {
+    expect(sessionTokenIn(cookie, name)).toBe(token);
+  });
+
+  it('names the cookie as Better Auth does on each kind of deployment', () => {
+    expect(sessionCookieName('http://127.0.0.1:3000')).toBe('better-auth.session_token');
+    expect(sessionCookieName('https://app.example.com')).toBe('__Secure-better-auth.session_token');
   });
 });
 
-describe('createAccessCache', () => {
-  it('keeps a grant for the TTL, never past the period end, and forgets everything on clear', () => {
-    let clock = 1_000_000;
-    const cache = createAccessCache(5_000, 10, () => clock);
-    cache.grant('a', trader, Number.POSITIVE_INFINITY);
-    cache.grant('b', trader, clock + 1_000);
-    expect(cache.get('a')).toEqual(trader);
-    expect(cache.get('b')).toEqual(trader);
-    clock += 1_001;
-    expect(cache.get('b')).toBeUndefined();
-    expect(cache.get('a')).toEqual(trader);
-    clock += 4_000;
-    expect(cache.get('a')).toBeUndefined();
-    cache.grant('c', trader, Number.POSITIVE_INFINITY);
-    cache.clear();
-    expect(cache.get('c')).toBeUndefined();
-  });
-
-  it('stays bounded, forgetting the oldest grant first', () => {
-    const cache = createAccessCache(60_000, 2, () => 0);
-    cache.grant('first', trader, 10);
-    cache.grant('second', trader, 10);
-    cache.grant('third', trader, 10);
-    expect(cache.get('first')).toBeUndefined();
-    expect(cache.get('second')).toEqual(trader);
-    expect(cache.get('third')).toEqual(trader);
-  });
-
-  it('tells its listeners after every clear, even when one of them throws, until they unsubscribe', () => {
-    const cache = createAccessCache();
+describe('createSessionChanges', () => {
+  it('moves its generation and tells its listeners after every change, even when one throws', () => {
+    const changes = createSessionChanges();
     const heard: string[] = [];
-    cache.onClear(() => {
+    changes.onChange(() => {
       throw new Error('a broken listener');
     });
-    const stop = cache.onClear(() => heard.push('cleared'));
-    cache.clear();
-    cache.clear();
+    const stop = changes.onChange(() => heard.push(changes.generation));
+    const first = changes.generation;
+    changes.changed();
+    changes.changed();
     stop();
-    cache.clear();
-    expect(heard).toEqual(['cleared', 'cleared']);
+    changes.changed();
+    expect(heard).toEqual(['1', '2']);
+    expect(new Set([first, ...heard, changes.generation]).size).toBe(4);
   });
 });
 
-describe('the dashboard gate with its cache', () => {
+describe('the dashboard gate', () => {
   let test: TestApp;
   beforeAll(async () => {
     test = await createTestApp();
@@ -75,25 +61,35 @@ describe('the dashboard gate with its cache', () => {
     await test?.close();
   });
 
-  it("sessionTokenOf reads the token of a real session's cookie", async () => {
+  it("keeps the session token Better Auth verified on the request's cookie", async () => {
     const { browser, userId } = await subscribedUser(test, 'token-of-cookie@example.com');
-    const cookie = /better-auth\.session_token=[^;]+/.exec(browser.cookieHeader)![0];
     const [row] = await test.database.db.select().from(session).where(eq(session.userId, userId));
-    expect(sessionTokenOf(cookie)).toBe(row.token);
+    expect(sessionTokenIn(browser.cookieHeader, 'better-auth.session_token')).toBe(row.token);
   });
 
-  it('refuses a replayed cookie right after sign-out', async () => {
+  it('reads a cached session without the database, and a replayed cookie is refused right after sign-out', async () => {
     const { browser } = await subscribedUser(test, 'gate-signout@example.com');
     expect((await browser.get('/prompts')).statusCode).toBe(200);
-    expect((await browser.get('/prompts')).statusCode).toBe(200);
+    // The signed session copy Better Auth keeps in a cookie (its cookie cache).
+    expect(browser.cookieHeader).toMatch(/better-auth\.session_data=/);
     const stolen = browser.cookieHeader;
-    expect((await browser.post('/api/auth/sign-out', {})).statusCode).toBe(200);
     const replay = new Browser(test.app, test.config.publicUrl);
+    const { internalAdapter } = await test.app.services.auth.$context;
+    const sessionReads = vi.spyOn(internalAdapter, 'findSession');
+    try {
+      expect((await replay.request('GET', '/prompts', undefined, { cookie: stolen })).statusCode).toBe(200);
+      expect(sessionReads).not.toHaveBeenCalled();
+    } finally {
+      sessionReads.mockRestore();
+    }
+    expect((await browser.post('/api/auth/sign-out', {})).statusCode).toBe(200);
+    // The stolen copy still carries a valid signed session_data cookie: the moved generation
+    // sends it to the database, where the session is gone.
     const response = await replay.request('GET', '/prompts', undefined, { cookie: stolen });
     expect(response.statusCode).toBe(401);
   });
 
-  it('stops access when the subscription period ends, even within the TTL', async () => {
+  it('stops access when the subscription period ends, even within the cache TTL', async () => {
     const { browser, userId } = await subscribedUser(test, 'gate-expiry@example.com');
     await test.database.db
       .update(subscriptions)
@@ -103,23 +99,35 @@ describe('the dashboard gate with its cache', () => {
     await new Promise((resolve) => setTimeout(resolve, 900));
     expect((await browser.get('/prompts')).statusCode).toBe(403);
   });
+});
 
-  it('checks a burst of calls with one cookie once, each cookie apart', async () => {
-    const { browser } = await subscribedUser(test, 'gate-burst@example.com');
-    const other = await subscribedUser(test, 'gate-burst-other@example.com');
-    const leaving = await subscribedUser(test, 'gate-burst-leaving@example.com');
-    // Any sign-out empties the cache: every cookie below must be checked again.
-    expect((await leaving.browser.post('/api/auth/sign-out', {})).statusCode).toBe(200);
-    const lookups = vi.spyOn(test.app.services.auth.api, 'getSession');
-    try {
+describe('createSubscriptionAccess', () => {
+  let test: TestApp;
+  beforeAll(async () => {
+    test = await createTestApp();
+  });
+  afterAll(async () => {
+    await test?.close();
+  });
+
+  it('reads a burst of checks of one user once, each user apart, and keeps no refusal', async () => {
+    const { userId } = await subscribedUser(test, 'access-burst@example.com');
+    const { userId: other } = await subscribedUser(test, 'access-burst-other@example.com');
+    const reads = vi.fn((id: string) => currentSubscription(test.database.db, id));
+    {
+      const access = createSubscriptionAccess(reads);
       const answers = await Promise.all([
-        ...Array.from({ length: 8 }, () => browser.get('/prompts')),
-        ...Array.from({ length: 4 }, () => other.browser.get('/prompts')),
+        ...Array.from({ length: 8 }, () => access.isActive(userId)),
+        ...Array.from({ length: 4 }, () => access.isActive(other)),
       ]);
-      expect(answers.map((answer) => answer.statusCode)).toEqual(Array(12).fill(200));
-      expect(lookups).toHaveBeenCalledTimes(2);
-    } finally {
-      lookups.mockRestore();
+      expect(answers).toEqual(Array(12).fill(true));
+      expect(reads).toHaveBeenCalledTimes(2);
+      expect(await access.isActive('nobody')).toBe(false);
+      expect(await access.isActive('nobody')).toBe(false);
+      expect(reads).toHaveBeenCalledTimes(4);
+      access.clear();
+      expect(await access.isActive(userId)).toBe(true);
+      expect(reads).toHaveBeenCalledTimes(5);
     }
   });
 });

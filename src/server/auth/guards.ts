@@ -1,18 +1,113 @@
-// Who is asking: the signed-in user from the Better Auth session cookie, and the one hook
-// that gates every dashboard API (401 without a user, 403 without an active subscription).
+// Who is asking: the signed-in user as Better Auth verifies the session cookie of the
+// deployment's own name, and the one hook that gates every dashboard API (401 without a user,
+// 403 without an active subscription).
+//
+// Nothing here is remembered under raw cookie text. The per-request session read is paid down
+// by Better Auth's own session cookie cache (auth.ts: a signed `session_data` cookie, read
+// without the database for SESSION_CACHE_SECONDS); the subscription check is remembered by the
+// user id Better Auth verified, for a few seconds. A sign-out, revocation or password change
+// in this process (sessionChanges) turns every cached session and subscription stale at once.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { fromNodeHeaders } from 'better-auth/node';
-import { currentSubscription } from '../billing/service.ts';
-import type { Database } from '../db/client.ts';
+import { LRUCache } from 'lru-cache';
 import { HttpError } from '../http/errors.ts';
-import { NOT_SIGNED_IN, requireUser, type SessionUser } from '../http/requestUser.ts';
+import { NOT_SIGNED_IN, type SessionUser } from '../http/requestUser.ts';
+import type { SubscriptionSummary } from '../../shared/schemas/me.ts';
 import { subscriptionState } from '../../shared/subscription.ts';
 import type { Auth } from './auth.ts';
 
-export async function sessionUser(auth: Auth, request: FastifyRequest): Promise<SessionUser | null> {
-  const session = await auth.api.getSession({ headers: fromNodeHeaders(request.headers) });
+export type { SessionUser };
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The session Better Auth verified for this request (set with `user` by the guards). */
+    authSession?: { id: string; token: string };
+  }
+}
+
+/** The session cookie's name on a deployment: Better Auth prefixes it `__Secure-` over https. */
+export function sessionCookieName(publicUrl: string): string {
+  return `${publicUrl.startsWith('https://') ? '__Secure-' : ''}better-auth.session_token`;
+}
+
+/**
+ * The session token that the first cookie of exactly `name` carries (Better Auth reads the
+ * first one too), or null. The value is `token.signature`, URL-encoded; the signature is not
+ * checked here: callers use the token only as a key (a rate limit's) or look it up.
+ */
+export function sessionTokenIn(cookieHeader: string | undefined, name: string): string | null {
+  if (!cookieHeader) return null;
+  for (const part of cookieHeader.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq < 0 || part.slice(0, eq).trim() !== name) continue;
+    let value: string;
+    try {
+      value = decodeURIComponent(part.slice(eq + 1).trim());
+    } catch {
+      return null;
+    }
+    const dot = value.lastIndexOf('.');
+    return dot > 0 ? value.slice(0, dot) : null;
+  }
+  return null;
+}
+
+/**
+ * Every sign-out, session revocation, password change and account deletion that succeeded in
+ * this process. Better Auth's cookie cache carries `generation` as its version, so a cached
+ * session made before a change is read from the database again (where a revoked one is gone);
+ * listeners (the open alert streams, the subscription cache) re-check too.
+ */
+export interface SessionChanges {
+  readonly generation: string;
+  changed(): void;
+  /** Returns the unsubscribe function. */
+  onChange(listener: () => void): () => void;
+}
+
+export function createSessionChanges(): SessionChanges {
+  let generation = 0;
+  const listeners = new Set<() => void>();
+  return {
+    get generation() {
+      return String(generation);
+    },
+    changed() {
+      generation++;
+      for (const listener of listeners) {
+        try {
+          listener();
+        } catch {
+          // A listener's failure must not fail the auth answer that made the change.
+        }
+      }
+    },
+    onChange(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+}
+
+/**
+ * The request's user as Better Auth verifies it, or null. Cookies Better Auth sets while it
+ * reads the session (a refreshed cookie cache, an expired session's cookies cleared) go out
+ * with this reply.
+ */
+export async function sessionUser(
+  auth: Auth,
+  request: FastifyRequest,
+  reply?: FastifyReply,
+): Promise<SessionUser | null> {
+  const { headers, response: session } = await auth.api.getSession({
+    headers: fromNodeHeaders(request.headers),
+    returnHeaders: true,
+  });
+  const cookies = headers.getSetCookie();
+  if (reply && cookies.length > 0) reply.header('set-cookie', cookies);
   if (!session) return null;
   const { user } = session;
+  request.authSession = { id: session.session.id, token: session.session.token };
   return {
     id: user.id,
     email: user.email,
@@ -21,169 +116,65 @@ export async function sessionUser(auth: Auth, request: FastifyRequest): Promise<
   };
 }
 
-export type { SessionUser };
-
 /** A preHandler hook that signs the request's user in (401 without a session). */
 export function requireSignedIn(auth: Auth) {
-  return async function requireSignedInHook(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
-    const user = await sessionUser(auth, request);
+  return async function requireSignedInHook(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const user = await sessionUser(auth, request, reply);
     if (!user) throw new HttpError(401, NOT_SIGNED_IN);
     request.user = user;
   };
 }
 
+/** How long a user's active subscription is taken as read; also how long a revocation elsewhere may take. */
+export const SUBSCRIPTION_CACHE_TTL_MS = 5_000;
+
 /**
- * Recently granted dashboard access, by session cookie. The gate otherwise costs three
- * database queries (session, user, subscription) on every dashboard call, which dominated the
- * cost of a cached price poll. Only grants are kept, for a few seconds and never past the
- * subscription's period end; a sign-out, password reset or any other auth change in this
- * process clears it at once, and other instances see such a change within the TTL.
+ * Whether a user (by the id Better Auth verified) holds an active subscription, read from the
+ * database at most once per TTL and never past the period end. Concurrent checks of one user
+ * share one read (lru-cache's fetch).
  */
-export interface AccessCache {
-  get(sessionCookie: string): SessionUser | undefined;
-  grant(sessionCookie: string, user: SessionUser, until: number): void;
+export interface SubscriptionAccess {
+  isActive(userId: string): Promise<boolean>;
   clear(): void;
-  /**
-   * Told after every clear, i.e. after every successful sign-out, session revocation or
-   * password change in this process: holders of longer-lived access (the live alert streams)
-   * re-check theirs. Returns the unsubscribe function.
-   */
-  onClear(listener: () => void): () => void;
 }
 
-/** How long a grant is reused; also how long an out-of-band revocation may take to bite. */
-export const ACCESS_CACHE_TTL_MS = 5_000;
-
-export function createAccessCache(
-  ttlMs = ACCESS_CACHE_TTL_MS,
-  maxEntries = 50_000,
-  now: () => number = Date.now,
-): AccessCache {
-  const entries = new Map<string, { user: SessionUser; until: number }>();
-  const listeners = new Set<() => void>();
-  return {
-    get(sessionCookie) {
-      const entry = entries.get(sessionCookie);
-      if (!entry) return undefined;
-      if (entry.until > now()) return entry.user;
-      entries.delete(sessionCookie);
-      return undefined;
+export function createSubscriptionAccess(
+  /** The user's current subscription (billing's currentSubscription), null without one. */
+  read: (userId: string) => Promise<SubscriptionSummary | null>,
+  options: { ttlMs?: number; maxUsers?: number } = {},
+): SubscriptionAccess {
+  const ttlMs = options.ttlMs ?? SUBSCRIPTION_CACHE_TTL_MS;
+  const cache = new LRUCache<string, true>({
+    max: options.maxUsers ?? 50_000,
+    ttl: ttlMs,
+    // Only a grant is kept (a refusal answers undefined, which is not stored): a user who just
+    // paid must not wait for the TTL.
+    fetchMethod: async (userId, _stale, { options: entry }) => {
+      const subscription = await read(userId);
+      if (!subscriptionState(subscription).hasActiveSubscription) return undefined;
+      const periodEnd = subscription?.current_period_end
+        ? Date.parse(subscription.current_period_end)
+        : Number.POSITIVE_INFINITY;
+      entry.ttl = Math.max(1, Math.min(ttlMs, periodEnd - Date.now()));
+      return true;
     },
-    grant(sessionCookie, user, until) {
-      // Bounded: when full, forget the oldest grant (Map keeps insertion order).
-      if (entries.size >= maxEntries) entries.delete(entries.keys().next().value!);
-      entries.set(sessionCookie, { user, until: Math.min(until, now() + ttlMs) });
+  });
+  return {
+    async isActive(userId) {
+      return (await cache.fetch(userId)) === true;
     },
     clear() {
-      entries.clear();
-      for (const listener of listeners) {
-        try {
-          listener();
-        } catch {
-          // A listener's failure must not fail the auth answer that cleared the cache.
-        }
-      }
-    },
-    onClear(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
+      cache.clear();
     },
   };
 }
 
-/** Whether a Cookie header's session holds a current grant in `cache` (no database asked). */
-export function hasCachedAccess(cache: AccessCache, cookieHeader: string | undefined): boolean {
-  const cookie = sessionCookieIn(cookieHeader);
-  return cookie !== null && cache.get(cookie) !== undefined;
-}
-
-/** The Better Auth session cookie (with its signature), or null. */
-export function sessionCookieOf(request: FastifyRequest): string | null {
-  return sessionCookieIn(request.headers.cookie);
-}
-
-/** sessionCookieOf, given the Cookie header itself. */
-export function sessionCookieIn(header: string | undefined): string | null {
-  if (!header) return null;
-  const match = /(?:^|;\s*)((?:__Secure-)?better-auth\.session_token)=([^;]+)/.exec(header);
-  return match ? `${match[1]}=${match[2]}` : null;
-}
-
-/**
- * The session token a session cookie (as sessionCookieOf returns it) carries: Better Auth's
- * cookie value is the token and its signature, `token.signature`, URL-encoded. Null when the
- * value has no such shape.
- */
-export function sessionTokenOf(sessionCookie: string): string | null {
-  let value: string;
-  try {
-    value = decodeURIComponent(sessionCookie.slice(sessionCookie.indexOf('=') + 1));
-  } catch {
-    return null;
-  }
-  const dot = value.lastIndexOf('.');
-  return dot > 0 ? value.slice(0, dot) : null;
-}
-
-export function requireSubscription(auth: Auth, db: Database, cache?: AccessCache) {
-  const userHook = requireSignedIn(auth);
-  /** Checks under way, by session cookie: a page's burst of calls with one cookie shares one. */
-  const checking = new Map<string, Promise<SessionUser>>();
-  /** Bumped by every clear (a sign-out, revocation, password change in this process). */
-  let clears = 0;
-  cache?.onClear(() => {
-    clears++;
-    // A check begun before the change must not answer requests made after it.
-    checking.clear();
-  });
-
-  async function check(request: FastifyRequest, reply: FastifyReply, cookie: string): Promise<SessionUser> {
-    const startedAt = clears;
-    await userHook(request, reply);
-    const user = requireUser(request);
-    const subscription = await currentSubscription(db, user.id);
-    if (!subscriptionState(subscription).hasActiveSubscription) {
-      throw new HttpError(403, 'An active subscription is required');
-    }
-    const periodEnd = subscription?.current_period_end
-      ? Date.parse(subscription.current_period_end)
-      : Number.POSITIVE_INFINITY;
-    // Nor may it be remembered: the change may have ended this very session.
-    if (startedAt === clears) cache?.grant(cookie, user, periodEnd);
-    return user;
-  }
-
-  async function slowPath(request: FastifyRequest, reply: FastifyReply, cookie: string): Promise<void> {
-    if (!cache) {
-      await check(request, reply, cookie);
-      return;
-    }
-    // Shared only while it runs (its answer, grant or refusal, is this moment's answer for
-    // the cookie); a check that starts after it reads the database again.
-    let pending = checking.get(cookie);
-    if (!pending) {
-      const started: Promise<SessionUser> = check(request, reply, cookie).finally(() => {
-        if (checking.get(cookie) === started) checking.delete(cookie);
-      });
-      pending = started;
-      checking.set(cookie, pending);
-    }
-    request.user = await pending;
-  }
-
-  // A callback hook: a cached grant (nearly every request) passes without a promise.
-  return function requireSubscriptionHook(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    done: (error?: Error) => void,
-  ): void {
-    const cookie = sessionCookieOf(request);
-    if (!cookie) return done(new HttpError(401, 'Please log in first'));
-    const granted = cache?.get(cookie);
-    if (granted) {
-      request.user = granted;
-      return done();
-    }
-    slowPath(request, reply, cookie).then(() => done(), done);
+/** The dashboard gate: a verified session (401) and an active subscription (403). */
+export function requireSubscription(auth: Auth, access: SubscriptionAccess) {
+  return async function requireSubscriptionHook(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const user = await sessionUser(auth, request, reply);
+    if (!user) throw new HttpError(401, NOT_SIGNED_IN);
+    if (!(await access.isActive(user.id))) throw new HttpError(403, 'An active subscription is required');
+    request.user = user;
   };
 }

@@ -20,7 +20,7 @@ import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'f
 import type { Redis } from 'ioredis';
 import { HttpError } from '../http/errors.ts';
 import { counterStore, waitText } from '../http/rateLimit.ts';
-import { sessionCookieOf } from './guards.ts';
+import { sessionTokenIn } from './guards.ts';
 
 export interface AuthRateLimitPolicy {
   perIp: { max: number; windowMs: number };
@@ -83,6 +83,8 @@ export function authRateLimiter(
   policy: AuthRateLimitPolicy,
   redis: Redis | undefined,
   keyPrefix = DEFAULT_KEY_PREFIX,
+  /** The deployment's session cookie (guards.ts's sessionCookieName): the one Better Auth verifies. */
+  sessionCookie = 'better-auth.session_token',
 ): AuthRateLimiter {
   const store = counterStore(redis);
   const key = (counter: string, id: string) => `${keyPrefix}auth:${counter}:${id}`;
@@ -100,7 +102,9 @@ export function authRateLimiter(
     if (kind === 'password') {
       // One account's session cannot make more sessions without the password, so counting per
       // session bounds the guesses of whoever holds it (from any number of addresses).
-      const session = sessionCookieOf(request);
+      // The token of the cookie Better Auth reads, not of whichever session-named cookie comes
+      // first: another cookie of a similar name in front must not start a fresh count.
+      const session = sessionTokenIn(request.headers.cookie, sessionCookie);
       return session ? countFailures(reply, key('password', hashed(session))) : async () => undefined;
     }
     const email = kind === 'ip' ? undefined : emailOf(request);

@@ -29,9 +29,10 @@ import {
   registerUser,
   resetLinkValid,
   resetPasswordWithToken,
+  sessionCookieName,
   sessionUser,
-  type AccessCache,
   type Auth,
+  type SessionChanges,
 } from './service.ts';
 import { authRateLimiter, DEFAULT_AUTH_RATE_LIMITS, type AuthRateLimitPolicy, type LimitKind } from './rateLimits.ts';
 
@@ -46,8 +47,8 @@ export interface AuthRoutesOptions {
   keyPrefix?: string;
   /** Test-only: serve GET /api/test/outbox (never enable in production). */
   exposeOutbox?: boolean;
-  /** The dashboard gate's grants: cleared on every change of sessions or passwords. */
-  accessCache?: AccessCache;
+  /** Told of every successful change of sessions or passwords (cached sessions go stale). */
+  sessionChanges?: SessionChanges;
 }
 
 /**
@@ -174,11 +175,16 @@ async function sendBetterAuthAnswer(
 export async function authRoutes(app: FastifyInstance, options: AuthRoutesOptions): Promise<void> {
   const { auth, db, publicUrl } = options;
   const routes = app.withTypeProvider<ZodTypeProvider>();
-  const limiter = authRateLimiter(options.rateLimits ?? DEFAULT_AUTH_RATE_LIMITS, options.redis, options.keyPrefix);
+  const limiter = authRateLimiter(
+    options.rateLimits ?? DEFAULT_AUTH_RATE_LIMITS,
+    options.redis,
+    options.keyPrefix,
+    sessionCookieName(publicUrl),
+  );
   // Sign-out, session revocation, password changes and account deletion are all POSTs here:
-  // once one succeeds, no cached dashboard grant may outlive it.
+  // once one succeeds, no cached session or grant may outlive it.
   app.addHook('onResponse', (request, reply, done) => {
-    if (request.method === 'POST' && reply.statusCode < 400) options.accessCache?.clear();
+    if (request.method === 'POST' && reply.statusCode < 400) options.sessionChanges?.changed();
     done();
   });
   app.addHook('onRoute', (route) => {
@@ -229,8 +235,8 @@ export async function authRoutes(app: FastifyInstance, options: AuthRoutesOption
     async (request) => registerUser(auth, fromNodeHeaders(request.headers), request.body),
   );
 
-  routes.get('/api/me', { schema: { response: { 200: meResponse } } }, async (request): Promise<MeResponse> => {
-    const current = await sessionUser(auth, request);
+  routes.get('/api/me', { schema: { response: { 200: meResponse } } }, async (request, reply): Promise<MeResponse> => {
+    const current = await sessionUser(auth, request, reply);
     if (!current) return { user: null, subscription: null };
     return {
       user: { id: current.id, email: current.email, username: current.username },

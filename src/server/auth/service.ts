@@ -12,16 +12,16 @@ import { CURRENT_PASSWORD_REQUIRED, CURRENT_PASSWORD_WRONG } from './passwords.t
 
 export { createAuth, type Auth, type AuthLog } from './auth.ts';
 export {
-  ACCESS_CACHE_TTL_MS,
-  createAccessCache,
-  hasCachedAccess,
+  createSessionChanges,
+  createSubscriptionAccess,
   requireSignedIn,
   requireSubscription,
-  sessionCookieOf,
-  sessionTokenOf,
+  sessionCookieName,
+  sessionTokenIn,
   sessionUser,
-  type AccessCache,
+  type SessionChanges,
   type SessionUser,
+  type SubscriptionAccess,
 } from './guards.ts';
 export { resolveAuthSecret } from './secret.ts';
 export type { AuthRateLimitPolicy } from './rateLimits.ts';

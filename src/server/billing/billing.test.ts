@@ -1,7 +1,7 @@
 // Billing on the built-in test checkout: plans, checkout rules, paying and declining,
 // idempotent fulfilment, cancel/validate, and the one gate in front of every dashboard API.
 import { eq } from 'drizzle-orm';
-import { ACCESS_CACHE_TTL_MS } from '../auth/guards.ts';
+import { SUBSCRIPTION_CACHE_TTL_MS } from '../auth/guards.ts';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { subscriptions } from '../db/schema.ts';
 import { createTestApp, type TestApp } from '../testing/app.ts';
@@ -172,7 +172,7 @@ describe('dashboard API gate', () => {
       .update(subscriptions)
       .set({ currentPeriodEnd: new Date(Date.now() - 1000) })
       .where(eq(subscriptions.userId, userId));
-    await new Promise((resolve) => setTimeout(resolve, ACCESS_CACHE_TTL_MS + 100));
+    await new Promise((resolve) => setTimeout(resolve, SUBSCRIPTION_CACHE_TTL_MS + 100));
     expect((await browser.get('/api/watchlists/chart')).statusCode).toBe(403);
   });
 });

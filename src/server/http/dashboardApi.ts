@@ -1,8 +1,7 @@
 // The dashboard API scope: every route registered here answers 401 without a user and 403
 // without an active, non-expired subscription. One hook, so no route can forget the check.
 import type { FastifyInstance, FastifyPluginAsync, FastifyPluginOptions } from 'fastify';
-import { requireSubscription, type AccessCache, type Auth } from '../auth/service.ts';
-import type { Database } from '../db/client.ts';
+import { requireSubscription, type Auth, type SubscriptionAccess } from '../auth/service.ts';
 
 /** A dashboard feature: its route plugin with options checked against what the plugin takes. */
 export interface DashboardFeature {
@@ -24,14 +23,13 @@ export async function registerDashboardApi(
   app: FastifyInstance,
   options: {
     auth: Auth;
-    db: Database;
-    accessCache?: AccessCache;
+    subscriptionAccess: SubscriptionAccess;
     features: DashboardFeature[];
   },
 ): Promise<void> {
   await app.register(async (scope) => {
     // onRequest: before any body is read or validated, so a visitor's upload is never parsed.
-    scope.addHook('onRequest', requireSubscription(options.auth, options.db, options.accessCache));
+    scope.addHook('onRequest', requireSubscription(options.auth, options.subscriptionAccess));
     // The app's own onRoute hook (inherited, so it ran first) listed the route; mark it.
     scope.addHook('onRoute', (route) => {
       for (const method of [route.method].flat()) {

@@ -116,8 +116,6 @@ export function createQuoteService(options: QuoteServiceOptions) {
       }
       return inFlight;
     },
-    /** The cached snapshot while it is younger than 10 s (what snapshot() would answer), or undefined. */
-    current: fresh,
     /** Which source answers right now (for candles and the alert engine). */
     currentSource(): MarketSource {
       if (options.mode === 'demo') return 'demo';

@@ -8,7 +8,6 @@ import { CHART_TIMEFRAME_SPECS, candleQuery, candleResponse, priceSnapshot } fro
 import { symbolById, tickerOf } from '../../shared/tickers.ts';
 import type { Database } from '../db/client.ts';
 import { sendSharedJson, sharedBody, type SharedBody } from '../http/compression.ts';
-import type { PreparedAnswers } from '../http/preparedAnswers.ts';
 import { chartBars } from './chartBars.ts';
 import { latestCandles, type QuoteService } from './service.ts';
 import { watchlistQuoteRoutes, type WatchlistQuoteOptions } from './watchlistQuotes.ts';
@@ -24,8 +23,6 @@ export interface MarketRouteOptions {
   alertsSince: (ticker: string, since: Date) => Promise<AlertRecord[]>;
   /** The newest alert of each ticker (the watchlist table), given the same way. */
   latestAlerts: WatchlistQuoteOptions['latestAlerts'];
-  /** Where the price snapshot's answer is prepared for the many polls between refreshes. */
-  prepared?: PreparedAnswers;
 }
 
 export const PRICES_PATH = '/external-api/coinbase-prices';
@@ -34,17 +31,10 @@ export async function marketRoutes(app: FastifyInstance, options: MarketRouteOpt
   const routes = app.withTypeProvider<ZodTypeProvider>();
   await watchlistQuoteRoutes(app, options);
   // Every subscriber polls the same snapshot for 10 s: serialize it once (with the response
-  // schema, as Fastify would) and compress it once per encoding, not per request; between
-  // refreshes the answer is prepared (http/preparedAnswers.ts) once Fastify has sent it.
+  // schema, as Fastify would) and compress it once per encoding, not per request.
   const serialized = new WeakMap<object, SharedBody>();
-  // The same snapshot for any query (the route reads none).
-  const current = () => {
-    const snapshot = options.quotes.current();
-    return snapshot && serialized.get(snapshot);
-  };
-  const prepared = options.prepared ? { onSend: options.prepared.share(PRICES_PATH, current) } : {};
   // Untyped on purpose: the reply is those bytes, which a JSON content type sends as they are.
-  app.get(PRICES_PATH, { schema: { response: { 200: priceSnapshot } }, ...prepared }, async (request, reply) => {
+  app.get(PRICES_PATH, { schema: { response: { 200: priceSnapshot } } }, async (request, reply) => {
     const snapshot = await options.quotes.snapshot();
     let body = serialized.get(snapshot);
     if (body === undefined) {
