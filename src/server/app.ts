@@ -15,13 +15,13 @@ import {
 } from './auth/service.ts';
 import type { Config } from './config.ts';
 import { appliedMigrationCount, expectedMigrationCount, type DatabaseHandle } from './db/client.ts';
-import { installJsonCompression } from './http/compression.ts';
+import { compression } from './http/compression.ts';
 import { installCsrfGuard } from './http/csrf.ts';
 import { installErrorHandling } from './http/errors.ts';
 import { loggerOptions } from './http/logging.ts';
 import { counterStore } from './http/rateLimit.ts';
 import { installRequestGuards } from './http/requestGuards.ts';
-import { installSecurityHeaders } from './http/security.ts';
+import { securityHeaders } from './http/security.ts';
 import { registerSpa } from './http/spa.ts';
 import { createMailer, type Mailer } from './mail/service.ts';
 import { createRedis } from './redis.ts';
@@ -173,8 +173,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   installErrorHandling(app);
-  installSecurityHeaders(app, config);
-  installJsonCompression(app);
+  await app.register(securityHeaders, config);
+  await app.register(compression);
   installRequestGuards(app);
   installCsrfGuard(app, config.publicUrl);
 

@@ -111,7 +111,7 @@ async function expectSameAsTable(recent: RecentAlertLog, db: Database) {
     const fromMemory = recent.answer(query, new Date(now));
     expect(fromMemory, JSON.stringify(query)).not.toBeNull();
     expect(fromMemory!.records, JSON.stringify(query)).toEqual(fromTable);
-    expect(fromMemory!.body.bytes.toString(), JSON.stringify(query)).toBe(JSON.stringify({ alerts: fromTable }));
+    expect(fromMemory!.body, JSON.stringify(query)).toBe(JSON.stringify({ alerts: fromTable }));
   }
 }
 

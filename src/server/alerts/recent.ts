@@ -18,7 +18,6 @@ import { parseAlertTimestamp, type AlertRecord } from '../../shared/alertDisplay
 import type { AlertQuery } from '../../shared/schemas/alerts.ts';
 import { tickersOfClass } from '../../shared/tickers.ts';
 import type { Database } from '../db/client.ts';
-import { sharedBody, type SharedBody } from '../http/compression.ts';
 import { coalesced } from '../jobs/coalesce.ts';
 import type { AlertBus } from './bus.ts';
 import { onAlertsStored, toAlertRecord } from './service.ts';
@@ -43,7 +42,7 @@ export interface RecentAlertLog {
    * The answer to this query from memory (the route's JSON body and its records), or null when
    * the database must answer: the range starts before the window, or the window is not current.
    */
-  answer(query: AlertQuery, now?: Date): { body: SharedBody; records: AlertRecord[] } | null;
+  answer(query: AlertQuery, now?: Date): { body: string; records: AlertRecord[] } | null;
   /** Reads the rows stored since the last read; concurrent calls share one read. */
   sync(): Promise<void>;
   /** Resolves once the window has been loaded (or failed to load: then it answers nothing). */
@@ -114,7 +113,7 @@ export function createRecentAlertLog(options: RecentAlertLogOptions): RecentAler
   let closed = false;
   /** Bumped on every change; the answers made from an older version are not reused. */
   let version = 0;
-  const answers = new Map<string, { version: number; ids: string; body: SharedBody; records: AlertRecord[] }>();
+  const answers = new Map<string, { version: number; ids: string; body: string; records: AlertRecord[] }>();
 
   async function reload(): Promise<void> {
     const since = now() - windowMs;
@@ -217,7 +216,7 @@ export function createRecentAlertLog(options: RecentAlertLogOptions): RecentAler
   timer.unref();
   const ready = sync();
 
-  function answer(query: AlertQuery, at = new Date()): { body: SharedBody; records: AlertRecord[] } | null {
+  function answer(query: AlertQuery, at = new Date()): { body: string; records: AlertRecord[] } | null {
     if (!current) return null;
     const end = query.end_time ? parseAlertTimestamp(query.end_time).getTime() : at.getTime();
     const start = query.start_time
@@ -243,7 +242,7 @@ export function createRecentAlertLog(options: RecentAlertLogOptions): RecentAler
     const made = {
       version,
       ids,
-      body: sharedBody(`{"alerts":[${picked.map((alert) => alert.json).join(',')}]}`),
+      body: `{"alerts":[${picked.map((alert) => alert.json).join(',')}]}`,
       records: picked.map((alert) => alert.record),
     };
     if (answers.size >= 256) answers.clear();

@@ -1,10 +1,10 @@
 // GET /external-api/alert (docs/SPEC.md section 7): the market-wide alert log, filtered. The
 // recent window (recent.ts) answers from memory what it holds; the database answers the rest.
-import type { FastifyInstance } from 'fastify';
+import fastifyEtag from '@fastify/etag';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Database } from '../db/client.ts';
 import { alertLogResponse, alertQuery } from '../../shared/schemas/alerts.ts';
-import { sendSharedJson } from '../http/compression.ts';
 import type { RecentAlertLog } from './recent.ts';
 import { queryAlerts } from './service.ts';
 
@@ -16,6 +16,11 @@ export { createRecentAlertLog, type RecentAlertLog } from './recent.ts';
 
 export const ALERT_LOG_PATH = '/external-api/alert';
 
+/** An answer already serialised as the response schema would (the recent window's). */
+function sendJsonText(reply: FastifyReply, body: string): FastifyReply {
+  return reply.type('application/json; charset=utf-8').send(body);
+}
+
 export async function alertRoutes(
   app: FastifyInstance,
   options: {
@@ -25,12 +30,16 @@ export async function alertRoutes(
 ): Promise<void> {
   const routes = app.withTypeProvider<ZodTypeProvider>();
   const { recent } = options;
+  // Polled: an ETag of the answer (weak: made before compression, shared by every encoding),
+  // and 304 without a body for a poll whose If-None-Match still matches.
+  await app.register(fastifyEtag, { weak: true });
   routes.get(
     ALERT_LOG_PATH,
     { schema: { querystring: alertQuery, response: { 200: alertLogResponse } } },
     async (request, reply) => {
+      reply.header('Cache-Control', 'private, max-age=5');
       const memory = recent?.answer(request.query);
-      if (memory) return sendSharedJson(request, reply, memory.body);
+      if (memory) return sendJsonText(reply, memory.body);
       return { alerts: await queryAlerts(options.db, request.query) };
     },
   );

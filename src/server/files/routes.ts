@@ -303,13 +303,13 @@ export async function fileRoutes(app: FastifyInstance, options: FileRoutesOption
   // the file's bytes, not JSON: no response schema.
   routes.get(
     '/files/:id/download',
-    { schema: { params: fileIdParams }, exposeHeadRoute: false },
+    { schema: { params: fileIdParams }, exposeHeadRoute: false, compress: false },
     async (request, reply) => {
       const row = await prepareDownload(request, reply);
       return reply.send(await openStored(row.storageKey));
     },
   );
-  routes.head('/files/:id/download', { schema: { params: fileIdParams } }, async (request, reply) => {
+  routes.head('/files/:id/download', { schema: { params: fileIdParams }, compress: false }, async (request, reply) => {
     await prepareDownload(request, reply);
     return reply.send();
   });
@@ -331,7 +331,7 @@ export async function fileRoutes(app: FastifyInstance, options: FileRoutesOption
 
   routes.get(
     '/files/:id/versions/:version/download',
-    { schema: { params: fileVersionParams }, exposeHeadRoute: false },
+    { schema: { params: fileVersionParams }, exposeHeadRoute: false, compress: false },
     async (request, reply) => {
       const version = await prepareVersionDownload(request, reply);
       return reply.send(await openStored(version.storageKey));
@@ -339,7 +339,7 @@ export async function fileRoutes(app: FastifyInstance, options: FileRoutesOption
   );
   routes.head(
     '/files/:id/versions/:version/download',
-    { schema: { params: fileVersionParams } },
+    { schema: { params: fileVersionParams }, compress: false },
     async (request, reply) => {
       await prepareVersionDownload(request, reply);
       return reply.send();

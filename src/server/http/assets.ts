@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { encodingFor } from './compression.ts';
+import { negotiate } from '@fastify/accept-negotiator';
 
 const TYPES: Readonly<Record<string, string>> = {
   '.js': 'application/javascript; charset=utf-8',
@@ -84,7 +84,8 @@ export function registerAssets(app: FastifyInstance, dir: string): void {
     const name = request.params['*'];
     const asset = assets.get(name);
     if (!asset) return reply.code(404).send({ error: `Not found: ${request.method} /assets/${name}` });
-    const encoding = asset.br || asset.gzip ? encodingFor(request) : null;
+    const accepted = request.headers['accept-encoding'];
+    const encoding = accepted && (asset.br || asset.gzip) ? negotiate(accepted, ['br', 'gzip']) : null;
     const chosen = (encoding === 'br' ? asset.br : encoding === 'gzip' ? asset.gzip : undefined) ?? asset.identity;
     reply
       .header('Cache-Control', ASSET_CACHE_CONTROL)

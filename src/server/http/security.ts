@@ -1,13 +1,13 @@
-// Security headers for every response: helmet with a Content-Security-Policy that allows
-// exactly the third-party origins the product embeds (TradingView, Barchart, Stripe, Google
-// Sheets, and the two configurable embed pages) and nothing else.
+// Security headers for every response: @fastify/helmet with a Content-Security-Policy that
+// allows exactly the third-party origins the product embeds (TradingView, Barchart, Stripe,
+// Google Sheets, and the two configurable embed pages) and nothing else; a JSON answer carries
+// a stricter policy of its own.
 import { createHash } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { FastifyInstance } from 'fastify';
-import helmet, { type HelmetOptions } from 'helmet';
+import fastifyHelmet, { type FastifyHelmetOptions } from '@fastify/helmet';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import fp from 'fastify-plugin';
 import { BOOT_SCRIPT } from '../../shared/bootScript.ts';
 import type { Config } from '../config.ts';
-import { isJsonReply } from './compression.ts';
 
 export const THIRD_PARTY_ORIGINS = {
   tradingView: ['https://s3.tradingview.com', 'https://*.tradingview.com', 'https://*.tradingview-widget.com'],
@@ -33,11 +33,12 @@ function originOf(url: string | undefined): string[] {
   return url ? [new URL(url).origin] : [];
 }
 
-export function helmetOptions(config: Config): HelmetOptions {
+export function helmetOptions(config: Config): FastifyHelmetOptions {
   const { tradingView, barchart, stripe, googleSheets } = THIRD_PARTY_ORIGINS;
   const embeds = [...originOf(config.SPREADSHEET_EMBED_URL), ...originOf(config.DEMO_TRADING_EMBED_URL)];
   const https = config.publicUrl.startsWith('https://');
   return {
+    global: true,
     // The TradingView and Barchart embeds run in their own frames and need our page to be
     // framable by nobody but ourselves; cross-origin embedder isolation would break them.
     crossOriginEmbedderPolicy: false,
@@ -46,7 +47,7 @@ export function helmetOptions(config: Config): HelmetOptions {
     // on a LAN address no Sec-Fetch-Site either, so the CSRF guard (csrf.ts) could not tell
     // them from a forgery. same-origin keeps the real Origin on same-origin requests.
     referrerPolicy: { policy: 'same-origin' },
-    hsts: https,
+    strictTransportSecurity: https,
     contentSecurityPolicy: {
       useDefaults: false,
       directives: {
@@ -69,25 +70,6 @@ export function helmetOptions(config: Config): HelmetOptions {
   };
 }
 
-/** The headers helmet sets for these options, computed once by running it on a recording response. */
-export function securityHeaders(options: HelmetOptions): Record<string, string> {
-  const headers: Record<string, string> = {};
-  const recorder = {
-    setHeader(name: string, value: string | number | readonly string[]) {
-      headers[name.toLowerCase()] = String(value);
-    },
-    removeHeader(name: string) {
-      delete headers[name.toLowerCase()];
-    },
-  };
-  let failure: unknown;
-  helmet(options)({} as IncomingMessage, recorder as unknown as ServerResponse, (error?: unknown) => {
-    failure = error;
-  });
-  if (failure) throw failure instanceof Error ? failure : new Error(`helmet failed: ${JSON.stringify(failure)}`);
-  return headers;
-}
-
 /**
  * The Content-Security-Policy of a JSON answer. A browser applies a CSP only to a document, and
  * a JSON answer becomes one only when opened on its own: then it may load nothing and be framed
@@ -97,20 +79,20 @@ export function securityHeaders(options: HelmetOptions): Record<string, string> 
  */
 export const JSON_CSP = "default-src 'none'; frame-ancestors 'self'";
 
-/**
- * Sets helmet's headers on every response. @fastify/helmet rebuilds helmet's middleware
- * (and re-parses the CSP) on every request; the options never change at run time, so the
- * headers are computed once here and copied onto each reply. A JSON answer's CSP is JSON_CSP
- * (decided once the answer's type is known, as it is sent); helmet's other headers stay.
- */
-export function installSecurityHeaders(app: FastifyInstance, config: Config): void {
-  const headers = securityHeaders(helmetOptions(config));
-  app.addHook('onRequest', (_request, reply, done) => {
-    reply.headers(headers);
-    done();
-  });
+/** Whether the reply's content type is JSON (application/json or a +json type). */
+function isJsonReply(reply: FastifyReply): boolean {
+  const type = reply.getHeader('content-type');
+  return typeof type === 'string' && /^application\/(?:[\w.+-]+\+)?json\b/i.test(type);
+}
+
+async function securityHeadersPlugin(app: FastifyInstance, config: Config): Promise<void> {
+  await app.register(fastifyHelmet, helmetOptions(config));
+  // Decided once the answer's type is known, as it is sent; helmet's other headers stay.
   app.addHook('onSend', (_request, reply, payload, done) => {
     if (isJsonReply(reply)) reply.header('content-security-policy', JSON_CSP);
     done(null, payload);
   });
 }
+
+/** Registered with the app's config as its options. */
+export const securityHeaders = fp(securityHeadersPlugin, { name: 'watos-security-headers', fastify: '5.x' });

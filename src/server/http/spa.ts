@@ -18,7 +18,6 @@ import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { registerAssets } from './assets.ts';
 import { attributeText, withBootScript } from '../../shared/bootScript.ts';
-import { sendShared, sharedBody, type SharedBody } from './compression.ts';
 
 /** Paths that belong to the API: an unknown one is a JSON 404, never the app shell. */
 const API_PREFIXES = ['/api/', '/external-api/', '/files', '/upload', '/sheets/', '/prompts', '/healthz'];
@@ -128,12 +127,9 @@ export function withInlineStylesheet(html: string, webRoot: string): string {
   return html.replace(link, () => `<style>${css}</style>`);
 }
 
-/**
- * The HTML of each route in ROUTE_PAGES, read once from the build and compressed once per
- * encoding (with its stylesheet inline it is tens of kB); none without a manifest.
- */
-function routeHtml(webRoot: string): Map<string, SharedBody> {
-  const pages = new Map<string, SharedBody>();
+/** The HTML of each route in ROUTE_PAGES, made once from the build; none without a manifest. */
+function routeHtml(webRoot: string): Map<string, string> {
+  const pages = new Map<string, string>();
   const manifestPath = join(webRoot, '.vite', 'manifest.json');
   if (!existsSync(manifestPath)) return pages;
   const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as Record<string, ManifestChunk>;
@@ -146,7 +142,7 @@ function routeHtml(webRoot: string): Map<string, SharedBody> {
     const files = pageChunkFiles(manifest, modules);
     if (files.length === 0) continue;
     const page = withInlineStylesheet(withModulePreloads(html, files), webRoot);
-    pages.set(route, sharedBody(withFetchPreloads(withBootScript(page), fetches)));
+    pages.set(route, withFetchPreloads(withBootScript(page), fetches));
   }
   return pages;
 }
@@ -171,7 +167,12 @@ export async function registerSpa(app: FastifyInstance, webRoot: string | null):
       },
     });
   }
-  const pages = hasBuild ? routeHtml(webRoot) : new Map<string, SharedBody>();
+  const pages = hasBuild ? routeHtml(webRoot) : new Map<string, string>();
+  const sendPage = (reply: FastifyReply, page: string) =>
+    reply.header('Cache-Control', 'no-cache').type('text/html; charset=utf-8').send(page);
+  // Routes of their own (not only the not-found fallback below), so every route hook, the
+  // compression's among them, applies to them.
+  for (const [route, page] of pages) app.get(route, (_request, reply) => sendPage(reply, page));
 
   app.setNotFoundHandler((request, reply) => {
     const wantsPage = (request.method === 'GET' || request.method === 'HEAD') && !isApiPath(request.url);
@@ -180,8 +181,7 @@ export async function registerSpa(app: FastifyInstance, webRoot: string | null):
       if (hasLanding && path === '/')
         return reply.header('Cache-Control', 'no-cache').type('text/html; charset=utf-8').sendFile('landing.html');
       const page = pages.get(path.replace(/(.)\/+$/, '$1'));
-      if (page !== undefined)
-        return sendShared(request, reply.header('Cache-Control', 'no-cache'), page, 'text/html; charset=utf-8');
+      if (page !== undefined) return sendPage(reply, page);
       return reply.header('Cache-Control', 'no-cache').type('text/html; charset=utf-8').sendFile('index.html');
     }
     return reply.code(404).send({ error: `Not found: ${request.method} ${request.url.split('?')[0]}` });

@@ -1,13 +1,13 @@
 // Market-data routes: GET /external-api/coinbase-prices (docs/SPEC.md section 7), and the candles
 // of any symbol of the table (every asset class) with the alerts that fired on them (the own
 // candle chart: any timeframe bucketed from the store, with the overlays and RSI asked for).
+import fastifyEtag from '@fastify/etag';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { AlertRecord } from '../../shared/alertDisplay.ts';
 import { CHART_TIMEFRAME_SPECS, candleQuery, candleResponse, priceSnapshot } from '../../shared/schemas/market.ts';
 import { symbolById, tickerOf } from '../../shared/tickers.ts';
 import type { Database } from '../db/client.ts';
-import { sendSharedJson, sharedBody, type SharedBody } from '../http/compression.ts';
 import { chartBars } from './chartBars.ts';
 import { latestCandles, type QuoteService } from './service.ts';
 import { watchlistQuoteRoutes, type WatchlistQuoteOptions } from './watchlistQuotes.ts';
@@ -29,20 +29,22 @@ export const PRICES_PATH = '/external-api/coinbase-prices';
 
 export async function marketRoutes(app: FastifyInstance, options: MarketRouteOptions): Promise<void> {
   const routes = app.withTypeProvider<ZodTypeProvider>();
+  // Polled answers: an ETag of the answer, and a poll whose If-None-Match still matches gets
+  // 304 without a body. Weak: it is made before compression, so every encoding shares it.
+  await app.register(fastifyEtag, { weak: true });
   await watchlistQuoteRoutes(app, options);
   // Every subscriber polls the same snapshot for 10 s: serialize it once (with the response
-  // schema, as Fastify would) and compress it once per encoding, not per request.
-  const serialized = new WeakMap<object, SharedBody>();
-  // Untyped on purpose: the reply is those bytes, which a JSON content type sends as they are.
-  app.get(PRICES_PATH, { schema: { response: { 200: priceSnapshot } } }, async (request, reply) => {
+  // schema, as Fastify would), not per request.
+  const serialized = new WeakMap<object, string>();
+  // Untyped on purpose: the reply is that text, which a JSON content type sends as it is.
+  app.get(PRICES_PATH, { schema: { response: { 200: priceSnapshot } } }, async (_request, reply) => {
     const snapshot = await options.quotes.snapshot();
     let body = serialized.get(snapshot);
     if (body === undefined) {
-      body = sharedBody(JSON.stringify(priceSnapshot.parse(snapshot)));
+      body = JSON.stringify(priceSnapshot.parse(snapshot));
       serialized.set(snapshot, body);
     }
-    reply.header('Cache-Control', 'private, max-age=5');
-    return sendSharedJson(request, reply, body);
+    return reply.header('Cache-Control', 'private, max-age=5').type('application/json; charset=utf-8').send(body);
   });
 
   routes.get(
