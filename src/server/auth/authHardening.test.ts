@@ -222,6 +222,22 @@ describe('auth bodies: 400 with a clear message, the same limits on every path (
       /^username: Username must be at most 40 characters long/,
     ],
     ['a NUL in the username', { username: 'x\u0000' }, /^username: Username may not contain control characters/],
+    // Issue 33: C1 controls, Unicode line separators and bidi overrides forge lines and names too.
+    [
+      'a NEL in the name',
+      { name: 'a\u0085b' },
+      /^name: Name may not contain control characters or line breaks \(U\+0085\)$/,
+    ],
+    [
+      'a line separator in the name',
+      { name: 'Joe\u2028Bcc: evil@x.test' },
+      /^name: Name may not contain control characters or line breaks \(U\+2028\)$/,
+    ],
+    [
+      'a right-to-left override in the username',
+      { username: 'evil\u202Egnp.exe' },
+      /^username: Username may not contain control characters or line breaks \(U\+202E\)$/,
+    ],
     ['a NUL in another field', { image: 'https://x.test/\u0000' }, /^image: image may not contain control characters/],
     ['a NUL in an unknown field', { other: 'a\u0000' }, /^other: may not contain NUL characters/],
   ])('update-user refuses %s', async (_case, body, message) => {
@@ -249,6 +265,16 @@ describe('auth bodies: 400 with a clear message, the same limits on every path (
     ],
     ['a 41-character name', { name: 'n'.repeat(41) }, /^name: Name must be at most 40 characters long/],
     ['an over-long e-mail', { email: `${'e'.repeat(250)}@example.com` }, /^email: Email is too long/],
+    [
+      'a paragraph separator in the name',
+      { name: 'n\u2029x' },
+      /^name: Name may not contain control characters or line breaks \(U\+2029\)$/,
+    ],
+    [
+      'a C1 control in the username',
+      { username: 'u\u009bv' },
+      /^username: Username may not contain control characters or line breaks \(U\+009B\)$/,
+    ],
     [
       'a 129-character password',
       { password: 'p'.repeat(129) },

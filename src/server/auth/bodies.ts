@@ -1,19 +1,14 @@
 // The bodies of the Better Auth endpoints we forward to, checked before forwarding with the
-// same rules as our own registration: a username or display name is 1-40 characters, an
-// e-mail at most 254, a new password 6-128; no field may be null where a text is expected or
-// hold a NUL character (PostgreSQL cannot store one, and Better Auth answers 500 when the
-// database refuses it). Fields the endpoints take that are not listed here pass through as
+// same rules as our own registration: a username or display name is 1-40 characters without
+// control characters or line breaks (shared/schemas/userText.ts), an e-mail at most 254, a new
+// password 6-128; no field may be null where a text is expected or hold a NUL character
+// (PostgreSQL cannot store one, and Better Auth answers 500 when the database refuses it). Fields the endpoints take that are not listed here pass through as
 // they are, within the app-wide depth and length limits (http/requestGuards.ts) and the
 // per-field text bound below.
 import { z } from 'zod';
 import { MIN_PASSWORD_LENGTH } from '../../shared/constants.ts';
-import {
-  email,
-  hasControlCharacter,
-  PASSWORD_TOO_SHORT,
-  username,
-  USERNAME_MAX_LENGTH,
-} from '../../shared/schemas/auth.ts';
+import { displayName, email, PASSWORD_TOO_SHORT, username } from '../../shared/schemas/auth.ts';
+import { refuseUnsafeCharacters } from '../../shared/schemas/userText.ts';
 
 /** Longest text any other auth field (a token, a callback URL, an image URL) may hold. */
 export const AUTH_TEXT_MAX = 2048;
@@ -24,7 +19,7 @@ const text = (name: string) =>
   z
     .string({ error: `${name} must be text` })
     .max(AUTH_TEXT_MAX, `${name} must be at most ${AUTH_TEXT_MAX} characters long`)
-    .refine((value) => !hasControlCharacter(value), `${name} may not contain control characters`);
+    .superRefine(refuseUnsafeCharacters(name));
 
 const newPassword = z
   .string({ error: 'Password is required' })
@@ -35,14 +30,6 @@ const currentPassword = z
   .string({ error: 'Password is required' })
   .min(1, 'Password is required')
   .max(PASSWORD_MAX, `Password must be at most ${PASSWORD_MAX} characters long`);
-
-/** The display name: registration sets it to the username, so it follows the same rule. */
-const displayName = z
-  .string({ error: 'Name is required' })
-  .trim()
-  .min(1, 'Name is required')
-  .max(USERNAME_MAX_LENGTH, `Name must be at most ${USERNAME_MAX_LENGTH} characters long`)
-  .refine((value) => !hasControlCharacter(value), 'Name may not contain control characters');
 
 const body = <Shape extends z.ZodRawShape>(shape: Shape) => z.looseObject(shape);
 

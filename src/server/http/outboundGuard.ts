@@ -1,9 +1,10 @@
 // The SSRF guard for requests the server sends to addresses a user typed (a rule's webhook,
 // a browser's push endpoint). A URL is vetted before anything is sent: https only, its host
-// resolved once, and every address it resolves to checked against the ranges a public
-// deployment must never reach from outside (loopback, private, link-local, unique-local,
-// CGNAT, "this network", multicast, broadcast and reserved, and those same IPv4 ranges in
-// IPv4-mapped or NAT64 IPv6 form). The connection is then made to the vetted address itself:
+// resolved once, and every address it resolves to classified by ipaddr.js: only ordinary
+// public unicast passes on a public deployment, never loopback, private, link-local,
+// unique-local, CGNAT, multicast, broadcast or any other IANA special-purpose range, nor an
+// IPv6 address that translates or tunnels to IPv4 (NAT64, SIIT, 6to4, Teredo) unless it is
+// the well-known NAT64 prefix carrying a public IPv4 address. The connection is then made to the vetted address itself:
 // the request's `lookup` answers with it, so a DNS answer that changes between the check and
 // the connect (DNS rebinding) cannot move the request elsewhere. TLS still verifies the
 // certificate against the host name (SNI and checks use the URL's host).
@@ -14,7 +15,8 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import http, { type IncomingHttpHeaders } from 'node:http';
 import https from 'node:https';
-import { isIPv4, isIPv6, type LookupFunction } from 'node:net';
+import { isIP, isIPv4, isIPv6, type LookupFunction } from 'node:net';
+import ipaddr from 'ipaddr.js';
 import { DomainError } from '../errors/domain.ts';
 
 /** A URL refused by the guard: never retried, shown to the user as it is. */
@@ -41,97 +43,104 @@ export interface VettedTarget {
   family: 4 | 6;
 }
 
-type Range = [base: number[], prefix: number, kind: 'private' | 'reserved'];
+type Blocked = 'private' | 'reserved' | 'translated';
 
-// IPv4 ranges as [octets, prefix length]. 'private': loopback, RFC 1918, link-local, CGNAT,
-// "this network"; 'reserved': multicast, the old class E and the broadcast address.
-const V4_BLOCKED: Range[] = [
-  [[0, 0, 0, 0], 8, 'private'],
-  [[10, 0, 0, 0], 8, 'private'],
-  [[100, 64, 0, 0], 10, 'private'],
-  [[127, 0, 0, 0], 8, 'private'],
-  [[169, 254, 0, 0], 16, 'private'],
-  [[172, 16, 0, 0], 12, 'private'],
-  [[192, 0, 0, 0], 24, 'reserved'],
-  [[192, 168, 0, 0], 16, 'private'],
-  [[198, 18, 0, 0], 15, 'reserved'],
-  [[224, 0, 0, 0], 4, 'reserved'],
-  [[240, 0, 0, 0], 4, 'reserved'],
-];
+// ipaddr.js's names (its IANA-derived SpecialRanges) of addresses inside one host or site.
+// 'unicast' is its name for everything else; every other name is refused as reserved.
+const INSIDE_RANGES = new Set([
+  'unspecified',
+  'loopback',
+  'private',
+  'linkLocal',
+  'carrierGradeNat',
+  'uniqueLocal',
+  'deprecatedSiteLocal',
+]);
 
-// IPv6 ranges over the 16 bytes. IPv4-mapped (::ffff:0:0/96), IPv4-compatible (::/96) and
-// NAT64 (64:ff9b::/96) addresses are judged by the IPv4 address they carry, below.
-const V6_BLOCKED: Range[] = [
-  [[0xfe, 0x80], 10, 'private'], // link-local fe80::/10
-  [[0xfe, 0xc0], 10, 'private'], // old site-local fec0::/10
-  [[0xfc, 0x00], 7, 'private'], // unique-local fc00::/7
-  [[0xff, 0x00], 8, 'reserved'], // multicast ff00::/8
-];
+// IPv6 addresses that carry an IPv4 address or tunnel to one: a NAT64/SIIT translator or a
+// 6to4/Teredo relay near the server would forward them to whatever IPv4 address they name,
+// so they are refused whatever they carry. The one exception, 64:ff9b::/96, is below. The
+// offset says where the IPv4 address sits, to name a private one in the error.
+const TRANSLATION_RANGES = new Map<string, number | null>([
+  ['rfc6145', 12], // ::ffff:0:a.b.c.d, SIIT's IPv4-translated form
+  ['rfc6052', null], // 64:ff9b:1::/48, local-use NAT64: the IPv4 address's place depends on the prefix length
+  ['ipv4Compatible', 12], // ::a.b.c.d, deprecated by RFC 4291
+  ['6to4', 2], // 2002:aabb:ccdd::/48, the relay's IPv4 address
+  ['teredo', null], // 2001::/32, the client's IPv4 address is obfuscated
+]);
 
-function inRange(bytes: number[], base: number[], prefix: number): boolean {
-  for (let bit = 0; bit < prefix; bit += 8) {
-    const index = bit / 8;
-    const bits = Math.min(8, prefix - bit);
-    const mask = (0xff << (8 - bits)) & 0xff;
-    if (((bytes[index] ?? 0) & mask) !== ((base[index] ?? 0) & mask)) return false;
-  }
-  return true;
+// The only ranges ipaddr.js 2.5 does not name, checked against the IANA IPv4 and IPv6
+// Special-Purpose Address Registries (2025): IPv4 has none; IPv6 lacks ::/96 (IPv4-compatible,
+// not in the registry but still routed by old tunnel set-ups) and 100:0:0:1::/64 (RFC 9780's
+// dummy prefix). The second, and any later assignment outside it, is covered by the IPv6
+// Address Space registry: IANA allocates global unicast only from 2000::/3, the rest is
+// reserved by the IETF.
+const IPV4_COMPATIBLE = ipaddr.parseCIDR('::/96');
+const GLOBAL_UNICAST = ipaddr.parseCIDR('2000::/3');
+// The well-known NAT64 prefix (RFC 6052): a DNS64 resolver on an IPv6-only host answers with
+// it for every IPv4-only name, so it is judged by the IPv4 address it carries (its last 32 bits).
+const NAT64_WELL_KNOWN = ipaddr.parseCIDR('64:ff9b::/96');
+
+/** The address as the socket will read it, IPv4-mapped IPv6 as the IPv4 address it maps. */
+function parseAddress(address: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
+  const family = isIP(address);
+  if (family === 4) return ipaddr.IPv4.parse(address);
+  if (family !== 6) return null;
+  // ipaddr.js reads '::a.b.c.d' as IPv4-mapped, but the socket connects to the IPv4-compatible
+  // ::a.b.c.d (as the resolver writes it); the URL parser spells IPv6 as the socket reads it.
+  const canonical = new URL(`http://[${address.split('%')[0]}]/`).hostname.slice(1, -1);
+  const parsed = ipaddr.IPv6.parse(canonical);
+  return parsed.isIPv4MappedAddress() ? parsed.toIPv4Address() : parsed;
 }
 
-function v4Bytes(address: string): number[] {
-  return address.split('.').map(Number);
+function classifyIPv4(address: ipaddr.IPv4): Blocked | null {
+  const range: string = address.range();
+  if (range === 'unicast') return null;
+  return INSIDE_RANGES.has(range) ? 'private' : 'reserved';
 }
 
-/** The 16 bytes of an IPv6 address (with a possible trailing dotted IPv4 part). */
-function v6Bytes(address: string): number[] {
-  let text = address.toLowerCase().split('%')[0];
-  const tail: number[] = [];
-  const dotted = text.match(/(\d+\.\d+\.\d+\.\d+)$/);
-  if (dotted) {
-    tail.push(...v4Bytes(dotted[1]));
-    text = text.slice(0, -dotted[1].length);
-    if (text.endsWith(':') && !text.endsWith('::')) text = text.slice(0, -1);
-  }
-  const [head, rest] = text.includes('::') ? text.split('::') : [text, null];
-  const groups = (part: string) => (part === '' ? [] : part.split(':').map((group) => parseInt(group, 16)));
-  const headGroups = groups(head);
-  const restGroups = rest === null ? [] : groups(rest);
-  const missing = 8 - tail.length / 2 - headGroups.length - restGroups.length;
-  const all = [...headGroups, ...Array<number>(rest === null ? 0 : missing).fill(0), ...restGroups];
-  const bytes = all.flatMap((group) => [group >> 8, group & 0xff]);
-  return [...bytes, ...tail];
+function rangeOfIPv6(address: ipaddr.IPv6): string {
+  const range: string = address.range();
+  if (range !== 'unicast') return range;
+  if (address.match(IPV4_COMPATIBLE)) return 'ipv4Compatible';
+  return address.match(GLOBAL_UNICAST) ? 'unicast' : 'reserved';
+}
+
+function carriedIPv4(address: ipaddr.IPv6, offset: number): ipaddr.IPv4 {
+  return new ipaddr.IPv4(address.toByteArray().slice(offset, offset + 4));
 }
 
 /**
  * Why an address may not be reached from a public deployment: 'private' (loopback, private,
- * link-local, unique-local, CGNAT, 0.0.0.0/8, or the IPv6 forms of those), 'reserved'
- * (multicast, broadcast, reserved), or null for an ordinary public address.
+ * link-local, unique-local, CGNAT, "this network", or an IPv6 form carrying one of those),
+ * 'reserved' (multicast, broadcast, documentation, benchmarking and every other IANA
+ * special-purpose range), 'translated' (an IPv6 translation or tunnel address), or null for an
+ * ordinary public address.
  */
-export function classifyAddress(address: string): 'private' | 'reserved' | null {
-  if (isIPv4(address)) {
-    const bytes = v4Bytes(address);
-    for (const [base, prefix, kind] of V4_BLOCKED) if (inRange(bytes, base, prefix)) return kind;
-    return null;
+export function classifyAddress(address: string): Blocked | null {
+  let parsed: ipaddr.IPv4 | ipaddr.IPv6 | null;
+  try {
+    parsed = parseAddress(address);
+  } catch {
+    parsed = null;
   }
-  if (!isIPv6(address)) return 'reserved';
-  const bytes = v6Bytes(address);
-  if (bytes.length !== 16) return 'reserved';
-  const zeros = (from: number, to: number) => bytes.slice(from, to).every((byte) => byte === 0);
-  // :: (unspecified) and ::1 (loopback).
-  if (zeros(0, 15) && (bytes[15] === 0 || bytes[15] === 1)) return 'private';
-  const embedded =
-    (zeros(0, 10) && bytes[10] === 0xff && bytes[11] === 0xff) || // ::ffff:a.b.c.d (mapped)
-    zeros(0, 12) || // ::a.b.c.d (compatible)
-    inRange(bytes, [0x00, 0x64, 0xff, 0x9b, 0, 0, 0, 0, 0, 0, 0, 0], 96); // 64:ff9b::a.b.c.d (NAT64)
-  if (embedded) return classifyAddress(bytes.slice(12).join('.'));
-  for (const [base, prefix, kind] of V6_BLOCKED) if (inRange(bytes, base, prefix)) return kind;
-  return null;
+  if (parsed === null) return 'reserved';
+  if (parsed instanceof ipaddr.IPv4) return classifyIPv4(parsed);
+  if (parsed.match(NAT64_WELL_KNOWN)) return classifyIPv4(carriedIPv4(parsed, 12));
+  const range = rangeOfIPv6(parsed);
+  if (TRANSLATION_RANGES.has(range)) {
+    const offset = TRANSLATION_RANGES.get(range);
+    if (offset != null && classifyIPv4(carriedIPv4(parsed, offset)) === 'private') return 'private';
+    return 'translated';
+  }
+  if (range === 'unicast') return null;
+  return INSIDE_RANGES.has(range) ? 'private' : 'reserved';
 }
 
-function blockedMessage(label: string, address: string, kind: 'private' | 'reserved'): string {
-  return kind === 'private'
-    ? `${label} points to a private or loopback address (${address})`
-    : `${label} points to a multicast, broadcast or reserved address (${address})`;
+function blockedMessage(label: string, address: string, kind: Blocked): string {
+  if (kind === 'private') return `${label} points to a private or loopback address (${address})`;
+  if (kind === 'translated') return `${label} points to an IPv6 translation or tunnel address (${address})`;
+  return `${label} points to a multicast, broadcast or reserved address (${address})`;
 }
 
 function resolveAll(host: string, timeoutMs: number): Promise<LookupAddress[]> {

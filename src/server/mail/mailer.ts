@@ -9,6 +9,7 @@ import nodemailer from 'nodemailer';
 import type { Config } from '../config.ts';
 import type { Database, DatabaseHandle } from '../db/client.ts';
 import { outbox } from '../db/schema.ts';
+import { escapeUnsafeCharacters } from '../../shared/schemas/userText.ts';
 import { openMailQueue, type MailQueue, type MailRetryPolicy } from './queue.ts';
 
 export interface MailMessage {
@@ -99,9 +100,12 @@ export async function createMailer(
       await keepCopy(message);
       const links = message.text.match(/https?:\/\/\S+/g) ?? [];
       log.info({ to: message.to, subject: message.subject }, 'e-mail stored in the outbox');
-      // The outbox is how a developer on a laptop receives mail: print the links plainly.
+      // The outbox is how a developer on a laptop receives mail: print the links plainly. A
+      // subject can carry a user's text (a rule's name); escaped, it stays on its own line and
+      // cannot forge an `[outbox]` link or move the terminal's cursor.
+      const line = (text: string) => `[outbox] ${escapeUnsafeCharacters(text)}`;
       console.log(
-        `\n[outbox] To: ${message.to}\n[outbox] Subject: ${message.subject}\n${links.map((link) => `[outbox] ${link}`).join('\n')}\n`,
+        ['', line(`To: ${message.to}`), line(`Subject: ${message.subject}`), ...links.map(line), ''].join('\n'),
       );
     },
     async close() {},

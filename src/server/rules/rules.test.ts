@@ -75,6 +75,19 @@ describe('alert rules API', () => {
       [priceRule(1, { channels: [] }), 'Choose at least one channel'],
       [priceRule(1, { channels: ['webhook'] }), 'A webhook rule needs a webhook URL'],
       [priceRule(1, { expiresAt: '2001-01-01T00:00:00Z' }), 'expiresAt must be in the future'],
+      // Issue 33: a name or message that would forge a line where it is printed or mailed.
+      [
+        priceRule(1, { name: 'n\r\nBcc: evil@x.test' }),
+        'name: name may not contain control characters or line breaks (U+000D)',
+      ],
+      [
+        priceRule(1, { name: 'n\u2028[outbox] http://evil.test' }),
+        'name: name may not contain control characters or line breaks (U+2028)',
+      ],
+      [
+        priceRule(1, { message: 'one\r\ntwo' }),
+        'message: message may not contain control characters other than line breaks (U+000D)',
+      ],
     ];
     for (const [body, message] of cases) {
       const response = await browser.post('/api/alert-rules', body);
@@ -82,6 +95,13 @@ describe('alert rules API', () => {
       expect(jsonBody<{ error: string }>(response).error).toContain(message);
     }
     expect(jsonBody<AlertRuleList>(await browser.get('/api/alert-rules')).rules).toEqual([]);
+    // A message of several lines split by LF is fine.
+    const created = await browser.post(
+      '/api/alert-rules',
+      priceRule(1, { message: '{{ticker}} broke out\nat {{close}}' }),
+    );
+    expect(created.statusCode).toBe(201);
+    expect(jsonBody<AlertRule>(created).message).toBe('{{ticker}} broke out\nat {{close}}');
   });
 
   it('caps active rules per user, counts paused ones out, and pauses, resumes, edits and deletes', async () => {

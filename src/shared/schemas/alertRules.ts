@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { ALERT_TYPES, type AlertType } from '../constants.ts';
 import { resolveSymbol, unknownSymbolMessage } from '../symbols.ts';
+import { refuseUnsafeCharacters } from './userText.ts';
 
 export const RULE_TIMEFRAMES = ['1m', '5m', '15m', '1h', '4h', '1D'] as const;
 export type RuleTimeframe = (typeof RULE_TIMEFRAMES)[number];
@@ -210,6 +211,9 @@ const ruleMessage = z
   .string()
   .trim()
   .max(RULE_MESSAGE_MAX, `message must be at most ${RULE_MESSAGE_MAX} characters`)
+  // Several lines are fine (the panel's field is a text area; e-mail and push show them), split
+  // by LF only: a CR could still overwrite a line where the message is printed.
+  .superRefine(refuseUnsafeCharacters('message', { lineFeeds: true }))
   .superRefine((value, context) => {
     const unknown = unknownPlaceholders(value);
     if (unknown.length > 0)
@@ -237,7 +241,12 @@ const isoTime = z.iso.datetime({ offset: true, error: 'expiresAt must be an ISO 
 /** POST /api/alert-rules and PUT /api/alert-rules/:id. */
 export const ruleInput = z
   .object({
-    name: z.string().trim().max(RULE_NAME_MAX, `name must be at most ${RULE_NAME_MAX} characters`).optional(),
+    name: z
+      .string()
+      .trim()
+      .max(RULE_NAME_MAX, `name must be at most ${RULE_NAME_MAX} characters`)
+      .superRefine(refuseUnsafeCharacters('name'))
+      .optional(),
     symbol: ruleSymbol,
     timeframe: z
       .enum(RULE_TIMEFRAMES, { error: `timeframe must be one of ${RULE_TIMEFRAMES.join(', ')}` })

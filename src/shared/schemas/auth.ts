@@ -2,21 +2,13 @@
 // (the same rules and the same docs/SPEC.md texts before anything is sent).
 import { z } from 'zod';
 import { MIN_PASSWORD_LENGTH } from '../constants.ts';
+import { refuseUnsafeCharacters } from './userText.ts';
 
 export const PASSWORD_TOO_SHORT = 'Password must be at least 6 characters long';
 export const PASSWORDS_DO_NOT_MATCH = 'Passwords do not match';
 
 export const USERNAME_MAX_LENGTH = 40;
 export const EMAIL_MAX_LENGTH = 254;
-
-/** Whether a text holds a C0 control character or DEL (a NUL cannot even be stored). */
-export function hasControlCharacter(text: string): boolean {
-  for (let index = 0; index < text.length; index += 1) {
-    const code = text.charCodeAt(index);
-    if (code < 0x20 || code === 0x7f) return true;
-  }
-  return false;
-}
 
 export const email = z
   .string({ error: 'Email is required' })
@@ -34,7 +26,15 @@ export const username = z
   .trim()
   .min(1, 'Username is required')
   .max(USERNAME_MAX_LENGTH, `Username must be at most ${USERNAME_MAX_LENGTH} characters long`)
-  .refine((text) => !hasControlCharacter(text), 'Username may not contain control characters');
+  .superRefine(refuseUnsafeCharacters('Username'));
+
+/** The display name (Better Auth's `name`): registration sets it to the username, so it follows the same rule. */
+export const displayName = z
+  .string({ error: 'Name is required' })
+  .trim()
+  .min(1, 'Name is required')
+  .max(USERNAME_MAX_LENGTH, `Name must be at most ${USERNAME_MAX_LENGTH} characters long`)
+  .superRefine(refuseUnsafeCharacters('Name'));
 
 const password = z
   .string({ error: 'Password is required' })
