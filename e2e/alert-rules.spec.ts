@@ -3,7 +3,7 @@
 // hook moving the demo price across it, seen as a toast, in the Triggered list and in the
 // delivery log (in-app and e-mail delivered), then paused and deleted; and an alert created
 // from the own candle chart at a price, with the form's errors, the webhook test send and the
-// push permission refused.
+// push permission refused; and a list longer than a page read on with "Load more rules".
 import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
 import { expect, test } from './fixtures.ts';
@@ -157,6 +157,33 @@ test('an alert at a price from the own candle chart, and the form explains a bad
   await expect(page.getByTestId('alert-rules-panel').getByTestId('rule-row')).toContainText(
     'ETH EMA(9) crosses above EMA(21)',
   );
+});
+
+test('the rules list shows its newest page and reads the next with Load more', async ({ subscribedPage: page }) => {
+  await interceptThirdParties(page);
+  const headers = { origin: new URL(page.url()).origin };
+  // 51 rules, one more than a page; each paused at once, so the active cap does not bite.
+  for (let level = 1; level <= 51; level += 1) {
+    const created = await page.request.post('/api/alert-rules', {
+      data: { symbol: 'AAPL', condition: { kind: 'price_cross', direction: 'above', level } },
+      headers,
+    });
+    expect(created.status(), await created.text()).toBe(201);
+    const { id } = (await created.json()) as { id: number };
+    expect((await page.request.patch(`/api/alert-rules/${id}`, { data: { status: 'paused' }, headers })).ok()).toBe(
+      true,
+    );
+  }
+  await page.reload();
+  const panel = page.getByTestId('alert-rules-panel');
+  const rows = panel.getByTestId('rule-row');
+  await expect(rows).toHaveCount(50);
+  await expect(rows.first()).toContainText('AAPL crosses above 51');
+  await expect(panel.getByTestId('rule-cap')).toHaveText('0 of 50 active');
+  await panel.getByRole('button', { name: 'Load more rules' }).click();
+  await expect(rows).toHaveCount(51);
+  await expect(rows.last()).toContainText('AAPL crosses above 1 (1h)');
+  await expect(panel.getByRole('button', { name: 'Load more rules' })).toHaveCount(0);
 });
 
 test('the rules panel and its form pass an accessibility check (axe, WCAG 2 A and AA)', async ({

@@ -354,7 +354,11 @@ export async function buildApp(options: AppOptions): Promise<App> {
         db: database.db,
         counters: counterStore(redis),
         redisPrefix: config.redisPrefix,
-        limits: { maxActive: config.ALERT_RULES_MAX_ACTIVE, allowPrivateTargets },
+        limits: {
+          maxActive: config.ALERT_RULES_MAX_ACTIVE,
+          maxTotal: config.ALERT_RULES_MAX_TOTAL,
+          allowPrivateTargets,
+        },
         vapidPublicKey: vapid.publicKey,
         webhookTimeoutMs: config.WEBHOOK_TIMEOUT_MS,
       }),

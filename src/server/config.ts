@@ -147,8 +147,9 @@ const envSchema = z.object({
   FILES_MAX_TOTAL_MB: z.preprocess(emptyToUndefined, z.coerce.number().positive().max(1_048_576).default(1024)),
   UPLOAD_RATE_LIMIT_PER_MINUTE: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(10_000).default(30)),
 
-  /** Alert rules (issue 16): active rules per user, Web Push keys, webhook timeout and the delivery retry budget. */
+  /** Alert rules (issue 16): active and all rules per user, Web Push keys, webhook timeout and the delivery retry budget. */
   ALERT_RULES_MAX_ACTIVE: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(100_000).default(50)),
+  ALERT_RULES_MAX_TOTAL: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(1_000_000).default(500)),
   VAPID_PUBLIC_KEY: z.preprocess(emptyToUndefined, z.string().min(20).optional()),
   VAPID_PRIVATE_KEY: z.preprocess(emptyToUndefined, z.string().min(20).optional()),
   VAPID_SUBJECT: z.preprocess(

@@ -429,7 +429,10 @@ export const ruleDeliveries = pgTable(
   ],
 );
 
-/** A browser's Web Push subscription (PushSubscription.toJSON()). */
+/**
+ * A browser's Web Push subscription (PushSubscription.toJSON()), per account: a browser two
+ * accounts signed in on holds a row for each, and one account's firings go only to its own rows.
+ */
 export const pushSubscriptions = pgTable(
   'push_subscriptions',
   {
@@ -437,12 +440,12 @@ export const pushSubscriptions = pgTable(
     userId: text('user_id')
       .notNull()
       .references(() => user.id, { onDelete: 'cascade' }),
-    endpoint: text('endpoint').notNull().unique(),
+    endpoint: text('endpoint').notNull(),
     p256dh: text('p256dh').notNull(),
     auth: text('auth').notNull(),
     createdAt: createdAt(),
   },
-  (table) => [index('push_subscriptions_user_idx').on(table.userId)],
+  (table) => [uniqueIndex('push_subscriptions_user_endpoint_idx').on(table.userId, table.endpoint)],
 );
 
 /** The per-user secret that signs the user's webhooks (HMAC-SHA256). */

@@ -387,6 +387,38 @@ describe('rule delivery queue', () => {
     }
   });
 
+  it("pushes a user's firing to that user's browsers only, one shared with another account included", async () => {
+    const db = database.db;
+    await db.delete(pushSubscriptions);
+    await db.insert(user).values({ id: 'trader-2', name: 'Other', email: 'other@example.com' }).onConflictDoNothing();
+    const register = (userId: string, subscription: ReturnType<FakePushService['subscribe']>) =>
+      savePushSubscription(
+        db,
+        userId,
+        { endpoint: subscription.endpoint, keys: { p256dh: subscription.p256dh, auth: subscription.auth } },
+        { allowPrivateTargets: true },
+      );
+    // One browser both accounts signed in on (the other account last), and one only the other uses.
+    const shared = pushService.subscribe();
+    const othersOnly = pushService.subscribe();
+    await register(USER, shared);
+    await register('trader-2', shared);
+    await register('trader-2', othersOnly);
+    const queue = await open();
+    try {
+      const { firingId, ids } = await fire(['push']);
+      await queue.enqueue([ids.push]);
+      expect(await settled(ids.push)).toMatchObject({ status: 'delivered', target: '1 browser' });
+      const sentTo = pushService.received
+        .filter((message) => (message.payload as { firingId?: number }).firingId === firingId)
+        .map((message) => message.subscriptionId);
+      expect(sentTo).toEqual([shared.id]);
+    } finally {
+      await queue.close();
+      await db.delete(pushSubscriptions);
+    }
+  });
+
   it('queues a delivery once however often it is enqueued, and never sends a finished one', async () => {
     const queue = await open({ work: false });
     const { ids } = await fire(['webhook'], { webhookPath: '/once' });

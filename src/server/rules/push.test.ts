@@ -14,6 +14,7 @@ import {
   createPushSender,
   deletePushSubscription,
   listPushSubscriptions,
+  removeGoneSubscription,
   resolveVapidKeys,
   savePushSubscription,
 } from './push.ts';
@@ -190,12 +191,25 @@ describe('push sender and store', () => {
     await savePushSubscription(db, 'u1', body(second), loopback);
     expect(await countPushSubscriptions(db, 'u1')).toBe(2);
     expect(await countPushSubscriptions(db, 'u2')).toBe(0);
-    // The same browser signed in as another user: the subscription moves.
+    // The same browser signed in as another user (with keys of its own): each account keeps its row.
+    const reused = service.subscribe();
+    await savePushSubscription(db, 'u2', { ...body(reused), endpoint: second.endpoint }, loopback);
+    expect(await countPushSubscriptions(db, 'u1')).toBe(2);
+    expect((await listPushSubscriptions(db, 'u1')).find((row) => row.endpoint === second.endpoint)).toMatchObject({
+      p256dh: second.p256dh,
+      auth: second.auth,
+    });
+    expect(await listPushSubscriptions(db, 'u2')).toEqual([
+      { endpoint: second.endpoint, p256dh: reused.p256dh, auth: reused.auth },
+    ]);
+    // A gone endpoint goes from the account whose delivery found it gone; the other's row stays.
+    await removeGoneSubscription(db, 'u2', second.endpoint);
+    expect(await countPushSubscriptions(db, 'u2')).toBe(0);
+    expect(await countPushSubscriptions(db, 'u1')).toBe(2);
     await savePushSubscription(db, 'u2', body(second), loopback);
-    expect(await countPushSubscriptions(db, 'u1')).toBe(1);
-    expect((await listPushSubscriptions(db, 'u2')).map((row) => row.endpoint)).toEqual([second.endpoint]);
-    expect(await deletePushSubscription(db, 'u1', second.endpoint)).toBe(false);
     expect(await deletePushSubscription(db, 'u2', second.endpoint)).toBe(true);
+    expect(await deletePushSubscription(db, 'u2', second.endpoint)).toBe(false);
+    expect(await deletePushSubscription(db, 'u1', second.endpoint)).toBe(true);
     expect(await countPushSubscriptions(db, 'u2')).toBe(0);
 
     await expect(savePushSubscription(db, 'u1', body(service.subscribe()))).rejects.toThrow(

@@ -144,8 +144,9 @@ function decodedLength(value: string): number {
 }
 
 /**
- * Stores a browser's subscription for `userId` (the same endpoint again updates its keys and,
- * when another account signed in on that browser, moves it to this user). The endpoint must
+ * Stores a browser's subscription for `userId`; the same endpoint again updates this user's
+ * keys. Another account's row for the same endpoint (a browser two accounts signed in on) is
+ * left alone: no request of one account changes what another receives. The endpoint must
  * pass the SSRF guard; the keys must be a P-256 public key (65 bytes) and a 16-byte secret.
  */
 export async function savePushSubscription(
@@ -167,8 +168,8 @@ export async function savePushSubscription(
     .insert(pushSubscriptions)
     .values({ userId, endpoint: body.endpoint, p256dh: body.keys.p256dh, auth: body.keys.auth })
     .onConflictDoUpdate({
-      target: pushSubscriptions.endpoint,
-      set: { userId, p256dh: body.keys.p256dh, auth: body.keys.auth },
+      target: [pushSubscriptions.userId, pushSubscriptions.endpoint],
+      set: { p256dh: body.keys.p256dh, auth: body.keys.auth },
     });
   const rows = await db
     .select({ id: pushSubscriptions.id })
@@ -202,7 +203,9 @@ export async function listPushSubscriptions(db: Database, userId: string): Promi
     .orderBy(asc(pushSubscriptions.id));
 }
 
-/** Drops a subscription the push service says is gone (whoever holds it). */
-export async function removeGoneSubscription(db: Database, endpoint: string): Promise<void> {
-  await db.delete(pushSubscriptions).where(eq(pushSubscriptions.endpoint, endpoint));
+/** Drops the user's subscription the push service says is gone (another account's row goes on its own delivery). */
+export async function removeGoneSubscription(db: Database, userId: string, endpoint: string): Promise<void> {
+  await db
+    .delete(pushSubscriptions)
+    .where(and(eq(pushSubscriptions.userId, userId), eq(pushSubscriptions.endpoint, endpoint)));
 }

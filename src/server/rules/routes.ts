@@ -16,7 +16,6 @@ import { perUserRateLimit, type CounterStore } from '../http/rateLimit.ts';
 import {
   alertRule,
   alertRuleList,
-  listLimitQuery,
   pushKeyResponse,
   pushSubscriptionBody,
   pushSubscriptionsResponse,
@@ -28,6 +27,8 @@ import {
   ruleFiringList,
   ruleIdParams,
   ruleInput,
+  ruleListQuery,
+  rulePageQuery,
   ruleStatusBody,
   testRulePriceBody,
   testRulePriceResponse,
@@ -36,6 +37,7 @@ import { countPushSubscriptions, deletePushSubscription, savePushSubscription } 
 import type { RulesRuntime } from './runtime.ts';
 import { getOrCreateWebhookSecret, rotateWebhookSecret, testWebhook } from './webhook.ts';
 import {
+  countRules,
   createRule,
   deleteRule,
   listDeliveries,
@@ -64,10 +66,22 @@ export async function alertRuleRoutes(app: FastifyInstance, options: RuleRouteOp
   const { db, limits } = options;
   const routes = app.withTypeProvider<ZodTypeProvider>();
 
-  routes.get('/api/alert-rules', { schema: { response: { 200: alertRuleList } } }, async (request) => ({
-    rules: await listRules(db, requireUser(request).id),
-    maxActive: limits.maxActive,
-  }));
+  routes.get(
+    '/api/alert-rules',
+    { schema: { querystring: ruleListQuery, response: { 200: alertRuleList } } },
+    async (request) => {
+      const userId = requireUser(request).id;
+      const [page, counts] = await Promise.all([listRules(db, userId, request.query), countRules(db, userId)]);
+      return {
+        rules: page.items,
+        nextCursor: page.nextCursor,
+        activeCount: counts.active,
+        maxActive: limits.maxActive,
+        totalCount: counts.total,
+        maxTotal: limits.maxTotal,
+      };
+    },
+  );
   routes.post(
     '/api/alert-rules',
     { schema: { body: ruleInput, response: { 201: alertRule } } },
@@ -93,13 +107,19 @@ export async function alertRuleRoutes(app: FastifyInstance, options: RuleRouteOp
   );
   routes.get(
     '/api/alert-rules/triggered',
-    { schema: { querystring: listLimitQuery, response: { 200: ruleFiringList } } },
-    async (request) => ({ firings: await listFirings(db, requireUser(request).id, request.query.limit) }),
+    { schema: { querystring: rulePageQuery, response: { 200: ruleFiringList } } },
+    async (request) => {
+      const page = await listFirings(db, requireUser(request).id, request.query);
+      return { firings: page.items, nextCursor: page.nextCursor };
+    },
   );
   routes.get(
     '/api/alert-rules/deliveries',
-    { schema: { querystring: listLimitQuery, response: { 200: ruleDeliveryList } } },
-    async (request) => ({ deliveries: await listDeliveries(db, requireUser(request).id, request.query.limit) }),
+    { schema: { querystring: rulePageQuery, response: { 200: ruleDeliveryList } } },
+    async (request) => {
+      const page = await listDeliveries(db, requireUser(request).id, request.query);
+      return { deliveries: page.items, nextCursor: page.nextCursor };
+    },
   );
 
   routes.get('/api/push/key', { schema: { response: { 200: pushKeyResponse } } }, async () => ({

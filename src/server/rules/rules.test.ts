@@ -1,14 +1,15 @@
-// The alert rules API through the real app: create, validate, cap, edit, pause, resume,
-// delete, per-user isolation, and the dashboard gate.
+// The alert rules API through the real app: create, validate, the caps on active and on all
+// rules, edit, pause, resume, delete, the lists' pages, per-user isolation, and the dashboard gate.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../testing/app.ts';
 import { jsonBody } from '../testing/http.ts';
 import { signedInUser, subscribedUser } from '../testing/users.ts';
-import type { AlertRule, AlertRuleList } from '../../shared/schemas/alertRules.ts';
+import { alertRules, ruleDeliveries, ruleFirings } from '../db/schema.ts';
+import type { AlertRule, AlertRuleList, RuleDelivery, RuleFiring } from '../../shared/schemas/alertRules.ts';
 
 let test: TestApp;
 beforeAll(async () => {
-  test = await createTestApp({ ALERT_RULES_MAX_ACTIVE: '3' });
+  test = await createTestApp({ ALERT_RULES_MAX_ACTIVE: '3', ALERT_RULES_MAX_TOTAL: '5' });
 });
 afterAll(async () => {
   await test?.close();
@@ -137,6 +138,159 @@ describe('alert rules API', () => {
     expect(jsonBody<AlertRuleList>(await other.browser.get('/api/alert-rules')).rules).toEqual([]);
     expect((await other.browser.delete(`/api/alert-rules/${ids[0]}`)).statusCode).toBe(404);
     expect((await other.browser.patch(`/api/alert-rules/${ids[0]}`, { status: 'paused' })).statusCode).toBe(404);
+  });
+
+  it('caps all rules per user, paused ones included: pause-and-create stops at the total', async () => {
+    const { browser } = await subscribedUser(test, 'rules-total@example.com');
+    const create = (level: number) => browser.post('/api/alert-rules', priceRule(level));
+    const ids: number[] = [];
+    for (const level of [1, 2, 3]) ids.push(jsonBody<AlertRule>(await create(level)).id);
+    for (const id of ids)
+      expect((await browser.patch(`/api/alert-rules/${id}`, { status: 'paused' })).statusCode).toBe(200);
+    for (const level of [4, 5]) ids.push(jsonBody<AlertRule>(await create(level)).id);
+
+    const sixth = await create(6);
+    expect(sixth.statusCode).toBe(409);
+    expect(jsonBody<{ error: string }>(sixth).error).toBe(
+      'You have 5 alert rules, the most allowed (paused ones count too): delete one before adding another',
+    );
+    expect((await browser.patch(`/api/alert-rules/${ids[4]}`, { status: 'paused' })).statusCode).toBe(200);
+    expect((await create(6)).statusCode).toBe(409);
+    const list = jsonBody<AlertRuleList>(await browser.get('/api/alert-rules'));
+    expect(list).toMatchObject({ activeCount: 1, maxActive: 3, totalCount: 5, maxTotal: 5, nextCursor: null });
+    expect(list.rules).toHaveLength(5);
+
+    // Editing and resuming stay possible at the total; deleting one makes room.
+    expect((await browser.put(`/api/alert-rules/${ids[0]}`, priceRule(10))).statusCode).toBe(200);
+    expect((await browser.patch(`/api/alert-rules/${ids[0]}`, { status: 'active' })).statusCode).toBe(200);
+    expect((await browser.delete(`/api/alert-rules/${ids[1]}`)).statusCode).toBe(204);
+    expect((await create(6)).statusCode).toBe(201);
+  });
+
+  it('pages the rules by cursor, newest first, of one status when asked', async () => {
+    const { browser } = await subscribedUser(test, 'rules-pages@example.com');
+    const ids: number[] = [];
+    for (const level of [1, 2, 3])
+      ids.push(jsonBody<AlertRule>(await browser.post('/api/alert-rules', priceRule(level))).id);
+    await browser.patch(`/api/alert-rules/${ids[0]}`, { status: 'paused' });
+    await browser.patch(`/api/alert-rules/${ids[1]}`, { status: 'paused' });
+    ids.push(jsonBody<AlertRule>(await browser.post('/api/alert-rules', priceRule(4))).id);
+    ids.push(jsonBody<AlertRule>(await browser.post('/api/alert-rules', priceRule(5))).id);
+    const newestFirst = [...ids].reverse();
+
+    const first = jsonBody<AlertRuleList>(await browser.get('/api/alert-rules?limit=2'));
+    expect(first.rules.map((rule) => rule.id)).toEqual(newestFirst.slice(0, 2));
+    expect(first).toMatchObject({ activeCount: 3, totalCount: 5 });
+    expect(first.nextCursor).toEqual(expect.any(String));
+    // A rule deleted between two pages moves nothing: the next page starts after the cursor.
+    expect((await browser.delete(`/api/alert-rules/${newestFirst[0]}`)).statusCode).toBe(204);
+    const second = jsonBody<AlertRuleList>(
+      await browser.get(`/api/alert-rules?limit=2&cursor=${encodeURIComponent(first.nextCursor!)}`),
+    );
+    expect(second.rules.map((rule) => rule.id)).toEqual(newestFirst.slice(2, 4));
+    const last = jsonBody<AlertRuleList>(await browser.get(`/api/alert-rules?limit=2&cursor=${second.nextCursor}`));
+    expect(last.rules.map((rule) => rule.id)).toEqual(newestFirst.slice(4));
+    expect(last.nextCursor).toBeNull();
+
+    const paused = jsonBody<AlertRuleList>(await browser.get('/api/alert-rules?status=paused&limit=1'));
+    expect(paused.rules.map((rule) => rule.id)).toEqual([ids[1]]);
+    const olderPaused = jsonBody<AlertRuleList>(
+      await browser.get(`/api/alert-rules?status=paused&limit=1&cursor=${paused.nextCursor}`),
+    );
+    expect(olderPaused.rules.map((rule) => rule.id)).toEqual([ids[0]]);
+    expect(olderPaused.nextCursor).toBeNull();
+
+    // Another user's cursor reads only that user's own rules.
+    const other = await subscribedUser(test, 'rules-pages-other@example.com');
+    expect(jsonBody<AlertRuleList>(await other.browser.get(`/api/alert-rules?cursor=${ids[4] + 1}`)).rules).toEqual([]);
+
+    for (const [query, message] of [
+      ['cursor=abc', 'cursor: cursor must be the nextCursor of an earlier page'],
+      ['cursor=-1', 'cursor: cursor must be the nextCursor of an earlier page'],
+      ['limit=0', 'limit: limit must be at least 1'],
+      ['limit=201', 'limit: limit must be at most 200'],
+      ['status=gone', 'status: status must be one of active, paused, triggered, expired'],
+    ]) {
+      const response = await browser.get(`/api/alert-rules?${query}`);
+      expect(response.statusCode, query).toBe(400);
+      expect(jsonBody<{ error: string }>(response).error, query).toBe(message);
+    }
+  });
+
+  it('pages the Triggered list and the delivery log by cursor, newest first, one user only', async () => {
+    const trader = await subscribedUser(test, 'rules-log-pages@example.com');
+    const other = await subscribedUser(test, 'rules-log-other@example.com');
+    const { db } = test.database;
+    const ruleOf = async (userId: string) => {
+      const [row] = await db
+        .insert(alertRules)
+        .values({
+          userId,
+          name: 'r',
+          symbol: 'AAPL',
+          timeframe: '1h',
+          condition: {},
+          trigger: 'every_time',
+          channels: ['in_app'],
+        })
+        .returning({ id: alertRules.id });
+      return row.id;
+    };
+    const fire = async (userId: string, ruleId: number, triggerKey: number) => {
+      const [firing] = await db
+        .insert(ruleFirings)
+        .values({
+          ruleId,
+          userId,
+          symbol: 'AAPL',
+          triggerKey,
+          barTime: new Date(),
+          price: 1,
+          message: `m${triggerKey}`,
+          source: 'demo',
+        })
+        .returning({ id: ruleFirings.id });
+      const [delivery] = await db
+        .insert(ruleDeliveries)
+        .values({ firingId: firing.id, userId, channel: 'in_app', target: 'Dashboard', status: 'delivered' })
+        .returning({ id: ruleDeliveries.id });
+      return { firing: firing.id, delivery: delivery.id };
+    };
+    const mine = await ruleOf(trader.userId);
+    const theirs = await ruleOf(other.userId);
+    const rows: Array<{ firing: number; delivery: number }> = [];
+    for (const key of [1, 2, 3, 4, 5]) {
+      rows.push(await fire(trader.userId, mine, key));
+      await fire(other.userId, theirs, key);
+    }
+    rows.reverse();
+
+    async function readAll<T extends { id: number }>(path: string, field: string): Promise<number[][]> {
+      const pages: number[][] = [];
+      let cursor: string | null = null;
+      do {
+        const response = await trader.browser.get(`${path}?limit=2${cursor ? `&cursor=${cursor}` : ''}`);
+        expect(response.statusCode).toBe(200);
+        const body = jsonBody<Record<string, T[]> & { nextCursor: string | null }>(response);
+        pages.push(body[field].map((row) => row.id));
+        cursor = body.nextCursor;
+      } while (cursor !== null && pages.length < 10);
+      return pages;
+    }
+    const firings = rows.map((row) => row.firing);
+    const deliveries = rows.map((row) => row.delivery);
+    expect(await readAll<RuleFiring>('/api/alert-rules/triggered', 'firings')).toEqual([
+      firings.slice(0, 2),
+      firings.slice(2, 4),
+      firings.slice(4),
+    ]);
+    expect(await readAll<RuleDelivery>('/api/alert-rules/deliveries', 'deliveries')).toEqual([
+      deliveries.slice(0, 2),
+      deliveries.slice(2, 4),
+      deliveries.slice(4),
+    ]);
+    const bad = await trader.browser.get('/api/alert-rules/deliveries?cursor=1.5');
+    expect(bad.statusCode).toBe(400);
   });
 
   it('is behind the dashboard gate: 401 signed out, 403 without a subscription', async () => {

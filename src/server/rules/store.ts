@@ -1,8 +1,8 @@
 // Alert rules in the database: a user's rules (create, edit, pause, resume, delete) with the
-// per-user cap on active rules, the active rules the engine evaluates, and the Triggered list
-// and delivery log read back. The only module that writes `alert_rules`; firings.ts writes
+// per-user caps on active rules and on all rules, the active rules the engine evaluates, and
+// the rules, the Triggered list and the delivery log read back a page at a time. The only module that writes `alert_rules`; firings.ts writes
 // `rule_firings` and `rule_deliveries`.
-import { and, count, desc, eq, gt, isNull, lte, max, or, sql } from 'drizzle-orm';
+import { and, count, desc, eq, gt, isNull, lt, lte, max, or, sql, type Column } from 'drizzle-orm';
 import { isIP } from 'node:net';
 import type { Database } from '../db/client.ts';
 import { classifyAddress } from '../http/outboundGuard.ts';
@@ -29,6 +29,8 @@ type RuleRow = typeof alertRules.$inferSelect;
 export interface RuleLimits {
   /** Active rules one user may hold (ALERT_RULES_MAX_ACTIVE). */
   maxActive: number;
+  /** Rules of any status one user may hold (ALERT_RULES_MAX_TOTAL): pausing must not make room without end. */
+  maxTotal: number;
   /** A loopback deployment may send webhooks to http:// and private addresses (a bot on the same machine). */
   allowPrivateTargets: boolean;
 }
@@ -115,9 +117,65 @@ async function assertUnderCap(tx: Database, userId: string, limits: RuleLimits, 
     );
 }
 
-export async function listRules(db: Database, userId: string): Promise<AlertRule[]> {
-  const rows = await db.select().from(alertRules).where(eq(alertRules.userId, userId)).orderBy(desc(alertRules.id));
-  return rows.map(toAlertRule);
+async function assertUnderTotal(tx: Database, userId: string, limits: RuleLimits) {
+  const [{ total }] = await tx.select({ total: count() }).from(alertRules).where(eq(alertRules.userId, userId));
+  if (total >= limits.maxTotal)
+    throw conflict(
+      `You have ${limits.maxTotal} alert rules, the most allowed (paused ones count too): delete one before adding another`,
+    );
+}
+
+/** Where a list reads from: the page after `cursor` (the last id of the page before), newest first. */
+export interface PageRequest {
+  cursor?: number;
+  limit: number;
+}
+
+export interface Page<T> {
+  items: T[];
+  nextCursor: string | null;
+}
+
+/** Rows after the cursor, newest id first; one more than a page is read to know whether another follows. */
+const afterCursor = (id: Column, cursor: number | undefined) => (cursor === undefined ? undefined : lt(id, cursor));
+
+function toPage<T extends { id: number }>(rows: T[], limit: number): Page<T> {
+  const items = rows.slice(0, limit);
+  return { items, nextCursor: rows.length > limit ? String(items[items.length - 1].id) : null };
+}
+
+/** A page of a user's rules, newest first, of one status when given. */
+export async function listRules(
+  db: Database,
+  userId: string,
+  page: PageRequest & { status?: RuleStatus },
+): Promise<Page<AlertRule>> {
+  const rows = await db
+    .select()
+    .from(alertRules)
+    .where(
+      and(
+        eq(alertRules.userId, userId),
+        page.status === undefined ? undefined : eq(alertRules.status, page.status),
+        afterCursor(alertRules.id, page.cursor),
+      ),
+    )
+    .orderBy(desc(alertRules.id))
+    .limit(page.limit + 1);
+  const { items, nextCursor } = toPage(rows, page.limit);
+  return { items: items.map(toAlertRule), nextCursor };
+}
+
+/** How many rules a user holds, all and active (the caps the list shows against). */
+export async function countRules(db: Database, userId: string): Promise<{ total: number; active: number }> {
+  const [row] = await db
+    .select({
+      total: count(),
+      active: sql<number>`count(*) filter (where ${alertRules.status} = 'active')`.mapWith(Number),
+    })
+    .from(alertRules)
+    .where(eq(alertRules.userId, userId));
+  return row;
 }
 
 export async function createRule(
@@ -130,6 +188,7 @@ export async function createRule(
   checkInput(input, limits, now);
   return db.transaction(async (tx) => {
     await lockUser(tx, userId);
+    await assertUnderTotal(tx, userId, limits);
     await assertUnderCap(tx, userId, limits);
     const [row] = await tx
       .insert(alertRules)
@@ -296,16 +355,17 @@ export function toRuleFiring(row: FiringRow): RuleFiring {
   };
 }
 
-/** A user's firings, newest first: the Triggered list. */
-export async function listFirings(db: Database, userId: string, limit: number): Promise<RuleFiring[]> {
+/** A page of a user's firings, newest first: the Triggered list. */
+export async function listFirings(db: Database, userId: string, page: PageRequest): Promise<Page<RuleFiring>> {
   const rows = await db
     .select(firingColumns)
     .from(ruleFirings)
     .innerJoin(alertRules, eq(alertRules.id, ruleFirings.ruleId))
-    .where(eq(ruleFirings.userId, userId))
+    .where(and(eq(ruleFirings.userId, userId), afterCursor(ruleFirings.id, page.cursor)))
     .orderBy(desc(ruleFirings.id))
-    .limit(limit);
-  return rows.map(toRuleFiring);
+    .limit(page.limit + 1);
+  const { items, nextCursor } = toPage(rows, page.limit);
+  return { items: items.map(toRuleFiring), nextCursor };
 }
 
 /** A user's firings after `lastId`, oldest first (the rules stream's replay after a reconnect). */
@@ -320,8 +380,8 @@ export async function firingsAfter(db: Database, userId: string, lastId: number,
   return rows.map(toRuleFiring);
 }
 
-/** A user's deliveries, newest first: the delivery log. */
-export async function listDeliveries(db: Database, userId: string, limit: number): Promise<RuleDelivery[]> {
+/** A page of a user's deliveries, newest first: the delivery log. */
+export async function listDeliveries(db: Database, userId: string, page: PageRequest): Promise<Page<RuleDelivery>> {
   const rows = await db
     .select({
       id: ruleDeliveries.id,
@@ -341,10 +401,11 @@ export async function listDeliveries(db: Database, userId: string, limit: number
     .from(ruleDeliveries)
     .innerJoin(ruleFirings, eq(ruleFirings.id, ruleDeliveries.firingId))
     .innerJoin(alertRules, eq(alertRules.id, ruleFirings.ruleId))
-    .where(eq(ruleDeliveries.userId, userId))
+    .where(and(eq(ruleDeliveries.userId, userId), afterCursor(ruleDeliveries.id, page.cursor)))
     .orderBy(desc(ruleDeliveries.id))
-    .limit(limit);
-  return rows.map((row) => ({
+    .limit(page.limit + 1);
+  const { items, nextCursor } = toPage(rows, page.limit);
+  const deliveries = items.map((row) => ({
     id: row.id,
     firingId: row.firingId,
     ruleId: row.ruleId,
@@ -359,4 +420,5 @@ export async function listDeliveries(db: Database, userId: string, limit: number
     deliveredAt: row.deliveredAt?.toISOString() ?? null,
     latencyMs: row.latencyMs,
   }));
+  return { items: deliveries, nextCursor };
 }

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { ALERT_TYPES, type AlertType } from '../constants.ts';
 import { resolveSymbol, unknownSymbolMessage } from '../symbols.ts';
+import { int32PathId } from './pathIds.ts';
 import { refuseUnsafeCharacters } from './userText.ts';
 
 export const RULE_TIMEFRAMES = ['1m', '5m', '15m', '1h', '4h', '1D'] as const;
@@ -42,6 +43,9 @@ export type RuleStatus = (typeof RULE_STATUSES)[number];
 
 /** Active rules one user may hold unless ALERT_RULES_MAX_ACTIVE says otherwise. */
 export const DEFAULT_MAX_ACTIVE_RULES = 50;
+/** A page of the rules, the Triggered list or the delivery log: its default and largest size. */
+export const RULE_PAGE_DEFAULT = 50;
+export const RULE_PAGE_MAX = 200;
 export const RULE_NAME_MAX = 80;
 export const RULE_MESSAGE_MAX = 500;
 export const WEBHOOK_URL_MAX = 2000;
@@ -277,7 +281,7 @@ export const ruleStatusBody = z.object({
   status: z.enum(['active', 'paused'], { error: "status must be 'active' or 'paused'" }),
 });
 
-export const ruleIdParams = z.object({ id: z.coerce.number().int().positive() });
+export const ruleIdParams = z.object({ id: int32PathId });
 
 export const alertRule = z.object({
   id: z.number(),
@@ -302,10 +306,40 @@ export const alertRule = z.object({
 });
 export type AlertRule = z.infer<typeof alertRule>;
 
+/**
+ * The query of a paged list (the rules, the Triggered list, the delivery log), newest first:
+ * `cursor` is the `nextCursor` of the page before, passed back unchanged.
+ */
+export const rulePageQuery = z.object({
+  cursor: z
+    .string()
+    .regex(/^[1-9][0-9]{0,14}$/, 'cursor must be the nextCursor of an earlier page')
+    .transform(Number)
+    .optional(),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1, 'limit must be at least 1')
+    .max(RULE_PAGE_MAX, `limit must be at most ${RULE_PAGE_MAX}`)
+    .default(RULE_PAGE_DEFAULT),
+});
+/** GET /api/alert-rules: a page of the rules, of one status when `status` is given. */
+export const ruleListQuery = rulePageQuery.extend({
+  status: z.enum(RULE_STATUSES, { error: `status must be one of ${RULE_STATUSES.join(', ')}` }).optional(),
+});
+
+/** The cursor of the page after this one; null on the last page. */
+const nextCursor = z.string().nullable();
+
 export const alertRuleList = z.object({
   rules: z.array(alertRule),
-  /** Active rules allowed per user. */
+  nextCursor,
+  /** The user's active rules (all of them, not only this page's) and how many are allowed. */
+  activeCount: z.number(),
   maxActive: z.number(),
+  /** The user's rules of any status and how many are allowed. */
+  totalCount: z.number(),
+  maxTotal: z.number(),
 });
 export type AlertRuleList = z.infer<typeof alertRuleList>;
 
@@ -326,7 +360,7 @@ export const ruleFiring = z.object({
   source: z.string(),
 });
 export type RuleFiring = z.infer<typeof ruleFiring>;
-export const ruleFiringList = z.object({ firings: z.array(ruleFiring) });
+export const ruleFiringList = z.object({ firings: z.array(ruleFiring), nextCursor });
 
 export const DELIVERY_STATUSES = ['pending', 'retrying', 'delivered', 'failed', 'skipped'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
@@ -350,11 +384,7 @@ export const ruleDelivery = z.object({
   latencyMs: z.number().nullable(),
 });
 export type RuleDelivery = z.infer<typeof ruleDelivery>;
-export const ruleDeliveryList = z.object({ deliveries: z.array(ruleDelivery) });
-
-export const listLimitQuery = z.object({
-  limit: z.coerce.number().int().min(1, 'limit must be at least 1').max(200, 'limit must be at most 200').default(50),
-});
+export const ruleDeliveryList = z.object({ deliveries: z.array(ruleDelivery), nextCursor });
 
 /** GET /api/push/key. */
 export const pushKeyResponse = z.object({ publicKey: z.string() });

@@ -1,5 +1,6 @@
 // Shapes of the billing calls shared by server and browser.
 import { z } from 'zod';
+import { textPathId } from './pathIds.ts';
 import { subscriptionSummary } from './me.ts';
 
 export const planView = z.object({
@@ -58,7 +59,7 @@ export const confirmCheckoutQuery = z.object({ session_id: z.string().min(1).max
 export const confirmCheckoutResponse = z.object({ success: z.literal(true), status: z.enum(['paid', 'open']) });
 export type ConfirmCheckoutResponse = z.infer<typeof confirmCheckoutResponse>;
 
-export const subscriptionParams = z.object({ id: z.string().min(1).max(100) });
+export const subscriptionParams = z.object({ id: textPathId });
 
 /** POST /api/subscriptions/:id/cancel and GET /api/subscriptions/validate/:id. */
 export const subscriptionResponse = z.object({

@@ -2,6 +2,7 @@
 // the accepted spreadsheet types, the file and sheet-metadata shapes, the Google Sheets link
 // rule, and the texts docs/SPEC.md quotes for the file manager.
 import { z } from 'zod';
+import { textPathId } from './pathIds.ts';
 
 export type SpreadsheetKind = 'csv' | 'xlsx' | 'xls';
 
@@ -133,7 +134,7 @@ export const filePreviewSchema = z.object({
 });
 export type FilePreview = z.infer<typeof filePreviewSchema>;
 
-export const fileIdParams = z.object({ id: z.string().min(1).max(100) });
+export const fileIdParams = z.object({ id: textPathId });
 
 /** A version in a path: a positive whole number. */
 export const fileVersionParams = fileIdParams.extend({

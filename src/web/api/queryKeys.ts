@@ -53,11 +53,13 @@ export const queryKeys = {
   /** The trader's own alert rules (issue 16). */
   rules: {
     all: ['rules'] as const,
-    /** GET /api/alert-rules: the rules and the active-rule cap. */
+    /** GET /api/alert-rules: the rules' pages with the caps. */
     list: ['rules', 'list'] as const,
-    /** GET /api/alert-rules/triggered: the firings, newest first. */
+    /** GET /api/alert-rules?status=active: the chart's alert levels (under `list`, so one invalidation reaches both). */
+    active: ['rules', 'list', 'active'] as const,
+    /** GET /api/alert-rules/triggered: the firings' pages, newest first. */
     firings: ['rules', 'firings'] as const,
-    /** GET /api/alert-rules/deliveries: the delivery log, newest first. */
+    /** GET /api/alert-rules/deliveries: the delivery log's pages, newest first. */
     deliveries: ['rules', 'deliveries'] as const,
     /** GET /api/alert-rules/webhook: the secret webhooks are signed with. */
     webhookSecret: ['rules', 'webhook-secret'] as const,

@@ -249,7 +249,15 @@ function stubChartServer(rules: AlertRule[] = [], { newCloseEachTime = false } =
           alerts: [],
         });
       }
-      if (url.pathname === '/api/alert-rules') return json(200, { rules, maxActive: 50 });
+      if (url.pathname === '/api/alert-rules' && url.searchParams.get('status') === 'active')
+        return json(200, {
+          rules,
+          nextCursor: null,
+          activeCount: rules.length,
+          maxActive: 50,
+          totalCount: rules.length,
+          maxTotal: 500,
+        });
       return json(404, { error: 'not stubbed' });
     }),
   );

@@ -39,7 +39,7 @@ import { resolveSymbol } from '../../../shared/symbols.ts';
 import { BellIcon } from '../rules/BellIcon.tsx';
 import { useRuleEditor } from '../rules/AlertRulesProvider.tsx';
 import { roundPrice } from '../rules/rulePrice.ts';
-import { useRuleList } from '../rules/rulesApi.ts';
+import { useActiveRules } from '../rules/rulesApi.ts';
 import { ASSET_CLASS_LABELS } from './assetClasses.ts';
 import { alertLevels } from './chartLevels.ts';
 import { DELAYED_TITLE, isDelayedSource, useCandles, useRefetchOnAlert } from './marketApi.ts';
@@ -197,8 +197,8 @@ export function CandleChart({
   const symbolId = market?.id ?? productId;
   const data = query.data && query.data.symbol === symbolId ? query.data : undefined;
   const ruleEditor = useRuleEditor();
-  const rules = useRuleList();
-  const levels = useMemo(() => alertLevels(rules.data?.rules, symbolId), [rules.data, symbolId]);
+  const activeRules = useActiveRules();
+  const levels = useMemo(() => alertLevels(activeRules.data, symbolId), [activeRules.data, symbolId]);
   // The price the trader clicked on the chart, for "Alert at ...".
   const [picked, setPicked] = useState<{ chart: unknown; price: number } | null>(null);
   // The bar under the crosshair (its time in seconds), or null for the last bar.

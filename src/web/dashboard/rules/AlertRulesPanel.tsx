@@ -1,7 +1,8 @@
 // The "Alert rules" panel (issue 16), under the market alert log: the trader's own rules with
 // their cap ("3 of 50 active"), pause / resume, edit and delete (confirmed in place); the
 // Triggered list (live from the rules stream, newest first); and the delivery log (status,
-// attempts, last error, latency of each channel of each firing).
+// attempts, last error, latency of each channel of each firing). Each list shows its newest
+// page and a "Load more" button for the next.
 import { useId, useRef, useState, type KeyboardEvent } from 'react';
 import {
   RULE_CHANNEL_LABELS,
@@ -13,6 +14,15 @@ import {
 import { formatPrice } from '../../../shared/format.ts';
 import { useRuleEditor } from './AlertRulesProvider.tsx';
 import { useDeleteRule, useDeliveries, useFirings, useRuleList, useSetRuleStatus } from './rulesApi.ts';
+
+/** What "Load more" needs of a paged list (TanStack Query's infinite query). */
+interface PagedList {
+  hasNextPage: boolean;
+  isFetchingNextPage: boolean;
+  isFetchNextPageError: boolean;
+  error: Error | null;
+  fetchNextPage: () => Promise<unknown>;
+}
 
 const TABS = [
   ['rules', 'Rules'],
@@ -60,6 +70,29 @@ export function whenLabel(iso: string, now = new Date()): string {
 
 const smallButton =
   'rounded border border-gray-600 px-2 py-0.5 text-xs text-gray-200 hover:bg-gray-800 disabled:opacity-60';
+
+/** The button under a list that reads its next page; nothing once the last page is shown. */
+function LoadMore({ list, label }: { list: PagedList; label: string }) {
+  if (!list.hasNextPage) return null;
+  return (
+    <div className="mt-2 flex flex-col items-center gap-1">
+      <button
+        type="button"
+        className={smallButton}
+        disabled={list.isFetchingNextPage}
+        aria-busy={list.isFetchingNextPage}
+        onClick={() => void list.fetchNextPage()}
+      >
+        {list.isFetchingNextPage ? 'Loading...' : label}
+      </button>
+      {list.isFetchNextPageError && list.error && (
+        <p role="alert" className="text-xs text-red-300">
+          {list.error.message}
+        </p>
+      )}
+    </div>
+  );
+}
 
 function RuleRow({ rule }: { rule: AlertRule }) {
   const editor = useRuleEditor();
@@ -182,18 +215,22 @@ function RulesTab() {
         {list.error.message}
       </p>
     );
-  if (list.data.rules.length === 0)
+  const rules = list.data.pages.flatMap((page) => page.rules);
+  if (rules.length === 0)
     return (
       <p className="text-sm text-gray-400">
         No alert rules yet. Create one with New alert, the bell on a watchlist symbol, or from a candle chart.
       </p>
     );
   return (
-    <ul className="space-y-2" aria-label="Your alert rules">
-      {list.data.rules.map((rule) => (
-        <RuleRow key={rule.id} rule={rule} />
-      ))}
-    </ul>
+    <>
+      <ul className="space-y-2" aria-label="Your alert rules">
+        {rules.map((rule) => (
+          <RuleRow key={rule.id} rule={rule} />
+        ))}
+      </ul>
+      <LoadMore list={list} label="Load more rules" />
+    </>
   );
 }
 
@@ -206,27 +243,31 @@ function TriggeredTab() {
         {firings.error.message}
       </p>
     );
-  if (firings.data.length === 0) return <p className="text-sm text-gray-400">No alert has triggered yet.</p>;
+  const shown = firings.data.pages.flatMap((page) => page.firings);
+  if (shown.length === 0) return <p className="text-sm text-gray-400">No alert has triggered yet.</p>;
   return (
-    <ul className="space-y-2" aria-label="Triggered alerts">
-      {firings.data.map((firing) => (
-        <li key={firing.id} className="rounded border border-gray-800 bg-gray-800/50 p-2" data-testid="firing-row">
-          <div className="flex items-center gap-2 text-xs">
-            <span className="font-bold text-white">{firing.ticker}</span>
-            <span className="text-gray-300">{formatPrice(firing.price)}</span>
-            <span className="text-gray-400">{firing.timeframe}</span>
-            {firing.source === 'demo' && (
-              <span className="rounded bg-amber-500 px-1 text-[10px] font-bold text-gray-900">Demo data</span>
-            )}
-            <time className="ml-auto text-gray-400" dateTime={firing.firedAt}>
-              {whenLabel(firing.firedAt)}
-            </time>
-          </div>
-          <p className="mt-0.5 text-sm text-gray-200">{firing.message}</p>
-          <p className="text-[11px] text-gray-400">{firing.ruleName}</p>
-        </li>
-      ))}
-    </ul>
+    <>
+      <ul className="space-y-2" aria-label="Triggered alerts">
+        {shown.map((firing) => (
+          <li key={firing.id} className="rounded border border-gray-800 bg-gray-800/50 p-2" data-testid="firing-row">
+            <div className="flex items-center gap-2 text-xs">
+              <span className="font-bold text-white">{firing.ticker}</span>
+              <span className="text-gray-300">{formatPrice(firing.price)}</span>
+              <span className="text-gray-400">{firing.timeframe}</span>
+              {firing.source === 'demo' && (
+                <span className="rounded bg-amber-500 px-1 text-[10px] font-bold text-gray-900">Demo data</span>
+              )}
+              <time className="ml-auto text-gray-400" dateTime={firing.firedAt}>
+                {whenLabel(firing.firedAt)}
+              </time>
+            </div>
+            <p className="mt-0.5 text-sm text-gray-200">{firing.message}</p>
+            <p className="text-[11px] text-gray-400">{firing.ruleName}</p>
+          </li>
+        ))}
+      </ul>
+      <LoadMore list={firings} label="Load older alerts" />
+    </>
   );
 }
 
@@ -239,50 +280,54 @@ function DeliveriesTab() {
         {deliveries.error.message}
       </p>
     );
-  if (deliveries.data.length === 0) return <p className="text-sm text-gray-400">Nothing delivered yet.</p>;
+  const shown = deliveries.data.pages.flatMap((page) => page.deliveries);
+  if (shown.length === 0) return <p className="text-sm text-gray-400">Nothing delivered yet.</p>;
   return (
-    <ul className="space-y-2" aria-label="Delivery log">
-      {deliveries.data.map((delivery) => (
-        <li
-          key={delivery.id}
-          className="rounded border border-gray-800 bg-gray-800/50 p-2 text-xs"
-          data-testid="delivery-row"
-          data-channel={delivery.channel}
-          data-status={delivery.status}
-        >
-          <div className="flex items-center gap-2">
-            <span className="font-bold text-white">{delivery.ticker}</span>
-            <span className="text-gray-200">{RULE_CHANNEL_LABELS[delivery.channel]}</span>
-            <span className={`font-semibold ${DELIVERY_STYLES[delivery.status]}`}>
-              {DELIVERY_LABELS[delivery.status]}
-            </span>
-            <time className="ml-auto text-gray-400" dateTime={delivery.createdAt}>
-              {whenLabel(delivery.createdAt)}
-            </time>
-          </div>
-          <dl className="mt-0.5 flex flex-wrap gap-x-3 text-[11px] text-gray-400">
-            <div className="flex min-w-0 gap-1">
-              <dt>To</dt>
-              <dd className="truncate text-gray-300">{delivery.target}</dd>
+    <>
+      <ul className="space-y-2" aria-label="Delivery log">
+        {shown.map((delivery) => (
+          <li
+            key={delivery.id}
+            className="rounded border border-gray-800 bg-gray-800/50 p-2 text-xs"
+            data-testid="delivery-row"
+            data-channel={delivery.channel}
+            data-status={delivery.status}
+          >
+            <div className="flex items-center gap-2">
+              <span className="font-bold text-white">{delivery.ticker}</span>
+              <span className="text-gray-200">{RULE_CHANNEL_LABELS[delivery.channel]}</span>
+              <span className={`font-semibold ${DELIVERY_STYLES[delivery.status]}`}>
+                {DELIVERY_LABELS[delivery.status]}
+              </span>
+              <time className="ml-auto text-gray-400" dateTime={delivery.createdAt}>
+                {whenLabel(delivery.createdAt)}
+              </time>
             </div>
-            <div className="flex gap-1">
-              <dt>Attempts</dt>
-              <dd className="text-gray-300">{delivery.attempts}</dd>
-            </div>
-            <div className="flex gap-1">
-              <dt>Latency</dt>
-              <dd className="text-gray-300">{delivery.latencyMs === null ? '—' : `${delivery.latencyMs} ms`}</dd>
-            </div>
-          </dl>
-          <p className="truncate text-[11px] text-gray-400" title={delivery.ruleName}>
-            {delivery.ruleName}
-          </p>
-          {delivery.lastError && (
-            <p className="mt-0.5 break-words text-[11px] text-red-300">Last error: {delivery.lastError}</p>
-          )}
-        </li>
-      ))}
-    </ul>
+            <dl className="mt-0.5 flex flex-wrap gap-x-3 text-[11px] text-gray-400">
+              <div className="flex min-w-0 gap-1">
+                <dt>To</dt>
+                <dd className="truncate text-gray-300">{delivery.target}</dd>
+              </div>
+              <div className="flex gap-1">
+                <dt>Attempts</dt>
+                <dd className="text-gray-300">{delivery.attempts}</dd>
+              </div>
+              <div className="flex gap-1">
+                <dt>Latency</dt>
+                <dd className="text-gray-300">{delivery.latencyMs === null ? '—' : `${delivery.latencyMs} ms`}</dd>
+              </div>
+            </dl>
+            <p className="truncate text-[11px] text-gray-400" title={delivery.ruleName}>
+              {delivery.ruleName}
+            </p>
+            {delivery.lastError && (
+              <p className="mt-0.5 break-words text-[11px] text-red-300">Last error: {delivery.lastError}</p>
+            )}
+          </li>
+        ))}
+      </ul>
+      <LoadMore list={deliveries} label="Load older deliveries" />
+    </>
   );
 }
 
@@ -292,7 +337,8 @@ export function AlertRulesPanel() {
   const list = useRuleList();
   const [tab, setTab] = useState<Tab>('rules');
   const tabButtons = useRef<(HTMLButtonElement | null)[]>([]);
-  const active = list.data?.rules.filter((rule) => rule.status === 'active').length ?? 0;
+  // Every page carries the counts; the newest one read is the freshest.
+  const counts = list.data?.pages.at(-1);
 
   // Arrow keys move between tabs (the ARIA tabs pattern).
   function onTabKey(event: KeyboardEvent<HTMLButtonElement>, index: number) {
@@ -315,9 +361,13 @@ export function AlertRulesPanel() {
         <h2 id={`${id}-heading`} className="text-lg font-semibold text-white">
           Alert rules
         </h2>
-        {list.data && (
-          <span className="text-xs text-gray-400" data-testid="rule-cap">
-            {active} of {list.data.maxActive} active
+        {counts && (
+          <span
+            className="text-xs text-gray-400"
+            data-testid="rule-cap"
+            title={`${counts.totalCount} of ${counts.maxTotal} rules in all, paused ones included`}
+          >
+            {counts.activeCount} of {counts.maxActive} active
           </span>
         )}
         <button

@@ -98,7 +98,9 @@ function useRuleStream(onFiring: (firing: RuleFiring) => void) {
         const parsed = ruleFiring.safeParse(data);
         if (closed || !parsed.success) return;
         const firing = parsed.data;
-        queryClient.setQueryData<RuleFiring[]>(queryKeys.rules.firings, (current) => withFiring(current, firing));
+        queryClient.setQueryData(queryKeys.rules.firings, (current: Parameters<typeof withFiring>[0]) =>
+          withFiring(current, firing),
+        );
         // The rule's last-triggered time and status (a "once" rule is done) changed on the server,
         // and the firing's deliveries are under way.
         void queryClient.invalidateQueries({ queryKey: queryKeys.rules.list });

@@ -3,8 +3,9 @@
 // schema's errors before anything is sent, shows each condition kind's own fields, sends a valid
 // rule as the API's RuleInput and shows the server's refusal; picking Push asks the browser and,
 // when notifications are blocked, says so and leaves Push unticked; the panel shows the cap,
-// pauses and deletes (after a confirm); a `rule` event of the live stream becomes a toast and
-// the first row of the Triggered list.
+// pauses and deletes (after a confirm); "Load more" reads the next page of the rules and of the
+// Triggered list; a `rule` event of the live stream becomes a toast and the first row of the
+// Triggered list.
 import { act, cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ruleInput, type AlertRule, type RuleFiring } from '../../../shared/schemas/alertRules.ts';
@@ -20,6 +21,16 @@ import { RuleFormDialog } from './RuleFormDialog.tsx';
 function json(status: number, body: unknown): Response {
   return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
 }
+
+/** GET /api/alert-rules's answer: one page of rules with the caps. */
+const rulePage = (rules: AlertRule[], nextCursor: string | null = null) => ({
+  rules,
+  nextCursor,
+  activeCount: rules.filter((rule) => rule.status === 'active').length,
+  maxActive: 50,
+  totalCount: rules.length,
+  maxTotal: 500,
+});
 
 const RULE: AlertRule = {
   id: 7,
@@ -62,7 +73,7 @@ interface Call {
 }
 
 /** A fetch answering the alert-rule API; `answers` overrides one "METHOD /path". */
-function stubServer(answers: Record<string, () => Response> = {}) {
+function stubServer(answers: Record<string, (url: URL) => Response> = {}) {
   const calls: Call[] = [];
   let rules = [RULE];
   vi.stubGlobal(
@@ -73,10 +84,12 @@ function stubServer(answers: Record<string, () => Response> = {}) {
       const body = typeof init.body === 'string' ? (JSON.parse(init.body) as unknown) : undefined;
       calls.push({ method, path: url.pathname, body });
       const override = answers[`${method} ${url.pathname}`];
-      if (override) return override();
-      if (method === 'GET' && url.pathname === '/api/alert-rules') return json(200, { rules, maxActive: 50 });
-      if (method === 'GET' && url.pathname === '/api/alert-rules/triggered') return json(200, { firings: [] });
-      if (method === 'GET' && url.pathname === '/api/alert-rules/deliveries') return json(200, { deliveries: [] });
+      if (override) return override(url);
+      if (method === 'GET' && url.pathname === '/api/alert-rules') return json(200, rulePage(rules));
+      if (method === 'GET' && url.pathname === '/api/alert-rules/triggered')
+        return json(200, { firings: [], nextCursor: null });
+      if (method === 'GET' && url.pathname === '/api/alert-rules/deliveries')
+        return json(200, { deliveries: [], nextCursor: null });
       if (method === 'POST' && url.pathname === '/api/alert-rules') return json(201, { ...RULE, id: 8 });
       if (method === 'PATCH' && url.pathname === '/api/alert-rules/7') {
         rules = rules.map((rule) => ({ ...rule, status: (body as { status: AlertRule['status'] }).status }));
@@ -316,6 +329,43 @@ describe('the alert rules panel', () => {
 
     fireEvent.click(within(panel).getByRole('button', { name: 'New alert' }));
     expect(await screen.findByRole('dialog', { name: 'New alert rule' })).toBeTruthy();
+  });
+
+  it('reads the next page of the rules and of the Triggered list with Load more', async () => {
+    const older = { ...RULE, id: 3, description: 'ETH crosses above 3,000', status: 'paused' as const };
+    // Each next page is answered only to the cursor of the page before.
+    stubServer({
+      'GET /api/alert-rules': (url) =>
+        json(200, url.searchParams.get('cursor') === '7' ? rulePage([older]) : rulePage([RULE], '7')),
+      'GET /api/alert-rules/triggered': (url) =>
+        json(
+          200,
+          url.searchParams.get('cursor') === '31'
+            ? { firings: [{ ...FIRING, id: 30, message: 'BTC crossed 50001' }], nextCursor: null }
+            : { firings: [FIRING], nextCursor: '31' },
+        ),
+    });
+    render(
+      withClient(
+        <AlertRulesProvider>
+          <AlertRulesPanel />
+        </AlertRulesProvider>,
+      ),
+    );
+    const panel = screen.getByTestId('alert-rules-panel');
+    await within(panel).findByRole('listitem', { name: RULE.description });
+    expect(within(panel).queryByRole('listitem', { name: older.description })).toBeNull();
+    fireEvent.click(within(panel).getByRole('button', { name: 'Load more rules' }));
+    expect(await within(panel).findByRole('listitem', { name: older.description })).toBeTruthy();
+    expect(within(panel).getByRole('listitem', { name: RULE.description })).toBeTruthy();
+    expect(within(panel).queryByRole('button', { name: 'Load more rules' })).toBeNull();
+
+    fireEvent.click(within(panel).getByRole('tab', { name: 'Triggered' }));
+    expect(await within(panel).findByText(FIRING.message)).toBeTruthy();
+    fireEvent.click(within(panel).getByRole('button', { name: 'Load older alerts' }));
+    expect(await within(panel).findByText('BTC crossed 50001')).toBeTruthy();
+    expect(within(panel).getAllByTestId('firing-row')).toHaveLength(2);
+    expect(within(panel).queryByRole('button', { name: 'Load older alerts' })).toBeNull();
   });
 
   it('turns a live firing into a toast and the first row of the Triggered list', async () => {

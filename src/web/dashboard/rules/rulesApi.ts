@@ -1,13 +1,17 @@
-// Browser side of the alert-rule calls (issue 16): the rules with their cap, the Triggered list,
-// the delivery log, the webhook secret and test-send, and the latest close of a symbol (to
-// prefill a price level). Every answer is parsed with the shared schema the server sends it with.
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+// Browser side of the alert-rule calls (issue 16): the rules with their caps, the Triggered list
+// and the delivery log (each read a page at a time, "Load more" asking for the next), the
+// active rules the chart draws, the webhook secret and test-send, and the latest close of a
+// symbol (to prefill a price level). Every answer is parsed with the shared schema the server
+// sends it with.
+import { useInfiniteQuery, useMutation, useQuery, useQueryClient, type InfiniteData } from '@tanstack/react-query';
 import type { z } from 'zod';
-import type {
-  AlertRule,
-  RuleFiring,
-  RuleInput,
-  webhookTestResponse as webhookTestSchema,
+import {
+  RULE_PAGE_MAX,
+  type AlertRule,
+  type RuleFiring,
+  type RuleInput,
+  type ruleFiringList as ruleFiringListSchema,
+  type webhookTestResponse as webhookTestSchema,
 } from '../../../shared/schemas/alertRules.ts';
 import { apiFetch, apiSend, schemaOnDemand } from '../../api/http.ts';
 import { queryKeys } from '../../api/queryKeys.ts';
@@ -23,35 +27,68 @@ const webhookSecretResponse = schemaOnDemand(async () => (await ruleSchemas()).w
 const webhookTestResponse = schemaOnDemand(async () => (await ruleSchemas()).webhookTestResponse);
 const candleResponse = schemaOnDemand(async () => (await import('../../../shared/schemas/market.ts')).candleResponse);
 
-/** How many firings and deliveries the panel shows. */
-export const RULE_LOG_LIMIT = 50;
+/** A list's address for one page: the first without a cursor, the next with the last page's. */
+const pagePath = (path: string, cursor: string | null) =>
+  cursor === null ? path : `${path}${path.includes('?') ? '&' : '?'}cursor=${encodeURIComponent(cursor)}`;
+const pageAfter = (last: { nextCursor: string | null }) => last.nextCursor;
 
+/** The rules, newest first, a page at a time; every page carries the caps and counts. */
 export function useRuleList() {
-  return useQuery({ queryKey: queryKeys.rules.list, queryFn: () => apiFetch('/api/alert-rules', alertRuleList) });
-}
-
-export function useFirings(enabled = true) {
-  return useQuery({
-    queryKey: queryKeys.rules.firings,
-    enabled,
-    queryFn: async () => (await apiFetch(`/api/alert-rules/triggered?limit=${RULE_LOG_LIMIT}`, ruleFiringList)).firings,
+  return useInfiniteQuery({
+    queryKey: queryKeys.rules.list,
+    initialPageParam: null as string | null,
+    getNextPageParam: pageAfter,
+    queryFn: ({ pageParam }) => apiFetch(pagePath('/api/alert-rules', pageParam), alertRuleList),
   });
 }
 
-/** The delivery log; re-read every few seconds while shown, since retries change it on the server. */
-export function useDeliveries(enabled: boolean) {
+/** The active rules (the chart's alert levels): one page holds them all under the default cap. */
+export function useActiveRules() {
   return useQuery({
+    queryKey: queryKeys.rules.active,
+    queryFn: async () => (await apiFetch(`/api/alert-rules?status=active&limit=${RULE_PAGE_MAX}`, alertRuleList)).rules,
+  });
+}
+
+type FiringPage = z.output<typeof ruleFiringListSchema>;
+
+export function useFirings(enabled = true) {
+  return useInfiniteQuery({
+    queryKey: queryKeys.rules.firings,
+    enabled,
+    initialPageParam: null as string | null,
+    getNextPageParam: pageAfter,
+    queryFn: ({ pageParam }) => apiFetch(pagePath('/api/alert-rules/triggered', pageParam), ruleFiringList),
+  });
+}
+
+/** The delivery log; its pages are re-read every few seconds while shown, since retries change it on the server. */
+export function useDeliveries(enabled: boolean) {
+  return useInfiniteQuery({
     queryKey: queryKeys.rules.deliveries,
     enabled,
     refetchInterval: enabled ? 5_000 : false,
-    queryFn: async () =>
-      (await apiFetch(`/api/alert-rules/deliveries?limit=${RULE_LOG_LIMIT}`, ruleDeliveryList)).deliveries,
+    initialPageParam: null as string | null,
+    getNextPageParam: pageAfter,
+    queryFn: ({ pageParam }) => apiFetch(pagePath('/api/alert-rules/deliveries', pageParam), ruleDeliveryList),
   });
 }
 
-/** A new firing first in the Triggered list (once, whatever the order it arrives in). */
-export function withFiring(current: RuleFiring[] | undefined, firing: RuleFiring): RuleFiring[] {
-  return [firing, ...(current ?? []).filter((existing) => existing.id !== firing.id)].slice(0, RULE_LOG_LIMIT);
+/**
+ * A new firing first in the Triggered list (once, whatever the order it arrives in). It joins
+ * the first page; the cursors stay right, since each names the last id of its page.
+ */
+export function withFiring(
+  current: InfiniteData<FiringPage, string | null> | undefined,
+  firing: RuleFiring,
+): InfiniteData<FiringPage, string | null> | undefined {
+  if (!current || current.pages.length === 0) return current;
+  const pages = current.pages.map((page) => ({
+    ...page,
+    firings: page.firings.filter((existing) => existing.id !== firing.id),
+  }));
+  pages[0] = { ...pages[0], firings: [firing, ...pages[0].firings] };
+  return { ...current, pages };
 }
 
 /** Creates (no id) or replaces (an id) a rule; the form gets the server's error text on failure. */
