@@ -68,7 +68,14 @@ import {
   type RulesRuntime,
 } from './rules/service.ts';
 import { createAiRouteOptions, gridHistoryOf } from './ai/service.ts';
-import { createForecastService, type ForecastService } from './forecasts/service.ts';
+import {
+  createBacktestAdmission,
+  createBacktestPool,
+  createForecastService,
+  defaultBacktestThreads,
+  type BacktestPool,
+  type ForecastService,
+} from './forecasts/service.ts';
 import { trackRecordRoutes, trackRecordTestHookRoutes } from './forecasts/routes.ts';
 import { fileRouteOptions, fileRoutes, sheetRoutes } from './files/routes.ts';
 import {
@@ -114,6 +121,8 @@ export interface AppServices {
   deliveries: DeliveryQueue;
   /** The track record: records every WATOS statement; main.ts has the engine's leader resolve them. */
   forecasts: ForecastService;
+  /** The worker threads the track record's backtests run in (forecasts/backtestPool.ts). */
+  backtestPool: BacktestPool;
   redis?: Redis;
 }
 
@@ -243,11 +252,23 @@ export async function buildApp(options: AppOptions): Promise<App> {
       aiOptions.ai.tools.watos(symbol, timeframe === '1D' ? 'D' : timeframe, 'alert'),
   });
   // The track record's backtest walks the grid's own bars: the assistant's tools load them.
+  // Its walk-forward runs in worker threads, bounded per user and in all (issue 33).
+  const backtestPool = createBacktestPool({
+    threads: config.BACKTEST_WORKERS ?? defaultBacktestThreads(),
+    maxQueue: config.BACKTEST_QUEUE_MAX,
+  });
   const forecasts = createForecastService({
     db: database.db,
     log: app.log,
     sourceOf: (productId) => market.sourceOf(productId),
     history: gridHistoryOf(() => aiOptions.ai.tools),
+    backtestPool,
+    admitBacktest: createBacktestAdmission({
+      store: counterStore(redis),
+      keyPrefix: `${config.redisPrefix}backtest:`,
+      perMinute: config.BACKTEST_RATE_LIMIT_PER_MINUTE,
+      concurrentPerUser: config.BACKTEST_CONCURRENT_PER_USER,
+    }),
   });
   const aiOptions = createAiRouteOptions({
     config,
@@ -274,6 +295,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     rules,
     deliveries,
     forecasts,
+    backtestPool,
     redis,
   };
   app.decorate('services', services);
@@ -281,6 +303,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     recentAlerts.close();
     await deliveries.close();
     await forecasts.close();
+    await backtestPool.close();
     await mailer.close();
     await alertBus.close();
     await fileStorage.close();

@@ -133,6 +133,14 @@ const envSchema = z.object({
   AI_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(10_000).default(20),
   AI_FILE_MAX_MB: z.coerce.number().positive().max(1024).default(10),
   AI_FILE_MAX_ROWS: z.coerce.number().int().min(10).max(10_000_000).default(50_000),
+  /** Track-record backtests (issue 33): worker threads (unset: one per core beyond the first, 1 to 4), queue length, per-user bounds. */
+  BACKTEST_WORKERS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(64).optional()),
+  BACKTEST_QUEUE_MAX: z.preprocess(emptyToUndefined, z.coerce.number().int().min(0).max(10_000).default(16)),
+  BACKTEST_CONCURRENT_PER_USER: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(100).default(1)),
+  BACKTEST_RATE_LIMIT_PER_MINUTE: z.preprocess(
+    emptyToUndefined,
+    z.coerce.number().int().min(1).max(10_000).default(10),
+  ),
   /** Time budget of reading one spreadsheet (My Stuff preview, the assistant's file analysis, sheet names); past it the read is stopped and refused. */
   SHEET_READ_TIMEOUT_MS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(600_000).default(10_000)),
 

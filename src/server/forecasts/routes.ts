@@ -2,7 +2,8 @@
 // - GET /api/track-record?signal=&symbol=&assetClass=&timeframe=&period=&source=: the live
 //   record, resolved forecasts scored (kind 'live').
 // - GET /api/track-record/backtest?symbol=&signal=&timeframe=: a walk-forward backtest over
-//   the grid's history, scored the same way (kind 'backtest').
+//   the grid's history, scored the same way (kind 'backtest'). It runs in a worker; a client
+//   that goes away takes its backtest with it (dropped from the queue, or stopped).
 // - POST /api/test/forecasts/resolve (TEST_HOOKS only): the demo feed's bars stored up to `now`
 //   and the forecasts due by then resolved, so tests need not wait for the horizon.
 import type { FastifyInstance } from 'fastify';
@@ -15,6 +16,7 @@ import {
   trackRecordResponse,
 } from '../../shared/schemas/trackRecord.ts';
 import type { Database } from '../db/client.ts';
+import { requireUser } from '../http/requestUser.ts';
 import { advanceDemoCandles, type ForecastService } from './service.ts';
 
 export async function trackRecordRoutes(app: FastifyInstance, options: { forecasts: ForecastService }): Promise<void> {
@@ -27,7 +29,21 @@ export async function trackRecordRoutes(app: FastifyInstance, options: { forecas
   routes.get(
     '/api/track-record/backtest',
     { schema: { querystring: backtestQuery, response: { 200: trackRecordResponse } } },
-    async (request) => options.forecasts.backtest(request.query),
+    async (request, reply) => {
+      const who = requireUser(request).id;
+      const cancel = new AbortController();
+      // The response closes when it was sent or when the connection went first: only the
+      // latter cancels (an unsent answer is nobody's any more).
+      const closed = () => {
+        if (!reply.raw.writableFinished) cancel.abort();
+      };
+      reply.raw.once('close', closed);
+      try {
+        return await options.forecasts.backtest(request.query, { who, signal: cancel.signal });
+      } finally {
+        reply.raw.off('close', closed);
+      }
+    },
   );
 }
 

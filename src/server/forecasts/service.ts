@@ -10,7 +10,8 @@
 //   picks up what is still pending.
 // - Scoring: the live record is aggregated in SQL (GROUP BY signal and decile: at most 60
 //   rows whatever the number of forecasts) and merged into the streaming scorer
-//   (signals/forecastScore.ts); the backtest walks the grid's own history (backtest.ts).
+//   (signals/forecastScore.ts); the backtest walks the grid's own history (backtest.ts) in a
+//   worker (backtestPool.ts), admitted per user (backtestAdmission.ts) and cached.
 // - Citing: what the assistant says about a signal's record (live, else the backtest).
 import { and, asc, eq, gte, lte, sql, type SQL } from 'drizzle-orm';
 import { WATOS_SIGNALS } from '../../shared/constants.ts';
@@ -31,7 +32,8 @@ import type { Database } from '../db/client.ts';
 import { forecasts } from '../db/schema.ts';
 import { invalid } from '../errors/domain.ts';
 import { createDemoFeed, storeCandles, storedCandlesBetween, type MarketSource } from '../market/service.ts';
-import { walkForward } from './backtest.ts';
+import type { BacktestAdmission } from './backtestAdmission.ts';
+import type { BacktestPool } from './backtestPool.ts';
 import {
   FORECAST_TIMEFRAMES,
   GIVE_UP_MS,
@@ -45,6 +47,8 @@ import { forecastsOfCard, type AvailableCard, type ForecastDraft, type ForecastO
 
 export { forecastsOfCard, type AvailableCard, type ForecastDraft, type ForecastOrigin } from './statements.ts';
 export { FORECAST_TIMEFRAMES, dueTime, type ForecastSource } from './resolution.ts';
+export { createBacktestAdmission, type BacktestAdmission } from './backtestAdmission.ts';
+export { createBacktestPool, defaultBacktestThreads, type BacktestPool } from './backtestPool.ts';
 
 const DAY = 86_400_000;
 const INSERT_CHUNK = 500;
@@ -339,6 +343,10 @@ export interface ForecastServiceOptions {
   sourceOf: (productId: string) => MarketSource;
   /** The grid's history (the backtest and the assistant's fallback citation). */
   history?: GridHistoryLoader;
+  /** Where the walk-forward runs (off the event loop); backtests need it and `history`. */
+  backtestPool?: BacktestPool;
+  /** Per-user bounds of uncached backtests asked for over HTTP (the assistant's citations are bounded by the chat's limit). */
+  admitBacktest?: BacktestAdmission;
   now?: () => number;
   /** How long recorded statements wait in memory before one batched insert. */
   flushMs?: number;
@@ -402,8 +410,18 @@ export function createForecastService(options: ForecastServiceOptions) {
     return market.id;
   }
 
-  async function backtest(query: BacktestQuery): Promise<BacktestTrackRecord> {
-    if (!options.history) throw invalid('Backtests are not available on this server.');
+  /**
+   * The walk-forward over the grid's history, cached per symbol, timeframe, signal filter and
+   * latest bar. A miss asked for by a user (`who`) is admitted first (429 past the user's
+   * bounds), then queued for a worker; `signal` (the request closing) drops it from the queue
+   * or stops it.
+   */
+  async function backtest(
+    query: BacktestQuery,
+    asked: { who?: string; signal?: AbortSignal } = {},
+  ): Promise<BacktestTrackRecord> {
+    const pool = options.backtestPool;
+    if (!options.history || !pool) throw invalid('Backtests are not available on this server.');
     const productId = canonical(query.symbol);
     const loaded = await options.history(productId, query.timeframe);
     const { series } = loaded;
@@ -411,8 +429,11 @@ export function createForecastService(options: ForecastServiceOptions) {
     const key = `${productId}|${query.timeframe}|${loaded.source}|${series.length}|${last}|${query.signal ?? '*'}`;
     const hit = backtests.get(key);
     if (hit) return hit;
-    const result = walkForward(series, loaded.horizonBars, { signal: query.signal });
-    const report = result.scorer.report();
+    const release = asked.who && options.admitBacktest ? await options.admitBacktest(asked.who) : undefined;
+    const result = await pool
+      .run({ series, horizon: loaded.horizonBars, signal: query.signal }, asked.signal)
+      .finally(() => release?.());
+    const { report } = result;
     const answer: BacktestTrackRecord = {
       kind: 'backtest',
       source: toSourceName(loaded.source),
