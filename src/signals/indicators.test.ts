@@ -5,7 +5,6 @@ import * as technical from 'technicalindicators';
 import { ATR as TsAtr, BollingerBands as TsBollinger, EMA as TsEma, RSI as TsRsi, SMA as TsSma } from 'trading-signals';
 import { describe, expect, it } from 'vitest';
 import { atr, bollinger, ema, roc, rsi, sma, supportResistance, swingPoints, volumeZScore } from './indicators.ts';
-import { CHUNK, SIMD_MIN_BARS, swingPointsOfThreeSimd } from './swingKernel.ts';
 
 const f = (values: number[]) => Float64Array.from(values);
 
@@ -119,7 +118,7 @@ describe('edge cases: no throw, no NaN after warm-up', () => {
   });
 });
 
-describe('swing points: the branch-free loops match the definition', () => {
+describe('swing points match the definition', () => {
   /** The definition, written the obvious way (an early exit on the first higher neighbour). */
   function reference(high: Float64Array, low: Float64Array, strength: number): Int8Array {
     const out = new Int8Array(high.length);
@@ -154,34 +153,23 @@ describe('swing points: the branch-free loops match the definition', () => {
     expect([...swingPoints(high, low, 3)]).toEqual([...reference(high, low, 3)]);
   });
 
-  it('the SIMD kernel (strength 3) matches across chunks, with ties, infinities and NaN at chunk edges', () => {
-    // Two whole chunks and a part, and a tail of 1 to 3 bars the loop finishes.
-    for (const length of [2 * CHUNK + 1000 + 6, 2 * CHUNK + 1001 + 6, 2 * CHUNK + 1003 + 6]) {
-      let state = length;
-      const random = () => (state = (state * 1103515245 + 12345) % 2147483648) / 2147483648;
-      // Few distinct values: ties on every side, -0 beside 0, infinities (one sign per series: a
-      // chunk holding both is handed back to the loop, as one with NaN).
-      const pick = (values: number[]) => Float64Array.from({ length }, () => values[Math.floor(random() * 6)]);
-      const high = pick([-1, -0, 0, 1, 2, Infinity]);
-      const low = pick([-Infinity, -1, -0, 0, 1, 2]);
-      expect([...swingPoints(high, low, 3)], `length ${length}`).toEqual([...reference(high, low, 3)]);
-      let redone = 0;
-      swingPointsOfThreeSimd(high, low, new Int8Array(length), () => (redone += 1));
-      expect(redone, 'every chunk through the kernel').toBe(0);
-    }
-    // A NaN that the first chunk reads only as a neighbour (a bar after its last), one that the
-    // second reads only as a neighbour (a bar before its first), and one inside the third. Next
-    // to each, a bar with a higher neighbour (lower for lows) in the same window as the NaN: a
-    // window maximum that lost it to the NaN would flag a swing the definition does not.
-    const length = 2 * CHUNK + 500;
-    const { high, low } = walk(length, 5);
-    const cases = [
-      { bar: 2 + CHUNK, nan: 3 + CHUNK, above: 4 + CHUNK },
-      { bar: 3 + CHUNK, nan: CHUNK, above: 1 + CHUNK },
-      { bar: 3 + 2 * CHUNK + 100, nan: 4 + 2 * CHUNK + 100, above: 5 + 2 * CHUNK + 100 },
-    ];
-    for (const { bar, nan, above } of cases) {
-      const withNaN = { high: high.slice(), low: low.slice() };
+  it('strength 3 on a long series, with ties, -0, infinities and NaN', () => {
+    const length = 40_000;
+    let state = length;
+    const random = () => (state = (state * 1103515245 + 12345) % 2147483648) / 2147483648;
+    // Few distinct values: ties on every side, -0 beside 0, infinities.
+    const pick = (values: number[]) => Float64Array.from({ length }, () => values[Math.floor(random() * 6)]);
+    const high = pick([-1, -0, 0, 1, 2, Infinity]);
+    const low = pick([-Infinity, -1, -0, 0, 1, 2]);
+    expect([...swingPoints(high, low, 3)]).toEqual([...reference(high, low, 3)]);
+    // A NaN right after a bar, and one right before it, each beside a higher neighbour (lower
+    // for lows) in the same window: the bar is no swing however the NaN is read.
+    const walked = walk(length, 5);
+    for (const { bar, nan, above } of [
+      { bar: 1000, nan: 1001, above: 1002 },
+      { bar: 2003, nan: 2000, above: 2001 },
+    ]) {
+      const withNaN = { high: walked.high.slice(), low: walked.low.slice() };
       withNaN.high[bar] = 1e6;
       withNaN.high[above] = 2e6;
       withNaN.high[nan] = NaN;
@@ -192,20 +180,6 @@ describe('swing points: the branch-free loops match the definition', () => {
       expect(expected[bar]).toBe(0);
       expect([...swingPoints(withNaN.high, withNaN.low, 3)], `NaN at ${nan}`).toEqual([...expected]);
     }
-  });
-
-  it('the SIMD kernel runs here (else swingPoints would quietly use the loop) and hands back chunks with NaN', () => {
-    const { high, low } = walk(CHUNK + 100, 9);
-    const out = new Int8Array(high.length);
-    const redone: Array<[number, number]> = [];
-    // Bars 3 .. 3 + 4n - 1, n as large as fits before the last 3: the loop does the rest.
-    expect(swingPointsOfThreeSimd(high, low, out, (from, to) => redone.push([from, to]))).toBe(CHUNK + 95);
-    expect(redone).toEqual([]);
-    expect([...out.subarray(0, CHUNK + 95)]).toEqual([...reference(high, low, 3).subarray(0, CHUNK + 95)]);
-    high[CHUNK + 50] = NaN;
-    swingPointsOfThreeSimd(high, low, out, (from, to) => redone.push([from, to]));
-    expect(redone).toEqual([[3 + CHUNK, CHUNK + 95]]);
-    expect(SIMD_MIN_BARS).toBeGreaterThanOrEqual(7);
   });
 
   it('leaves the first and last `strength` entries of a given output alone', () => {
@@ -326,7 +300,7 @@ describe('long series and the no-allocation API', () => {
     }
   });
 
-  it('matches the textbook loops bar for bar over every remainder of the four-bar steps', () => {
+  it('matches the textbook loops bar for bar on short series of every length from 30 to 37', () => {
     const { close, high, low } = walk(700, 5);
     for (let length = 30; length < 38; length += 1) {
       const c = close.subarray(0, length);

@@ -294,20 +294,19 @@ export function rsiSeed(closes: Float64Array, period: number): RsiSeed {
   const seedEnd = Math.min(period, count - 1);
   for (let index = 1; index <= seedEnd; index += 1) {
     const change = closes[index] - closes[index - 1];
-    if (change > 0) gain += change;
-    else loss -= change;
+    gain += Math.max(change, 0);
+    loss += Math.max(-change, 0);
   }
   // With exactly `period` closed bars the forming bar completes the seed: keep the sums.
   if (count === period) return { count, gain, loss, last };
   gain /= period;
   loss /= period;
   const keep = (period - 1) / period;
-  const halfWeight = 0.5 / period;
+  const weight = 1 / period;
   for (let index = period + 1; index < count; index += 1) {
     const change = closes[index] - closes[index - 1];
-    const size = Math.abs(change);
-    gain = gain * keep + (size + change) * halfWeight;
-    loss = loss * keep + (size - change) * halfWeight;
+    gain = gain * keep + Math.max(change, 0) * weight;
+    loss = loss * keep + Math.max(-change, 0) * weight;
   }
   return { count, gain, loss, last };
 }
@@ -319,19 +318,14 @@ export function rsiNext(seed: RsiSeed, close: number, period: number): number {
   let gain: number;
   let loss: number;
   if (seed.count === period) {
-    gain = seed.gain;
-    loss = seed.loss;
-    if (change > 0) gain += change;
-    else loss -= change;
-    gain /= period;
-    loss /= period;
+    gain = (seed.gain + Math.max(change, 0)) / period;
+    loss = (seed.loss + Math.max(-change, 0)) / period;
     return gain + loss === 0 ? 50 : (100 * gain) / (gain + loss);
   }
-  const size = Math.abs(change);
-  const halfWeight = 0.5 / period;
+  const weight = 1 / period;
   const keep = (period - 1) / period;
-  gain = seed.gain * keep + (size + change) * halfWeight;
-  loss = seed.loss * keep + (size - change) * halfWeight;
+  gain = seed.gain * keep + Math.max(change, 0) * weight;
+  loss = seed.loss * keep + Math.max(-change, 0) * weight;
   const total = gain + loss;
   return total === 0 ? 50 : (100 * gain) / total;
 }
