@@ -7,26 +7,34 @@
 import { existsSync } from 'node:fs';
 import { ensureDependencies, run } from './bootstrap.mjs';
 
-const CHROMIUM = '/usr/bin/chromium';
+/**
+ * Debian packages the suite runs against, each known by a file it installs: Chromium for the
+ * browser journeys, and aiosmtpd, the real SMTP server the mail tests deliver to.
+ */
+const DEBIAN_PACKAGES = [
+  ['chromium', '/usr/bin/chromium'],
+  ['python3-aiosmtpd', '/usr/lib/python3/dist-packages/aiosmtpd'],
+];
 
-function ensureChromium() {
-  if (existsSync(CHROMIUM)) return;
+function ensureDebianPackages() {
+  const missing = DEBIAN_PACKAGES.filter(([, path]) => !existsSync(path)).map(([name]) => name);
+  if (missing.length === 0) return;
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   if (!isRoot) {
     console.error(
-      `The end-to-end tests need Debian's Chromium at ${CHROMIUM}.\n` +
-        'Install it with:  sudo apt-get update && sudo apt-get install -y chromium\n' +
+      `The tests need Debian's ${missing.join(' and ')}.\n` +
+        `Install with:  sudo apt-get update && sudo apt-get install -y ${missing.join(' ')}\n` +
         'then run npm test again.',
     );
     process.exit(1);
   }
-  console.log('Installing Chromium (apt-get install chromium)...');
+  console.log(`Installing ${missing.join(', ')} (apt-get install)...`);
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   if (
     run('apt-get', ['update', '-qq'], { env }) !== 0 ||
-    run('apt-get', ['install', '-y', '-qq', 'chromium'], { env }) !== 0
+    run('apt-get', ['install', '-y', '-qq', ...missing], { env }) !== 0
   ) {
-    console.error('Installing Chromium failed; see the output above.');
+    console.error('Installing them failed; see the output above.');
     process.exit(1);
   }
 }
@@ -49,7 +57,7 @@ const steps = [
 ];
 
 ensureDependencies();
-ensureChromium();
+ensureDebianPackages();
 if (process.env.TEST_DATABASE_URL)
   console.log(`Database tests also run on PostgreSQL (${process.env.TEST_DATABASE_URL}).`);
 if (process.env.TEST_REDIS_URL) console.log(`Redis paths are tested against ${process.env.TEST_REDIS_URL}.`);
