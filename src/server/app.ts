@@ -336,6 +336,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     keyPrefix: config.redisPrefix,
     rateLimits: options.authRateLimits,
     exposeOutbox: config.TEST_HOOKS,
+    currentSubscription: (userId: string) => currentSubscription(database.db, userId),
     sessionChanges,
   });
 

@@ -12,7 +12,7 @@ import type { Database } from '../db/client.ts';
 import * as schema from '../db/schema.ts';
 import { withoutQueryParameters } from '../http/logging.ts';
 import { createProfile } from './accounts.ts';
-import type { SessionChanges } from './guards.ts';
+import type { SessionChanges } from './sessionChanges.ts';
 import { afterPasswordReset, passwordChangeHooks } from './passwords.ts';
 import { existingAccountMail, passwordResetMail, verificationMail, type Mailer } from '../mail/service.ts';
 import { MIN_PASSWORD_LENGTH } from '../../shared/constants.ts';

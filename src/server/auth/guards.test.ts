@@ -8,7 +8,8 @@ import { session, subscriptions } from '../db/schema.ts';
 import { createTestApp, type TestApp } from '../testing/app.ts';
 import { Browser } from '../testing/http.ts';
 import { subscribedUser } from '../testing/users.ts';
-import { createSessionChanges, createSubscriptionAccess, sessionCookieName, sessionTokenIn } from './guards.ts';
+import { createSubscriptionAccess, sessionCookieName, sessionTokenIn } from './guards.ts';
+import { createSessionChanges } from './sessionChanges.ts';
 
 describe('sessionTokenIn', () => {
   const plain = 'better-auth.session_token';

@@ -6,7 +6,6 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { fromNodeHeaders } from 'better-auth/node';
 import type { Redis } from 'ioredis';
-import { currentSubscription } from '../billing/service.ts';
 import type { Database } from '../db/client.ts';
 import { DomainError } from '../errors/domain.ts';
 import { HttpError } from '../http/errors.ts';
@@ -23,6 +22,7 @@ import {
   resetTokenResponse,
   type MeResponse,
 } from '../../shared/schemas/auth.ts';
+import type { SubscriptionSummary } from '../../shared/schemas/me.ts';
 import { betterAuthBodies, checkAuthBody } from './bodies.ts';
 import {
   changeSignedInPassword,
@@ -47,6 +47,11 @@ export interface AuthRoutesOptions {
   keyPrefix?: string;
   /** Test-only: serve GET /api/test/outbox (never enable in production). */
   exposeOutbox?: boolean;
+  /**
+   * A user's current subscription (GET /api/me). Given by the composition root (billing's
+   * service), so auth does not depend on billing, whose routes sign users in through auth.
+   */
+  currentSubscription: (userId: string) => Promise<SubscriptionSummary | null>;
   /** Told of every successful change of sessions or passwords (cached sessions go stale). */
   sessionChanges?: SessionChanges;
 }
@@ -240,7 +245,7 @@ export async function authRoutes(app: FastifyInstance, options: AuthRoutesOption
     if (!current) return { user: null, subscription: null };
     return {
       user: { id: current.id, email: current.email, username: current.username },
-      subscription: await currentSubscription(db, current.id),
+      subscription: await options.currentSubscription(current.id),
     };
   });
 

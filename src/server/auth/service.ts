@@ -11,15 +11,14 @@ import type { Auth } from './auth.ts';
 import { CURRENT_PASSWORD_REQUIRED, CURRENT_PASSWORD_WRONG } from './passwords.ts';
 
 export { createAuth, type Auth, type AuthLog } from './auth.ts';
+export { createSessionChanges, type SessionChanges } from './sessionChanges.ts';
 export {
-  createSessionChanges,
   createSubscriptionAccess,
   requireSignedIn,
   requireSubscription,
   sessionCookieName,
   sessionTokenIn,
   sessionUser,
-  type SessionChanges,
   type SessionUser,
   type SubscriptionAccess,
 } from './guards.ts';

@@ -10,14 +10,9 @@ import type { Config } from '../config.ts';
 import type { Database, DatabaseHandle } from '../db/client.ts';
 import { outbox } from '../db/schema.ts';
 import { escapeUnsafeCharacters } from '../../shared/schemas/userText.ts';
-import { openMailQueue, type MailQueue, type MailRetryPolicy } from './queue.ts';
+import { openMailQueue, type MailMessage, type MailQueue, type MailRetryPolicy } from './queue.ts';
 
-export interface MailMessage {
-  to: string;
-  subject: string;
-  text: string;
-  html: string;
-}
+export type { MailMessage };
 
 export interface Mailer {
   readonly kind: 'smtp' | 'outbox';

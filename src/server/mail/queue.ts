@@ -11,7 +11,14 @@
 import type PgBoss from 'pg-boss';
 import type { DatabaseHandle } from '../db/client.ts';
 import { BOSS_SCHEMA, sqlExecutor, startBoss, type BossLog } from '../jobs/boss.ts';
-import type { MailMessage } from './mailer.ts';
+
+/** One e-mail as the app writes it; the queue carries it until the SMTP server takes it. */
+export interface MailMessage {
+  to: string;
+  subject: string;
+  text: string;
+  html: string;
+}
 
 export const MAIL_QUEUE = 'mail';
 /** Far more retries than any window allows: the window, not this count, ends the retries. */
