@@ -7,11 +7,11 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../config.ts';
 import { alertRules } from '../db/schema.ts';
 import { openTestDatabase, type TestDatabase } from '../db/testing.ts';
-import { storeCandleBatch } from '../market/service.ts';
 import { aiosmtpdAvailable, startAiosmtpd, type ReceivedMail, type SmtpPeer } from '../testing/aiosmtpd.ts';
 import { createTestApp, type TestApp } from '../testing/app.ts';
 import { Browser, jsonBody } from '../testing/http.ts';
 import { payOnTestCheckout } from '../testing/users.ts';
+import { storeFlatMinutes } from '../testing/candles.ts';
 import type { AlertRule } from '../../shared/schemas/alertRules.ts';
 import { createMailer, type MailLog } from './mailer.ts';
 
@@ -99,22 +99,7 @@ describe.skipIf(!aiosmtpdAvailable())('SMTP delivery to aiosmtpd (needs python3-
     const userId = jsonBody<{ user: { id: string } }>(await browser.get('/api/me')).user.id;
     expect((await payOnTestCheckout(browser, userId, 'three-day')).response.statusCode).toBe(303);
 
-    const minute = Math.floor(Date.now() / 60_000) * 60_000;
-    await storeCandleBatch(test.database.db, [
-      {
-        productId: 'AAPL',
-        granularity: 60,
-        source: 'demo',
-        rows: [2, 1].map((ago) => ({
-          time: minute - ago * 60_000,
-          open: 100,
-          high: 100,
-          low: 100,
-          close: 100,
-          volume: 10,
-        })),
-      },
-    ]);
+    await storeFlatMinutes(test.database.db, 'AAPL', 100);
     const created = await browser.post('/api/alert-rules', {
       name: 'Breakout',
       symbol: 'AAPL',

@@ -7,11 +7,11 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { latestOutboxMessages } from '../mail/service.ts';
-import { storeCandleBatch } from '../market/service.ts';
 import { startFakePushService, type FakePushService } from '../testing/fakePushService.ts';
 import { createTestApp, type TestApp } from '../testing/app.ts';
 import { jsonBody, parseJson } from '../testing/http.ts';
 import { subscribedUser } from '../testing/users.ts';
+import { storeFlatMinutes } from '../testing/candles.ts';
 import type { AlertRule, RuleDelivery, RuleFiring } from '../../shared/schemas/alertRules.ts';
 import { verifyWebhookSignature } from './webhook.ts';
 
@@ -50,22 +50,7 @@ describe('alert rule channels through the API', () => {
   it('delivers one firing in the app, by e-mail, as a push and as a signed webhook', async () => {
     const { browser } = await subscribedUser(test, 'channels@example.com');
     // The engine's last bars of AAPL: a close of 100 a minute ago.
-    const minute = Math.floor(Date.now() / 60_000) * 60_000;
-    await storeCandleBatch(test.database.db, [
-      {
-        productId: 'AAPL',
-        granularity: 60,
-        source: 'demo',
-        rows: [2, 1].map((ago) => ({
-          time: minute - ago * 60_000,
-          open: 100,
-          high: 100,
-          low: 100,
-          close: 100,
-          volume: 10,
-        })),
-      },
-    ]);
+    await storeFlatMinutes(test.database.db, 'AAPL', 100);
 
     const key = jsonBody<{ publicKey: string }>(await browser.get('/api/push/key')).publicKey;
     push.expectVapidKey(key);
