@@ -80,15 +80,11 @@ function createStreamRegistry(options: { db: Database; maxPerUser: number; log: 
     clearTimeout(expiries.get(userId));
     // Just past the end: subscriptionState counts the end instant itself as expired.
     const timer = setTimeout(
-      () => void checkUser(userId),
+      () => void checkUsers([userId]),
       Math.min(Math.max(periodEnd - Date.now() + 50, 0), MAX_TIMER_MS),
     );
     timer.unref();
     expiries.set(userId, timer);
-  }
-
-  function checkUser(userId: string): Promise<void> {
-    return checkUsers([userId]);
   }
 
   /**
@@ -143,7 +139,7 @@ function createStreamRegistry(options: { db: Database; maxPerUser: number; log: 
       streams.push(stream);
       // Checked once registered, so a sign-out racing the opening cannot slip between the
       // gate's (possibly cached) grant and the registration; this also arms the expiry timer.
-      void checkUser(stream.userId);
+      void checkUsers([stream.userId]);
     },
     remove(stream: OpenStream) {
       const streams = byUser.get(stream.userId);

@@ -300,16 +300,21 @@ describe('the form state', () => {
   });
 });
 
+/** The rules panel inside its provider, as the dashboard mounts it. */
+function renderPanel() {
+  render(
+    withClient(
+      <AlertRulesProvider>
+        <AlertRulesPanel />
+      </AlertRulesProvider>,
+    ),
+  );
+}
+
 describe('the alert rules panel', () => {
   it('shows the rules with the cap, pauses, and deletes after a confirm', async () => {
     const calls = stubServer();
-    render(
-      withClient(
-        <AlertRulesProvider>
-          <AlertRulesPanel />
-        </AlertRulesProvider>,
-      ),
-    );
+    renderPanel();
     const panel = screen.getByTestId('alert-rules-panel');
     expect(await within(panel).findByText('1 of 50 active')).toBeTruthy();
     const row = within(panel).getByRole('listitem', { name: RULE.description });
@@ -345,13 +350,7 @@ describe('the alert rules panel', () => {
             : { firings: [FIRING], nextCursor: '31' },
         ),
     });
-    render(
-      withClient(
-        <AlertRulesProvider>
-          <AlertRulesPanel />
-        </AlertRulesProvider>,
-      ),
-    );
+    renderPanel();
     const panel = screen.getByTestId('alert-rules-panel');
     await within(panel).findByRole('listitem', { name: RULE.description });
     expect(within(panel).queryByRole('listitem', { name: older.description })).toBeNull();
@@ -370,13 +369,7 @@ describe('the alert rules panel', () => {
 
   it('turns a live firing into a toast and the first row of the Triggered list', async () => {
     stubServer();
-    render(
-      withClient(
-        <AlertRulesProvider>
-          <AlertRulesPanel />
-        </AlertRulesProvider>,
-      ),
-    );
+    renderPanel();
     const panel = screen.getByTestId('alert-rules-panel');
     fireEvent.click(within(panel).getByRole('tab', { name: 'Triggered' }));
     expect(await within(panel).findByText('No alert has triggered yet.')).toBeTruthy();
