@@ -9,5 +9,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // One migrated PGlite dumped once; each file's in-memory database starts from it.
+    globalSetup: ['src/server/testing/pgliteTemplate.ts'],
   },
 });

@@ -4,8 +4,9 @@
 // (scripts/checkCycles.mjs), unit and server tests, build, the landing route's JS budget
 // (scripts/bundleBudget.mjs), and the Playwright journeys in a real browser. Stops at the
 // first failing step with a non-zero exit code.
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { ensureDependencies, run } from './bootstrap.mjs';
+import { ensureDependencies, root, run } from './bootstrap.mjs';
 
 /**
  * Debian packages the suite runs against, each known by a file it installs: Chromium for the
@@ -39,7 +40,9 @@ function ensureDebianPackages() {
   }
 }
 
-const steps = [
+// Steps in order; the static checks in one group run side by side (each is one process on one
+// core; their output is held and printed whole when each ends), the rest one after another.
+const staticChecks = [
   [
     'Engines (every locked package runs on the Node versions package.json admits)',
     process.execPath,
@@ -50,11 +53,46 @@ const steps = [
   ['Type-check (tsc -b: web, server, tools projects)', 'npx', ['tsc', '-b']],
   ['Lint (eslint, import boundaries)', 'npx', ['eslint', '.', '--max-warnings=0']],
   ['Import cycles (scripts/checkCycles.mjs)', process.execPath, ['scripts/checkCycles.mjs']],
+];
+const steps = [
+  staticChecks,
   ['Unit and server tests (vitest)', 'npx', ['vitest', 'run']],
   ['Build the web app (vite build)', 'npx', ['vite', 'build', '--logLevel', 'warn']],
   ['Bundle budget', process.execPath, ['scripts/bundleBudget.mjs']],
   ['End-to-end journeys (playwright, Chromium)', 'npx', ['playwright', 'test']],
 ];
+
+/** Runs one step with its output held back; resolves to its exit status and output. */
+function runHeld(command, args) {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    const output = [];
+    child.stdout.on('data', (chunk) => output.push(chunk));
+    child.stderr.on('data', (chunk) => output.push(chunk));
+    child.on('error', (error) => resolve({ status: 1, output: Buffer.from(String(error)) }));
+    child.on('close', (status) => resolve({ status: status ?? 1, output: Buffer.concat(output) }));
+  });
+}
+
+const durations = [];
+const suiteStarted = Date.now();
+
+function finish(title, status, started) {
+  const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  durations.push([title, seconds]);
+  if (status !== 0) {
+    console.error(`\n✖ ${title} failed (exit ${status}, ${seconds} s).`);
+    printDurations();
+    process.exit(status);
+  }
+  console.log(`✔ ${title} (${seconds} s)`);
+}
+
+function printDurations() {
+  console.log('\nStep durations:');
+  for (const [title, seconds] of durations) console.log(`${seconds.padStart(8)} s  ${title}`);
+  console.log(`${((Date.now() - suiteStarted) / 1000).toFixed(1).padStart(8)} s  in all`);
+}
 
 ensureDependencies();
 ensureDebianPackages();
@@ -62,15 +100,34 @@ if (process.env.TEST_DATABASE_URL)
   console.log(`Database tests also run on PostgreSQL (${process.env.TEST_DATABASE_URL}).`);
 if (process.env.TEST_REDIS_URL) console.log(`Redis paths are tested against ${process.env.TEST_REDIS_URL}.`);
 
-for (const [title, command, args] of steps) {
+for (const step of steps) {
+  if (Array.isArray(step[0])) {
+    console.log(`\n▶ Static checks, side by side: ${step.map(([title]) => title.split(' (')[0]).join(', ')}`);
+    const started = Date.now();
+    const results = await Promise.all(
+      step.map(async ([title, command, args]) => {
+        const result = await runHeld(command, args);
+        const seconds = ((Date.now() - started) / 1000).toFixed(1);
+        console.log(`\n▶ ${title}`);
+        process.stdout.write(result.output);
+        return { title, status: result.status, seconds };
+      }),
+    );
+    for (const { title, status, seconds } of results) {
+      durations.push([title, seconds]);
+      if (status !== 0) {
+        console.error(`\n✖ ${title} failed (exit ${status}, ${seconds} s).`);
+        printDurations();
+        process.exit(status);
+      }
+      console.log(`✔ ${title} (${seconds} s)`);
+    }
+    continue;
+  }
+  const [title, command, args] = step;
   console.log(`\n▶ ${title}`);
   const started = Date.now();
-  const status = run(command, args);
-  const seconds = ((Date.now() - started) / 1000).toFixed(1);
-  if (status !== 0) {
-    console.error(`\n✖ ${title} failed (exit ${status}, ${seconds} s).`);
-    process.exit(status);
-  }
-  console.log(`✔ ${title} (${seconds} s)`);
+  finish(title, run(command, args), started);
 }
+printDurations();
 console.log('\nAll test steps passed.');

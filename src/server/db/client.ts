@@ -73,6 +73,8 @@ export interface DatabaseOptions {
   databaseUrl?: string;
   /** PGlite directory; absent means an in-memory PGlite (tests). */
   pgliteDir?: string;
+  /** In-memory PGlite only: a data-directory dump to start from (tests' migrated template). */
+  pgliteSnapshot?: string;
   /** Pool size for PostgreSQL. */
   maxConnections?: number;
   /**
@@ -183,7 +185,11 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
 
   if (options.pgliteDir) mkdirSync(options.pgliteDir, { recursive: true });
   // PGlite on a thread of its own, reached like PostgreSQL through a node-postgres pool.
-  const thread = await startPgliteThread(options.pgliteDir ?? null);
+  const thread = await startPgliteThread(
+    options.pgliteDir ?? null,
+    undefined,
+    options.pgliteDir ? null : (options.pgliteSnapshot ?? null),
+  );
   const db = drizzlePg({ client: thread.pool, schema }) as unknown as Database;
   let closed = false;
   return {

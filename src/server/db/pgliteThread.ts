@@ -118,13 +118,17 @@ class ChannelSocket extends Duplex {
   }
 }
 
-/** Starts PGlite on its own thread (in `dataDir`, or in memory) and a pool onto it. */
+/**
+ * Starts PGlite on its own thread (in `dataDir`, or in memory) and a pool onto it. An in-memory
+ * PGlite starts from `snapshot`, a file of `dumpDataDir('none')`, when one is given.
+ */
 export async function startPgliteThread(
   dataDir: string | null,
   connections = PGLITE_CONNECTIONS,
+  snapshot: string | null = null,
 ): Promise<PgliteThread> {
   const worker = new Worker(new URL('./pgliteWorkerBoot.mjs', import.meta.url), {
-    workerData: { dataDir, preload: process.env.PGLITE_THREAD_PRELOAD ?? null },
+    workerData: { dataDir, snapshot, preload: process.env.PGLITE_THREAD_PRELOAD ?? null },
     // Not the server's own flags (its preloads are TypeScript the thread cannot load before its
     // entry has registered tsx), except a profiler's, so a profile covers the database too.
     execArgv: process.execArgv.filter((arg) => /^--(cpu|heap)-prof/.test(arg)),

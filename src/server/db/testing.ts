@@ -1,6 +1,7 @@
 // Test databases: one per test file. With TEST_DATABASE_URL set, a freshly created PostgreSQL
 // database (dropped afterwards) so parallel or repeated runs never collide; otherwise an
-// in-memory PGlite. Tests isolate from each other with truncateAll, never a new database.
+// in-memory PGlite (started from a migrated template when vitest's global setup made one).
+// Tests isolate from each other with truncateAll, never a new database.
 import { randomBytes } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import pg from 'pg';
@@ -55,7 +56,8 @@ export async function openTestDatabase(
       await withAdminClient((admin) => admin.query(`drop database if exists "${name}" with (force)`));
     };
   } else {
-    handle = await openDatabase({});
+    // Vitest's global setup (src/server/testing/pgliteTemplate.ts) names a migrated template.
+    handle = await openDatabase({ pgliteSnapshot: process.env.PGLITE_TEST_TEMPLATE });
   }
   await handle.migrate();
 
