@@ -9,6 +9,8 @@ import {
   createAuth,
   createSessionChanges,
   createSubscriptionAccess,
+  dashboardFeature,
+  registerDashboardApi,
   resolveAuthSecret,
   type Auth,
   type AuthRateLimitPolicy,
@@ -35,7 +37,6 @@ import {
   type StripeApiLocation,
 } from './billing/routes.ts';
 import { embedRoutes } from './embeds/routes.ts';
-import { dashboardFeature, registerDashboardApi } from './http/dashboardApi.ts';
 import { watchlistRoutes } from './watchlists/routes.ts';
 import { symbolRoutes } from './symbols/routes.ts';
 import { promptRoutes } from './prompts/routes.ts';
