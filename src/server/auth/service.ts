@@ -17,7 +17,6 @@ export {
   createSubscriptionAccess,
   requireSignedIn,
   requireSubscription,
-  sessionCookieName,
   sessionTokenIn,
   sessionUser,
   type SessionUser,
