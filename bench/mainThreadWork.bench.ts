@@ -16,7 +16,6 @@ import { createMarketTools } from '../src/server/ai/tools.ts';
 import { reportedWalkForward } from '../src/server/forecasts/backtestWorker.ts';
 import { chartBars } from '../src/server/market/chartBars.ts';
 import {
-  createCoinbaseProvider,
   createDemoFeed,
   createMarketRouter,
   createYahooProvider,
@@ -48,7 +47,8 @@ function tools() {
   const demo = createDemoFeed({ now: () => NOW });
   const market = createMarketRouter({
     mode: 'demo',
-    coinbase: createCoinbaseProvider({}),
+    // Demo mode asks the demo feed alone.
+    coinbase: demo,
     yahoo: createYahooProvider({}),
     demo,
   });
