@@ -11,7 +11,7 @@ export {
   type RuleLimits,
 } from './store.ts';
 export { createRulesRuntime, type RulesRuntime } from './runtime.ts';
-export type { ActiveRule, FiringDraft, SymbolUpdate } from './types.ts';
+export type { ActiveRule, FiringDraft } from './types.ts';
 export { createRuleEvaluator, type RuleEvaluator } from './evaluator.ts';
 export {
   deliveryPolicy,
