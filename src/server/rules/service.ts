@@ -10,7 +10,7 @@ export {
   type EngineRule,
   type RuleLimits,
 } from './store.ts';
-export { createRulesRuntime, type RulesRuntime } from './runtime.ts';
+export { createRulesRuntime, recordStatedOdds, type RulesRuntime } from './runtime.ts';
 export type { ActiveRule, FiringDraft } from './types.ts';
 export { createRuleEvaluator, type RuleEvaluator } from './evaluator.ts';
 export {
