@@ -13,7 +13,8 @@ const root = path.dirname(fileURLToPath(import.meta.url));
 // Import cycles are checked by scripts/checkCycles.mjs (`npm run cycles`, a step of `npm test`).
 //
 // Layers:  web -> shared;  server -> shared, signals;  signals -> shared;  shared -> (nothing of ours).
-// Server features: a feature imports another feature only through its public surface:
+// Server features: a feature imports only the features featureDependencies names (the server's
+// layers, so no feature import runs back up), and those only through their public surface:
 //   <feature>/service.ts, <feature>/*Service.ts, or anything in <feature>/service/.
 // The composition root (src/server/app.ts, src/server/main.ts) may also import <feature>/routes.ts.
 // Infrastructure (src/server/{http,db,jobs,errors}/, config.ts, redis.ts) imports features only
@@ -29,19 +30,25 @@ const root = path.dirname(fileURLToPath(import.meta.url));
 // Policies are read in order and the last one that matches decides (default: allow).
 // To add a public file (e.g. `types.ts` for pure types), add a pattern to `publicSurface`.
 // ---------------------------------------------------------------------------------------------
-const features = [
-  'ai',
-  'alerts',
-  'auth',
-  'billing',
-  'embeds',
-  'files',
-  'mail',
-  'market',
-  'prompts',
-  'rules',
-  'watchlists',
-];
+// Each server feature and the features it may import (through their public surface): the
+// layers of the server, bottom up. A feature folder missing here is refused to every listed one.
+const featureDependencies = {
+  embeds: [],
+  files: [],
+  mail: [],
+  market: [],
+  prompts: [],
+  symbols: [],
+  watchlists: [],
+  analysis: ['market'],
+  auth: ['mail'],
+  billing: ['auth'],
+  forecasts: ['analysis', 'market'],
+  alerts: ['auth', 'billing', 'market'],
+  rules: ['alerts', 'analysis', 'billing', 'forecasts', 'mail'],
+  ai: ['alerts', 'analysis', 'files', 'forecasts', 'market', 'watchlists'],
+};
+const features = Object.keys(featureDependencies);
 const publicSurface = ['src/server/*/service.ts', 'src/server/*/*Service.ts', 'src/server/*/service/**/*'];
 const element = (type, pattern, capture) => ({ type, pattern, capture, partialMatch: false, stopMatching: true });
 const boundaryElements = [
@@ -111,10 +118,21 @@ const featurePolicies = [
   },
   {
     // A feature's public surface is open to every server file (the layer policies above still
-    // keep web, signals and shared away from it).
+    // keep web, signals and shared away from it)...
     from: { element: { type: serverTypes } },
     allow: { to: { element: { type: 'feature' }, file: { categories: 'public' } } },
   },
+  // ...except that a feature imports only the features it depends on (featureDependencies).
+  ...Object.entries(featureDependencies).map(([feature, allowed]) => ({
+    from: { element: { type: 'feature', captured: { feature } } },
+    disallow: {
+      to: { element: { type: 'feature', captured: { feature: `!{${[feature, ...allowed, ''].join(',')}}` } } },
+    },
+    message:
+      allowed.length > 0
+        ? `${feature} may import only these features: ${allowed.join(', ')} (featureDependencies in eslint.config.js).`
+        : `${feature} imports no other feature (featureDependencies in eslint.config.js).`,
+  })),
 ];
 // Messages end with the offending import, e.g. `... ("./billing/stripe.ts")`.
 const withSource = (policy) =>

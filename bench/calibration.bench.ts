@@ -21,7 +21,7 @@ import { report } from './report.ts';
 
 const HORIZON = 24;
 const DAYS = 240;
-/** 60 days of hourly bars: what src/server/ai/tools.ts loads for the 1h odds. */
+/** 60 days of hourly bars: what market analysis (src/server/analysis/service.ts) loads for the 1h odds. */
 const WINDOW = 60 * 24;
 /** Every 4th bar: about 13,000 statements (each one a full watosOdds call) in about a minute. */
 const STRIDE = 4;

@@ -2,8 +2,8 @@
 // main-thread time of one call (wall time of an in-memory call: the demo feed and the
 // in-memory histories do no I/O, so the whole call holds the loop). Each is run cold (fresh
 // caches: what the first request pays) and warm, median and worst of a few calls:
-// - the analyst's candle series (ai/tools.ts history(): the demo feed's bars, aggregated into
-//   the timeframe and turned into columns), 1m (2 days of minutes) and 1h (60 days of hours);
+// - market analysis's candle series (analysis/service.ts history(): the demo feed's bars,
+//   aggregated into the timeframe and turned into columns), 1m (2 days of minutes) and 1h (60 days of hours);
 // - scoring the live record (signals/forecastScore.ts: the SQL's at most 60 groups merged and
 //   reported; the SQL itself runs in PostgreSQL, or in PGlite on this thread when embedded);
 // - rule evaluation's first history read (rules/evaluator.ts: a symbol's first update reads 4
@@ -12,11 +12,10 @@
 //   with SMA, EMA, Bollinger and RSI; 1000 15m bars from minutes).
 // Peer, in the same run: the walk-forward a 1m backtest runs (now in the worker pool), on the
 // main thread. Informational: a figure over 50 ms a call is flagged, not failed.
-import { createMarketTools } from '../src/server/ai/tools.ts';
+import { createMarketAnalysis } from '../src/server/analysis/service.ts';
 import { reportedWalkForward } from '../src/server/forecasts/backtestWorker.ts';
 import { chartBars } from '../src/server/market/chartBars.ts';
 import {
-  createCoinbaseProvider,
   createDemoFeed,
   createMarketRouter,
   createYahooProvider,
@@ -26,7 +25,6 @@ import { createRuleEvaluator } from '../src/server/rules/evaluator.ts';
 import type { ActiveRule } from '../src/server/rules/types.ts';
 import type { RuleCondition, RuleTimeframe } from '../src/shared/schemas/alertRules.ts';
 import { ForecastScorer } from '../src/signals/forecastScore.ts';
-import type { Database } from '../src/server/db/client.ts';
 import { percentile, report } from './report.ts';
 
 const FLAG_MS = 50;
@@ -44,21 +42,16 @@ async function timed(runs: number, call: () => unknown): Promise<number[]> {
   return times;
 }
 
-function tools() {
+function analysis() {
   const demo = createDemoFeed({ now: () => NOW });
   const market = createMarketRouter({
     mode: 'demo',
-    coinbase: createCoinbaseProvider({}),
+    // Demo mode asks the demo feed alone.
+    coinbase: demo,
     yahoo: createYahooProvider({}),
     demo,
   });
-  // The history tool never reads the database (only the alert tools do).
-  return createMarketTools({
-    market,
-    db: undefined as unknown as Database,
-    fileLimits: { maxBytes: 1, maxRows: 1 },
-    now: () => NOW,
-  });
+  return createMarketAnalysis({ market, now: () => NOW });
 }
 
 const figures: { name: string; times: number[] }[] = [];
@@ -68,13 +61,13 @@ const measure = async (name: string, runs: number, call: () => unknown) =>
 // ---- the analyst's candle series ------------------------------------------------------------
 const symbols = ['BTC', 'ETH', 'SOL', 'DOGE', 'XRP'];
 let next = 0;
-await measure('candle series 1m, cold (demo feed, 2 days)', 5, () => tools().history(symbols[next++ % 5], '1m'));
-const warmTools = tools();
-await warmTools.history('BTC', '1m');
-await measure('candle series 1m, warm (cached bars)', 10, () => warmTools.history('BTC', '1m'));
-await measure('candle series 1h, cold (demo feed, 60 days)', 5, () => tools().history(symbols[next++ % 5], '1h'));
-await warmTools.history('BTC', '1h');
-await measure('candle series 1h, warm (cached bars)', 10, () => warmTools.history('BTC', '1h'));
+await measure('candle series 1m, cold (demo feed, 2 days)', 5, () => analysis().history(symbols[next++ % 5], '1m'));
+const warmAnalysis = analysis();
+await warmAnalysis.history('BTC', '1m');
+await measure('candle series 1m, warm (cached bars)', 10, () => warmAnalysis.history('BTC', '1m'));
+await measure('candle series 1h, cold (demo feed, 60 days)', 5, () => analysis().history(symbols[next++ % 5], '1h'));
+await warmAnalysis.history('BTC', '1h');
+await measure('candle series 1h, warm (cached bars)', 10, () => warmAnalysis.history('BTC', '1h'));
 
 // ---- scoring ---------------------------------------------------------------------------------
 const signals = ['watos1', 'watos2', 'watos3', 'watos4', 'watos5', 'watos6'];
@@ -145,7 +138,7 @@ await measure('chart 15m x 1000 from minutes (+ overlays, RSI)', 10, () =>
 );
 
 // ---- the peer: a 1m backtest's walk on the main thread ------------------------------------------
-const backtestBars = (await tools().history('BTC', '1m')).series;
+const backtestBars = (await analysis().history('BTC', '1m')).series;
 const peerTimes = await timed(3, () => reportedWalkForward({ series: backtestBars, horizon: 60 }));
 const peerMs = percentile(peerTimes, 0.5);
 

@@ -9,6 +9,8 @@ import {
   createAuth,
   createSessionChanges,
   createSubscriptionAccess,
+  dashboardFeature,
+  registerDashboardApi,
   resolveAuthSecret,
   type Auth,
   type AuthRateLimitPolicy,
@@ -35,7 +37,6 @@ import {
   type StripeApiLocation,
 } from './billing/routes.ts';
 import { embedRoutes } from './embeds/routes.ts';
-import { dashboardFeature, registerDashboardApi } from './http/dashboardApi.ts';
 import { watchlistRoutes } from './watchlists/routes.ts';
 import { symbolRoutes } from './symbols/routes.ts';
 import { promptRoutes } from './prompts/routes.ts';
@@ -63,11 +64,13 @@ import {
   firingsAfter,
   lazyDeliveryQueue,
   openDeliveryQueue,
+  recordStatedOdds,
   resolveVapidKeys,
   type DeliveryQueue,
   type RulesRuntime,
 } from './rules/service.ts';
-import { createAiRouteOptions, gridHistoryOf } from './ai/service.ts';
+import { createAiRouteOptions } from './ai/service.ts';
+import { createMarketAnalysis } from './analysis/service.ts';
 import {
   createBacktestAdmission,
   createBacktestPool,
@@ -239,19 +242,10 @@ export async function buildApp(options: AppOptions): Promise<App> {
       work: true,
     }),
   );
-  const rules = createRulesRuntime({
-    db: database.db,
-    bus: alertBus,
-    evaluator: createRuleEvaluator({
-      history: (productId, granularity, limit) => latestCandles(database.db, productId, granularity, limit),
-    }),
-    enqueue: (ids) => deliveries.enqueue(ids),
-    log: app.log,
-    // A WATOS-odds alert states an edge: the odds behind it go to the track record like the grid's.
-    onStatedOdds: (symbol, timeframe) =>
-      aiOptions.ai.tools.watos(symbol, timeframe === '1D' ? 'D' : timeframe, 'alert'),
-  });
-  // The track record's backtest walks the grid's own bars: the assistant's tools load them.
+  // Market analysis: candle series, summaries and WATOS cards, cached, built once and shared by
+  // the assistant, the alert rules and the track record (none of them builds its own).
+  const analysis = createMarketAnalysis({ market });
+  // The track record's backtest walks the grid's own bars from market analysis.
   // Its walk-forward runs in worker threads, bounded per user and in all (issue 33).
   const backtestPool = createBacktestPool({
     threads: config.BACKTEST_WORKERS ?? defaultBacktestThreads(),
@@ -261,7 +255,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     db: database.db,
     log: app.log,
     sourceOf: (productId) => market.sourceOf(productId),
-    history: gridHistoryOf(() => aiOptions.ai.tools),
+    analysis,
     backtestPool,
     admitBacktest: createBacktestAdmission({
       store: counterStore(redis),
@@ -270,10 +264,21 @@ export async function buildApp(options: AppOptions): Promise<App> {
       concurrentPerUser: config.BACKTEST_CONCURRENT_PER_USER,
     }),
   });
+  const rules = createRulesRuntime({
+    db: database.db,
+    bus: alertBus,
+    evaluator: createRuleEvaluator({
+      history: (productId, granularity, limit) => latestCandles(database.db, productId, granularity, limit),
+    }),
+    enqueue: (ids) => deliveries.enqueue(ids),
+    log: app.log,
+    // A WATOS-odds alert states an edge: the odds behind it go to the track record like the grid's.
+    onStatedOdds: recordStatedOdds(analysis, forecasts),
+  });
   const aiOptions = createAiRouteOptions({
     config,
     db: database.db,
-    market,
+    analysis,
     fileStorage,
     redis,
     log: app.log,

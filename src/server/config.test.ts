@@ -57,6 +57,23 @@ describe('loadConfig', () => {
     expect(llm.AI_FILE_MAX_MB).toBe(2.5);
   });
 
+  it("reaches Coinbase's public hosts unless COINBASE_PRICE_API_URL or COINBASE_EXCHANGE_API_URL says otherwise", () => {
+    const defaults = loadConfig({});
+    expect([defaults.COINBASE_PRICE_API_URL, defaults.COINBASE_EXCHANGE_API_URL]).toEqual([
+      'https://api.coinbase.com',
+      'https://api.exchange.coinbase.com',
+    ]);
+    const proxied = loadConfig({
+      COINBASE_PRICE_API_URL: 'http://127.0.0.1:8181',
+      COINBASE_EXCHANGE_API_URL: '',
+    });
+    expect([proxied.COINBASE_PRICE_API_URL, proxied.COINBASE_EXCHANGE_API_URL]).toEqual([
+      'http://127.0.0.1:8181',
+      'https://api.exchange.coinbase.com',
+    ]);
+    expect(() => loadConfig({ COINBASE_EXCHANGE_API_URL: 'exchange' })).toThrow(/COINBASE_EXCHANGE_API_URL/);
+  });
+
   it('treats empty strings as unset', () => {
     const config = loadConfig({ DATABASE_URL: '', REDIS_URL: '' });
     expect(config.DATABASE_URL).toBeUndefined();

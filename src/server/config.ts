@@ -4,7 +4,14 @@ import { createHash } from 'node:crypto';
 import { BlockList, isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { COINBASE_EXCHANGE_API, COINBASE_PRICE_API, MARKET_DATA_MODES } from './market/service.ts';
+import { MARKET_DATA_MODES } from './market/service.ts';
+
+/**
+ * Coinbase's public market-data hosts (no key needed): the price API (spot, buy, sell) and
+ * Coinbase Exchange (candles); COINBASE_PRICE_API_URL and COINBASE_EXCHANGE_API_URL override them.
+ */
+const COINBASE_PRICE_API = 'https://api.coinbase.com';
+const COINBASE_EXCHANGE_API = 'https://api.exchange.coinbase.com';
 
 const optionalUrl = z.url().optional();
 

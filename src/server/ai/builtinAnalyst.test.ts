@@ -18,18 +18,22 @@ import { createMarketRouter } from '../market/router.ts';
 import { OPTIONS_CATEGORY, PROMPT_CATALOGUE } from '../prompts/catalogue.ts';
 import { createBuiltinAnalyst } from './builtinAnalyst.ts';
 import { analyseFile, type FileAnalysis } from '../files/service.ts';
-import { createMarketTools } from './tools.ts';
+import { createMarketAnalysis } from '../analysis/service.ts';
+import { createAssistantTools } from './tools.ts';
 
 const NOW = DEMO_EPOCH + 75 * 86_400_000 + 15 * 3_600_000 + 17 * 60_000;
 const feed = createDemoFeed({ now: () => NOW });
 let database: TestDatabase;
-let tools: ReturnType<typeof createMarketTools>;
+let tools: ReturnType<typeof createAssistantTools>;
 let analyst: ReturnType<typeof createBuiltinAnalyst>;
 
 beforeAll(async () => {
   database = await openTestDatabase('pglite');
-  tools = createMarketTools({
-    market: createMarketRouter({ mode: 'demo', coinbase: feed, yahoo: feed, demo: feed, now: () => NOW }),
+  tools = createAssistantTools({
+    analysis: createMarketAnalysis({
+      market: createMarketRouter({ mode: 'demo', coinbase: feed, yahoo: feed, demo: feed, now: () => NOW }),
+      now: () => NOW,
+    }),
     db: database.db,
     fileLimits: { maxBytes: 1024 * 1024, maxRows: 1000 },
     now: () => NOW,

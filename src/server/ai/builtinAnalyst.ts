@@ -13,16 +13,8 @@ import type { Assistant, AssistantRequest } from './assistant.ts';
 import { streamPieces } from './assistant.ts';
 import type { ChainAnalysis, ColumnProfile, FileAnalysis, TableAnalysis } from '../files/service.ts';
 import { mentionedSymbols, mentionedTimeframe } from './symbols.ts';
-import {
-  alertTypeFromText,
-  asAnalysisTimeframe,
-  noMarketData,
-  ToolError,
-  type AlertsFact,
-  type AnalysisTimeframe,
-  type CandleSummary,
-  type MarketTools,
-} from './tools.ts';
+import { alertTypeFromText, isToolError, type AlertsFact, type AssistantTools } from './tools.ts';
+import { asAnalysisTimeframe, noMarketData, type AnalysisTimeframe, type CandleSummary } from '../analysis/service.ts';
 import { SYMBOL_TABLE } from '../../shared/symbols.ts';
 import { symbolById, tickerOf } from '../../shared/tickers.ts';
 import type { MarketSource } from '../market/service.ts';
@@ -75,14 +67,14 @@ function interval(range: [number, number] | null): string {
 }
 
 function failure(error: unknown): string {
-  if (error instanceof ToolError) return `> ${error.message}`;
+  if (isToolError(error)) return `> ${error.message}`;
   throw error;
 }
 
 // ---- sections --------------------------------------------------------------------------------
 
 function oddsSection(
-  tools: MarketTools,
+  tools: AssistantTools,
   productId: string,
   timeframe: AnalysisTimeframe,
   note: string | null,
@@ -256,7 +248,7 @@ export function describeSummary(
 }
 
 function summarySection(
-  tools: MarketTools,
+  tools: AssistantTools,
   productId: string,
   timeframe: AnalysisTimeframe,
   note: string | null,
@@ -278,7 +270,7 @@ function summarySection(
   };
 }
 
-async function summaries(tools: MarketTools, products: readonly string[], timeframe: AnalysisTimeframe) {
+async function summaries(tools: AssistantTools, products: readonly string[], timeframe: AnalysisTimeframe) {
   const results: Array<{ productId: string; summary: CandleSummary | null; error: string | null }> = [];
   // Four at a time: enough to be quick, gentle on the upstream API.
   for (let index = 0; index < products.length; index += 4) {
@@ -289,7 +281,7 @@ async function summaries(tools: MarketTools, products: readonly string[], timefr
           try {
             return { productId, summary: await tools.candleSummary(productId, timeframe), error: null };
           } catch (error) {
-            if (error instanceof ToolError) return { productId, summary: null, error: error.message };
+            if (isToolError(error)) return { productId, summary: null, error: error.message };
             throw error;
           }
         }),
@@ -300,7 +292,7 @@ async function summaries(tools: MarketTools, products: readonly string[], timefr
 }
 
 function compareSection(
-  tools: MarketTools,
+  tools: AssistantTools,
   products: readonly string[],
   timeframe: AnalysisTimeframe,
   ranking: boolean,
@@ -430,7 +422,7 @@ export function describeAlerts(fact: AlertsFact, window: AlertWindow, focus: rea
   return lines.join('\n');
 }
 
-function alertsSection(tools: MarketTools, text: string, products: readonly string[], now: number): Section {
+function alertsSection(tools: AssistantTools, text: string, products: readonly string[], now: number): Section {
   const window = alertWindow(text, now);
   const marketWide = /\b(which|all|across|every|market|most)\b/i.test(text);
   const symbol = products.length === 1 && !marketWide ? products[0] : undefined;
@@ -444,7 +436,7 @@ function alertsSection(tools: MarketTools, text: string, products: readonly stri
   };
 }
 
-function watchlistSection(tools: MarketTools, userId: string): Section {
+function watchlistSection(tools: AssistantTools, userId: string): Section {
   return {
     heading: '## Your watchlists\n\n',
     body: async () => {
@@ -597,7 +589,7 @@ function fileSection(file: FileAnalysis): Section {
   return { heading: `## File analysis: ${file.name}\n\n`, body: async () => describeFile(file) };
 }
 
-function storedFileSection(tools: MarketTools, userId: string, name: string): Section {
+function storedFileSection(tools: AssistantTools, userId: string, name: string): Section {
   return {
     heading: `## File analysis: ${name}\n\n`,
     body: async () => {
@@ -670,7 +662,7 @@ export interface AnalystPlan {
 
 export function planAnswer(
   request: Pick<AssistantRequest, 'messages' | 'file' | 'userId'>,
-  tools: MarketTools,
+  tools: AssistantTools,
   now: number,
 ): AnalystPlan {
   // The bracketed file name the chat appends is not part of the question.
@@ -687,7 +679,7 @@ export function planAnswer(
     try {
       timeframe = asAnalysisTimeframe(named);
     } catch (error) {
-      if (!(error instanceof ToolError)) throw error;
+      if (!isToolError(error)) throw error;
       timeframe = 'D';
       note = `${error.message} Showing the daily (D) timeframe instead.`;
     }
@@ -759,7 +751,7 @@ export function planAnswer(
 /** Lets the socket flush between pieces without adding a timed delay. */
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-export function createBuiltinAnalyst(options: { tools: MarketTools; now?: () => number }): Assistant {
+export function createBuiltinAnalyst(options: { tools: AssistantTools; now?: () => number }): Assistant {
   const now = options.now ?? Date.now;
   return {
     kind: 'builtin',

@@ -13,20 +13,24 @@ import { createMarketRouter } from '../market/router.ts';
 import { startFakeOpenAI, type FakeChatRequest, type FakeOpenAI } from '../testing/fakeOpenAI.ts';
 import { analyseFile, type FileAnalysis } from '../files/service.ts';
 import { createLlmAssistant } from './llm.ts';
-import { createMarketTools } from './tools.ts';
+import { createMarketAnalysis } from '../analysis/service.ts';
+import { createAssistantTools } from './tools.ts';
 import { unknownSymbolMessage } from '../../shared/symbols.ts';
 
 const NOW = DEMO_EPOCH + 75 * 86_400_000 + 15 * 3_600_000;
 const feed = createDemoFeed({ now: () => NOW });
 let database: TestDatabase;
 let fake: FakeOpenAI;
-let tools: ReturnType<typeof createMarketTools>;
+let tools: ReturnType<typeof createAssistantTools>;
 
 beforeAll(async () => {
   database = await openTestDatabase('pglite');
   fake = await startFakeOpenAI();
-  tools = createMarketTools({
-    market: createMarketRouter({ mode: 'demo', coinbase: feed, yahoo: feed, demo: feed, now: () => NOW }),
+  tools = createAssistantTools({
+    analysis: createMarketAnalysis({
+      market: createMarketRouter({ mode: 'demo', coinbase: feed, yahoo: feed, demo: feed, now: () => NOW }),
+      now: () => NOW,
+    }),
     db: database.db,
     fileLimits: { maxBytes: 1024 * 1024, maxRows: 1000 },
     now: () => NOW,

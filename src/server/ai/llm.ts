@@ -9,13 +9,14 @@ import { ALERT_LOG_MAX_CAP, ALERT_TYPES } from '../../shared/constants.ts';
 import { searchSymbols, SYMBOL_TABLE, toTradingView } from '../../shared/symbols.ts';
 import type { Assistant, AssistantRequest } from './assistant.ts';
 import type { FileAnalysis } from '../files/service.ts';
-import { ANALYSIS_TIMEFRAMES, ToolError, type MarketTools } from './tools.ts';
+import { ANALYSIS_TIMEFRAMES } from '../analysis/service.ts';
+import { isToolError, type AssistantTools } from './tools.ts';
 
 export interface LlmOptions {
   baseURL: string;
   apiKey?: string;
   model: string;
-  tools: MarketTools;
+  tools: AssistantTools;
   /** Most model calls one answer may take (each tool round trip is one). */
   maxSteps?: number;
   /** Replaces fetch (tests). */
@@ -77,7 +78,7 @@ async function safely<T>(run: () => Promise<T>): Promise<T | { error: string }> 
   try {
     return await run();
   } catch (error) {
-    if (error instanceof ToolError) return { error: error.message };
+    if (isToolError(error)) return { error: error.message };
     throw error;
   }
 }
@@ -111,7 +112,7 @@ const timeframeInput = z
   .optional()
   .describe('Bar size; 1h when omitted');
 
-export function assistantTools(tools: MarketTools, request: AssistantRequest, now: () => number): ToolSet {
+export function assistantTools(tools: AssistantTools, request: AssistantRequest, now: () => number): ToolSet {
   const set: ToolSet = {
     getQuote: tool({
       description:

@@ -42,7 +42,7 @@ import {
 import { analyseAttachment, answerPrompt, type AiRouteOptions } from './service.ts';
 import { plainTicker, resolveProduct } from './symbols.ts';
 import { unknownSymbolMessage } from '../../shared/symbols.ts';
-import { formatMegabytes, ToolError, type FileLimits } from './tools.ts';
+import { formatMegabytes, isToolError, type FileLimits } from './tools.ts';
 
 interface MultipartInput {
   fields: Record<string, string>;
@@ -166,7 +166,7 @@ export async function aiRoutes(app: FastifyInstance, options: AiRouteOptions): P
       try {
         return await ai.tools.watos(request.params.symbol, request.query.timeframe, 'grid');
       } catch (error) {
-        if (error instanceof ToolError) return { available: false, symbol, message: error.message };
+        if (isToolError(error)) return { available: false, symbol, message: error.message };
         throw error;
       }
     },

@@ -1,5 +1,5 @@
 // The assistant's public surface: building it from the app's services (the LLM when
-// LLM_BASE_URL is set, the built-in analyst otherwise, both over the same market tools), the
+// LLM_BASE_URL is set, the built-in analyst otherwise, both over the same tools), the
 // options its routes take, and the steps of an exchange that are not HTTP: analysing an
 // attached file and answering a prompt. Failures are domain errors (errors/domain.ts), which
 // the HTTP layer turns into answers. The composition root (app.ts) calls this module; it
@@ -9,11 +9,10 @@ import type { Redis } from 'ioredis';
 import { NO_RESPONSE_CONTENT, type PromptResponse } from '../../shared/schemas/chat.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/client.ts';
-import { DomainError, invalid, unprocessable } from '../errors/domain.ts';
-import type { GridHistoryLoader } from '../forecasts/service.ts';
+import type { MarketAnalysis } from '../analysis/service.ts';
+import { DomainError, invalid } from '../errors/domain.ts';
 import { StoredObjectMissingError, type FileStorage } from '../files/service.ts';
 import { readCapped } from '../http/cappedRead.ts';
-import type { MarketRouter } from '../market/service.ts';
 import { collectAnswer, type Assistant } from './assistant.ts';
 import { createBuiltinAnalyst } from './builtinAnalyst.ts';
 import { appendMessage, conversationFor } from './conversations.ts';
@@ -21,34 +20,34 @@ import type { FileAnalysis } from '../files/service.ts';
 import { createLlmAssistant } from './llm.ts';
 import {
   analyseUpload,
-  createMarketTools,
+  createAssistantTools,
   formatMegabytes,
   ToolError,
+  type AssistantTools,
+  type AssistantToolsOptions,
   type FileLimits,
-  type MarketTools,
-  type MarketToolsOptions,
   type StoredFileReader,
 } from './tools.ts';
 
 export interface AiServices {
-  tools: MarketTools;
+  tools: AssistantTools;
   assistant: Assistant;
 }
 
 /** The LLM when LLM_BASE_URL is set, the built-in analyst otherwise. */
 export function createAiServices(options: {
   config: Config;
-  /** Every market behind one face: the router picks each symbol's provider and falls back to demo. */
-  market: MarketRouter;
+  /** Market analysis (analysis/service.ts): quotes, candle summaries and WATOS cards. */
+  analysis: AssistantToolsOptions['analysis'];
   db: Database;
   log?: FastifyBaseLogger;
   readStoredFile?: StoredFileReader;
   /** The track record: records every WATOS statement and cites its record. */
-  forecasts?: MarketToolsOptions['forecasts'];
+  forecasts?: AssistantToolsOptions['forecasts'];
 }): AiServices {
   const { config } = options;
-  const tools = createMarketTools({
-    market: options.market,
+  const tools = createAssistantTools({
+    analysis: options.analysis,
     db: options.db,
     fileLimits: fileLimitsOf(config),
     readStoredFile: options.readStoredFile,
@@ -79,13 +78,14 @@ export function fileLimitsOf(config: Config): FileLimits {
 export interface AiDependencies {
   config: Config;
   db: Database;
-  market: MarketRouter;
+  /** Market analysis, shared with the rules and the track record (built before the assistant). */
+  analysis: MarketAnalysis;
   /** My Stuff's file bytes, which the assistant's file tool reads. */
   fileStorage: Pick<FileStorage, 'get'>;
   redis?: Redis;
   log?: FastifyBaseLogger;
   /** The track record (forecasts/service.ts): every WATOS statement the assistant makes is recorded. */
-  forecasts?: MarketToolsOptions['forecasts'];
+  forecasts?: AssistantToolsOptions['forecasts'];
 }
 
 /** The options of the assistant's routes (ai/routes.ts). */
@@ -128,7 +128,7 @@ export function createAiRouteOptions(deps: AiDependencies): AiRouteOptions {
     db: deps.db,
     ai: createAiServices({
       config,
-      market: deps.market,
+      analysis: deps.analysis,
       db: deps.db,
       log: deps.log,
       readStoredFile: storedFileReader(deps.fileStorage, fileLimits),
@@ -138,21 +138,6 @@ export function createAiRouteOptions(deps: AiDependencies): AiRouteOptions {
     rateLimit: { max: config.AI_RATE_LIMIT_PER_MINUTE, windowMs: 60_000 },
     redis: deps.redis,
     redisPrefix: config.redisPrefix,
-  };
-}
-
-/**
- * The grid's bars for the track record's backtest: the tools' history, with "no data" answers
- * (ToolError) as unprocessable domain errors carrying the same text.
- */
-export function gridHistoryOf(tools: () => MarketTools): GridHistoryLoader {
-  return async (symbol, timeframe) => {
-    try {
-      return await tools().history(symbol, timeframe);
-    } catch (error) {
-      if (error instanceof ToolError) throw unprocessable(error.message);
-      throw error;
-    }
   };
 }
 

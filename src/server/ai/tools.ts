@@ -1,22 +1,27 @@
 // The assistant's tools over our own data, shared by the built-in analyst and the LLM: the
-// current quote, a candle summary (trend, momentum, volatility, levels), the WATOS signals
-// with their measured odds, recent alerts with filters, the trader's watchlists, and the
-// trader's stored files, for every market of the symbol table (crypto, stocks, ETFs, indices,
-// futures). Every figure comes from the market router, the signals engine or the database,
-// with its source ('coinbase', 'yahoo' or 'demo') so demo and delayed data are always labelled.
-// Expected failures ("No market data for LSE:VOD") are ToolErrors with the text to show.
-import { ALERT_LOG_MAX_CAP, ALERT_TYPES, TIMEFRAMES } from '../../shared/constants.ts';
+// current quote, a candle summary and the WATOS signals with their measured odds (market
+// analysis, analysis/service.ts), what the track record says about them, recent alerts with
+// filters, the trader's watchlists, and the trader's stored files, for every market of the
+// symbol table (crypto, stocks, ETFs, indices, futures). Every figure comes from the market
+// analysis, the signals engine or the database, with its source ('coinbase', 'yahoo' or 'demo')
+// so demo and delayed data are always labelled. Expected failures ("No market data for LSE:VOD")
+// are ToolErrors or MarketAnalysisErrors with the text to show (isToolError).
+import { ALERT_LOG_MAX_CAP, ALERT_TYPES } from '../../shared/constants.ts';
 import {
   alertDisplayType,
   formatAlertTimestamp,
   type AlertDisplayType,
   type AlertRecord,
 } from '../../shared/alertDisplay.ts';
-import type { WatosCard, WatosTimeframe } from '../../shared/schemas/chat.ts';
-import { candleSeries, type CandleSeries } from '../../signals/candles.ts';
-import { atr, rsi, sma, supportResistance, swingPoints, volumeZScore } from '../../signals/indicators.ts';
-import { watosOdds } from '../../signals/watosOdds.ts';
+import { resolveSymbol } from '../../shared/symbols.ts';
 import { alertsInWindow, queryAlerts } from '../alerts/service.ts';
+import {
+  MarketAnalysisError,
+  type AvailableWatosCard,
+  type CandleSummary,
+  type MarketAnalysis,
+  type QuoteFact,
+} from '../analysis/service.ts';
 import type { Database } from '../db/client.ts';
 import {
   findVisibleFileByIdOrName,
@@ -25,112 +30,18 @@ import {
   spreadsheetKindOf,
   TableReadError,
   UnsafeArchiveError,
+  type FileAnalysis,
 } from '../files/service.ts';
-import {
-  appendToBucket,
-  type CandleRow,
-  type Granularity,
-  type MarketRouter,
-  type MarketSource,
-  type Quote,
-} from '../market/service.ts';
+import type { ForecastOrigin, ForecastService, TrackRecordCitation } from '../forecasts/service.ts';
 import { loadWatchlist } from '../watchlists/service.ts';
-import type { FileAnalysis } from '../files/service.ts';
-import type { ForecastOrigin, ForecastService, GridHistory, TrackRecordCitation } from '../forecasts/service.ts';
 import { plainTicker } from './symbols.ts';
-import { resolveSymbol, unknownSymbolMessage, type AssetClass, type MarketSymbol } from '../../shared/symbols.ts';
-import { symbolById } from '../../shared/tickers.ts';
 
+/** An expected failure of the assistant's own tools (files), with the text to show. */
 export class ToolError extends Error {}
 
-const HOUR = 3_600_000;
-const DAY = 24 * HOUR;
-
-/** Timeframes we can build from the provider's candles, with the odds horizon in bars (about a day, an hour for minute charts). */
-export const ANALYSIS_TIMEFRAMES = {
-  '1m': { ms: 60_000, base: 60, horizon: 60 },
-  '5m': { ms: 5 * 60_000, base: 60, horizon: 12 },
-  '15m': { ms: 15 * 60_000, base: 60, horizon: 16 },
-  '1h': { ms: HOUR, base: 3600, horizon: 24 },
-  '4h': { ms: 4 * HOUR, base: 3600, horizon: 6 },
-  '8h': { ms: 8 * HOUR, base: 3600, horizon: 3 },
-  '12h': { ms: 12 * HOUR, base: 3600, horizon: 2 },
-  D: { ms: DAY, base: 3600, horizon: 1 },
-} as const satisfies Record<WatosTimeframe, { ms: number; base: Granularity; horizon: number }>;
-export type AnalysisTimeframe = keyof typeof ANALYSIS_TIMEFRAMES;
-
-/**
- * History loaded per base granularity: 60 days of hourly bars; one-minute bars for 2 days of a
- * 24/7 market, 5 days of a market with sessions (a Monday morning still sees Friday's session).
- */
-function historyMs(granularity: Granularity, symbol: MarketSymbol): number {
-  if (granularity === 3600) return 60 * DAY;
-  return symbol.calendar === 'crypto-24x7' ? 2 * DAY : 5 * DAY;
-}
-
-/** What the assistant says about a symbol it has no data for (the symbol table's message). */
-export function noMarketData(symbol: string): string {
-  return `${unknownSymbolMessage(symbol)} I will not guess a price.`;
-}
-
-export function asAnalysisTimeframe(timeframe: string | null | undefined): AnalysisTimeframe {
-  const value = timeframe ?? '1h';
-  if (value in ANALYSIS_TIMEFRAMES) return value as AnalysisTimeframe;
-  if ((TIMEFRAMES as readonly string[]).includes(value)) {
-    throw new ToolError(
-      `The ${value} timeframe needs more history than the 60 days of hourly candles available here; ask for D (daily) or a shorter timeframe.`,
-    );
-  }
-  throw new ToolError(`Unknown timeframe '${value}'. Use one of ${Object.keys(ANALYSIS_TIMEFRAMES).join(', ')}.`);
-}
-
-export function symbolOrError(symbol: string): MarketSymbol {
-  const market = resolveSymbol(symbol);
-  if (!market) throw new ToolError(noMarketData(symbol));
-  return market;
-}
-
-/** Yahoo Finance figures are delayed where the exchange delays them: labelled so, never passed off as live. */
-export const isDelayedSource = (source: MarketSource) => source === 'yahoo';
-
-export interface QuoteFact {
-  productId: string;
-  assetClass: AssetClass;
-  spot: number;
-  buy: number;
-  sell: number;
-  spreadPercent: number;
-  at: string;
-  source: MarketSource;
-  /** True when the provider says the figures are delayed (Yahoo Finance, as the exchange delays). */
-  delayed: boolean;
-}
-
-export interface CandleSummary {
-  productId: string;
-  assetClass: AssetClass;
-  timeframe: AnalysisTimeframe;
-  source: MarketSource;
-  bars: number;
-  /** Open time of the first bar and close time of the last bar (ISO, UTC). */
-  from: string;
-  to: string;
-  lastClose: number;
-  /** Close-to-close change over the periods the history covers, in percent. */
-  changes: Array<{ period: '24h' | '7d' | '30d'; percent: number }>;
-  range24h: { high: number; low: number } | null;
-  rangeAll: { high: number; low: number };
-  sma: { sma20: number | null; sma50: number | null; sma200: number | null };
-  /** Close against SMA 50 and 200: 'uptrend' (close > 50 > 200), 'downtrend' (close < 50 < 200), else 'mixed'. */
-  trend: 'uptrend' | 'downtrend' | 'mixed' | null;
-  rsi14: number | null;
-  atr14: number | null;
-  atrPercent: number | null;
-  /** ATR(14) against its own 50-bar average. */
-  atrRatio: number | null;
-  volumeZ: number | null;
-  support: { price: number; touches: number } | null;
-  resistance: { price: number; touches: number } | null;
+/** True for a failure the assistant shows as text: its tools' own, or market analysis's ("No market data for ..."). */
+export function isToolError(error: unknown): error is ToolError | MarketAnalysisError {
+  return error instanceof ToolError || error instanceof MarketAnalysisError;
 }
 
 export interface AlertFilter {
@@ -184,255 +95,47 @@ export interface FileLimits {
   readTimeoutMs?: number;
 }
 
-export interface MarketToolsOptions {
-  /** Every market behind one face (market/router.ts): it picks the provider and falls back to demo. */
-  market: MarketRouter;
+export interface AssistantToolsOptions {
+  /** Quotes, candle summaries and WATOS cards, shared with the grid, the rules and the track record. */
+  analysis: Pick<MarketAnalysis, 'quote' | 'candleSummary' | 'watos'>;
   db: Database;
   fileLimits: FileLimits;
   readStoredFile?: StoredFileReader;
   now?: () => number;
-  /** How long candles and quotes are reused, in ms. */
-  cacheMs?: { candles: number; quotes: number };
   /** The track record: every WATOS statement is recorded as forecasts, and its record can be cited. */
   forecasts?: Pick<ForecastService, 'record' | 'cite'>;
 }
 
-interface Loaded<T> {
-  at: number;
-  value: Promise<T>;
-}
-
-/** Candles grouped into `ms` buckets (UTC-aligned); an incomplete last bucket is dropped. */
-export function aggregateCandles(rows: CandleRow[], baseMs: number, ms: number): CandleRow[] {
-  if (ms === baseMs) return rows;
-  const result: CandleRow[] = [];
-  for (const bar of rows) appendToBucket(result, bar, ms);
-  const lastBase = rows.at(-1);
-  const lastBucket = result.at(-1);
-  if (lastBase && lastBucket && lastBase.time + baseMs < lastBucket.time + ms) result.pop();
-  return result;
-}
-
-const finite = (value: number | undefined) => (value !== undefined && Number.isFinite(value) ? value : null);
-
-export function summariseCandles(
-  series: CandleSeries,
-  productId: string,
-  timeframe: AnalysisTimeframe,
-  source: MarketSource,
-): CandleSummary {
-  const { ms } = ANALYSIS_TIMEFRAMES[timeframe];
-  const last = series.length - 1;
-  const { close, high, low, time } = series;
-  // Periods are clock time, not bar counts: a stock's 24 hours hold about 7 hourly bars, a
-  // crypto's 24. The reference is the last bar that opened at or before the period's start.
-  const atOrBefore = (at: number) => {
-    let index = last;
-    while (index >= 0 && time[index] > at) index -= 1;
-    return index;
-  };
-  const changes: CandleSummary['changes'] = [];
-  for (const [period, span] of [
-    ['24h', DAY],
-    ['7d', 7 * DAY],
-    ['30d', 30 * DAY],
-  ] as const) {
-    if (span < ms) continue;
-    const from = atOrBefore(time[last] - span);
-    if (from >= 0 && from < last) changes.push({ period, percent: (close[last] / close[from] - 1) * 100 });
-  }
-  const dayStart = time[last] + ms - DAY;
-  const rangeOf = (from: number) => {
-    let top = -Infinity;
-    let bottom = Infinity;
-    for (let index = from; index <= last; index += 1) {
-      top = Math.max(top, high[index]);
-      bottom = Math.min(bottom, low[index]);
-    }
-    return { high: top, low: bottom };
-  };
-  const sma20 = finite(sma(close, 20)[last]);
-  const sma50 = finite(sma(close, 50)[last]);
-  const sma200 = finite(sma(close, 200)[last]);
-  const price = close[last];
-  let trend: CandleSummary['trend'] = null;
-  if (sma50 !== null && sma200 !== null)
-    trend = price > sma50 && sma50 > sma200 ? 'uptrend' : price < sma50 && sma50 < sma200 ? 'downtrend' : 'mixed';
-  const range = atr(high, low, close, 14);
-  const atr14 = finite(range[last]);
-  const rangeAverage = sma(
-    range.map((value) => (Number.isFinite(value) ? value : 0)),
-    50,
-  );
-  const atrRatio = atr14 !== null && last >= 63 && rangeAverage[last] > 0 ? atr14 / rangeAverage[last] : null;
-  let support: CandleSummary['support'] = null;
-  let resistance: CandleSummary['resistance'] = null;
-  if (atr14 !== null) {
-    const levels = supportResistance(high, low, close, swingPoints(high, low, 3), last, 200, atr14 * 0.5);
-    const nearest = (kind: 'support' | 'resistance') => levels.find((level) => level.kind === kind);
-    const s = nearest('support');
-    const r = nearest('resistance');
-    support = s ? { price: s.price, touches: s.touches } : null;
-    resistance = r ? { price: r.price, touches: r.touches } : null;
-  }
-  return {
-    productId,
-    assetClass: symbolById(productId)?.assetClass ?? 'crypto',
-    timeframe,
-    source,
-    bars: series.length,
-    from: new Date(series.time[0]).toISOString(),
-    to: new Date(series.time[last] + ms).toISOString(),
-    lastClose: price,
-    changes,
-    range24h: ms < DAY && time[0] <= dayStart ? rangeOf(atOrBefore(dayStart - 1) + 1) : null,
-    rangeAll: rangeOf(0),
-    sma: { sma20, sma50, sma200 },
-    trend,
-    rsi14: finite(rsi(close, 14)[last]),
-    atr14,
-    atrPercent: atr14 !== null ? (atr14 / price) * 100 : null,
-    atrRatio,
-    volumeZ: finite(volumeZScore(series.volume, 20)[last]),
-    support,
-    resistance,
-  };
-}
-
-export function createMarketTools(options: MarketToolsOptions) {
+export function createAssistantTools(options: AssistantToolsOptions) {
   const now = options.now ?? Date.now;
-  const cacheMs = options.cacheMs ?? { candles: 60_000, quotes: 10_000 };
-  const candleCache = new Map<string, Loaded<{ rows: CandleRow[]; source: MarketSource }>>();
-  const quoteCache = new Map<string, Loaded<QuoteFact>>();
-  const watosCache = new Map<string, { key: string; card: WatosCard }>();
-
-  function cached<T>(cache: Map<string, Loaded<T>>, key: string, ttl: number, load: () => Promise<T>): Promise<T> {
-    const hit = cache.get(key);
-    if (hit && now() - hit.at < ttl) return hit.value;
-    const value = load();
-    cache.set(key, { at: now(), value });
-    // A failure is not remembered: the next question tries again.
-    value.catch(() => {
-      if (cache.get(key)?.value === value) cache.delete(key);
-    });
-    return value;
-  }
-
-  async function baseCandles(symbol: MarketSymbol, granularity: Granularity) {
-    const productId = symbol.id;
-    return cached(
-      candleCache,
-      `${productId}:${granularity}`,
-      granularity === 60 ? Math.min(cacheMs.candles, 30_000) : cacheMs.candles,
-      async () => {
-        const end = new Date(now());
-        const start = new Date(end.getTime() - historyMs(granularity, symbol));
-        let rows: CandleRow[];
-        try {
-          // The router asks the symbol's provider and, in auto mode, falls back to the demo feed.
-          rows = await options.market.candles(productId, granularity, start, end);
-        } catch (error) {
-          throw new ToolError(`Could not load candles for ${productId}: ${(error as Error).message}.`);
-        }
-        if (rows.length === 0)
-          throw new ToolError(`Could not load candles for ${productId} (the market-data provider returned none).`);
-        return { rows, source: options.market.sourceOf(productId) };
-      },
-    );
-  }
-
-  async function series(symbol: string, timeframe: AnalysisTimeframe) {
-    const market = symbolOrError(symbol);
-    const productId = market.id;
-    const { ms, base } = ANALYSIS_TIMEFRAMES[timeframe];
-    const { rows, source } = await baseCandles(market, base);
-    const bars = candleSeries(aggregateCandles(rows, base * 1000, ms));
-    if (bars.length < 2)
-      throw new ToolError(
-        `Not enough ${timeframe} history for ${productId} yet (${bars.length} bar${bars.length === 1 ? '' : 's'}).`,
-      );
-    return { productId, ticker: market.ticker, source, series: bars };
-  }
+  const { analysis } = options;
 
   return {
-    async quote(symbol: string): Promise<QuoteFact> {
-      const market = symbolOrError(symbol);
-      const productId = market.id;
-      return cached(quoteCache, productId, cacheMs.quotes, async () => {
-        const result = (await options.market.quotes([productId])).get(productId);
-        if (result?.ok) return toQuoteFact(result.quote, market, options.market.sourceOf(productId));
-        throw new ToolError(`Could not get a price for ${productId}: ${result?.error ?? 'no answer'}.`);
-      });
+    quote(symbol: string): Promise<QuoteFact> {
+      return analysis.quote(symbol);
     },
 
-    async candleSummary(symbol: string, timeframe?: string | null): Promise<CandleSummary> {
-      const frame = asAnalysisTimeframe(timeframe);
-      const loaded = await series(symbol, frame);
-      return summariseCandles(loaded.series, loaded.productId, frame, loaded.source);
+    candleSummary(symbol: string, timeframe?: string | null): Promise<CandleSummary> {
+      return analysis.candleSummary(symbol, timeframe);
     },
 
     /**
-     * The six WATOS signals at the last closed bar with their measured odds (cached per bar).
-     * Each statement is recorded in the track record as a forecast (`origin`: the grid card or
-     * an assistant answer), without waiting for the write.
+     * The six WATOS signals at the last closed bar with their measured odds. Each statement is
+     * recorded in the track record as a forecast (`origin`: the grid card or an assistant
+     * answer), without waiting for the write.
      */
     async watos(
       symbol: string,
       timeframe?: string | null,
       origin: ForecastOrigin = 'answer',
-    ): Promise<Extract<WatosCard, { available: true }>> {
-      const frame = asAnalysisTimeframe(timeframe);
-      const loaded = await series(symbol, frame);
-      const { series: bars, productId, ticker, source } = loaded;
-      const key = `${source}:${bars.length}:${bars.time[bars.length - 1]}`;
-      const hit = watosCache.get(`${productId}:${frame}`);
-      if (hit?.key === key && hit.card.available) {
-        options.forecasts?.record(hit.card, origin);
-        return hit.card;
-      }
-      const { horizon } = ANALYSIS_TIMEFRAMES[frame];
-      const report = watosOdds(bars, horizon);
-      const card: Extract<WatosCard, { available: true }> = {
-        available: true,
-        symbol: ticker,
-        productId,
-        assetClass: symbolById(productId)?.assetClass ?? 'crypto',
-        source,
-        delayed: isDelayedSource(source),
-        timeframe: frame,
-        horizonBars: horizon,
-        bars: bars.length,
-        lastBarTime: new Date(bars.time[bars.length - 1]).toISOString(),
-        lastClose: bars.close[bars.length - 1],
-        baseRate: report.baseRate,
-        signals: report.signals.map((signal) => ({
-          id: signal.id,
-          name: signal.name,
-          active: signal.active,
-          direction: signal.direction,
-          strength: signal.strength,
-          description: signal.description,
-          odds: signal.odds,
-        })),
-      };
-      watosCache.set(`${productId}:${frame}`, { key, card });
+    ): Promise<AvailableWatosCard> {
+      const card = await analysis.watos(symbol, timeframe);
       options.forecasts?.record(card, origin);
       return card;
     },
 
-    /** The bars the grid measures its odds on (the track record's backtest walks them). */
-    async history(symbol: string, timeframe: AnalysisTimeframe): Promise<GridHistory> {
-      const loaded = await series(symbol, timeframe);
-      return {
-        productId: loaded.productId,
-        source: loaded.source,
-        series: loaded.series,
-        horizonBars: ANALYSIS_TIMEFRAMES[timeframe].horizon,
-      };
-    },
-
     /** What the track record says about the card's active signals (live, else a backtest); [] when nothing. */
-    async trackRecord(card: Extract<WatosCard, { available: true }>): Promise<TrackRecordCitation[]> {
+    async trackRecord(card: AvailableWatosCard): Promise<TrackRecordCitation[]> {
       return (await options.forecasts?.cite(card)) ?? [];
     },
 
@@ -530,21 +233,7 @@ export function createMarketTools(options: MarketToolsOptions) {
   };
 }
 
-export type MarketTools = ReturnType<typeof createMarketTools>;
-
-function toQuoteFact(quote: Quote, symbol: MarketSymbol, source: MarketSource): QuoteFact {
-  return {
-    productId: quote.productId,
-    assetClass: symbol.assetClass,
-    spot: quote.spot,
-    buy: quote.buy,
-    sell: quote.sell,
-    spreadPercent: ((quote.buy - quote.sell) / quote.spot) * 100,
-    at: quote.at.toISOString(),
-    source,
-    delayed: quote.delayed ?? false,
-  };
-}
+export type AssistantTools = ReturnType<typeof createAssistantTools>;
 
 /** Reads an attached or stored spreadsheet within the limits and analyses it. */
 export async function analyseUpload(name: string, data: Buffer, limits: FileLimits): Promise<FileAnalysis> {

@@ -36,9 +36,8 @@ import {
   type MarketRouter,
   type MarketSource,
 } from '../market/service.ts';
-import type { SymbolUpdate } from '../rules/service.ts';
 import type { AlertBus } from './bus.ts';
-import { saveAlerts, toLiveAlert, type NewAlert } from './service.ts';
+import { saveAlerts, toLiveAlert, type NewAlert, type SymbolUpdate } from './service.ts';
 
 /** Advisory-lock key shared by every instance ("WATOS" in ASCII). */
 export const ENGINE_LOCK_KEY = 0x5741544f;

@@ -11,6 +11,7 @@ import { formatAlertTimestamp, parseAlertTimestamp, type AlertRecord } from '../
 import type { AlertQuery, LiveAlert } from '../../shared/schemas/alerts.ts';
 import type { AssetClass } from '../../shared/symbolTable.ts';
 import { tickersOfClass } from '../../shared/tickers.ts';
+import type { CandleInput } from '../../signals/candles.ts';
 
 export { createAlertBus, type AlertBus, type UserFiring } from './bus.ts';
 export type { LiveAlert } from '../../shared/schemas/alerts.ts';
@@ -21,6 +22,23 @@ export interface NewAlert {
   message: string;
   timestamp: Date;
   source: string;
+}
+
+/**
+ * What the engine hands the alert rules (rules/runtime.ts) after a pass over one symbol (bars
+ * oldest first, times in ms).
+ */
+export interface SymbolUpdate {
+  /** Canonical id. */
+  productId: string;
+  /** Where the bars came from: coinbase, yahoo or demo. */
+  source: string;
+  /** One-minute bars that just closed (the price updates), oldest first. */
+  minutes: CandleInput[];
+  /** One-hour bars that just closed, oldest first. */
+  hours: CandleInput[];
+  /** The built-in alerts the engine just stored for this symbol. */
+  alerts: Array<{ alertType: string; time: number; message: string }>;
 }
 
 /** Rows a statement inserts at most (a statement takes at most 65,535 parameters). */

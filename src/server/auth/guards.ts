@@ -25,13 +25,9 @@ declare module 'fastify' {
   }
 }
 
-/** The session cookie's name on a deployment: Better Auth prefixes it `__Secure-` over https. */
-export function sessionCookieName(publicUrl: string): string {
-  return `${publicUrl.startsWith('https://') ? '__Secure-' : ''}better-auth.session_token`;
-}
-
 /**
- * The session token that the first cookie of exactly `name` carries (Better Auth reads the
+ * The session token that the first cookie of exactly `name` (Better Auth's session cookie on
+ * this deployment: `(await auth.$context).authCookies.sessionToken.name`) carries (Better Auth reads the
  * first one too), or null. The value is `token.signature`, URL-encoded; the signature is not
  * checked here: callers use the token only as a key (a rate limit's) or look it up.
  */

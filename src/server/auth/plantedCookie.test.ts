@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../testing/app.ts';
 import { Browser } from '../testing/http.ts';
-import { subscribedUser } from '../testing/users.ts';
+import { signedInUser, subscribedUser } from '../testing/users.ts';
 
 const HTTPS_DEPLOYMENT = {
   PUBLIC_URL: 'https://app.example.test',
@@ -56,5 +56,23 @@ describe('a planted session cookie (issue 33, item 1)', () => {
       expect((await send('better-auth.session_token=tossed-123', url)).statusCode).toBe(401);
       expect((await send('__Secure-better-auth.session_token=tossed-123.c2ln', url)).statusCode).toBe(401);
     }
+  });
+
+  it('counts password guesses under the session cookie Better Auth names on this deployment', async () => {
+    expect((await test.app.services.auth.$context).authCookies.sessionToken.name).toBe(
+      '__Secure-better-auth.session_token',
+    );
+    const { browser } = await signedInUser(test, 'https-guess@example.com', 'first-password');
+    // A plain-named cookie planted in front must not start a fresh count for the same session.
+    const planted = `better-auth.session_token=tossed-123; ${browser.cookieHeader}`;
+    const change = (currentPassword: string) =>
+      test.app.inject({
+        method: 'POST',
+        url: '/api/account/reset-password',
+        headers: { cookie: planted, origin: test.config.publicUrl, 'content-type': 'application/json' },
+        payload: { newPassword: 'second-password', currentPassword },
+      });
+    for (let guess = 0; guess < 10; guess += 1) expect((await change(`guess-${guess}-password`)).statusCode).toBe(403);
+    expect((await change('first-password')).statusCode).toBe(429);
   });
 });

@@ -83,7 +83,7 @@ export function authRateLimiter(
   policy: AuthRateLimitPolicy,
   redis: Redis | undefined,
   keyPrefix = DEFAULT_KEY_PREFIX,
-  /** The deployment's session cookie (guards.ts's sessionCookieName): the one Better Auth verifies. */
+  /** The deployment's session cookie, as Better Auth names it (its context's authCookies.sessionToken). */
   sessionCookie = 'better-auth.session_token',
 ): AuthRateLimiter {
   const store = counterStore(redis);

@@ -29,7 +29,6 @@ import {
   registerUser,
   resetLinkValid,
   resetPasswordWithToken,
-  sessionCookieName,
   sessionUser,
   type Auth,
   type SessionChanges,
@@ -184,7 +183,8 @@ export async function authRoutes(app: FastifyInstance, options: AuthRoutesOption
     options.rateLimits ?? DEFAULT_AUTH_RATE_LIMITS,
     options.redis,
     options.keyPrefix,
-    sessionCookieName(publicUrl),
+    // The session cookie as Better Auth names it on this deployment (`__Secure-` over https).
+    (await auth.$context).authCookies.sessionToken.name,
   );
   // Sign-out, session revocation, password changes and account deletion are all POSTs here:
   // once one succeeds, no cached session or grant may outlive it.

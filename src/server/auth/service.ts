@@ -1,5 +1,5 @@
 // Accounts and sessions, as other features, the routes and the admin CLI use them: who is
-// signed in (the guards), registration, operator-created users, and the two ways to set a new
+// signed in (the guards and the dashboard API scope they gate), registration, operator-created users, and the two ways to set a new
 // password (an e-mailed reset link, or signed in with the current password). Refusals are
 // DomainErrors carrying Better Auth's own message; src/server/http/errors.ts answers them.
 import { APIError, isAPIError } from 'better-auth/api';
@@ -11,12 +11,12 @@ import type { Auth } from './auth.ts';
 import { CURRENT_PASSWORD_REQUIRED, CURRENT_PASSWORD_WRONG } from './passwords.ts';
 
 export { createAuth, type Auth, type AuthLog } from './auth.ts';
+export { dashboardFeature, registerDashboardApi, type DashboardFeature } from './dashboardScope.ts';
 export { createSessionChanges, type SessionChanges } from './sessionChanges.ts';
 export {
   createSubscriptionAccess,
   requireSignedIn,
   requireSubscription,
-  sessionCookieName,
   sessionTokenIn,
   sessionUser,
   type SessionUser,

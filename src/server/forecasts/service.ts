@@ -10,8 +10,9 @@
 //   picks up what is still pending.
 // - Scoring: the live record is aggregated in SQL (GROUP BY signal and decile: at most 60
 //   rows whatever the number of forecasts) and merged into the streaming scorer
-//   (signals/forecastScore.ts); the backtest walks the grid's own history (backtest.ts) in a
-//   worker (backtestPool.ts), admitted per user (backtestAdmission.ts) and cached.
+//   (signals/forecastScore.ts); the backtest walks the grid's own history (market analysis,
+//   analysis/service.ts) in a worker (backtest.ts, backtestPool.ts), admitted per user
+//   (backtestAdmission.ts) and cached.
 // - Citing: what the assistant says about a signal's record (live, else the backtest).
 import { and, asc, eq, gte, lte, sql, type SQL } from 'drizzle-orm';
 import { WATOS_SIGNALS } from '../../shared/constants.ts';
@@ -26,8 +27,8 @@ import type {
 import { resolveSymbol, unknownSymbolMessage } from '../../shared/symbols.ts';
 import { SYMBOL_TABLE } from '../../shared/symbolTable.ts';
 import { symbolById } from '../../shared/tickers.ts';
-import type { CandleSeries } from '../../signals/candles.ts';
 import { FLAG_MIN_RESOLVED, ForecastScorer, type ScoreReport } from '../../signals/forecastScore.ts';
+import type { MarketAnalysis } from '../analysis/service.ts';
 import type { Database } from '../db/client.ts';
 import { forecasts } from '../db/schema.ts';
 import { invalid } from '../errors/domain.ts';
@@ -313,15 +314,6 @@ function scoreFields(report: ScoreReport) {
 
 // ---- the service -----------------------------------------------------------------------------
 
-/** The grid's bars of a symbol on a timeframe (the assistant's tools load them). */
-export interface GridHistory {
-  productId: string;
-  source: MarketSource;
-  series: CandleSeries;
-  horizonBars: number;
-}
-export type GridHistoryLoader = (symbol: string, timeframe: WatosTimeframe) => Promise<GridHistory>;
-
 /** One line the assistant can cite about a signal's record. */
 export interface TrackRecordCitation {
   signal: string;
@@ -341,9 +333,9 @@ export interface ForecastServiceOptions {
   log: { warn(details: object, message: string): void; error(details: object, message: string): void };
   /** Which market-data source serves a symbol now (the market router's sourceOf). */
   sourceOf: (productId: string) => MarketSource;
-  /** The grid's history (the backtest and the assistant's fallback citation). */
-  history?: GridHistoryLoader;
-  /** Where the walk-forward runs (off the event loop); backtests need it and `history`. */
+  /** Market analysis: the grid's history (the backtest and the assistant's fallback citation). */
+  analysis?: Pick<MarketAnalysis, 'history'>;
+  /** Where the walk-forward runs (off the event loop); backtests need it and `analysis`. */
   backtestPool?: BacktestPool;
   /** Per-user bounds of uncached backtests asked for over HTTP (the assistant's citations are bounded by the chat's limit). */
   admitBacktest?: BacktestAdmission;
@@ -421,9 +413,10 @@ export function createForecastService(options: ForecastServiceOptions) {
     asked: { who?: string; signal?: AbortSignal } = {},
   ): Promise<BacktestTrackRecord> {
     const pool = options.backtestPool;
-    if (!options.history || !pool) throw invalid('Backtests are not available on this server.');
+    if (!options.analysis || !pool) throw invalid('Backtests are not available on this server.');
     const productId = canonical(query.symbol);
-    const loaded = await options.history(productId, query.timeframe);
+    // "Not enough history" and the like are MarketAnalysisErrors: 422 with the analysis's text.
+    const loaded = await options.analysis.history(productId, query.timeframe);
     const { series } = loaded;
     const last = series.length > 0 ? series.time[series.length - 1] : 0;
     const key = `${productId}|${query.timeframe}|${loaded.source}|${series.length}|${last}|${query.signal ?? '*'}`;
@@ -537,7 +530,7 @@ export function createForecastService(options: ForecastServiceOptions) {
           if (live && live.count > 0) citations.push(citation('live', source, card.timeframe, live));
           else missing.push(signal.id);
         }
-        if (missing.length > 0 && options.history && card.timeframe in FORECAST_TIMEFRAMES) {
+        if (missing.length > 0 && options.analysis && card.timeframe in FORECAST_TIMEFRAMES) {
           const tested = await backtest({
             symbol: card.productId,
             timeframe: card.timeframe as WatosTimeframe,

@@ -1,13 +1,16 @@
 // Coinbase's public market data, no key needed: spot/buy/sell from the price API
-// (api.coinbase.com/v2/prices/{product}/{kind}) and candles from Coinbase Exchange
-// (api.exchange.coinbase.com/products/{product}/candles). Each request has a 5 s timeout;
+// ({priceApiBase}/v2/prices/{product}/{kind}) and candles from Coinbase Exchange
+// ({exchangeApiBase}/products/{product}/candles); the hosts are configuration (config.ts:
+// COINBASE_PRICE_API_URL, COINBASE_EXCHANGE_API_URL). Each request has a 5 s timeout;
 // requests run with bounded concurrency; failures retry with backoff, honouring Retry-After
 // on 429. Garbage answers become errors for that product, never numbers.
 import { UpstreamError, type CandleRow, type Granularity, type MarketDataProvider, type QuoteResult } from './types.ts';
 
 export interface CoinbaseOptions {
-  priceApiBase?: string;
-  exchangeApiBase?: string;
+  /** The price API's origin (config.COINBASE_PRICE_API_URL). */
+  priceApiBase: string;
+  /** Coinbase Exchange's origin (config.COINBASE_EXCHANGE_API_URL). */
+  exchangeApiBase: string;
   timeoutMs?: number;
   concurrency?: number;
   retries?: number;
@@ -16,8 +19,6 @@ export interface CoinbaseOptions {
   fetch?: typeof fetch;
 }
 
-export const COINBASE_PRICE_API = 'https://api.coinbase.com';
-export const COINBASE_EXCHANGE_API = 'https://api.exchange.coinbase.com';
 /** Coinbase Exchange returns at most 300 candles a request. */
 const MAX_CANDLES_PER_REQUEST = 300;
 
@@ -46,9 +47,9 @@ function positiveNumber(value: unknown): number | null {
   return Number.isFinite(number) && number > 0 ? number : null;
 }
 
-export function createCoinbaseProvider(options: CoinbaseOptions = {}): MarketDataProvider {
-  const priceBase = options.priceApiBase ?? COINBASE_PRICE_API;
-  const exchangeBase = options.exchangeApiBase ?? COINBASE_EXCHANGE_API;
+export function createCoinbaseProvider(options: CoinbaseOptions): MarketDataProvider {
+  const priceBase = options.priceApiBase;
+  const exchangeBase = options.exchangeApiBase;
   const timeoutMs = options.timeoutMs ?? 5000;
   const retries = options.retries ?? 2;
   const backoffMs = options.backoffMs ?? 250;

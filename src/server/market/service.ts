@@ -6,7 +6,7 @@ import type { Database } from '../db/client.ts';
 import { candles } from '../db/schema.ts';
 import type { CandleRow, Granularity } from './types.ts';
 
-export { boundedConcurrency, COINBASE_EXCHANGE_API, COINBASE_PRICE_API, createCoinbaseProvider } from './coinbase.ts';
+export { boundedConcurrency, createCoinbaseProvider } from './coinbase.ts';
 export { aggregate, appendToBucket, createDemoFeed, DEMO_EPOCH } from './demoFeed.ts';
 export { createQuoteService, type QuoteService } from './quotes.ts';
 export {

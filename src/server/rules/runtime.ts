@@ -6,6 +6,8 @@
 // the unique key instead of firing twice, and none is missed.
 import type { Database } from '../db/client.ts';
 import type { AlertBus } from '../alerts/service.ts';
+import type { MarketAnalysis } from '../analysis/service.ts';
+import type { ForecastService } from '../forecasts/service.ts';
 import { recordFirings, type RecordedFirings } from './firings.ts';
 import { expireRules, loadActiveRules, rulesVersion, type EngineRule } from './store.ts';
 import type { ActiveRule, FiringDraft, SymbolUpdate } from './types.ts';
@@ -43,6 +45,20 @@ export interface RulesRuntime {
    * demo feed had moved there, through the same evaluation, recording and delivery.
    */
   priceUpdate(symbol: string, price: number): Promise<RecordedFirings>;
+}
+
+/**
+ * The `onStatedOdds` of the app: the WATOS card of the rule's symbol and timeframe from market
+ * analysis (the grid's own card, cached per bar), recorded in the track record as origin 'alert'.
+ */
+export function recordStatedOdds(
+  analysis: Pick<MarketAnalysis, 'watos'>,
+  forecasts: Pick<ForecastService, 'record'>,
+): NonNullable<RulesRuntimeOptions['onStatedOdds']> {
+  return async (symbol, timeframe) => {
+    const card = await analysis.watos(symbol, timeframe === '1D' ? 'D' : timeframe);
+    forecasts.record(card, 'alert');
+  };
 }
 
 const MINUTE = 60_000;

@@ -10,8 +10,8 @@ export {
   type EngineRule,
   type RuleLimits,
 } from './store.ts';
-export { createRulesRuntime, type RulesRuntime } from './runtime.ts';
-export type { ActiveRule, FiringDraft, SymbolUpdate } from './types.ts';
+export { createRulesRuntime, recordStatedOdds, type RulesRuntime } from './runtime.ts';
+export type { ActiveRule, FiringDraft } from './types.ts';
 export { createRuleEvaluator, type RuleEvaluator } from './evaluator.ts';
 export {
   deliveryPolicy,

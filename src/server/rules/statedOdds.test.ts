@@ -1,13 +1,15 @@
 // A WATOS-odds alert states an edge, so the rules runtime hands the symbol and timeframe of
-// each such firing to the track record (app.ts records the odds behind it with origin
-// 'alert'); firings of other rule kinds state no odds and are not handed on. The evaluator is
-// scripted here: what is under test is what the runtime does with the firings it records.
+// each such firing on (recordStatedOdds records the card behind it from market analysis in the
+// track record, origin 'alert'); firings of other rule kinds state no odds and are not handed
+// on. The evaluator is scripted here: what is under test is what the runtime does with the
+// firings it records.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../testing/app.ts';
 import { jsonBody } from '../testing/http.ts';
 import { subscribedUser } from '../testing/users.ts';
 import type { AlertRule, RuleTimeframe } from '../../shared/schemas/alertRules.ts';
-import { createRulesRuntime, type RuleEvaluatorLike } from './runtime.ts';
+import { createMarketAnalysis } from '../analysis/service.ts';
+import { createRulesRuntime, recordStatedOdds, type RuleEvaluatorLike } from './runtime.ts';
 import type { ActiveRule, FiringDraft } from './types.ts';
 
 const quietLog = { info: () => undefined, warn: () => undefined, error: () => undefined };
@@ -107,5 +109,32 @@ describe('WATOS-odds firings in the track record', () => {
       { productId: 'BTC-USD', source: 'demo', minutes: [later], hours: [], alerts: [] },
     ]);
     expect(again.firings).toHaveLength(2);
+  });
+});
+
+describe('recordStatedOdds', () => {
+  it("records the rule's WATOS card from market analysis as origin 'alert', a 1D rule on the D card", async () => {
+    const analysis = createMarketAnalysis({ market: test.app.services.market });
+    const recorded: Array<[string, string, string, string]> = [];
+    const record = recordStatedOdds(analysis, {
+      record: (card, origin) => recorded.push([card.productId, card.timeframe, card.lastBarTime, origin]),
+    });
+    await record('BTC-USD', '1D');
+    await record('ETH-USD', '1h');
+    const daily = await analysis.watos('BTC-USD', 'D');
+    const hourly = await analysis.watos('ETH-USD', '1h');
+    expect(recorded).toEqual([
+      ['BTC-USD', 'D', daily.lastBarTime, 'alert'],
+      ['ETH-USD', '1h', hourly.lastBarTime, 'alert'],
+    ]);
+  });
+
+  it('records nothing when market analysis has no card', async () => {
+    const recorded: unknown[] = [];
+    const record = recordStatedOdds(createMarketAnalysis({ market: test.app.services.market }), {
+      record: (card) => recorded.push(card),
+    });
+    await expect(record('LSE:VOD', '1h')).rejects.toThrow(/No market data for LSE:VOD/);
+    expect(recorded).toEqual([]);
   });
 });

@@ -1,7 +1,9 @@
 // The shapes the parts of the alert-rules feature hand each other: the store's active rules,
-// the engine's per-symbol update, the evaluator's firing drafts.
+// the engine's per-symbol update (the alert engine's, alerts/service.ts), the evaluator's
+// firing drafts.
 import type { RuleCondition, RuleTimeframe, RuleTrigger } from '../../shared/schemas/alertRules.ts';
-import type { CandleInput } from '../../signals/candles.ts';
+
+export type { SymbolUpdate } from '../alerts/service.ts';
 
 /** An active rule as the evaluator holds it (times in epoch ms). */
 export interface ActiveRule {
@@ -18,20 +20,6 @@ export interface ActiveRule {
   expiresAt: number | null;
   /** The message template, or null for the default message. */
   message: string | null;
-}
-
-/** What the engine hands the rules after a pass over one symbol (bars oldest first, times in ms). */
-export interface SymbolUpdate {
-  /** Canonical id. */
-  productId: string;
-  /** Where the bars came from: coinbase, yahoo or demo. */
-  source: string;
-  /** One-minute bars that just closed (the price updates), oldest first. */
-  minutes: CandleInput[];
-  /** One-hour bars that just closed, oldest first. */
-  hours: CandleInput[];
-  /** The built-in alerts the engine just stored for this symbol. */
-  alerts: Array<{ alertType: string; time: number; message: string }>;
 }
 
 /** A firing the evaluator found, before it is recorded (idempotently, by ruleId + triggerKey). */

@@ -1,7 +1,9 @@
 // The dashboard API scope: every route registered here answers 401 without a user and 403
-// without an active, non-expired subscription. One hook, so no route can forget the check.
+// without an active, non-expired subscription (the guard of guards.ts). One hook, so no route
+// can forget the check; the composition root registers every dashboard feature inside it.
 import type { FastifyInstance, FastifyPluginAsync, FastifyPluginOptions } from 'fastify';
-import { requireSubscription, type Auth, type SubscriptionAccess } from '../auth/service.ts';
+import type { Auth } from './auth.ts';
+import { requireSubscription, type SubscriptionAccess } from './guards.ts';
 
 /** A dashboard feature: its route plugin with options checked against what the plugin takes. */
 export interface DashboardFeature {

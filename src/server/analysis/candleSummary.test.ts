@@ -2,7 +2,7 @@
 // bars a US trading day) and a 24/7 one (24 a day) both get a true 24-hour and 7-day change.
 import { describe, expect, it } from 'vitest';
 import { candleSeries } from '../../signals/candles.ts';
-import { summariseCandles } from './tools.ts';
+import { summariseCandles } from './candleSummary.ts';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
