@@ -5,7 +5,7 @@
 // measured twice: with PGlite and its server on a worker thread of their own (what our bridge
 // does), and on the server's own thread, as its README starts it.
 //
-// pglite-socket is not a dependency (its peer dependencies pin PGlite 0.5.14 and eight
+// pglite-socket is not a dependency (its peer dependencies pin PGlite 0.5.14 and seven
 // extension packages: ADR 0020), so this bench loads it from a directory of its own:
 //   mkdir /tmp/pglite-socket && cd /tmp/pglite-socket && npm init -y &&
 //   npm install @electric-sql/pglite-socket@0.2.17 @electric-sql/pglite@<ours> --legacy-peer-deps
