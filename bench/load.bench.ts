@@ -694,6 +694,17 @@ async function every(
 
 // ---------------------------------------------------------------------------------------
 
+/** The statuses other than 2xx by code, e.g. " (408: 12, 503: 3)"; empty when there are none. */
+function statusBreakdown(recorder: Recorder): string {
+  const counts = new Map<number, number>();
+  for (const stats of recorder.byKind.values())
+    for (const [status, count] of stats.statuses)
+      if (status < 200 || status >= 300) counts.set(status, (counts.get(status) ?? 0) + count);
+  if (counts.size === 0) return '';
+  const parts = [...counts].sort(([a], [b]) => a - b).map(([status, count]) => `${status}: ${count}`);
+  return ` (${parts.join(', ')})`;
+}
+
 function summarise(recorder: Recorder): void {
   console.log('kind        requests       2xx   5xx   429   other non-2xx  no answer   p50 ms   p95 ms');
   for (const kind of KINDS) {
@@ -1243,7 +1254,7 @@ async function runPhase(name: PhaseName, webRoot: string): Promise<PhaseResult> 
       signInP95: percentile(signIns, 0.95),
     };
     console.log(
-      `\n${requests} requests in ${(LOAD_MS / 1000).toFixed(0)} s (${result.throughput.toFixed(1)} answered a second), p95 over all ${ms(result.p95All)}; 5xx ${result.fiveXx}, 429 ${result.tooMany}, other non-2xx ${result.otherNon2xx}, no answer ${result.failures}.`,
+      `\n${requests} requests in ${(LOAD_MS / 1000).toFixed(0)} s (${result.throughput.toFixed(1)} answered a second), p95 over all ${ms(result.p95All)}; 5xx ${result.fiveXx}, 429 ${result.tooMany}, other non-2xx ${result.otherNon2xx}${statusBreakdown(recorder)}, no answer ${result.failures}.`,
     );
     console.log(
       `Chat: first token p50 ${ms(percentile(recorder.firstTokens, 0.5))}, p95 ${ms(percentile(recorder.firstTokens, 0.95))}; answers that did not finish: ${recorder.brokenStreams}.`,
