@@ -20,6 +20,11 @@ export interface CandleInput {
   volume: number;
 }
 
+/** A price a bar can use: finite and above zero. */
+function usable(value: number): boolean {
+  return Number.isFinite(value) && value > 0;
+}
+
 /**
  * Builds a series from rows. A bar with a missing or non-positive close repeats the previous
  * close (a flat gap bar); missing open/high/low fall back to the close; missing or negative
@@ -37,12 +42,11 @@ export function candleSeries(rows: ArrayLike<CandleInput>): CandleSeries {
   let previousClose = NaN;
   for (let index = 0; index < capacity; index += 1) {
     const row = rows[index];
-    const valid = (value: number) => Number.isFinite(value) && value > 0;
-    const barClose = valid(row.close) ? row.close : previousClose;
+    const barClose = usable(row.close) ? row.close : previousClose;
     if (!Number.isFinite(barClose)) continue;
-    const barOpen = valid(row.open) ? row.open : barClose;
-    const barHigh = Math.max(valid(row.high) ? row.high : barClose, barOpen, barClose);
-    const barLow = Math.min(valid(row.low) ? row.low : barClose, barOpen, barClose);
+    const barOpen = usable(row.open) ? row.open : barClose;
+    const barHigh = Math.max(usable(row.high) ? row.high : barClose, barOpen, barClose);
+    const barLow = Math.min(usable(row.low) ? row.low : barClose, barOpen, barClose);
     time[length] = row.time;
     open[length] = barOpen;
     high[length] = barHigh;
