@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from '@playwright/test';
 import { CHROMIUM_FLAGS, CHROMIUM_PATH } from './src/server/testing/chromium.ts';
 
@@ -11,8 +12,10 @@ export default defineConfig({
   testDir: './e2e',
   timeout: 60_000,
   expect: { timeout: 10_000 },
+  // Spec files run side by side, one per core (each journey makes its own users, so they share
+  // the one server); the tests of a file run in order.
   fullyParallel: false,
-  workers: 1,
+  workers: Number(process.env.E2E_WORKERS ?? Math.min(4, availableParallelism())),
   retries: 0,
   reporter: [['list']],
   use: {

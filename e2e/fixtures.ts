@@ -1,6 +1,7 @@
 // Shared journey fixtures: unique users created through the real flows (register, the
 // e-mailed verification link from the embedded outbox, the TEST MODE checkout), and
-// `subscribedPage`, a page signed in with an active 3-Day Access plan, on /dashboard.
+// `subscribedPage`, a page signed in with an active 3-Day Access plan (bought through the API
+// calls the checkout makes), on /dashboard.
 import { test as base, expect, type APIRequestContext, type Page } from '@playwright/test';
 
 export { expect };
@@ -95,10 +96,33 @@ export async function buyPlan(page: Page, planName: string) {
   await expect(page.getByRole('heading', { name: 'Subscription Successful!' })).toBeVisible();
 }
 
+/**
+ * Buys a plan for the page's signed-in user with the calls the pricing page and the TEST MODE
+ * checkout make (create-checkout, then the checkout form's post with a working card), without
+ * drawing those pages: the journeys through them are billing.spec.ts's.
+ */
+export async function subscribe(page: Page, priceId = 'three-day') {
+  const headers = { origin: originOf(page) };
+  const me = (await (await page.request.get('/api/me')).json()) as { user: { id: string; email: string } | null };
+  expect(me.user).not.toBeNull();
+  const checkout = await page.request.post('/api/subscriptions/create-checkout', {
+    data: { priceId, userId: me.user!.id, email: me.user!.email },
+    headers,
+  });
+  expect(checkout.ok()).toBe(true);
+  const { url } = (await checkout.json()) as { url: string };
+  const paid = await page.request.post(url, {
+    form: { card: '4242 4242 4242 4242', expiry: '12/39', cvc: '123' },
+    headers,
+    maxRedirects: 0,
+  });
+  expect(paid.status()).toBe(303);
+}
+
 export const test = base.extend<{ subscribedPage: Page }>({
   subscribedPage: async ({ page }, use) => {
     await createVerifiedUser(page);
-    await buyPlan(page, 'three-day');
+    await subscribe(page, 'three-day');
     await page.goto('/dashboard');
     await expect(page.getByTestId('subscription-status')).toContainText('Active');
     await use(page);
