@@ -15,7 +15,7 @@ import type { WatosCard, WatosCardSignal, WatosStrengthName, WatosTimeframe } fr
 import { formatPrice } from '../../../shared/format.ts';
 import { queryKeys } from '../../api/queryKeys.ts';
 import { symbolById } from '../../../shared/tickers.ts';
-import { ASSET_CLASS_LABELS } from '../market/assetClasses.ts';
+import { ASSET_CLASS_LABELS } from '../../ui/assetClasses.ts';
 import { DELAYED_TITLE } from '../market/marketApi.ts';
 import type { ForecastSourceName, LiveTrackRecord } from '../../../shared/schemas/trackRecord.ts';
 import { ALL_RECORDS, recordSourceOf, trackRecordQuery } from '../trackRecord/trackRecordApi.ts';

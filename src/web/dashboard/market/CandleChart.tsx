@@ -40,7 +40,7 @@ import { BellIcon } from '../rules/BellIcon.tsx';
 import { useRuleEditor } from '../rules/AlertRulesProvider.tsx';
 import { roundPrice } from '../rules/rulePrice.ts';
 import { useActiveRules } from '../rules/rulesApi.ts';
-import { ASSET_CLASS_LABELS } from './assetClasses.ts';
+import { ASSET_CLASS_LABELS } from '../../ui/assetClasses.ts';
 import { alertLevels } from './chartLevels.ts';
 import { DELAYED_TITLE, isDelayedSource, useCandles, useRefetchOnAlert } from './marketApi.ts';
 

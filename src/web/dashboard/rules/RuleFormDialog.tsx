@@ -23,7 +23,7 @@ import {
 } from '../../../shared/schemas/alertRules.ts';
 import { formatPrice } from '../../../shared/format.ts';
 import { resolveSymbol } from '../../../shared/symbols.ts';
-import { SymbolSearch } from '../watchlist/SymbolSearch.tsx';
+import { SymbolSearch } from '../../ui/SymbolSearch.tsx';
 import { enablePush } from './pushSubscription.ts';
 import {
   canonicalSymbol,
