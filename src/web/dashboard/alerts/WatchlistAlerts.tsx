@@ -17,14 +17,11 @@ import { symbolByTicker } from '../../../shared/tickers.ts';
 import { ApiError } from '../../api/http.ts';
 import { queryKeys } from '../../api/queryKeys.ts';
 import { useNotify } from '../../ui/Notifications.tsx';
-import { BellIcon } from '../rules/BellIcon.tsx';
-import { useRuleEditor } from '../rules/AlertRulesProvider.tsx';
+import { BellIcon, useRuleEditor } from '../rules/index.ts';
 import { resolveSymbol } from '../../api/symbols.ts';
 import { SymbolSearch } from '../../ui/SymbolSearch.tsx';
-import { useSavedWatchlist } from '../watchlist/useSavedWatchlist.ts';
-import { useWatchlistView } from '../watchlist/watchlistQuotes.ts';
-import { ChartIcon } from '../market/ChartIcon.tsx';
-import { WatchlistTable, WatchlistViewToggle } from '../watchlist/WatchlistTable.tsx';
+import { useSavedWatchlist, useWatchlistView, WatchlistTable, WatchlistViewToggle } from '../watchlist/index.ts';
+import { ChartIcon } from '../market/index.ts';
 import { fetchAlerts } from './alertApi.ts';
 import { TYPE_STYLES } from './AlertLog.tsx';
 

@@ -11,8 +11,8 @@ import { FILE_TEXTS, UPLOAD_ACCEPT, type FileEntry } from '../../../shared/schem
 import { ApiError } from '../../api/http.ts';
 import { queryKeys } from '../../api/queryKeys.ts';
 import { useAuth } from '../../auth/AuthProvider.tsx';
-import { useAttachToChat } from '../chat/chatAttachment.ts';
-import { useShowDashboardTab } from '../layout/dashboardTabs.tsx';
+import { useAttachToChat } from '../chat/index.ts';
+import { useShowDashboardTab } from '../layout/index.ts';
 import { FilePreviewDialog } from './FilePreviewDialog.tsx';
 import { FileRows, type FileActions } from './FileRows.tsx';
 import { deleteFile, fetchFiles, fileForChat, uploadFile } from './filesApi.ts';

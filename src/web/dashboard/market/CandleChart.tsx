@@ -36,10 +36,7 @@ import {
 } from '../../../shared/schemas/chartOptions.ts';
 import type { CandleResponse } from '../../../shared/schemas/market.ts';
 import { resolveSymbol } from '../../../shared/symbols.ts';
-import { BellIcon } from '../rules/BellIcon.tsx';
-import { useRuleEditor } from '../rules/AlertRulesProvider.tsx';
-import { roundPrice } from '../rules/rulePrice.ts';
-import { useActiveRules } from '../rules/rulesApi.ts';
+import { BellIcon, useRuleEditor, roundPrice, useActiveRules } from '../rules/index.ts';
 import { ASSET_CLASS_LABELS } from '../../ui/assetClasses.ts';
 import { alertLevels } from './chartLevels.ts';
 import { DELAYED_TITLE, isDelayedSource, useCandles, useRefetchOnAlert } from './marketApi.ts';
