@@ -237,7 +237,8 @@ export function ruleFormErrors(errors: FieldErrors, prefix = ''): RuleFormErrors
 /** The shared schema's verdict on the form: the input to send, or the first error of each field. */
 export function validateRuleForm(form: RuleFormState): { input: RuleInput } | { errors: RuleFormErrors } {
   const parsed = ruleFormSchema.safeParse(form);
-  if (parsed.success) return { input: parsed.data };
+  // The input as the form sends it (the server's parse canonicalises it, e.g. the symbol).
+  if (parsed.success) return { input: toRuleInput(form) };
   const errors: RuleFormErrors = {};
   for (const issue of parsed.error.issues) {
     const key = issue.path.map(String).join('.');
