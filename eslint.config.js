@@ -144,6 +144,34 @@ const boundaryRule = (policies) => [
 
 const testFiles = ['**/*.test.ts', '**/*.test.tsx'];
 
+// ---------------------------------------------------------------------------------------------
+// Dashboard features (issue 35): a file in src/web/dashboard/<feature>/ imports another feature
+// only through that feature's index.ts, its public surface (what other features may use). The
+// dashboard's composition (src/web/pages/DashboardPage.tsx, src/web/dashboard/*.tsx) and tests
+// are not feature files and may import any module, e.g. a panel loaded on demand that a feature's
+// index.ts leaves out so that a feature on the first paint does not pull it in (vite.config.ts
+// groups chunks by static imports). Features are one folder deep; the patterns match the
+// relative specifiers such a file writes: '../<feature>/<file>' or
+// '../../dashboard/<feature>/<file>'. Static imports, `export ... from` and dynamic import().
+// ---------------------------------------------------------------------------------------------
+const otherFeatureFile = String.raw`^\.\./(?:\.\./dashboard/)?[\w-]+/(?!index\.ts$)`;
+const dashboardFeatureMessage =
+  "Import another dashboard feature only through its index.ts (see eslint.config.js: 'Dashboard features').";
+const dashboardFeatureBlock = {
+  files: ['src/web/dashboard/*/**/*.{ts,tsx}'],
+  ignores: testFiles,
+  rules: {
+    'no-restricted-imports': ['error', { patterns: [{ regex: otherFeatureFile, message: dashboardFeatureMessage }] }],
+    'no-restricted-syntax': [
+      'error',
+      {
+        selector: `ImportExpression > Literal.source[value=/${otherFeatureFile.replaceAll('/', String.raw`\/`)}/]`,
+        message: dashboardFeatureMessage,
+      },
+    ],
+  },
+};
+
 export default tseslint.config(
   {
     ignores: [
@@ -224,4 +252,5 @@ export default tseslint.config(
       'boundaries/dependencies': boundaryRule(layerPolicies),
     },
   },
+  dashboardFeatureBlock,
 );

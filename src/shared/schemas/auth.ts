@@ -61,6 +61,41 @@ export const resetPasswordRequest = z.object({
   currentPassword: z.string().max(128, 'Password must be at most 128 characters long').optional(),
 });
 
+/**
+ * The forgot-password form: an address is all it asks before sending (the same answer comes
+ * whether or not it has an account, so its form is not checked further here).
+ */
+export const forgotPasswordForm = z.object({
+  email: z.string().trim().min(1, 'Email is required'),
+});
+export type ForgotPasswordForm = z.input<typeof forgotPasswordForm>;
+
+/**
+ * The new-password form (/reset-password), keyed by its inputs' names: one message at a time,
+ * in this order: both fields, the length, the match, then the current password when the change
+ * is made without a token.
+ */
+export function newPasswordForm(needsCurrentPassword: boolean) {
+  return z
+    .object({ 'current-password': z.string(), 'new-password': z.string(), 'confirm-password': z.string() })
+    .superRefine((form, context) => {
+      const password = form['new-password'];
+      const confirm = form['confirm-password'];
+      const problem: [string, keyof typeof form] | null =
+        !password || !confirm
+          ? ['Please fill in both password fields', 'new-password']
+          : password.length < MIN_PASSWORD_LENGTH
+            ? [PASSWORD_TOO_SHORT, 'new-password']
+            : password !== confirm
+              ? [PASSWORDS_DO_NOT_MATCH, 'confirm-password']
+              : needsCurrentPassword && !form['current-password']
+                ? ['Please enter your current password', 'current-password']
+                : null;
+      if (problem) context.addIssue({ code: 'custom', message: problem[0], path: [problem[1]] });
+    });
+}
+export type NewPasswordForm = z.input<ReturnType<typeof newPasswordForm>>;
+
 export { meResponse, meUser, type MeResponse, type MeUser } from './me.ts';
 
 /** POST /api/auth/register: docs/SPEC.md's shape; a refusal answers `{ success: false, error, user: null }`. */

@@ -49,7 +49,7 @@ function StartTourOnArrival() {
 }
 
 // The panels of the Alerts, AI and Files tabs: their code is fetched when they are first mounted.
-const AlertsColumn = lazyPanel(async () => (await import('../dashboard/alerts/AlertsColumn.tsx')).AlertsColumn);
+const AlertsColumn = lazyPanel(async () => (await import('../dashboard/AlertsColumn.tsx')).AlertsColumn);
 const AiSection = lazyPanel(async () => (await import('../dashboard/chat/AiSection.tsx')).AiSection);
 const MyStuff = lazyPanel(async () => (await import('../dashboard/files/MyStuff.tsx')).MyStuff);
 // The exchange view (price cards): fetched when Exchange Data is first chosen.

@@ -1,32 +1,39 @@
 // /forgot-password: request a reset link. The same success message shows whether or not the
 // address has an account; after it the form is hidden.
-import { useState, type FormEvent } from 'react';
+import { zodResolver } from '@hookform/resolvers/zod';
+import { useRef, useState } from 'react';
+import { useForm } from 'react-hook-form';
 import { Link } from 'react-router';
+import { forgotPasswordForm, type ForgotPasswordForm } from '../../shared/schemas/auth.ts';
 import { accountApi } from '../api/account.ts';
+import { failureText, firstFormError } from '../ui/formError.ts';
 import { ErrorMessage, PrimaryButton, SuccessMessage, TextField } from '../ui/forms.tsx';
 import { TopNav } from '../ui/TopNav.tsx';
 
 export function ForgotPasswordPage() {
-  const [email, setEmail] = useState('');
+  const { register, handleSubmit, formState, setError } = useForm<ForgotPasswordForm>({
+    defaultValues: { email: '' },
+    resolver: zodResolver(forgotPasswordForm),
+    mode: 'onSubmit',
+    reValidateMode: 'onSubmit',
+    shouldFocusError: false,
+  });
+  // Set only once the form is valid and the request goes: the button reads 'Sending...' then.
   const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const inFlight = useRef(false);
   const [sent, setSent] = useState(false);
 
-  async function submit(event: FormEvent) {
-    event.preventDefault();
-    if (busy) return;
-    if (!email.trim()) {
-      setError('Email is required');
-      return;
-    }
+  async function send({ email }: { email: string }) {
+    if (inFlight.current) return;
+    inFlight.current = true;
     setBusy(true);
-    setError(null);
     try {
-      await accountApi.requestPasswordReset(email.trim());
+      await accountApi.requestPasswordReset(email);
       setSent(true);
     } catch (caught) {
-      setError(caught instanceof Error && caught.message ? caught.message : 'An unexpected error occurred');
+      setError('root.server', { message: failureText(caught) });
     } finally {
+      inFlight.current = false;
       setBusy(false);
     }
   }
@@ -45,17 +52,9 @@ export function ForgotPasswordPage() {
               {sent ? 'Password reset email sent! Check your inbox and follow the instructions.' : null}
             </SuccessMessage>
             {!sent && (
-              <form onSubmit={(event) => void submit(event)} noValidate className="space-y-4">
-                <TextField
-                  id="email"
-                  label="Email"
-                  type="email"
-                  autoComplete="email"
-                  value={email}
-                  onChange={(e) => setEmail(e.target.value)}
-                  required
-                />
-                <ErrorMessage>{error}</ErrorMessage>
+              <form onSubmit={(event) => void handleSubmit(send)(event)} noValidate className="space-y-4">
+                <TextField id="email" label="Email" type="email" autoComplete="email" required {...register('email')} />
+                <ErrorMessage>{firstFormError(formState.errors)}</ErrorMessage>
                 <PrimaryButton busy={busy}>{busy ? 'Sending...' : 'Send reset link'}</PrimaryButton>
               </form>
             )}

@@ -3,15 +3,18 @@
 // enough to take over the account). Without a valid token or a session it sends the user to /,
 // which then says why when a token was given: the link expired or was already used
 // (RESET_LINK_INVALID), with a link to request a new one.
+import { zodResolver } from '@hookform/resolvers/zod';
 import { useQuery } from '@tanstack/react-query';
-import { useEffect, useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState } from 'react';
+import { useForm } from 'react-hook-form';
 import { Navigate, useNavigate, useSearchParams } from 'react-router';
-import { PASSWORD_UPDATE_REDIRECT_DELAY_MS, MIN_PASSWORD_LENGTH } from '../../shared/constants.ts';
-import { PASSWORD_TOO_SHORT, PASSWORDS_DO_NOT_MATCH } from '../../shared/schemas/auth.ts';
+import { PASSWORD_UPDATE_REDIRECT_DELAY_MS } from '../../shared/constants.ts';
+import { newPasswordForm, type NewPasswordForm } from '../../shared/schemas/auth.ts';
 import { accountApi } from '../api/account.ts';
 import { queryKeys } from '../api/queryKeys.ts';
 import { useAuth } from '../auth/AuthProvider.tsx';
 import { LoadingScreen } from '../auth/guards.tsx';
+import { failureText, firstFormError } from '../ui/formError.ts';
 import { ErrorMessage, PrimaryButton, SuccessMessage, TextField } from '../ui/forms.tsx';
 import { TopNav } from '../ui/TopNav.tsx';
 import { ResetLinkInvalidNotice, RESET_LINK_INVALID } from './resetLinkNotice.tsx';
@@ -30,11 +33,21 @@ export function ResetPasswordPage() {
     enabled: Boolean(token),
     retry: false,
   });
-  const [currentPassword, setCurrentPassword] = useState('');
-  const [password, setPassword] = useState('');
-  const [confirm, setConfirm] = useState('');
+  const tokenValid = Boolean(token) && tokenCheck.data?.valid === true;
+  // Without a valid e-mailed token this is a signed-in change: it needs the current password.
+  const needsCurrentPassword = !tokenValid;
+  const { register, handleSubmit, formState, setError } = useForm<NewPasswordForm>({
+    defaultValues: { 'current-password': '', 'new-password': '', 'confirm-password': '' },
+    // The rules depend on the token: read at each submit, with the token check's latest answer.
+    resolver: (values, context, options) =>
+      zodResolver(newPasswordForm(needsCurrentPassword))(values, context, options),
+    mode: 'onSubmit',
+    reValidateMode: 'onSubmit',
+    shouldFocusError: false,
+  });
+  // Set only once the form is valid and the request goes: the button reads 'Updating...' then.
   const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const inFlight = useRef(false);
   const [done, setDone] = useState(false);
 
   useEffect(() => {
@@ -43,44 +56,26 @@ export function ResetPasswordPage() {
     return () => clearTimeout(timer);
   }, [done, navigate]);
 
-  const tokenValid = Boolean(token) && tokenCheck.data?.valid === true;
   const linkRefused = refusedByLink || (Boolean(token) && !tokenValid);
   if (!done) {
     // A refused token still lets a signed-in user change the password: wait to know who it is.
     if (token ? tokenCheck.isPending || (!tokenValid && isLoading) : isLoading) return <LoadingScreen />;
     if (!tokenValid && !user) return <Navigate to="/" replace state={linkRefused ? RESET_LINK_INVALID : null} />;
   }
-  // Without a valid e-mailed token this is a signed-in change: it needs the current password.
-  const needsCurrentPassword = !tokenValid;
 
-  async function submit(event: FormEvent) {
-    event.preventDefault();
-    if (busy) return;
-    if (!password || !confirm) {
-      setError('Please fill in both password fields');
-      return;
-    }
-    if (password.length < MIN_PASSWORD_LENGTH) {
-      setError(PASSWORD_TOO_SHORT);
-      return;
-    }
-    if (password !== confirm) {
-      setError(PASSWORDS_DO_NOT_MATCH);
-      return;
-    }
-    if (needsCurrentPassword && !currentPassword) {
-      setError('Please enter your current password');
-      return;
-    }
+  async function update(form: NewPasswordForm) {
+    const [newPassword, currentPassword] = [form['new-password'], form['current-password']];
+    if (inFlight.current) return;
+    inFlight.current = true;
     setBusy(true);
-    setError(null);
     try {
-      await accountApi.resetPassword(password, tokenValid ? { token: token! } : { currentPassword });
+      await accountApi.resetPassword(newPassword, tokenValid ? { token: token! } : { currentPassword });
       setDone(true);
       await refresh();
     } catch (caught) {
-      setError(caught instanceof Error && caught.message ? caught.message : 'An unexpected error occurred');
+      setError('root.server', { message: failureText(caught) });
     } finally {
+      inFlight.current = false;
       setBusy(false);
     }
   }
@@ -95,15 +90,14 @@ export function ResetPasswordPage() {
             {linkRefused && !done && <ResetLinkInvalidNotice />}
             <SuccessMessage>{done ? 'Password updated successfully!' : null}</SuccessMessage>
             {!done && (
-              <form onSubmit={(event) => void submit(event)} noValidate className="space-y-4">
+              <form onSubmit={(event) => void handleSubmit(update)(event)} noValidate className="space-y-4">
                 {needsCurrentPassword && (
                   <TextField
                     id="current-password"
                     label="Current password"
                     type="password"
                     autoComplete="current-password"
-                    value={currentPassword}
-                    onChange={(e) => setCurrentPassword(e.target.value)}
+                    {...register('current-password')}
                   />
                 )}
                 <TextField
@@ -111,18 +105,16 @@ export function ResetPasswordPage() {
                   label="New password"
                   type="password"
                   autoComplete="new-password"
-                  value={password}
-                  onChange={(e) => setPassword(e.target.value)}
+                  {...register('new-password')}
                 />
                 <TextField
                   id="confirm-password"
                   label="Confirm new password"
                   type="password"
                   autoComplete="new-password"
-                  value={confirm}
-                  onChange={(e) => setConfirm(e.target.value)}
+                  {...register('confirm-password')}
                 />
-                <ErrorMessage>{error}</ErrorMessage>
+                <ErrorMessage>{firstFormError(formState.errors)}</ErrorMessage>
                 <PrimaryButton busy={busy}>{busy ? 'Updating...' : 'Update password'}</PrimaryButton>
               </form>
             )}

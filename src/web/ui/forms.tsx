@@ -1,12 +1,18 @@
 // Small form building blocks shared by the account pages: labelled fields, the primary
-// button, and inline error / success messages.
-import type { InputHTMLAttributes, ReactNode } from 'react';
+// button, and inline error / success messages. A field passes everything else (react-hook-form's
+// `register`: name, ref and handlers) on to its input.
+import type { InputHTMLAttributes, ReactNode, Ref } from 'react';
 
 export function TextField({
   label,
   id,
   ...input
-}: { label: string; id: string } & InputHTMLAttributes<HTMLInputElement>) {
+}: {
+  label: string;
+  id: string;
+  /** The input itself (react-hook-form's `register` passes one). */
+  ref?: Ref<HTMLInputElement>;
+} & InputHTMLAttributes<HTMLInputElement>) {
   return (
     <div>
       <label htmlFor={id} className="mb-1 block text-sm font-medium text-gray-300">

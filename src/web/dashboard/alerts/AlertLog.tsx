@@ -2,6 +2,7 @@
 // time window with 'Apply Filters'; 'Loading alerts...' / 'No alerts found'; colour by display
 // type; each row names its market (the ticker's asset class). New alerts matching the applied
 // filters arrive live over server-sent events.
+import { Panel } from '../../ui/Panel.tsx';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useId, useState } from 'react';
 import { ALERT_TYPES } from '../../../shared/constants.ts';
@@ -13,7 +14,7 @@ import {
 } from '../../../shared/alertDisplay.ts';
 import { alertStreamEnd, liveAlert } from '../../../shared/schemas/alerts.ts';
 import { queryKeys } from '../../api/queryKeys.ts';
-import { ASSET_CLASS_GROUP_LABELS, ASSET_CLASS_LABELS, ASSET_CLASSES } from '../market/assetClasses.ts';
+import { ASSET_CLASS_GROUP_LABELS, ASSET_CLASS_LABELS, ASSET_CLASSES } from '../../ui/assetClasses.ts';
 import {
   alertQueryString,
   alertStreamQueryString,
@@ -130,14 +131,12 @@ export function AlertLog() {
 
   const field = 'w-full rounded border border-gray-700 bg-gray-800 px-2 py-1 text-sm text-white';
   return (
-    <section
-      className="flex h-full flex-col rounded-lg bg-gray-900 p-3"
-      aria-labelledby="alert-log-heading"
+    <Panel
+      headingId="alert-log-heading"
+      title="All-Market Alert Log"
+      className="flex h-full flex-col"
       data-tour="alert-log"
     >
-      <h2 id="alert-log-heading" className="text-lg font-semibold text-white">
-        All-Market Alert Log
-      </h2>
       {/* noValidate: an out-of-range max count is corrected by docs/SPEC.md's rule (and the
           trader told so), not refused by the browser's number-field check. */}
       <form
@@ -257,6 +256,6 @@ export function AlertLog() {
           <p className="text-sm text-gray-400">No alerts found</p>
         )}
       </div>
-    </section>
+    </Panel>
   );
 }

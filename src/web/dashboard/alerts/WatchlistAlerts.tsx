@@ -7,6 +7,7 @@
 // the symbol's chart; a chip's bell opens the alert-rule form for that symbol at its last price. Every symbol of the symbol table (crypto, stocks, ETFs, indices, futures) is tracked;
 // a saved symbol the table does not know says so, in the table's words, instead of showing
 // invented alerts.
+import { Panel } from '../../ui/Panel.tsx';
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useId, useRef, useState } from 'react';
 import { DEFAULT_ALERTS_WATCHLIST } from '../../../shared/constants.ts';
@@ -16,14 +17,11 @@ import { symbolByTicker } from '../../../shared/tickers.ts';
 import { ApiError } from '../../api/http.ts';
 import { queryKeys } from '../../api/queryKeys.ts';
 import { useNotify } from '../../ui/Notifications.tsx';
-import { BellIcon } from '../rules/BellIcon.tsx';
-import { useRuleEditor } from '../rules/AlertRulesProvider.tsx';
-import { resolveSymbol } from '../watchlist/symbolApi.ts';
-import { SymbolSearch } from '../watchlist/SymbolSearch.tsx';
-import { useSavedWatchlist } from '../watchlist/useSavedWatchlist.ts';
-import { useWatchlistView } from '../watchlist/watchlistQuotes.ts';
-import { ChartIcon } from '../market/ChartIcon.tsx';
-import { WatchlistTable, WatchlistViewToggle } from '../watchlist/WatchlistTable.tsx';
+import { BellIcon, useRuleEditor } from '../rules/index.ts';
+import { resolveSymbol } from '../../api/symbols.ts';
+import { SymbolSearch } from '../../ui/SymbolSearch.tsx';
+import { useSavedWatchlist, useWatchlistView, WatchlistTable, WatchlistViewToggle } from '../watchlist/index.ts';
+import { ChartIcon } from '../market/index.ts';
 import { fetchAlerts } from './alertApi.ts';
 import { TYPE_STYLES } from './AlertLog.tsx';
 
@@ -155,35 +153,36 @@ export function WatchlistAlerts({
   }
 
   return (
-    <section
-      className="flex h-full flex-col rounded-lg bg-gray-900 p-3"
-      aria-labelledby="watchlist-alerts-heading"
+    <Panel
+      headingId="watchlist-alerts-heading"
+      title="Watchlist Alerts"
+      className="flex h-full flex-col"
+      headerClassName="flex items-center justify-between"
       data-tour="watchlist-alerts"
+      header={
+        <>
+          <WatchlistViewToggle view={view} onChange={setView} label="Alert watchlist view" />
+          <button
+            type="button"
+            aria-pressed={audio}
+            title={audio ? 'Stop reading new alerts aloud' : 'Read new alerts aloud'}
+            onClick={() => {
+              // Alerts already on screen are not news: only later ones are spoken.
+              for (const alert of alerts.data ?? [])
+                spoken.current.add(`${alert.ticker}-${alert.alert_type}-${alert.timestamp}`);
+              setAudio(!audio);
+            }}
+            className={`rounded px-2 py-1 text-sm ${audio ? 'bg-indigo-600 text-white' : 'text-gray-400 hover:text-white'}`}
+          >
+            <svg aria-hidden viewBox="0 0 24 24" className="h-4 w-4" fill="none" stroke="currentColor" strokeWidth="2">
+              <path d="M11 5 6 9H2v6h4l5 4V5z" />
+              <path d="M15.5 8.5a5 5 0 0 1 0 7M19 5a10 10 0 0 1 0 14" />
+            </svg>
+            <span className="sr-only">Audio alerts</span>
+          </button>
+        </>
+      }
     >
-      <div className="flex items-center justify-between">
-        <h2 id="watchlist-alerts-heading" className="text-lg font-semibold text-white">
-          Watchlist Alerts
-        </h2>
-        <WatchlistViewToggle view={view} onChange={setView} label="Alert watchlist view" />
-        <button
-          type="button"
-          aria-pressed={audio}
-          title={audio ? 'Stop reading new alerts aloud' : 'Read new alerts aloud'}
-          onClick={() => {
-            // Alerts already on screen are not news: only later ones are spoken.
-            for (const alert of alerts.data ?? [])
-              spoken.current.add(`${alert.ticker}-${alert.alert_type}-${alert.timestamp}`);
-            setAudio(!audio);
-          }}
-          className={`rounded px-2 py-1 text-sm ${audio ? 'bg-indigo-600 text-white' : 'text-gray-400 hover:text-white'}`}
-        >
-          <svg aria-hidden viewBox="0 0 24 24" className="h-4 w-4" fill="none" stroke="currentColor" strokeWidth="2">
-            <path d="M11 5 6 9H2v6h4l5 4V5z" />
-            <path d="M15.5 8.5a5 5 0 0 1 0 7M19 5a10 10 0 0 1 0 14" />
-          </svg>
-          <span className="sr-only">Audio alerts</span>
-        </button>
-      </div>
       {view === 'table' && (
         <div className="mt-2 max-h-80 shrink-0 overflow-y-auto" tabIndex={0} role="region" aria-label="Watchlist table">
           <WatchlistTable
@@ -317,6 +316,6 @@ export function WatchlistAlerts({
           })}
         </ul>
       </div>
-    </section>
+    </Panel>
   );
 }

@@ -6,7 +6,7 @@
 // first symbol with a one-line notice and a Retry that adds the script again.
 import { useEffect, useRef, useState } from 'react';
 import { resolveSymbol } from '../../../shared/symbols.ts';
-import { CandleChart } from '../market/CandleChart.tsx';
+import { CandleChart } from '../market/index.ts';
 import { watchScript } from './scriptWatch.ts';
 
 export const TRADINGVIEW_SCRIPT_URL = 'https://s3.tradingview.com/external-embedding/embed-widget-advanced-chart.js';

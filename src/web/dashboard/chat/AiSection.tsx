@@ -6,8 +6,8 @@
 // under the chat. Needs an <AssistantProvider> above it. The chat
 // hands the catalogue its prompt call and the attachment (prompts/ imports nothing of chat/).
 // Below them, across the section, the Track record panel (issue 20; its view loads when opened).
-import { PromptCatalog } from '../prompts/PromptCatalog.tsx';
-import { TrackRecordSection } from '../trackRecord/TrackRecordSection.tsx';
+import { PromptCatalog } from '../prompts/index.ts';
+import { TrackRecordSection } from '../trackRecord/index.ts';
 import { useAssistant } from './AssistantProvider.tsx';
 import { ChatInputBar } from './ChatInputBar.tsx';
 import { ChatPanel } from './ChatPanel.tsx';

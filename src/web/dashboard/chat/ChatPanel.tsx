@@ -3,6 +3,7 @@
 // pulsing dots while the answer is on its way, assistant Markdown rendered safely, and a WATOS
 // grid under every assistant message that mentions WATOS, a trading signal or opportunity
 // signals. Beyond docs/SPEC.md: saved conversations (switch, start a new one, delete).
+import { Panel } from '../../ui/Panel.tsx';
 import { useEffect, useRef } from 'react';
 import { mentionsWatos } from '../../../shared/chatSignals.ts';
 import { useAssistant } from './AssistantProvider.tsx';
@@ -161,17 +162,15 @@ export function ChatPanel() {
   }, [messages.length, last?.content]);
 
   return (
-    <section
-      className="flex h-[500px] min-h-0 flex-col rounded-lg bg-gray-900 p-3"
-      aria-labelledby="chat-heading"
+    <Panel
+      headingId="chat-heading"
+      title="AI Assistant"
+      className="flex h-[500px] min-h-0 flex-col"
+      headerClassName="flex flex-wrap items-center justify-between gap-2"
+      titleClassName="whitespace-nowrap"
+      header={loading ? null : <ConversationControls />}
       data-tour="chat"
     >
-      <div className="flex flex-wrap items-center justify-between gap-2">
-        <h2 id="chat-heading" className="whitespace-nowrap text-lg font-semibold text-white">
-          AI Assistant
-        </h2>
-        {loading ? null : <ConversationControls />}
-      </div>
       {error ? (
         <div
           role="alert"
@@ -196,6 +195,6 @@ export function ChatPanel() {
           </ul>
         )}
       </div>
-    </section>
+    </Panel>
   );
 }

@@ -15,10 +15,10 @@ import type { WatosCard, WatosCardSignal, WatosStrengthName, WatosTimeframe } fr
 import { formatPrice } from '../../../shared/format.ts';
 import { queryKeys } from '../../api/queryKeys.ts';
 import { symbolById } from '../../../shared/tickers.ts';
-import { ASSET_CLASS_LABELS } from '../market/assetClasses.ts';
-import { DELAYED_TITLE } from '../market/marketApi.ts';
+import { ASSET_CLASS_LABELS } from '../../ui/assetClasses.ts';
+import { DELAYED_TITLE } from '../market/index.ts';
 import type { ForecastSourceName, LiveTrackRecord } from '../../../shared/schemas/trackRecord.ts';
-import { ALL_RECORDS, recordSourceOf, trackRecordQuery } from '../trackRecord/trackRecordApi.ts';
+import { ALL_RECORDS, recordSourceOf, trackRecordQuery } from '../trackRecord/index.ts';
 import { fetchWatosCard } from './chatApi.ts';
 
 type SignalRecord = LiveTrackRecord['signals'][number];

@@ -4,14 +4,15 @@
 // refreshes. Beyond docs/SPEC.md: a preview of a file's first rows and 'Analyze with AI', which
 // hands the file to the chat's input bar. Fits the 400px file-list height (columns scroll);
 // on a phone the columns stack.
+import { Panel } from '../../ui/Panel.tsx';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useCallback, useRef, useState } from 'react';
 import { FILE_TEXTS, UPLOAD_ACCEPT, type FileEntry } from '../../../shared/schemas/files.ts';
 import { ApiError } from '../../api/http.ts';
 import { queryKeys } from '../../api/queryKeys.ts';
 import { useAuth } from '../../auth/AuthProvider.tsx';
-import { useAttachToChat } from '../chat/chatAttachment.ts';
-import { useShowDashboardTab } from '../layout/dashboardTabs.tsx';
+import { useAttachToChat } from '../chat/index.ts';
+import { useShowDashboardTab } from '../layout/index.ts';
 import { FilePreviewDialog } from './FilePreviewDialog.tsx';
 import { FileRows, type FileActions } from './FileRows.tsx';
 import { deleteFile, fetchFiles, fileForChat, uploadFile } from './filesApi.ts';
@@ -137,17 +138,14 @@ export function MyStuff() {
   const uploading = progress !== null;
 
   return (
-    <section
-      className="flex flex-col rounded-lg bg-gray-900 p-3 md:h-[400px]"
-      aria-labelledby="my-stuff-heading"
+    <Panel
+      headingId="my-stuff-heading"
+      title="My Stuff"
+      className="flex flex-col md:h-[400px]"
+      headerClassName="flex items-baseline justify-between gap-2"
+      header={<StatusLine status={panelStatus} />}
       data-tour="files"
     >
-      <div className="flex items-baseline justify-between gap-2">
-        <h2 id="my-stuff-heading" className="text-lg font-semibold text-white">
-          My Stuff
-        </h2>
-        <StatusLine status={panelStatus} />
-      </div>
       <div className="mt-2 grid min-h-0 flex-1 grid-cols-1 gap-3 md:grid-cols-3">
         <section className={COLUMN} aria-label={FILE_TEXTS.yourFiles}>
           <div className={HEADER}>
@@ -225,6 +223,6 @@ export function MyStuff() {
         <LinkedSheetColumn columnClass={COLUMN} headerClass={HEADER} listClass={LIST} />
       </div>
       {previewing && <FilePreviewDialog file={previewing} onClose={closePreview} />}
-    </section>
+    </Panel>
   );
 }

@@ -4,7 +4,7 @@
 // canonical id; Enter on a symbol the table does not know says so in the table's words.
 import { useId, useState } from 'react';
 import { resolveSymbol, unknownSymbolMessage } from '../../../shared/symbols.ts';
-import { SymbolSearch } from '../watchlist/SymbolSearch.tsx';
+import { SymbolSearch } from '../../ui/SymbolSearch.tsx';
 
 export function ChartSymbolPicker({
   label,

@@ -6,6 +6,7 @@
 // shows 'An error occurred while processing the prompt'. The chat wires it in (AiSection):
 // the catalogue knows nothing of the chat beyond the two props it is given. The Symbol select
 // offers every market of the symbol table (issue 15), grouped by asset class, by canonical id.
+import { Panel } from '../../ui/Panel.tsx';
 import { useQuery } from '@tanstack/react-query';
 import { useId, useState, type ReactNode } from 'react';
 import { TIMEFRAMES } from '../../../shared/constants.ts';
@@ -14,7 +15,7 @@ import { promptsResponse } from '../../../shared/schemas/prompts.ts';
 import { ApiError, apiFetch } from '../../api/http.ts';
 import { queryKeys } from '../../api/queryKeys.ts';
 import { SYMBOL_TABLE } from '../../../shared/symbols.ts';
-import { ASSET_CLASS_GROUP_LABELS, ASSET_CLASSES } from '../market/assetClasses.ts';
+import { ASSET_CLASS_GROUP_LABELS, ASSET_CLASSES } from '../../ui/assetClasses.ts';
 import { categoriesOf, fillPrompt, type CatalogPrompt } from './promptText.ts';
 
 const DEFAULT_TIMEFRAME = '1h';
@@ -96,14 +97,12 @@ export function PromptCatalog({ className = '', runPrompt, attachment }: PromptC
   const field =
     'mt-1 w-full rounded border border-gray-700 bg-gray-800 px-2 py-1.5 text-sm text-white disabled:opacity-50';
   return (
-    <section
-      className={`flex min-h-0 flex-col rounded-lg bg-gray-900 p-3 ${className}`}
-      aria-labelledby="prompt-catalog-heading"
+    <Panel
+      headingId="prompt-catalog-heading"
+      title="Prompt Catalog"
+      className={`flex min-h-0 flex-col ${className}`}
       data-tour="prompt-catalog"
     >
-      <h2 id="prompt-catalog-heading" className="text-lg font-semibold text-white">
-        Prompt Catalog
-      </h2>
       <form
         className="mt-2 flex min-h-0 flex-col gap-3 overflow-y-auto"
         onSubmit={(event) => {
@@ -223,6 +222,6 @@ export function PromptCatalog({ className = '', runPrompt, attachment }: PromptC
           ) : null}
         </div>
       </form>
-    </section>
+    </Panel>
   );
 }

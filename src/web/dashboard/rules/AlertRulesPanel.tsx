@@ -3,6 +3,7 @@
 // Triggered list (live from the rules stream, newest first); and the delivery log (status,
 // attempts, last error, latency of each channel of each firing). Each list shows its newest
 // page and a "Load more" button for the next.
+import { Panel } from '../../ui/Panel.tsx';
 import { useId, useRef, useState, type KeyboardEvent } from 'react';
 import {
   RULE_CHANNEL_LABELS,
@@ -351,33 +352,34 @@ export function AlertRulesPanel() {
   }
 
   return (
-    <section
-      className="flex h-full flex-col rounded-lg bg-gray-900 p-3"
-      aria-labelledby={`${id}-heading`}
+    <Panel
+      headingId={`${id}-heading`}
+      title="Alert rules"
+      className="flex h-full flex-col"
+      headerClassName="flex items-center gap-2"
       data-tour="alert-rules"
       data-testid="alert-rules-panel"
-    >
-      <div className="flex items-center gap-2">
-        <h2 id={`${id}-heading`} className="text-lg font-semibold text-white">
-          Alert rules
-        </h2>
-        {counts && (
-          <span
-            className="text-xs text-gray-400"
-            data-testid="rule-cap"
-            title={`${counts.totalCount} of ${counts.maxTotal} rules in all, paused ones included`}
+      header={
+        <>
+          {counts && (
+            <span
+              className="text-xs text-gray-400"
+              data-testid="rule-cap"
+              title={`${counts.totalCount} of ${counts.maxTotal} rules in all, paused ones included`}
+            >
+              {counts.activeCount} of {counts.maxActive} active
+            </span>
+          )}
+          <button
+            type="button"
+            onClick={() => editor?.open()}
+            className="ml-auto flex items-center gap-1 rounded bg-indigo-600 px-2 py-1 text-sm font-semibold text-white hover:bg-indigo-500"
           >
-            {counts.activeCount} of {counts.maxActive} active
-          </span>
-        )}
-        <button
-          type="button"
-          onClick={() => editor?.open()}
-          className="ml-auto flex items-center gap-1 rounded bg-indigo-600 px-2 py-1 text-sm font-semibold text-white hover:bg-indigo-500"
-        >
-          <span aria-hidden>+</span> New alert
-        </button>
-      </div>
+            <span aria-hidden>+</span> New alert
+          </button>
+        </>
+      }
+    >
       <div role="tablist" aria-label="Alert rules views" className="mt-2 flex gap-1 border-b border-gray-800">
         {TABS.map(([value, label], index) => (
           <button
@@ -409,6 +411,6 @@ export function AlertRulesPanel() {
         {tab === 'triggered' && <TriggeredTab />}
         {tab === 'deliveries' && <DeliveriesTab />}
       </div>
-    </section>
+    </Panel>
   );
 }

@@ -9,7 +9,7 @@ import type { AlertRule, RuleFiring } from '../../../shared/schemas/alertRules.t
 import { formatPrice } from '../../../shared/format.ts';
 import { queryKeys } from '../../api/queryKeys.ts';
 import type { RulePrefill } from './ruleForm.ts';
-import { lazyPanel } from '../layout/lazyPanel.tsx';
+import { lazyPanel } from '../layout/index.ts';
 import { withFiring } from './rulesApi.ts';
 
 // The form's code (its fields, the symbol search, webhook and push settings) is fetched the

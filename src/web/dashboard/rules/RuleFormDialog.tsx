@@ -3,7 +3,11 @@
 // channels (push asks the browser's permission only when ticked; webhook adds its URL, a test
 // send and the signing secret). Checked with the shared schema before sending, so the errors
 // are the server's; the server's own refusals (the active-rule cap) show in the form too.
+// The form's state is react-hook-form's, checked by the shared schema through its zod resolver
+// on submit only (errors change when the trader submits again, not while typing).
+import { zodResolver } from '@hookform/resolvers/zod';
 import { useEffect, useId, useRef, useState } from 'react';
+import { useForm, useWatch } from 'react-hook-form';
 import {
   describeCondition,
   ruleInput,
@@ -17,13 +21,10 @@ import {
   RULE_TRIGGERS,
   type AlertRule,
   type RuleChannel,
-  type RuleConditionKind,
-  type RuleTimeframe,
-  type RuleTrigger,
 } from '../../../shared/schemas/alertRules.ts';
 import { formatPrice } from '../../../shared/format.ts';
 import { resolveSymbol } from '../../../shared/symbols.ts';
-import { SymbolSearch } from '../watchlist/SymbolSearch.tsx';
+import { SymbolSearch } from '../../ui/SymbolSearch.tsx';
 import { enablePush } from './pushSubscription.ts';
 import {
   canonicalSymbol,
@@ -31,9 +32,9 @@ import {
   roundPrice,
   emptyForm,
   formFromRule,
+  ruleFormErrors,
+  ruleFormSchema,
   toRuleInput,
-  validateRuleForm,
-  type RuleFormErrors,
   type RuleFormState,
   type RulePrefill,
 } from './ruleForm.ts';
@@ -77,10 +78,20 @@ export function RuleFormDialog({
   pushEnabler?: typeof enablePush;
 }) {
   const id = useId();
-  const [form, setForm] = useState<RuleFormState>(() => (rule ? formFromRule(rule) : emptyForm(prefill)));
-  const [errors, setErrors] = useState<RuleFormErrors>({});
+  const [initial] = useState(() => (rule ? formFromRule(rule) : emptyForm(prefill)));
+  const { control, formState, getValues, handleSubmit, register, setValue } = useForm<RuleFormState>({
+    defaultValues: initial,
+    // raw: the form's values on success; what is sent is their RuleInput, as the server gets it
+    // (the server's parse canonicalises it, e.g. the symbol).
+    resolver: zodResolver(ruleFormSchema, undefined, { raw: true }),
+    mode: 'onSubmit',
+    reValidateMode: 'onSubmit',
+    shouldFocusError: false,
+  });
+  const form = useWatch({ control }) as RuleFormState;
+  const errors = ruleFormErrors(formState.errors);
   const [push, setPush] = useState<{ asking: boolean; message: string | null }>({ asking: false, message: null });
-  const save = useSaveRule();
+  const saving = useSaveRule();
   const dialog = useRef<HTMLDivElement>(null);
   const message = useRef<HTMLTextAreaElement>(null);
 
@@ -92,18 +103,9 @@ export function RuleFormDialog({
     const price = lastPrice.data;
     if (priceFilled.current || price === null || price === undefined) return;
     priceFilled.current = true;
-    setForm((current) =>
-      current.conditions.price_cross.level === ''
-        ? {
-            ...current,
-            conditions: {
-              ...current.conditions,
-              price_cross: { ...current.conditions.price_cross, level: String(roundPrice(price)) },
-            },
-          }
-        : current,
-    );
-  }, [lastPrice.data]);
+    if (getValues('conditions.price_cross.level') === '')
+      setValue('conditions.price_cross.level', String(roundPrice(price)));
+  }, [lastPrice.data, getValues, setValue]);
 
   // A modal: focus starts in the form, Tab stays in it, Escape closes it, and focus goes back
   // to the button that opened it.
@@ -133,16 +135,12 @@ export function RuleFormDialog({
     };
   }, [onClose]);
 
-  const update = (patch: Partial<RuleFormState>) => setForm((current) => ({ ...current, ...patch }));
-  const setCondition = (name: string, value: string) =>
-    setForm((current) => ({
-      ...current,
-      conditions: { ...current.conditions, [current.kind]: { ...current.conditions[current.kind], [name]: value } },
-    }));
-
   async function toggleChannel(channel: RuleChannel, checked: boolean) {
     if (!checked) {
-      update({ channels: form.channels.filter((entry) => entry !== channel) });
+      setValue(
+        'channels',
+        getValues('channels').filter((entry) => entry !== channel),
+      );
       return;
     }
     if (channel === 'push') {
@@ -151,33 +149,29 @@ export function RuleFormDialog({
       setPush({ asking: false, message: outcome.ok ? null : outcome.message });
       if (!outcome.ok) return;
     }
-    setForm((current) => ({
-      ...current,
-      channels: RULE_CHANNELS.filter((entry) => entry === channel || current.channels.includes(entry)),
-    }));
+    const current = getValues('channels');
+    setValue(
+      'channels',
+      RULE_CHANNELS.filter((entry) => entry === channel || current.includes(entry)),
+    );
   }
 
   function insertPlaceholder(name: string) {
     const text = `{{${name}}}`;
     const box = message.current;
-    const at = box?.selectionStart ?? form.message.length;
+    const current = getValues('message');
+    const at = box?.selectionStart ?? current.length;
     const end = box?.selectionEnd ?? at;
-    update({ message: `${form.message.slice(0, at)}${text}${form.message.slice(end)}` });
+    setValue('message', `${current.slice(0, at)}${text}${current.slice(end)}`);
     requestAnimationFrame(() => {
       box?.focus();
       box?.setSelectionRange(at + text.length, at + text.length);
     });
   }
 
-  function submit() {
-    const checked = validateRuleForm(form);
-    if ('errors' in checked) {
-      setErrors(checked.errors);
-      return;
-    }
-    setErrors({});
-    save.mutate(
-      { id: rule?.id ?? null, input: checked.input },
+  function save(values: RuleFormState) {
+    saving.mutate(
+      { id: rule?.id ?? null, input: toRuleInput(values) },
       {
         onSuccess: (saved) => {
           onSaved?.(saved);
@@ -187,6 +181,7 @@ export function RuleFormDialog({
     );
   }
 
+  const messageField = register('message');
   const errorId = (key: string) => `${id}-error-${key.replace(/\W/g, '-')}`;
   const invalid = (key: string) =>
     errors[key] ? { 'aria-invalid': true as const, 'aria-describedby': errorId(key) } : {};
@@ -233,10 +228,7 @@ export function RuleFormDialog({
         <form
           noValidate
           className="mt-3 grid grid-cols-1 gap-3 sm:grid-cols-2"
-          onSubmit={(event) => {
-            event.preventDefault();
-            submit();
-          }}
+          onSubmit={(event) => void handleSubmit(save)(event)}
         >
           <div>
             {/* The combobox is named by its own aria-label; this is its visible caption. */}
@@ -247,8 +239,8 @@ export function RuleFormDialog({
               form="ticker"
               label="Symbol"
               value={form.symbol}
-              onChange={(symbol) => update({ symbol })}
-              onPick={(symbol) => update({ symbol })}
+              onChange={(symbol) => setValue('symbol', symbol)}
+              onPick={(symbol) => setValue('symbol', symbol)}
               placeholder="e.g. BTC, AAPL, MES"
               describedBy={errors.symbol ? errorId('symbol') : undefined}
               className={field}
@@ -259,13 +251,7 @@ export function RuleFormDialog({
             <label htmlFor={`${id}-timeframe`} className={labelClass}>
               Timeframe
             </label>
-            <select
-              id={`${id}-timeframe`}
-              className={field}
-              value={form.timeframe}
-              onChange={(event) => update({ timeframe: event.target.value as RuleTimeframe })}
-              {...invalid('timeframe')}
-            >
+            <select id={`${id}-timeframe`} className={field} {...register('timeframe')} {...invalid('timeframe')}>
               {RULE_TIMEFRAMES.map((timeframe) => (
                 <option key={timeframe} value={timeframe}>
                   {timeframe}
@@ -278,12 +264,7 @@ export function RuleFormDialog({
             <label htmlFor={`${id}-kind`} className={labelClass}>
               Condition
             </label>
-            <select
-              id={`${id}-kind`}
-              className={field}
-              value={form.kind}
-              onChange={(event) => update({ kind: event.target.value as RuleConditionKind })}
-            >
+            <select id={`${id}-kind`} className={field} {...register('kind')}>
               {RULE_CONDITION_KINDS.map((kind) => (
                 <option key={kind} value={kind}>
                   {RULE_CONDITION_LABELS[kind]}
@@ -296,20 +277,14 @@ export function RuleFormDialog({
             {conditionFields.map((entry) => {
               const key = `condition.${entry.name}`;
               const inputId = `${id}-${form.kind}-${entry.name}`;
-              const value = form.conditions[form.kind][entry.name] ?? '';
+              const name = `conditions.${form.kind}.${entry.name}` as const;
               return (
                 <div key={inputId}>
                   <label htmlFor={inputId} className={labelClass}>
                     {entry.label}
                   </label>
                   {entry.options ? (
-                    <select
-                      id={inputId}
-                      className={field}
-                      value={value}
-                      onChange={(event) => setCondition(entry.name, event.target.value)}
-                      {...invalid(key)}
-                    >
+                    <select id={inputId} className={field} {...register(name)} {...invalid(key)}>
                       {entry.options.map(([optionValue, optionLabel]) => (
                         <option key={optionValue} value={optionValue}>
                           {optionLabel}
@@ -323,8 +298,7 @@ export function RuleFormDialog({
                       step={entry.step}
                       inputMode="decimal"
                       className={field}
-                      value={value}
-                      onChange={(event) => setCondition(entry.name, event.target.value)}
+                      {...register(name)}
                       {...invalid(key)}
                     />
                   )}
@@ -341,13 +315,7 @@ export function RuleFormDialog({
             <label htmlFor={`${id}-trigger`} className={labelClass}>
               Trigger
             </label>
-            <select
-              id={`${id}-trigger`}
-              className={field}
-              value={form.trigger}
-              onChange={(event) => update({ trigger: event.target.value as RuleTrigger })}
-              {...invalid('trigger')}
-            >
+            <select id={`${id}-trigger`} className={field} {...register('trigger')} {...invalid('trigger')}>
               {RULE_TRIGGERS.map((trigger) => (
                 <option key={trigger} value={trigger}>
                   {RULE_TRIGGER_LABELS[trigger]}
@@ -364,8 +332,7 @@ export function RuleFormDialog({
               id={`${id}-expires`}
               type="datetime-local"
               className={field}
-              value={form.expiresAt}
-              onChange={(event) => update({ expiresAt: event.target.value })}
+              {...register('expiresAt')}
               {...invalid('expiresAt')}
             />
             <FieldError id={errorId('expiresAt')} text={errors.expiresAt} />
@@ -377,9 +344,8 @@ export function RuleFormDialog({
             <input
               id={`${id}-name`}
               className={field}
-              value={form.name}
               placeholder="Named after the condition when empty"
-              onChange={(event) => update({ name: event.target.value })}
+              {...register('name')}
               {...invalid('name')}
             />
             <FieldError id={errorId('name')} text={errors.name} />
@@ -389,15 +355,17 @@ export function RuleFormDialog({
               Message (optional)
             </label>
             <textarea
-              ref={message}
               id={`${id}-message`}
               rows={2}
               className={field}
-              value={form.message}
+              {...messageField}
+              ref={(element) => {
+                messageField.ref(element);
+                message.current = element;
+              }}
               placeholder="{{ticker}} crossed {{close}} at {{time}}"
               aria-describedby={`${id}-placeholders${errors.message ? ` ${errorId('message')}` : ''}`}
               aria-invalid={errors.message ? true : undefined}
-              onChange={(event) => update({ message: event.target.value })}
             />
             <div id={`${id}-placeholders`} className="mt-1 flex flex-wrap items-center gap-1 text-[11px] text-gray-400">
               <span>Placeholders:</span>
@@ -445,7 +413,7 @@ export function RuleFormDialog({
             {form.channels.includes('webhook') && (
               <WebhookSettings
                 url={form.webhookUrl}
-                onUrlChange={(webhookUrl) => update({ webhookUrl })}
+                onUrlChange={(webhookUrl) => setValue('webhookUrl', webhookUrl)}
                 inputId={`${id}-webhook`}
                 error={errors.webhookUrl}
                 errorId={errorId('webhookUrl')}
@@ -465,9 +433,9 @@ export function RuleFormDialog({
                   : 'Please correct the fields marked above.'}
               </div>
             )}
-            {save.isError && (
+            {saving.isError && (
               <p role="alert" className="rounded border border-red-800 bg-red-950/60 px-3 py-2 text-sm text-red-300">
-                {save.error.message}
+                {saving.error.message}
               </p>
             )}
             <div className="flex justify-end gap-2">
@@ -480,10 +448,10 @@ export function RuleFormDialog({
               </button>
               <button
                 type="submit"
-                disabled={save.isPending}
+                disabled={saving.isPending}
                 className="rounded bg-indigo-600 px-3 py-1.5 text-sm font-semibold text-white hover:bg-indigo-500 disabled:opacity-60"
               >
-                {save.isPending ? 'Saving...' : rule ? 'Save changes' : 'Create alert'}
+                {saving.isPending ? 'Saving...' : rule ? 'Save changes' : 'Create alert'}
               </button>
             </div>
           </div>

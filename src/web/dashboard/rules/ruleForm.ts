@@ -1,6 +1,8 @@
 // The rule form's state and its rules, kept out of the component: what each condition kind
 // asks for, the form's text fields to a RuleInput, a stored rule back to the form, and the
 // shared schema's errors keyed by the field they belong to (the server gives the same ones).
+import type { FieldErrors } from 'react-hook-form';
+import { z } from 'zod';
 import { ALERT_TYPES } from '../../../shared/constants.ts';
 import {
   ALERT_TYPE_LABELS,
@@ -212,11 +214,31 @@ export function toRuleInput(form: RuleFormState): RuleInput {
 /** Errors keyed by field: 'symbol', 'condition.level', 'webhookUrl'...; '' for the whole rule. */
 export type RuleFormErrors = Record<string, string>;
 
+/**
+ * The shared rule schema over the form's values (the form's resolver): the text fields become
+ * the RuleInput that `ruleInput` checks, so the errors are the server's, keyed by RuleInput's
+ * paths ('condition.level'), and a valid form gives the input to send.
+ */
+export const ruleFormSchema = z.custom<RuleFormState>().transform(toRuleInput).pipe(ruleInput);
+
+/** The resolver's nested errors, keyed by their dotted path ('condition.level'), in their order. */
+export function ruleFormErrors(errors: FieldErrors, prefix = ''): RuleFormErrors {
+  const flat: RuleFormErrors = {};
+  for (const [key, value] of Object.entries(errors)) {
+    if (key === 'ref' || key === 'types' || value === null || typeof value !== 'object') continue;
+    const path = prefix && key ? `${prefix}.${key}` : prefix || key;
+    const { message } = value as { message?: unknown };
+    if (typeof message === 'string') flat[path] ??= message;
+    for (const [nested, text] of Object.entries(ruleFormErrors(value as FieldErrors, path))) flat[nested] ??= text;
+  }
+  return flat;
+}
+
 /** The shared schema's verdict on the form: the input to send, or the first error of each field. */
 export function validateRuleForm(form: RuleFormState): { input: RuleInput } | { errors: RuleFormErrors } {
-  const input = toRuleInput(form);
-  const parsed = ruleInput.safeParse(input);
-  if (parsed.success) return { input };
+  const parsed = ruleFormSchema.safeParse(form);
+  // The input as the form sends it (the server's parse canonicalises it, e.g. the symbol).
+  if (parsed.success) return { input: toRuleInput(form) };
   const errors: RuleFormErrors = {};
   for (const issue of parsed.error.issues) {
     const key = issue.path.map(String).join('.');

@@ -22,7 +22,7 @@ import type { Step } from 'react-joyride';
 import { TOUR } from '../../../shared/constants.ts';
 import { loadWithin } from '../../chunkLoad.ts';
 import { useNotify } from '../../ui/Notifications.tsx';
-import { ShowDashboardTab, tabOf } from '../layout/dashboardTabs.tsx';
+import { ShowDashboardTab, tabOf } from '../layout/index.ts';
 import type { TourTooltipsProps } from './TourTooltips.tsx';
 
 export const TOUR_STEPS: Step[] = [

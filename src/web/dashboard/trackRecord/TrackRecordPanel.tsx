@@ -16,8 +16,8 @@ import {
   type TrackRecordResponse,
 } from '../../../shared/schemas/trackRecord.ts';
 import { resolveSymbol, unknownSymbolMessage } from '../../../shared/symbols.ts';
-import { ASSET_CLASSES, ASSET_CLASS_GROUP_LABELS, isAssetClass } from '../market/assetClasses.ts';
-import { SymbolSearch } from '../watchlist/SymbolSearch.tsx';
+import { ASSET_CLASSES, ASSET_CLASS_GROUP_LABELS, isAssetClass } from '../../ui/assetClasses.ts';
+import { SymbolSearch } from '../../ui/SymbolSearch.tsx';
 import { RecordScores } from './RecordScores.tsx';
 import {
   ALL_RECORDS,

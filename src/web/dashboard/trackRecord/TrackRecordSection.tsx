@@ -5,6 +5,7 @@
 // ships in the dashboard's chunk: a lazy chunk of its own, imported from the lazy dashboard,
 // made the bundler split React and the query client out of the entry script into a chunk of
 // their own, which the landing page would then load too (scripts/bundleBudget.mjs).
+import { Panel } from '../../ui/Panel.tsx';
 import { useId, useState } from 'react';
 import { TrackRecordPanel } from './TrackRecordPanel.tsx';
 
@@ -12,15 +13,13 @@ export function TrackRecordSection({ className = '' }: { className?: string }) {
   const [open, setOpen] = useState(false);
   const bodyId = useId();
   return (
-    <section
-      className={`min-w-0 rounded-lg bg-gray-900 p-3 ${className}`}
-      aria-labelledby="track-record-heading"
+    <Panel
+      headingId="track-record-heading"
+      title="Track record"
+      className={`min-w-0 ${className}`}
+      headerClassName="flex flex-wrap items-center justify-between gap-2"
       data-testid="track-record"
-    >
-      <div className="flex flex-wrap items-center justify-between gap-2">
-        <h2 id="track-record-heading" className="text-lg font-semibold text-white">
-          Track record
-        </h2>
+      header={
         <button
           type="button"
           className="rounded border border-gray-700 px-2 py-1 text-xs text-gray-200 hover:bg-gray-800 hover:text-white"
@@ -30,7 +29,8 @@ export function TrackRecordSection({ className = '' }: { className?: string }) {
         >
           {open ? 'Hide track record' : 'Show track record'}
         </button>
-      </div>
+      }
+    >
       <p className="mt-1 text-xs text-gray-300">
         Every odds statement of the WATOS grid and the assistant, resolved against the candles once its horizon has
         passed and scored: do the stated odds come true as often as stated?
@@ -38,6 +38,6 @@ export function TrackRecordSection({ className = '' }: { className?: string }) {
       <div id={bodyId} hidden={!open}>
         {open ? <TrackRecordPanel /> : null}
       </div>
-    </section>
+    </Panel>
   );
 }

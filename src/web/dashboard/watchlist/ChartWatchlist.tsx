@@ -7,8 +7,8 @@
 import { useState } from 'react';
 import { resolveSymbol } from '../../../shared/symbols.ts';
 import { HelpTooltip } from '../../ui/HelpTooltip.tsx';
-import { ChartIcon } from '../market/ChartIcon.tsx';
-import { SymbolSearch } from './SymbolSearch.tsx';
+import { ChartIcon } from '../market/index.ts';
+import { SymbolSearch } from '../../ui/SymbolSearch.tsx';
 import { useWatchlistView } from './watchlistQuotes.ts';
 import { WatchlistTable, WatchlistViewToggle } from './WatchlistTable.tsx';
 

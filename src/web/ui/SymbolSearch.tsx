@@ -5,10 +5,10 @@
 // exactly as without the type-ahead.
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useEffect, useId, useState } from 'react';
-import type { MarketSymbolView } from '../../../shared/schemas/symbols.ts';
-import { queryKeys } from '../../api/queryKeys.ts';
-import { ASSET_CLASS_LABELS } from '../market/assetClasses.ts';
-import { searchSymbols } from './symbolApi.ts';
+import type { MarketSymbolView } from '../../shared/schemas/symbols.ts';
+import { queryKeys } from '../api/queryKeys.ts';
+import { ASSET_CLASS_LABELS } from './assetClasses.ts';
+import { searchSymbols } from '../api/symbols.ts';
 
 export const SEARCH_DEBOUNCE_MS = 150;
 

@@ -1,7 +1,7 @@
 // How the dashboard names the symbol table's asset classes (issue 15): one label for a single
 // market (a row of the alert log, a type-ahead suggestion) and one for a group of them (the
 // alert log's market filter, the Prompt Catalog's symbol groups).
-import { ASSET_CLASSES, type AssetClass } from '../../../shared/symbols.ts';
+import { ASSET_CLASSES, type AssetClass } from '../../shared/symbols.ts';
 
 export { ASSET_CLASSES, type AssetClass };
 

@@ -2,9 +2,9 @@
 // watchlist alerts panel (741px), the market alert log (530px), then the trader's own alert
 // rules (issue 16) in the rest of the column. One module, so DashboardPage loads the column's
 // code on demand (dashboard/layout/lazyPanel.tsx).
-import { AlertRulesPanel } from '../rules/AlertRulesPanel.tsx';
-import { AlertLog } from './AlertLog.tsx';
-import { WatchlistAlerts } from './WatchlistAlerts.tsx';
+import { AlertRulesPanel } from './rules/AlertRulesPanel.tsx';
+import { AlertLog } from './alerts/AlertLog.tsx';
+import { WatchlistAlerts } from './alerts/WatchlistAlerts.tsx';
 
 export function AlertsColumn({ onOpenChart }: { onOpenChart: (symbolId: string) => void }) {
   return (

@@ -6,12 +6,12 @@
 import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { useState } from 'react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { marketSymbolView } from '../../../shared/schemas/symbols.ts';
-import { resolveSymbol, searchSymbols, toTradingView, unknownSymbolMessage } from '../../../shared/symbols.ts';
-import { WatchlistAlerts } from '../alerts/WatchlistAlerts.tsx';
+import { marketSymbolView } from '../../shared/schemas/symbols.ts';
+import { resolveSymbol, searchSymbols, toTradingView, unknownSymbolMessage } from '../../shared/symbols.ts';
+import { WatchlistAlerts } from '../dashboard/alerts/WatchlistAlerts.tsx';
 import { SymbolSearch, type SymbolForm } from './SymbolSearch.tsx';
-import { requestedUrl } from '../../api/testFetch.ts';
-import { withClient } from '../../ui/testProviders.tsx';
+import { requestedUrl } from '../api/testFetch.ts';
+import { withClient } from './testProviders.tsx';
 
 type Call = { method: string; url: URL; body: unknown };
 

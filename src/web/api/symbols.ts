@@ -1,10 +1,10 @@
 // The symbol calls of the watchlists: the type-ahead (GET /api/symbols/search) and the lookup of
 // one typed symbol (GET /api/symbols/resolve: 404 carries the server's unknown-symbol message).
-import type { MarketSymbolView } from '../../../shared/schemas/symbols.ts';
-import { apiFetch, schemaOnDemand } from '../../api/http.ts';
+import type { MarketSymbolView } from '../../shared/schemas/symbols.ts';
+import { apiFetch, schemaOnDemand } from './http.ts';
 
 // The answers' schemas, imported with the first answer (the symbol search is on the first paint).
-const symbolSchemas = () => import('../../../shared/schemas/symbols.ts');
+const symbolSchemas = () => import('../../shared/schemas/symbols.ts');
 const symbolSearchResponse = schemaOnDemand(async () => (await symbolSchemas()).symbolSearchResponse);
 const symbolResolveResponse = schemaOnDemand(async () => (await symbolSchemas()).symbolResolveResponse);
 
