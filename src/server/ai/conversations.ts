@@ -67,7 +67,7 @@ export async function loadConversation(db: Database, userId: string, id: string)
     .orderBy(asc(chatMessages.id));
   const messages: SavedMessage[] = rows.map((row) => ({
     id: row.id,
-    role: row.role as ChatRole,
+    role: row.role,
     content: row.content,
     attachment_name: row.attachmentName,
     created_at: row.createdAt.toISOString(),

@@ -79,7 +79,7 @@ export async function listPlans(db: Database): Promise<PlanView[]> {
     popular: product.popular,
     unitAmount: price.unitAmount,
     currency: price.currency,
-    interval: price.interval === 'month' ? 'month' : 'one_time',
+    interval: price.interval,
     accessDays: price.accessDays,
   }));
 }

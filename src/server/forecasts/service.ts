@@ -39,11 +39,16 @@ import {
   GIVE_UP_MS,
   RESOLVE_GRACE_MS,
   resolveForecast,
-  type ForecastSource,
   type PendingForecast,
   type Resolution,
 } from './resolution.ts';
-import { forecastsOfCard, type AvailableCard, type ForecastDraft, type ForecastOrigin } from './statements.ts';
+import {
+  forecastsOfCard,
+  isForecastTimeframe,
+  type AvailableCard,
+  type ForecastDraft,
+  type ForecastOrigin,
+} from './statements.ts';
 
 export { forecastsOfCard, type AvailableCard, type ForecastDraft, type ForecastOrigin } from './statements.ts';
 export { FORECAST_TIMEFRAMES, dueTime, type ForecastSource } from './resolution.ts';
@@ -124,12 +129,12 @@ async function duePending(db: Database, now: number, limit: number): Promise<Pen
       {
         id: row.id,
         symbol: row.symbol,
-        timeframe: row.timeframe as WatosTimeframe,
+        timeframe: row.timeframe,
         horizonBars: row.horizonBars,
         barTime: row.barTime.getTime(),
         dueAt: row.dueAt.getTime(),
         entryClose: row.entryClose,
-        source: row.source as ForecastSource,
+        source: row.source,
         calendar: symbolById(row.symbol)?.calendar ?? 'crypto-24x7',
       },
     ];
@@ -215,7 +220,7 @@ export async function advanceDemoCandles(db: Database, now: number): Promise<num
   const done = new Set<string>();
   for (const { symbol, timeframe } of rows) {
     if (!(timeframe in FORECAST_TIMEFRAMES)) continue;
-    const { base } = FORECAST_TIMEFRAMES[timeframe as WatosTimeframe];
+    const { base } = FORECAST_TIMEFRAMES[timeframe];
     if (done.has(`${symbol}|${base}`)) continue;
     done.add(`${symbol}|${base}`);
     const [{ from }] = await db
@@ -238,7 +243,7 @@ export interface LiveFilters {
   /** Canonical id. */
   symbol?: string;
   assetClass?: string;
-  timeframe?: string;
+  timeframe?: WatosTimeframe;
   period: TrackRecordQuery['period'];
   source: ForecastSourceName;
 }
@@ -527,9 +532,11 @@ export function createForecastService(options: ForecastServiceOptions) {
     async cite(card: AvailableCard): Promise<TrackRecordCitation[]> {
       try {
         const source = toSourceName(card.source);
+        const { timeframe } = card;
+        if (!isForecastTimeframe(timeframe)) return [];
         const stated = card.signals.filter((signal) => signal.active && signal.odds?.probability != null);
         if (stated.length === 0) return [];
-        const { report } = await scoreForecasts(db, { timeframe: card.timeframe, period: 'all', source }, now());
+        const { report } = await scoreForecasts(db, { timeframe, period: 'all', source }, now());
         const citations: TrackRecordCitation[] = [];
         const missing: string[] = [];
         for (const signal of stated) {
@@ -537,11 +544,8 @@ export function createForecastService(options: ForecastServiceOptions) {
           if (live && live.count > 0) citations.push(citation('live', source, card.timeframe, live));
           else missing.push(signal.id);
         }
-        if (missing.length > 0 && options.history && card.timeframe in FORECAST_TIMEFRAMES) {
-          const tested = await backtest({
-            symbol: card.productId,
-            timeframe: card.timeframe as WatosTimeframe,
-          });
+        if (missing.length > 0 && options.history) {
+          const tested = await backtest({ symbol: card.productId, timeframe });
           for (const id of missing) {
             const entry = tested.signals.find((row) => row.signal === id);
             if (entry && entry.count > 0)

@@ -14,12 +14,10 @@ import {
   type AlertRule,
   type ParsedRuleInput,
   type RuleChannel,
-  type RuleCondition,
   type RuleDelivery,
   type RuleFiring,
   type RuleStatus,
   type RuleTimeframe,
-  type RuleTrigger,
 } from '../../shared/schemas/alertRules.ts';
 import { symbolById, tickerOf } from '../../shared/tickers.ts';
 import type { ActiveRule } from './types.ts';
@@ -38,9 +36,8 @@ export interface RuleLimits {
 const tickerOfSymbol = (symbol: string) => symbolById(symbol)?.ticker ?? tickerOf(symbol);
 
 export function toAlertRule(row: RuleRow): AlertRule {
-  const condition = row.condition as RuleCondition;
+  const { condition, timeframe } = row;
   const ticker = tickerOfSymbol(row.symbol);
-  const timeframe = row.timeframe as RuleTimeframe;
   return {
     id: row.id,
     name: row.name,
@@ -48,12 +45,12 @@ export function toAlertRule(row: RuleRow): AlertRule {
     ticker,
     timeframe,
     condition,
-    trigger: row.trigger as RuleTrigger,
+    trigger: row.trigger,
     expiresAt: row.expiresAt?.toISOString() ?? null,
     message: row.message,
-    channels: row.channels as RuleChannel[],
+    channels: row.channels,
     webhookUrl: row.webhookUrl,
-    status: row.status as RuleStatus,
+    status: row.status,
     description: `${describeCondition(condition, ticker)} (${timeframe})`,
     triggerCount: row.triggerCount,
     lastTriggeredAt: row.lastTriggeredAt?.toISOString() ?? null,
@@ -285,12 +282,12 @@ export async function loadActiveRules(db: Database, now = new Date()): Promise<E
     name: row.name,
     symbol: row.symbol,
     ticker: tickerOfSymbol(row.symbol),
-    timeframe: row.timeframe as RuleTimeframe,
-    condition: row.condition as RuleCondition,
-    trigger: row.trigger as RuleTrigger,
+    timeframe: row.timeframe,
+    condition: row.condition,
+    trigger: row.trigger,
     expiresAt: row.expiresAt?.getTime() ?? null,
     message: row.message,
-    channels: row.channels as RuleChannel[],
+    channels: row.channels,
   }));
 }
 
@@ -331,7 +328,7 @@ type FiringRow = {
   ruleId: number;
   ruleName: string;
   symbol: string;
-  timeframe: string;
+  timeframe: RuleTimeframe;
   price: number;
   message: string;
   barTime: Date;
@@ -346,7 +343,7 @@ export function toRuleFiring(row: FiringRow): RuleFiring {
     ruleName: row.ruleName,
     symbol: row.symbol,
     ticker: tickerOfSymbol(row.symbol),
-    timeframe: row.timeframe as RuleTimeframe,
+    timeframe: row.timeframe,
     price: row.price,
     message: row.message,
     barTime: row.barTime.toISOString(),
@@ -411,9 +408,9 @@ export async function listDeliveries(db: Database, userId: string, page: PageReq
     ruleId: row.ruleId,
     ruleName: row.ruleName,
     ticker: tickerOfSymbol(row.symbol),
-    channel: row.channel as RuleChannel,
+    channel: row.channel,
     target: row.target,
-    status: row.status as RuleDelivery['status'],
+    status: row.status,
     attempts: row.attempts,
     lastError: row.lastError,
     createdAt: row.createdAt.toISOString(),
