@@ -15,7 +15,7 @@ import type { SessionChanges } from '../auth/service.ts';
 import { currentSubscriptions } from '../billing/service.ts';
 import type { Database } from '../db/client.ts';
 import { session } from '../db/schema.ts';
-import { HttpError } from '../http/errors.ts';
+import { unauthenticated } from '../errors/domain.ts';
 import { NOT_SIGNED_IN, requireUser } from '../http/requestUser.ts';
 import { coalesced } from '../jobs/coalesce.ts';
 import type { AlertBus, LiveAlert } from './bus.ts';
@@ -196,7 +196,7 @@ export async function alertStreamRoutes(app: FastifyInstance, options: AlertStre
     // The dashboard gate ran, so both are present.
     const userId = requireUser(request).id;
     const sessionToken = request.authSession?.token;
-    if (!sessionToken) throw new HttpError(401, NOT_SIGNED_IN);
+    if (!sessionToken) throw unauthenticated(NOT_SIGNED_IN);
 
     reply.hijack();
     const raw = reply.raw;
