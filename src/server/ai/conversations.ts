@@ -20,7 +20,7 @@ const TITLE_LENGTH = 60;
 const NOT_FOUND = 'Conversation not found';
 
 /** A conversation's title: its first question, without the attached file's name, shortened. */
-export function titleOf(text: string): string {
+function titleOf(text: string): string {
   const plain = text
     .replace(/\s*\[[^\]]*\]\s*$/, '')
     .replace(/\s+/g, ' ')

@@ -24,7 +24,7 @@ export interface LlmOptions {
   now?: () => number;
 }
 
-export function systemPrompt(now: Date, file: FileAnalysis | null): string {
+function systemPrompt(now: Date, file: FileAnalysis | null): string {
   const lines = [
     'You are the WATOS trading analyst inside a subscription dashboard for traders (crypto, stocks, futures). You are careful and precise.',
     '',
@@ -49,7 +49,7 @@ export function systemPrompt(now: Date, file: FileAnalysis | null): string {
 }
 
 /** What the trader reads when the endpoint fails: what happened and what to do, no internals. */
-export function describeLlmError(error: unknown, baseURL: string, model: string): string {
+function describeLlmError(error: unknown, baseURL: string, model: string): string {
   const host = (() => {
     try {
       return new URL(baseURL).host;
@@ -111,7 +111,7 @@ const timeframeInput = z
   .optional()
   .describe('Bar size; 1h when omitted');
 
-export function assistantTools(tools: MarketTools, request: AssistantRequest, now: () => number): ToolSet {
+function assistantTools(tools: MarketTools, request: AssistantRequest, now: () => number): ToolSet {
   const set: ToolSet = {
     getQuote: tool({
       description:

@@ -30,13 +30,13 @@ import {
   type StoredFileReader,
 } from './tools.ts';
 
-export interface AiServices {
+interface AiServices {
   tools: MarketTools;
   assistant: Assistant;
 }
 
 /** The LLM when LLM_BASE_URL is set, the built-in analyst otherwise. */
-export function createAiServices(options: {
+function createAiServices(options: {
   config: Config;
   /** Every market behind one face: the router picks each symbol's provider and falls back to demo. */
   market: MarketRouter;
@@ -67,7 +67,7 @@ export function createAiServices(options: {
   return { tools, assistant };
 }
 
-export function fileLimitsOf(config: Config): FileLimits {
+function fileLimitsOf(config: Config): FileLimits {
   return {
     maxBytes: config.AI_FILE_MAX_MB * 1024 * 1024,
     maxRows: config.AI_FILE_MAX_ROWS,

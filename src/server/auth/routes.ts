@@ -75,7 +75,7 @@ export const LIMITED_AUTH_ENDPOINTS: Record<string, LimitKind> = {
 };
 
 /** Bodies of account calls are small: a few short fields. */
-export const AUTH_BODY_LIMIT = 16 * 1024;
+const AUTH_BODY_LIMIT = 16 * 1024;
 
 const BASE_PATH = '/api/auth';
 

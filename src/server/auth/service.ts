@@ -10,16 +10,14 @@ import { findUserByEmail, findUserById, markEmailVerified, resetTokenOwner, type
 import type { Auth } from './auth.ts';
 import { CURRENT_PASSWORD_REQUIRED, CURRENT_PASSWORD_WRONG } from './passwords.ts';
 
-export { createAuth, type Auth, type AuthLog } from './auth.ts';
+export { createAuth, type Auth } from './auth.ts';
 export { createSessionChanges, type SessionChanges } from './sessionChanges.ts';
 export {
   createSubscriptionAccess,
   requireSignedIn,
   requireSubscription,
   sessionCookieName,
-  sessionTokenIn,
   sessionUser,
-  type SessionUser,
   type SubscriptionAccess,
 } from './guards.ts';
 export { resolveAuthSecret } from './secret.ts';
@@ -101,7 +99,7 @@ export async function resetLinkValid(db: Database, token: string): Promise<boole
   return (await resetTokenOwner(db, token)) !== null;
 }
 
-export const RESET_LINK_INVALID = 'This reset link is invalid or has expired. Please request a new one.';
+const RESET_LINK_INVALID = 'This reset link is invalid or has expired. Please request a new one.';
 
 /**
  * Sets a new password with an e-mailed reset link. Every old session ends (auth/passwords.ts);

@@ -27,7 +27,7 @@ export type { PaymentProvider } from './provider.ts';
 // ---------------------------------------------------------------------------------------------
 // Plans
 
-export function stripePriceIds(config: Config): Record<PlanId, string | undefined> {
+function stripePriceIds(config: Config): Record<PlanId, string | undefined> {
   return {
     'live-test': config.STRIPE_PRICE_LIVE_TEST,
     'three-day': config.STRIPE_PRICE_THREE_DAY,
@@ -84,7 +84,7 @@ export async function listPlans(db: Database): Promise<PlanView[]> {
   }));
 }
 
-export async function findActivePrice(db: Database, priceId: string): Promise<PriceRow | null> {
+async function findActivePrice(db: Database, priceId: string): Promise<PriceRow | null> {
   const [row] = await db.select().from(prices).where(eq(prices.id, priceId));
   return row && row.active ? row : null;
 }
@@ -445,7 +445,7 @@ export async function releaseWebhookEvent(db: Database, id: string): Promise<voi
 // ---------------------------------------------------------------------------------------------
 // Operator grants (scripts/admin.ts)
 
-export const ADMIN_PLAN_ALIASES: Readonly<Record<string, string>> = {
+const ADMIN_PLAN_ALIASES: Readonly<Record<string, string>> = {
   monthly: 'monthly',
   '3day': 'three-day',
   livetest: 'live-test',

@@ -15,11 +15,11 @@ import type { StoredSpreadsheet } from './uploads.ts';
 
 export type FileRow = typeof files.$inferSelect;
 
-export function fileDownloadPath(id: string): string {
+function fileDownloadPath(id: string): string {
   return `/files/${encodeURIComponent(id)}/download`;
 }
 
-export function fileVersionDownloadPath(id: string, version: number): string {
+function fileVersionDownloadPath(id: string, version: number): string {
   return `/files/${encodeURIComponent(id)}/versions/${version}/download`;
 }
 

@@ -50,9 +50,9 @@ import {
   type ForecastOrigin,
 } from './statements.ts';
 
-export { forecastsOfCard, type AvailableCard, type ForecastDraft, type ForecastOrigin } from './statements.ts';
-export { FORECAST_TIMEFRAMES, dueTime, type ForecastSource } from './resolution.ts';
-export { createBacktestAdmission, type BacktestAdmission } from './backtestAdmission.ts';
+export { type AvailableCard, type ForecastDraft, type ForecastOrigin } from './statements.ts';
+export { FORECAST_TIMEFRAMES } from './resolution.ts';
+export { createBacktestAdmission } from './backtestAdmission.ts';
 export { createBacktestPool, defaultBacktestThreads, type BacktestPool } from './backtestPool.ts';
 
 const DAY = 86_400_000;

@@ -7,25 +7,11 @@ import { candles } from '../db/schema.ts';
 import type { CandleRow, Granularity } from './types.ts';
 
 export { boundedConcurrency, COINBASE_EXCHANGE_API, COINBASE_PRICE_API, createCoinbaseProvider } from './coinbase.ts';
-export { aggregate, appendToBucket, createDemoFeed, DEMO_EPOCH } from './demoFeed.ts';
+export { appendToBucket, createDemoFeed } from './demoFeed.ts';
 export { createQuoteService, type QuoteService } from './quotes.ts';
-export {
-  createMarketRouter,
-  MARKET_DATA_MODES,
-  slotOf,
-  type MarketDataMode,
-  type MarketRouterWithPin,
-} from './router.ts';
+export { createMarketRouter, MARKET_DATA_MODES, type MarketRouterWithPin } from './router.ts';
 export { createYahooProvider } from './yahoo.ts';
-export type {
-  CandleRow,
-  Granularity,
-  MarketDataProvider,
-  MarketRouter,
-  MarketSource,
-  Quote,
-  QuoteResult,
-} from './types.ts';
+export type { CandleRow, Granularity, MarketDataProvider, MarketRouter, MarketSource, Quote } from './types.ts';
 
 /** A stored candle: the bar (open time in epoch ms) and the provider that produced it. */
 export interface StoredCandle extends CandleRow {

@@ -67,7 +67,7 @@ export function deliveryPolicy(config: Config): DeliveryPolicy {
   };
 }
 
-export interface DeliveryLog {
+interface DeliveryLog {
   info(details: object, message: string): void;
   warn(details: object, message: string): void;
 }

@@ -35,7 +35,7 @@ export interface RuleLimits {
 
 const tickerOfSymbol = (symbol: string) => symbolById(symbol)?.ticker ?? tickerOf(symbol);
 
-export function toAlertRule(row: RuleRow): AlertRule {
+function toAlertRule(row: RuleRow): AlertRule {
   const { condition, timeframe } = row;
   const ticker = tickerOfSymbol(row.symbol);
   return {
