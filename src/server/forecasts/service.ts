@@ -30,6 +30,7 @@ import type { CandleSeries } from '../../signals/candles.ts';
 import { FLAG_MIN_RESOLVED, ForecastScorer, type ScoreReport } from '../../signals/forecastScore.ts';
 import type { Database } from '../db/client.ts';
 import { forecasts } from '../db/schema.ts';
+import { onlyRow } from '../db/rows.ts';
 import { invalid } from '../errors/domain.ts';
 import { createDemoFeed, storeCandles, storedCandlesBetween, type MarketSource } from '../market/service.ts';
 import type { BacktestAdmission } from './backtestAdmission.ts';
@@ -180,10 +181,12 @@ export async function resolveDueForecasts(db: Database, now: number): Promise<Re
     }
     const resolutions: Resolution[] = [];
     for (const rows of groups.values()) {
-      const granularity = FORECAST_TIMEFRAMES[rows[0].timeframe].base;
+      const [first] = rows;
+      if (!first) continue;
+      const granularity = FORECAST_TIMEFRAMES[first.timeframe].base;
       const from = Math.min(...rows.map((row) => row.barTime));
       const to = Math.min(now + 1, Math.max(...rows.map((row) => row.dueAt)) + GIVE_UP_MS);
-      const bars = await storedCandlesBetween(db, rows[0].symbol, granularity, new Date(from), new Date(to));
+      const bars = await storedCandlesBetween(db, first.symbol, granularity, new Date(from), new Date(to));
       for (const row of rows) {
         const resolution = resolveForecast(row, bars, now);
         if (resolution) resolutions.push(resolution);
@@ -223,10 +226,12 @@ export async function advanceDemoCandles(db: Database, now: number): Promise<num
     const { base } = FORECAST_TIMEFRAMES[timeframe];
     if (done.has(`${symbol}|${base}`)) continue;
     done.add(`${symbol}|${base}`);
-    const [{ from }] = await db
-      .select({ from: sql<string>`min(${forecasts.barTime})` })
-      .from(forecasts)
-      .where(and(eq(forecasts.symbol, symbol), eq(forecasts.status, 'pending'), eq(forecasts.source, 'demo')));
+    const { from } = onlyRow(
+      await db
+        .select({ from: sql<string>`min(${forecasts.barTime})` })
+        .from(forecasts)
+        .where(and(eq(forecasts.symbol, symbol), eq(forecasts.status, 'pending'), eq(forecasts.source, 'demo'))),
+    );
     const start = new Date(from).getTime() - DAY;
     const feed = createDemoFeed({ now: () => now, keepMinuteDays: Math.ceil((now - start) / DAY) + 1 });
     const bars = await feed.candles(symbol, base, new Date(start), new Date(now));

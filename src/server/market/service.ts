@@ -4,6 +4,7 @@
 import { and, asc, desc, eq, gte, inArray, lt, max, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
 import { candles } from '../db/schema.ts';
+import { onlyRow } from '../db/rows.ts';
 import type { CandleRow, Granularity } from './types.ts';
 
 export { boundedConcurrency, COINBASE_EXCHANGE_API, COINBASE_PRICE_API, createCoinbaseProvider } from './coinbase.ts';
@@ -28,10 +29,12 @@ export async function lastCandleTime(
   productId: string,
   granularity: Granularity,
 ): Promise<number | null> {
-  const [{ last }] = await db
-    .select({ last: max(candles.time) })
-    .from(candles)
-    .where(and(eq(candles.productId, productId), eq(candles.granularity, granularity)));
+  const { last } = onlyRow(
+    await db
+      .select({ last: max(candles.time) })
+      .from(candles)
+      .where(and(eq(candles.productId, productId), eq(candles.granularity, granularity))),
+  );
   return last ? new Date(last).getTime() : null;
 }
 

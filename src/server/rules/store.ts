@@ -7,6 +7,7 @@ import { isIP } from 'node:net';
 import type { Database } from '../db/client.ts';
 import { classifyAddress } from '../http/outboundGuard.ts';
 import { alertRules, ruleDeliveries, ruleFirings } from '../db/schema.ts';
+import { onlyRow } from '../db/rows.ts';
 import { conflict, invalid, notFound } from '../errors/domain.ts';
 import {
   describeCondition,
@@ -98,16 +99,18 @@ async function lockUser(tx: Pick<Database, 'execute'>, userId: string) {
 }
 
 async function assertUnderCap(tx: Database, userId: string, limits: RuleLimits, exceptId?: number) {
-  const [{ active }] = await tx
-    .select({ active: count() })
-    .from(alertRules)
-    .where(
-      and(
-        eq(alertRules.userId, userId),
-        eq(alertRules.status, 'active'),
-        exceptId === undefined ? undefined : sql`${alertRules.id} <> ${exceptId}`,
+  const { active } = onlyRow(
+    await tx
+      .select({ active: count() })
+      .from(alertRules)
+      .where(
+        and(
+          eq(alertRules.userId, userId),
+          eq(alertRules.status, 'active'),
+          exceptId === undefined ? undefined : sql`${alertRules.id} <> ${exceptId}`,
+        ),
       ),
-    );
+  );
   if (active >= limits.maxActive)
     throw conflict(
       `You have ${limits.maxActive} active alert rules, the most allowed: pause or delete one before adding another`,
@@ -115,7 +118,7 @@ async function assertUnderCap(tx: Database, userId: string, limits: RuleLimits, 
 }
 
 async function assertUnderTotal(tx: Database, userId: string, limits: RuleLimits) {
-  const [{ total }] = await tx.select({ total: count() }).from(alertRules).where(eq(alertRules.userId, userId));
+  const { total } = onlyRow(await tx.select({ total: count() }).from(alertRules).where(eq(alertRules.userId, userId)));
   if (total >= limits.maxTotal)
     throw conflict(
       `You have ${limits.maxTotal} alert rules, the most allowed (paused ones count too): delete one before adding another`,
@@ -138,7 +141,8 @@ const afterCursor = (id: Column, cursor: number | undefined) => (cursor === unde
 
 function toPage<T extends { id: number }>(rows: T[], limit: number): Page<T> {
   const items = rows.slice(0, limit);
-  return { items, nextCursor: rows.length > limit ? String(items[items.length - 1].id) : null };
+  const last = items.at(-1);
+  return { items, nextCursor: rows.length > limit && last ? String(last.id) : null };
 }
 
 /** A page of a user's rules, newest first, of one status when given. */
@@ -165,14 +169,15 @@ export async function listRules(
 
 /** How many rules a user holds, all and active (the caps the list shows against). */
 export async function countRules(db: Database, userId: string): Promise<{ total: number; active: number }> {
-  const [row] = await db
-    .select({
-      total: count(),
-      active: sql<number>`count(*) filter (where ${alertRules.status} = 'active')`.mapWith(Number),
-    })
-    .from(alertRules)
-    .where(eq(alertRules.userId, userId));
-  return row;
+  return onlyRow(
+    await db
+      .select({
+        total: count(),
+        active: sql<number>`count(*) filter (where ${alertRules.status} = 'active')`.mapWith(Number),
+      })
+      .from(alertRules)
+      .where(eq(alertRules.userId, userId)),
+  );
 }
 
 export async function createRule(
@@ -187,10 +192,12 @@ export async function createRule(
     await lockUser(tx, userId);
     await assertUnderTotal(tx, userId, limits);
     await assertUnderCap(tx, userId, limits);
-    const [row] = await tx
-      .insert(alertRules)
-      .values({ userId, ...rowValues(input), status: 'active' })
-      .returning();
+    const row = onlyRow(
+      await tx
+        .insert(alertRules)
+        .values({ userId, ...rowValues(input), status: 'active' })
+        .returning(),
+    );
     return toAlertRule(row);
   });
 }
@@ -217,11 +224,13 @@ export async function updateRule(
     // A paused rule stays paused when edited; anything else is armed again.
     const status = existing.status === 'paused' ? 'paused' : 'active';
     if (status === 'active') await assertUnderCap(tx, userId, limits, id);
-    const [row] = await tx
-      .update(alertRules)
-      .set({ ...rowValues(input), status, updatedAt: now })
-      .where(and(eq(alertRules.id, id), eq(alertRules.userId, userId)))
-      .returning();
+    const row = onlyRow(
+      await tx
+        .update(alertRules)
+        .set({ ...rowValues(input), status, updatedAt: now })
+        .where(and(eq(alertRules.id, id), eq(alertRules.userId, userId)))
+        .returning(),
+    );
     return toAlertRule(row);
   });
 }
@@ -248,11 +257,13 @@ export async function setRuleStatus(
         throw conflict('This rule has expired: edit it with a later expiry to use it again');
       await assertUnderCap(tx, userId, limits, id);
     }
-    const [row] = await tx
-      .update(alertRules)
-      .set({ status, updatedAt: now })
-      .where(and(eq(alertRules.id, id), eq(alertRules.userId, userId)))
-      .returning();
+    const row = onlyRow(
+      await tx
+        .update(alertRules)
+        .set({ status, updatedAt: now })
+        .where(and(eq(alertRules.id, id), eq(alertRules.userId, userId)))
+        .returning(),
+    );
     return toAlertRule(row);
   });
 }
@@ -296,7 +307,7 @@ export async function loadActiveRules(db: Database, now = new Date()): Promise<E
  * resumed, fired-once or deleted: the engine reloads its rules only when it moves.
  */
 export async function rulesVersion(db: Database): Promise<string> {
-  const [row] = await db.select({ rules: count(), latest: max(alertRules.updatedAt) }).from(alertRules);
+  const row = onlyRow(await db.select({ rules: count(), latest: max(alertRules.updatedAt) }).from(alertRules));
   return `${row.rules}:${row.latest?.getTime() ?? 0}`;
 }
 
