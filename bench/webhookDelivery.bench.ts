@@ -92,7 +92,7 @@ for (let start = 0; start < N; start += 500) {
     .returning({ id: ruleFirings.id });
   const rows = await db
     .insert(ruleDeliveries)
-    .values(firings.map((firing) => ({ firingId: firing.id, userId: 'bench-user', channel: 'webhook' })))
+    .values(firings.map((firing) => ({ firingId: firing.id, userId: 'bench-user', channel: 'webhook' as const })))
     .returning({ id: ruleDeliveries.id });
   firingIds.push(...firings.map((firing) => firing.id));
   deliveryIds.push(...rows.map((row) => row.id));

@@ -146,9 +146,3 @@ export const TOUR = {
   resizeDebounceMs: 100,
   spotlightFadeSeconds: 0.2,
 } as const;
-
-export const ACCEPTED_UPLOAD_MIME_TYPES = [
-  'text/csv',
-  'application/vnd.ms-excel',
-  'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
-] as const;

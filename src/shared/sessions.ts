@@ -19,7 +19,7 @@ export const SESSION_CALENDAR_IDS = ['us-equities', 'cme-globex', 'crypto-24x7']
 export type SessionCalendarId = (typeof SESSION_CALENDAR_IDS)[number];
 
 /** 'regular': the main session; 'pre'/'post': US extended hours; 'break': Globex daily halt. */
-export type SessionPhase = 'regular' | 'pre' | 'post' | 'break' | 'closed';
+type SessionPhase = 'regular' | 'pre' | 'post' | 'break' | 'closed';
 
 export interface SessionState {
   phase: SessionPhase;

@@ -2,9 +2,6 @@
 // active  = status 'active' and current_period_end in the future;
 // expired = status canceled, past_due or unpaid, or current_period_end in the past.
 
-export const SUBSCRIPTION_STATUSES = ['active', 'canceled', 'past_due', 'unpaid'] as const;
-export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
-
 export interface SubscriptionLike {
   status: string;
   /** ISO-8601 string or Date; null when the provider has not told us yet. */

@@ -35,7 +35,7 @@ export const EXCHANGES = [
   'NYMEX',
   'COINBASE',
 ] as const;
-export type Exchange = (typeof EXCHANGES)[number];
+type Exchange = (typeof EXCHANGES)[number];
 
 export interface MarketSymbol {
   assetClass: AssetClass;

@@ -27,9 +27,7 @@ export {
   SESSION_CALENDAR_IDS,
   SYMBOL_TABLE,
   type AssetClass,
-  type Exchange,
   type MarketSymbol,
-  type SessionCalendarId,
 } from './symbolTable.ts';
 
 const EQUITY: readonly AssetClass[] = ['stock', 'etf'];

@@ -195,15 +195,10 @@ export function trendChange({ fast = 20, slow = 50, atrPeriod = 60, deadBandAtr 
   };
 }
 
-export const ALERT_GENERATORS: readonly AlertGenerator[] = [
-  volatilitySpike(),
-  momentumShift(),
-  breakout(),
-  trendChange(),
-];
+const ALERT_GENERATORS: readonly AlertGenerator[] = [volatilitySpike(), momentumShift(), breakout(), trendChange()];
 
 /** The generators that make sense for a symbol: a pegged asset (stablecoin) has no trend or momentum. */
-export function alertGeneratorsFor(ticker: string): readonly AlertGenerator[] {
+function alertGeneratorsFor(ticker: string): readonly AlertGenerator[] {
   return symbolByTicker(ticker)?.pegged ? PEGGED_GENERATORS : ALERT_GENERATORS;
 }
 

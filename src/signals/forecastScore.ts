@@ -15,7 +15,7 @@
 /** Reliability bins: deciles of the stated probability, [0, 0.1) .. [0.9, 1]. */
 
 /** Wilson score interval for k successes out of n at 95% (the realised rate's interval). */
-export function wilsonInterval(successes: number, trials: number, z = 1.959963984540054): [number, number] {
+function wilsonInterval(successes: number, trials: number, z = 1.959963984540054): [number, number] {
   if (trials === 0) return [0, 1];
   const p = successes / trials;
   const z2 = z * z;
@@ -25,7 +25,7 @@ export function wilsonInterval(successes: number, trials: number, z = 1.95996398
   return [Math.max(0, center - half), Math.min(1, center + half)];
 }
 
-export const RELIABILITY_BINS = 10;
+const RELIABILITY_BINS = 10;
 
 /** A signal is flagged when its Brier skill is negative over at least this many resolved forecasts. */
 export const FLAG_MIN_RESOLVED = 100;
@@ -50,7 +50,7 @@ export interface ScoreSums {
   baseBrier: number;
 }
 
-export interface ReliabilityBin {
+interface ReliabilityBin {
   from: number;
   to: number;
   count: number;
@@ -62,7 +62,7 @@ export interface ReliabilityBin {
   interval: [number, number];
 }
 
-export interface SignalScore {
+interface SignalScore {
   signal: string;
   count: number;
   stated: number;
@@ -94,7 +94,7 @@ function addInto(target: ScoreSums, sums: ScoreSums): void {
 }
 
 /** 1 - brier / baseBrier, or null when there is nothing to compare (no forecasts, or a zero baseline). */
-export function brierSkill(brier: number, baseBrier: number): number | null {
+function brierSkill(brier: number, baseBrier: number): number | null {
   return baseBrier > 0 ? 1 - brier / baseBrier : null;
 }
 

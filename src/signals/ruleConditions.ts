@@ -15,7 +15,7 @@ import type { CandleSeries } from './candles.ts';
 import { watosOdds, type WatosReport } from './watosOdds.ts';
 
 export const MINUTE_MS = 60_000;
-export const HOUR_MS = 3_600_000;
+const HOUR_MS = 3_600_000;
 /** At most this many one-minute bars (4 days) and hourly bars (60 days) are ever needed. */
 export const MINUTE_HISTORY_MAX = 5760;
 export const HOUR_HISTORY_MAX = 1440;
@@ -23,7 +23,7 @@ export const HOUR_HISTORY_MAX = 1440;
 const MINUTE_WINDOW_MAX = MINUTE_HISTORY_MAX - 200;
 const HOUR_WINDOW_MAX = HOUR_HISTORY_MAX - 72;
 /** WATOS odds look 24 T-bars ahead over at most the last 500 closed T-bars. */
-export const WATOS_HORIZON = 24;
+const WATOS_HORIZON = 24;
 export const WATOS_WINDOW = 500;
 
 /** The one-minute and hourly bars of a symbol, oldest first (hourly bars are closed hours). */
@@ -43,7 +43,7 @@ export function fromHours(timeframe: RuleTimeframe): boolean {
 }
 
 /** Source bars per T-bar: 1, 5, 15 minutes or 1, 4, 24 hours. */
-export function sourceRatio(timeframe: RuleTimeframe): number {
+function sourceRatio(timeframe: RuleTimeframe): number {
   return RULE_TIMEFRAME_MS[timeframe] / (fromHours(timeframe) ? HOUR_MS : MINUTE_MS);
 }
 
@@ -60,7 +60,7 @@ export function lowerBound(values: Float64Array, length: number, target: number)
 }
 
 /** First index in [0, length) whose value is > target (length when none). */
-export function upperBound(values: Float64Array, length: number, target: number): number {
+function upperBound(values: Float64Array, length: number, target: number): number {
   let low = 0;
   let high = length;
   while (low < high) {
@@ -171,7 +171,7 @@ export function aggregate(
 }
 
 /** The source series of a timeframe. */
-export function frameSource(bars: RuleBars, timeframe: RuleTimeframe): CandleSeries {
+function frameSource(bars: RuleBars, timeframe: RuleTimeframe): CandleSeries {
   return fromHours(timeframe) ? bars.hours : bars.minutes;
 }
 
@@ -208,7 +208,7 @@ export function closedBars(bars: RuleBars, timeframe: RuleTimeframe, time: numbe
   return sliceSeries(frame, windowStart(frame, end, timeframe, windowSize), frame.length);
 }
 
-export function sliceSeries(series: CandleSeries, from: number, to: number): CandleSeries {
+function sliceSeries(series: CandleSeries, from: number, to: number): CandleSeries {
   return {
     length: to - from,
     time: series.time.subarray(from, to),
@@ -433,7 +433,7 @@ export function levelsCrossedDown(levels: Float64Array, prevClose: number, close
   return [lowerBound(levels, levels.length, close), lowerBound(levels, levels.length, prevClose)];
 }
 
-export function insideChannel(close: number, lower: number, upper: number): boolean {
+function insideChannel(close: number, lower: number, upper: number): boolean {
   return close >= lower && close <= upper;
 }
 
@@ -502,7 +502,7 @@ export function previousWatosEvaluation(minutes: CandleSeries, index: number, ti
 }
 
 /** The closed T-bars WATOS sees at evaluation minute `index` (the bar it completes included). */
-export function watosSeries(bars: RuleBars, timeframe: RuleTimeframe, index: number): CandleSeries {
+function watosSeries(bars: RuleBars, timeframe: RuleTimeframe, index: number): CandleSeries {
   const time = bars.minutes.time[index];
   const closed = closedBars(bars, timeframe, time, WATOS_WINDOW);
   if (!completesBucket(time, RULE_TIMEFRAME_MS[timeframe])) return closed;
@@ -510,7 +510,7 @@ export function watosSeries(bars: RuleBars, timeframe: RuleTimeframe, index: num
 }
 
 /** `series` plus one bar, keeping at most `keep` bars. */
-export function appendBar(series: CandleSeries, bar: Bar, keep: number): CandleSeries {
+function appendBar(series: CandleSeries, bar: Bar, keep: number): CandleSeries {
   const from = Math.max(0, series.length + 1 - keep);
   const length = series.length + 1 - from;
   const column = (values: Float64Array, last: number) => {
@@ -539,12 +539,7 @@ export function watosProbabilitiesAt(bars: RuleBars, timeframe: RuleTimeframe, i
 // --- The reference: one rule, one minute, nothing shared ---------------------------------------
 
 /** An indicator condition's value at minute `index` (Bollinger: the band of its direction). */
-export function indicatorAt(
-  condition: IndicatorCondition,
-  timeframe: RuleTimeframe,
-  bars: RuleBars,
-  index: number,
-): number {
+function indicatorAt(condition: IndicatorCondition, timeframe: RuleTimeframe, bars: RuleBars, index: number): number {
   const closed = closedBars(bars, timeframe, bars.minutes.time[index], windowBars(condition));
   const close = bars.minutes.close[index];
   switch (condition.kind) {

@@ -51,7 +51,7 @@ export interface SignalOdds extends Proportion {
   reason: string | null;
 }
 
-export interface WatosOdds extends WatosSignal {
+interface WatosOdds extends WatosSignal {
   odds: SignalOdds | null;
 }
 

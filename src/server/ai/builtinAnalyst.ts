@@ -20,7 +20,7 @@ import { symbolById, tickerOf } from '../../shared/tickers.ts';
 import type { MarketSource } from '../market/service.ts';
 import type { TrackRecordCitation } from '../forecasts/service.ts';
 
-export const DISCLAIMER = '_Historical measurements on this data, not a forecast. Nothing here is financial advice._';
+const DISCLAIMER = '_Historical measurements on this data, not a forecast. Nothing here is financial advice._';
 const DEMO_NOTE =
   '> **Demo data:** these figures come from the built-in demo feed (a simulated market), not from a live exchange.';
 const DELAYED_NOTE =
@@ -93,12 +93,12 @@ function oddsSection(
 }
 
 /** The track record of the stated signals (issue 20), one line each, after the odds. */
-export function describeTrackRecord(citations: readonly TrackRecordCitation[]): string {
+function describeTrackRecord(citations: readonly TrackRecordCitation[]): string {
   if (citations.length === 0) return '';
   return ['**Track record:**', ...citations.map((entry) => `- ${entry.text}.`), ''].join('\n') + '\n';
 }
 
-export function describeOdds(card: Extract<WatosCard, { available: true }>, note: string | null = null): string {
+function describeOdds(card: Extract<WatosCard, { available: true }>, note: string | null = null): string {
   const lines: string[] = [...sourceNotes([card.source])];
   const usd = priceOf(card.productId);
   if (note) lines.push(`> ${note}`, '');
@@ -182,7 +182,7 @@ function trendText(summary: CandleSummary): string {
   return `**${summary.trend}**: close ${against(sma50)} SMA 50 (${usd(sma50)}), SMA 50 ${sma50 > sma200 ? 'above' : 'below'} SMA 200 (${usd(sma200)})`;
 }
 
-export function describeSummary(
+function describeSummary(
   summary: CandleSummary,
   quote: { spot: number; buy: number; sell: number; spreadPercent: number; at: string } | null,
   withRisk: boolean,
@@ -344,13 +344,13 @@ function compareSection(
   };
 }
 
-export interface AlertWindow {
+interface AlertWindow {
   since: Date;
   label: string;
 }
 
 /** The time window an alert question names; the last 24 hours by default. */
-export function alertWindow(text: string, now: number): AlertWindow {
+function alertWindow(text: string, now: number): AlertWindow {
   const lower = text.toLowerCase();
   const midnight = Math.floor(now / 86_400_000) * 86_400_000;
   const hours = /\b(?:last|past)\s+(\d{1,3})\s+hours?\b/.exec(lower);
@@ -369,7 +369,7 @@ export function alertWindow(text: string, now: number): AlertWindow {
   return { since: new Date(now - 86_400_000), label: 'the last 24 hours' };
 }
 
-export function describeAlerts(fact: AlertsFact, window: AlertWindow, focus: readonly string[]): string {
+function describeAlerts(fact: AlertsFact, window: AlertWindow, focus: readonly string[]): string {
   const lines: string[] = [];
   const scope = [
     fact.symbol ? `for ${fact.symbol}` : null,
@@ -572,7 +572,7 @@ function describeTable(table: TableAnalysis, many: boolean): string[] {
   return lines;
 }
 
-export function describeFile(file: FileAnalysis): string {
+function describeFile(file: FileAnalysis): string {
   const lines: string[] = [];
   for (const table of file.tables) lines.push(...describeTable(table, file.tables.length > 1));
   if (!file.tables.some((table) => table.optionChain)) {
@@ -656,11 +656,11 @@ function threadProducts(messages: AssistantRequest['messages']): string[] {
   return [];
 }
 
-export interface AnalystPlan {
+interface AnalystPlan {
   sections: Section[];
 }
 
-export function planAnswer(
+function planAnswer(
   request: Pick<AssistantRequest, 'messages' | 'file' | 'userId'>,
   tools: AssistantTools,
   now: number,

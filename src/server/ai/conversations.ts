@@ -15,12 +15,13 @@ import {
 import type { Database } from '../db/client.ts';
 import { invalid, notFound } from '../errors/domain.ts';
 import { chatMessages, conversations } from '../db/schema.ts';
+import { onlyRow } from '../db/rows.ts';
 
 const TITLE_LENGTH = 60;
 const NOT_FOUND = 'Conversation not found';
 
 /** A conversation's title: its first question, without the attached file's name, shortened. */
-export function titleOf(text: string): string {
+function titleOf(text: string): string {
   const plain = text
     .replace(/\s*\[[^\]]*\]\s*$/, '')
     .replace(/\s+/g, ' ')
@@ -67,7 +68,7 @@ export async function loadConversation(db: Database, userId: string, id: string)
     .orderBy(asc(chatMessages.id));
   const messages: SavedMessage[] = rows.map((row) => ({
     id: row.id,
-    role: row.role as ChatRole,
+    role: row.role,
     content: row.content,
     attachment_name: row.attachmentName,
     created_at: row.createdAt.toISOString(),
@@ -80,7 +81,7 @@ export async function createConversation(
   userId: string,
   title = 'New conversation',
 ): Promise<ConversationSummary> {
-  const [row] = await db.insert(conversations).values({ id: randomUUID(), userId, title }).returning();
+  const row = onlyRow(await db.insert(conversations).values({ id: randomUUID(), userId, title }).returning());
   return summary(row);
 }
 
@@ -126,15 +127,17 @@ export async function appendMessage(
   conversationId: string,
   message: { role: ChatRole; content: string; attachmentName?: string | null },
 ): Promise<number> {
-  const [row] = await db
-    .insert(chatMessages)
-    .values({
-      conversationId,
-      role: message.role,
-      content: message.content,
-      attachmentName: message.attachmentName ?? null,
-    })
-    .returning({ id: chatMessages.id });
+  const row = onlyRow(
+    await db
+      .insert(chatMessages)
+      .values({
+        conversationId,
+        role: message.role,
+        content: message.content,
+        attachmentName: message.attachmentName ?? null,
+      })
+      .returning({ id: chatMessages.id }),
+  );
   await db.update(conversations).set({ updatedAt: new Date() }).where(eq(conversations.id, conversationId));
   return row.id;
 }

@@ -25,7 +25,7 @@ export interface LlmOptions {
   now?: () => number;
 }
 
-export function systemPrompt(now: Date, file: FileAnalysis | null): string {
+function systemPrompt(now: Date, file: FileAnalysis | null): string {
   const lines = [
     'You are the WATOS trading analyst inside a subscription dashboard for traders (crypto, stocks, futures). You are careful and precise.',
     '',
@@ -50,7 +50,7 @@ export function systemPrompt(now: Date, file: FileAnalysis | null): string {
 }
 
 /** What the trader reads when the endpoint fails: what happened and what to do, no internals. */
-export function describeLlmError(error: unknown, baseURL: string, model: string): string {
+function describeLlmError(error: unknown, baseURL: string, model: string): string {
   const host = (() => {
     try {
       return new URL(baseURL).host;

@@ -35,7 +35,7 @@ export interface AiServices {
 }
 
 /** The LLM when LLM_BASE_URL is set, the built-in analyst otherwise. */
-export function createAiServices(options: {
+function createAiServices(options: {
   config: Config;
   /** Market analysis (analysis/service.ts): quotes, candle summaries and WATOS cards. */
   analysis: AssistantToolsOptions['analysis'];
@@ -66,7 +66,7 @@ export function createAiServices(options: {
   return { tools, assistant };
 }
 
-export function fileLimitsOf(config: Config): FileLimits {
+function fileLimitsOf(config: Config): FileLimits {
   return {
     maxBytes: config.AI_FILE_MAX_MB * 1024 * 1024,
     maxRows: config.AI_FILE_MAX_ROWS,

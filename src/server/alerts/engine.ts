@@ -47,10 +47,10 @@ const DAY = 86_400_000;
  * How often a standby tries to take the lock: a leader that stops or dies is replaced within
  * about this long (the leader itself keeps its once-a-minute schedule).
  */
-export const STANDBY_RETRY_MS = 3_000;
+const STANDBY_RETRY_MS = 3_000;
 
 /** The default universe: every symbol of the table (so every symbol any trader can watch). */
-export const DEFAULT_UNIVERSE: readonly string[] = SYMBOL_TABLE.map((symbol) => symbol.id);
+const DEFAULT_UNIVERSE: readonly string[] = SYMBOL_TABLE.map((symbol) => symbol.id);
 
 export interface AlertEngineOptions {
   database: DatabaseHandle;
@@ -371,5 +371,3 @@ export function createAlertEngine(options: AlertEngineOptions) {
     },
   };
 }
-
-export type AlertEngine = ReturnType<typeof createAlertEngine>;

@@ -23,9 +23,9 @@ import type { AlertBus } from './bus.ts';
 import { onAlertsStored, toAlertRecord } from './service.ts';
 
 /** How far back the window reaches: twice the log's default hour. */
-export const RECENT_WINDOW_MS = 2 * 3_600_000;
+const RECENT_WINDOW_MS = 2 * 3_600_000;
 /** How often the window reads new rows without a notice (a notice lost with its connection). */
-export const RECENT_RESYNC_MS = 5_000;
+const RECENT_RESYNC_MS = 5_000;
 
 interface HeldAlert {
   id: number;

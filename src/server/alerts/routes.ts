@@ -14,7 +14,7 @@ export { alertStreamRoutes, alertTestHookRoutes } from './stream.ts';
 export { createAlertEngine } from './engine.ts';
 export { createRecentAlertLog, type RecentAlertLog } from './recent.ts';
 
-export const ALERT_LOG_PATH = '/external-api/alert';
+const ALERT_LOG_PATH = '/external-api/alert';
 
 /** An answer already serialised as the response schema would (the recent window's). */
 function sendJsonText(reply: FastifyReply, body: string): FastifyReply {

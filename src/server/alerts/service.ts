@@ -49,7 +49,7 @@ const SAVE_CHUNK = 1000;
  * take turns, so ids become visible in the order they were given, and a reader that holds
  * every row up to id N needs only the rows after N to be current (recent.ts).
  */
-export const ALERT_WRITE_LOCK_KEY = 0x57414c47;
+const ALERT_WRITE_LOCK_KEY = 0x57414c47;
 
 type StoredListener = (saved: Array<NewAlert & { id: number }>) => Promise<void> | void;
 const storedListeners = new WeakMap<Database, Set<StoredListener>>();

@@ -15,7 +15,7 @@ import type { SessionChanges } from '../auth/service.ts';
 import { currentSubscriptions } from '../billing/service.ts';
 import type { Database } from '../db/client.ts';
 import { session } from '../db/schema.ts';
-import { HttpError } from '../http/errors.ts';
+import { unauthenticated } from '../errors/domain.ts';
 import { NOT_SIGNED_IN, requireUser } from '../http/requestUser.ts';
 import { coalesced } from '../jobs/coalesce.ts';
 import type { AlertBus, LiveAlert } from './bus.ts';
@@ -23,13 +23,13 @@ import { alertsAfter, saveAlerts, toAlertRecord, toLiveAlert } from './service.t
 
 const HEARTBEAT_MS = 25_000;
 /** Streams one user may hold at once; opening one more closes that user's oldest. */
-export const MAX_STREAMS_PER_USER = 10;
+const MAX_STREAMS_PER_USER = 10;
 /**
  * How often every open stream's session and subscription are checked again. A sign-out or
  * revocation in this process bites at once (sessionChanges tells us); one made on another
  * instance or with the admin CLI bites within this interval.
  */
-export const STREAM_RECHECK_MS = 30_000;
+const STREAM_RECHECK_MS = 30_000;
 /** How many users' streams one re-check round trip covers (the query's bound parameters). */
 const SWEEP_BATCH = 500;
 /** setTimeout's largest delay; a later period end is re-checked when this one fires. */
@@ -196,7 +196,7 @@ export async function alertStreamRoutes(app: FastifyInstance, options: AlertStre
     // The dashboard gate ran, so both are present.
     const userId = requireUser(request).id;
     const sessionToken = request.authSession?.token;
-    if (!sessionToken) throw new HttpError(401, NOT_SIGNED_IN);
+    if (!sessionToken) throw unauthenticated(NOT_SIGNED_IN);
 
     reply.hijack();
     const raw = reply.raw;

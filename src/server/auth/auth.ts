@@ -29,10 +29,10 @@ export interface AuthOptions {
 }
 
 /** The part of a pino logger Better Auth's messages need. */
-export type AuthLog = Record<'debug' | 'info' | 'warn' | 'error', (fields: object, message: string) => void>;
+type AuthLog = Record<'debug' | 'info' | 'warn' | 'error', (fields: object, message: string) => void>;
 
-export const VERIFICATION_EXPIRES_SECONDS = 24 * 60 * 60;
-export const RESET_EXPIRES_SECONDS = 60 * 60;
+const VERIFICATION_EXPIRES_SECONDS = 24 * 60 * 60;
+const RESET_EXPIRES_SECONDS = 60 * 60;
 
 export function createAuth({ config, db, mailer, secret, log, sessionChanges }: AuthOptions) {
   const displayName = (user: { name: string; email: string }) => user.name || user.email;

@@ -11,7 +11,7 @@ import { displayName, email, PASSWORD_TOO_SHORT, username } from '../../shared/s
 import { refuseUnsafeCharacters } from '../../shared/schemas/userText.ts';
 
 /** Longest text any other auth field (a token, a callback URL, an image URL) may hold. */
-export const AUTH_TEXT_MAX = 2048;
+const AUTH_TEXT_MAX = 2048;
 /** Better Auth's maxPasswordLength (auth.ts): a longer password was never set, so never matches. */
 const PASSWORD_MAX = 128;
 

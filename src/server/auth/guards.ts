@@ -10,7 +10,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { fromNodeHeaders } from 'better-auth/node';
 import { LRUCache } from 'lru-cache';
-import { HttpError } from '../http/errors.ts';
+import { forbidden, unauthenticated } from '../errors/domain.ts';
 import { NOT_SIGNED_IN, type SessionUser } from '../http/requestUser.ts';
 import type { SubscriptionSummary } from '../../shared/schemas/me.ts';
 import { subscriptionState } from '../../shared/subscription.ts';
@@ -79,7 +79,7 @@ export async function sessionUser(
 export function requireSignedIn(auth: Auth) {
   return async function requireSignedInHook(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const user = await sessionUser(auth, request, reply);
-    if (!user) throw new HttpError(401, NOT_SIGNED_IN);
+    if (!user) throw unauthenticated(NOT_SIGNED_IN);
     request.user = user;
   };
 }
@@ -132,8 +132,8 @@ export function createSubscriptionAccess(
 export function requireSubscription(auth: Auth, access: SubscriptionAccess) {
   return async function requireSubscriptionHook(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const user = await sessionUser(auth, request, reply);
-    if (!user) throw new HttpError(401, NOT_SIGNED_IN);
-    if (!(await access.isActive(user.id))) throw new HttpError(403, 'An active subscription is required');
+    if (!user) throw unauthenticated(NOT_SIGNED_IN);
+    if (!(await access.isActive(user.id))) throw forbidden('An active subscription is required');
     request.user = user;
   };
 }

@@ -18,7 +18,7 @@ import { createHash } from 'node:crypto';
 import { isIPv6 } from 'node:net';
 import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import type { Redis } from 'ioredis';
-import { HttpError } from '../http/errors.ts';
+import { rateLimited } from '../errors/domain.ts';
 import { counterStore, waitText } from '../http/rateLimit.ts';
 import { sessionTokenIn } from './guards.ts';
 
@@ -71,7 +71,7 @@ export function clientKey(ip: string): string {
 
 export interface AuthRateLimiter {
   /**
-   * Counts one attempt of `kind` (throws a 429 HttpError once a limit is exceeded) and
+   * Counts one attempt of `kind` (throws a rate-limited DomainError, a 429, once a limit is exceeded) and
    * returns what to call with the answer's status once the attempt is done.
    */
   attempt(request: FastifyRequest, reply: FastifyReply, kind: LimitKind): Promise<(status: number) => Promise<void>>;
@@ -93,7 +93,7 @@ export function authRateLimiter(
     const { count: used, ttlMs } = await store.hit(name, limit.windowMs);
     if (used > limit.max) {
       reply.header('retry-after', Math.max(1, Math.ceil(ttlMs / 1000)));
-      throw new HttpError(429, `Too many attempts. Please wait ${waitText(ttlMs)} and try again.`);
+      throw rateLimited(`Too many attempts. Please wait ${waitText(ttlMs)} and try again.`, ttlMs / 1000);
     }
   }
 

@@ -7,7 +7,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { fromNodeHeaders } from 'better-auth/node';
 import type { Redis } from 'ioredis';
 import type { Database } from '../db/client.ts';
-import { DomainError } from '../errors/domain.ts';
+import { DOMAIN_ERROR_STATUS, DomainError } from '../errors/domain.ts';
 import { HttpError } from '../http/errors.ts';
 import { latestOutboxMessages, type Mailer } from '../mail/service.ts';
 import {
@@ -74,7 +74,7 @@ export const LIMITED_AUTH_ENDPOINTS: Record<string, LimitKind> = {
 };
 
 /** Bodies of account calls are small: a few short fields. */
-export const AUTH_BODY_LIMIT = 16 * 1024;
+const AUTH_BODY_LIMIT = 16 * 1024;
 
 const BASE_PATH = '/api/auth';
 
@@ -200,7 +200,7 @@ export async function authRoutes(app: FastifyInstance, options: AuthRoutesOption
   // as Better Auth's do (docs/SPEC.md's /api/auth/register below keeps its own shape).
   await app.register(async (scope) => {
     scope.setErrorHandler(async (error: FastifyError, _request, reply) => {
-      const status = error.statusCode ?? 500;
+      const status = error instanceof DomainError ? DOMAIN_ERROR_STATUS[error.kind] : (error.statusCode ?? 500);
       // Server faults go to the app's handler (logging, 503 when the database is down).
       if (status >= 500) throw error;
       const message = error.message || STATUS_CODES[status] || 'Request failed';

@@ -19,7 +19,6 @@ export {
   requireSubscription,
   sessionTokenIn,
   sessionUser,
-  type SessionUser,
   type SubscriptionAccess,
 } from './guards.ts';
 export { resolveAuthSecret } from './secret.ts';
@@ -101,7 +100,7 @@ export async function resetLinkValid(db: Database, token: string): Promise<boole
   return (await resetTokenOwner(db, token)) !== null;
 }
 
-export const RESET_LINK_INVALID = 'This reset link is invalid or has expired. Please request a new one.';
+const RESET_LINK_INVALID = 'This reset link is invalid or has expired. Please request a new one.';
 
 /**
  * Sets a new password with an e-mailed reset link. Every old session ends (auth/passwords.ts);

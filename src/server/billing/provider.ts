@@ -5,7 +5,7 @@ import type { prices, subscriptions } from '../db/schema.ts';
 export type PriceRow = typeof prices.$inferSelect;
 export type SubscriptionRow = typeof subscriptions.$inferSelect;
 
-export interface CheckoutRequest {
+interface CheckoutRequest {
   price: PriceRow;
   user: { id: string; email: string };
   successUrl: string;

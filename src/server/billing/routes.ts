@@ -43,10 +43,11 @@ export interface BillingRoutesOptions {
 /**
  * The one place a billing refusal becomes HTTP: a DomainError answers its status with
  * `{ success: false, error }`; a provider failure is logged with its cause first. Anything
- * else (the sign-in hook's 401, a malformed request's 400, a fault) goes to the app's handler.
+ * else (the sign-in hook's unauthenticated 401, which docs/SPEC.md answers `{ error }` as every
+ * other API does, a malformed request's 400, a fault) goes to the app's handler.
  */
 async function billingErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
-  if (!isDomainError(error)) throw error;
+  if (!isDomainError(error) || error.kind === 'unauthenticated') throw error;
   if (error.kind === 'upstream') request.log.error({ err: error.cause ?? error }, error.message);
   const body: BillingError = { success: false, error: error.message };
   return reply.code(DOMAIN_ERROR_STATUS[error.kind]).send(body);

@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/client.ts';
 import { checkoutSessions, prices, products, subscriptions, webhookEvents } from '../db/schema.ts';
+import { onlyRow } from '../db/rows.ts';
 import { DomainError, forbidden, invalid, notFound } from '../errors/domain.ts';
 import { PLANS, type PlanId } from '../../shared/constants.ts';
 import type {
@@ -27,7 +28,7 @@ export type { PaymentProvider } from './provider.ts';
 // ---------------------------------------------------------------------------------------------
 // Plans
 
-export function stripePriceIds(config: Config): Record<PlanId, string | undefined> {
+function stripePriceIds(config: Config): Record<PlanId, string | undefined> {
   return {
     'live-test': config.STRIPE_PRICE_LIVE_TEST,
     'three-day': config.STRIPE_PRICE_THREE_DAY,
@@ -79,12 +80,12 @@ export async function listPlans(db: Database): Promise<PlanView[]> {
     popular: product.popular,
     unitAmount: price.unitAmount,
     currency: price.currency,
-    interval: price.interval === 'month' ? 'month' : 'one_time',
+    interval: price.interval,
     accessDays: price.accessDays,
   }));
 }
 
-export async function findActivePrice(db: Database, priceId: string): Promise<PriceRow | null> {
+async function findActivePrice(db: Database, priceId: string): Promise<PriceRow | null> {
   const [row] = await db.select().from(prices).where(eq(prices.id, priceId));
   return row && row.active ? row : null;
 }
@@ -123,11 +124,13 @@ export async function applyGrant(db: Database, grant: AccessGrant): Promise<stri
     cancelAtPeriodEnd: grant.cancelAtPeriodEnd ?? false,
     updatedAt: new Date(),
   };
-  const [row] = await db
-    .insert(subscriptions)
-    .values({ id: `sub_${randomUUID()}`, ...values })
-    .onConflictDoUpdate({ target: [subscriptions.provider, subscriptions.providerSubscriptionId], set: values })
-    .returning({ id: subscriptions.id });
+  const row = onlyRow(
+    await db
+      .insert(subscriptions)
+      .values({ id: `sub_${randomUUID()}`, ...values })
+      .onConflictDoUpdate({ target: [subscriptions.provider, subscriptions.providerSubscriptionId], set: values })
+      .returning({ id: subscriptions.id }),
+  );
   return row.id;
 }
 
@@ -174,7 +177,8 @@ export async function fulfilCheckoutSession(
   if (!session) return null;
   const paidAt = session.paidAt ?? details.paidAt ?? new Date();
   if (session.status !== 'paid') await markCheckoutSessionPaid(db, sessionId, paidAt);
-  const [price] = await db.select().from(prices).where(eq(prices.id, session.priceId));
+  // checkout_sessions.price_id references prices: the row is there.
+  const price = onlyRow(await db.select().from(prices).where(eq(prices.id, session.priceId)));
   return applyGrant(db, {
     userId: session.userId,
     priceId: session.priceId,
@@ -445,7 +449,7 @@ export async function releaseWebhookEvent(db: Database, id: string): Promise<voi
 // ---------------------------------------------------------------------------------------------
 // Operator grants (scripts/admin.ts)
 
-export const ADMIN_PLAN_ALIASES: Readonly<Record<string, string>> = {
+const ADMIN_PLAN_ALIASES: Readonly<Record<string, string>> = {
   monthly: 'monthly',
   '3day': 'three-day',
   livetest: 'live-test',

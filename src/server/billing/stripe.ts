@@ -28,13 +28,13 @@ export interface StripeApiLocation {
 }
 
 /** Which of our users bought a Stripe subscription, and which of our prices. */
-export interface SubscriptionOwner {
+interface SubscriptionOwner {
   userId: string;
   priceId: string;
 }
 
 /** 'ignored': Stripe knows the object but nothing of ours refers to it (e.g. another app on the same account). */
-export type SyncOutcome = 'synced' | 'ignored';
+type SyncOutcome = 'synced' | 'ignored';
 
 export interface StripeProvider extends PaymentProvider {
   readonly kind: 'stripe';
@@ -72,7 +72,7 @@ interface LegacyInvoiceFields {
   subscription?: string | Stripe.Subscription | null;
 }
 
-export function subscriptionPeriodEnd(subscription: Stripe.Subscription): Date {
+function subscriptionPeriodEnd(subscription: Stripe.Subscription): Date {
   // API 2023-10-16 keeps the period on the subscription; since 2025-03-31 it lives on each item.
   const legacy = (subscription as unknown as LegacySubscriptionFields).current_period_end;
   const itemEnds = subscription.items.data

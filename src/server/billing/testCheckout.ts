@@ -17,7 +17,7 @@ import {
   recordCheckoutSession,
 } from './service.ts';
 
-export const DECLINED_CARD = '4000000000000002';
+const DECLINED_CARD = '4000000000000002';
 
 export function createTestCheckoutProvider(db: Database, publicUrl: string): PaymentProvider {
   return {

@@ -13,10 +13,10 @@ import pg from 'pg';
 import { startPgliteThread } from './pgliteThread.ts';
 import * as schema from './schema.ts';
 
-export type Schema = typeof schema;
+type Schema = typeof schema;
 export type Database = PgDatabase<PgQueryResultHKT, Schema>;
 
-export const migrationsFolder = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
+const migrationsFolder = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
 
 /** How many migrations this build ships (drizzle's journal). */
 export function expectedMigrationCount(): number {
@@ -64,7 +64,7 @@ export interface Leadership {
  * and steps down, before PostgreSQL ends the silent session after LOCK_IDLE_TIMEOUT_S and hands
  * the lock to a standby: so two instances never both believe they lead.
  */
-export const LOCK_PING_MS = 1_000;
+const LOCK_PING_MS = 1_000;
 const LOCK_QUERY_TIMEOUT_MS = 2_500;
 const LOCK_IDLE_TIMEOUT_S = 6;
 

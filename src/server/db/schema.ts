@@ -1,6 +1,9 @@
 // The one Drizzle schema for both drivers (PGlite and PostgreSQL). drizzle-kit turns changes
 // here into SQL migrations under ./migrations; never edit a migration that has shipped.
 // Auth tables keep Better Auth's field names as JS keys (its Drizzle adapter maps by key).
+// Columns holding one of a fixed set of values are typed with it (`text({ enum })` or
+// `.$type<>()`, JSON columns with `.$type<>()`): TypeScript only, the SQL stays plain text/jsonb,
+// so the stores read rows without casts and writing another value is a type error.
 import { sql } from 'drizzle-orm';
 import {
   bigint,
@@ -15,6 +18,19 @@ import {
   timestamp,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
+import {
+  DELIVERY_STATUSES,
+  RULE_CHANNELS,
+  RULE_STATUSES,
+  RULE_TIMEFRAMES,
+  RULE_TRIGGERS,
+  type RuleChannel,
+  type RuleCondition,
+} from '../../shared/schemas/alertRules.ts';
+import type { ChatRole } from '../../shared/schemas/chat.ts';
+import { WATOS_TIMEFRAMES } from '../../shared/schemas/chatTexts.ts';
+import { FORECAST_SOURCES } from '../../shared/schemas/trackRecord.ts';
+import type { WatchlistKind } from '../../shared/schemas/watchlists.ts';
 
 const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
 const updatedAt = () => timestamp('updated_at', { withTimezone: true }).notNull().defaultNow();
@@ -114,8 +130,7 @@ export const prices = pgTable('prices', {
   /** Integer cents. */
   unitAmount: integer('unit_amount').notNull(),
   currency: text('currency').notNull().default('usd'),
-  /** 'one_time' or 'month'. */
-  interval: text('interval').notNull(),
+  interval: text('interval', { enum: ['one_time', 'month'] }).notNull(),
   /** Days of access a one-time price buys; null for recurring prices. */
   accessDays: integer('access_days'),
   /** The payment provider's price id when it differs from ours (Stripe price_...). */
@@ -169,8 +184,9 @@ export const checkoutSessions = pgTable(
       .notNull()
       .references(() => prices.id),
     provider: text('provider').notNull(),
-    /** 'open', 'paid' or 'expired'. */
-    status: text('status').notNull().default('open'),
+    status: text('status', { enum: ['open', 'paid', 'expired'] })
+      .notNull()
+      .default('open'),
     url: text('url'),
     createdAt: createdAt(),
     paidAt: timestamp('paid_at', { withTimezone: true }),
@@ -193,7 +209,7 @@ export const watchlists = pgTable(
     userId: text('user_id')
       .notNull()
       .references(() => user.id, { onDelete: 'cascade' }),
-    kind: text('kind').notNull(),
+    kind: text('kind').$type<WatchlistKind>().notNull(),
     symbols: jsonb('symbols').$type<string[]>().notNull(),
     updatedAt: updatedAt(),
   },
@@ -327,8 +343,7 @@ export const chatMessages = pgTable(
     conversationId: text('conversation_id')
       .notNull()
       .references(() => conversations.id, { onDelete: 'cascade' }),
-    /** 'user' or 'assistant'. */
-    role: text('role').notNull(),
+    role: text('role').$type<ChatRole>().notNull(),
     content: text('content').notNull(),
     /** Name of the file attached to a user message, if any. */
     attachmentName: text('attachment_name'),
@@ -350,15 +365,14 @@ export const alertRules = pgTable(
       .references(() => user.id, { onDelete: 'cascade' }),
     name: text('name').notNull(),
     symbol: text('symbol').notNull(),
-    timeframe: text('timeframe').notNull(),
-    condition: jsonb('condition').notNull(),
-    trigger: text('trigger').notNull(),
+    timeframe: text('timeframe', { enum: RULE_TIMEFRAMES }).notNull(),
+    condition: jsonb('condition').$type<RuleCondition>().notNull(),
+    trigger: text('trigger', { enum: RULE_TRIGGERS }).notNull(),
     expiresAt: timestamp('expires_at', { withTimezone: true }),
     message: text('message'),
-    channels: jsonb('channels').$type<string[]>().notNull(),
+    channels: jsonb('channels').$type<RuleChannel[]>().notNull(),
     webhookUrl: text('webhook_url'),
-    /** active | paused | triggered | expired */
-    status: text('status').notNull().default('active'),
+    status: text('status', { enum: RULE_STATUSES }).notNull().default('active'),
     triggerCount: integer('trigger_count').notNull().default(0),
     lastTriggeredAt: timestamp('last_triggered_at', { withTimezone: true }),
     createdAt: createdAt(),
@@ -411,10 +425,9 @@ export const ruleDeliveries = pgTable(
     userId: text('user_id')
       .notNull()
       .references(() => user.id, { onDelete: 'cascade' }),
-    channel: text('channel').notNull(),
+    channel: text('channel', { enum: RULE_CHANNELS }).notNull(),
     target: text('target').notNull().default(''),
-    /** pending | retrying | delivered | failed | skipped */
-    status: text('status').notNull().default('pending'),
+    status: text('status', { enum: DELIVERY_STATUSES }).notNull().default('pending'),
     attempts: integer('attempts').notNull().default(0),
     lastError: text('last_error'),
     createdAt: createdAt(),
@@ -472,11 +485,11 @@ export const forecasts = pgTable(
     /** Canonical id of the symbol table (BTC-USD, AAPL, MES1!). */
     symbol: text('symbol').notNull(),
     assetClass: text('asset_class').notNull(),
-    timeframe: text('timeframe').notNull(),
+    timeframe: text('timeframe', { enum: WATOS_TIMEFRAMES }).notNull(),
     /** watos1 .. watos6 */
     signal: text('signal').notNull(),
-    /** The signal's direction: bullish | bearish. */
-    direction: text('direction').notNull(),
+    /** The signal's direction. */
+    direction: text('direction', { enum: ['bullish', 'bearish'] }).notNull(),
     /** The stated probability of a higher close after the horizon (0..1). */
     stated: doublePrecision('stated').notNull(),
     intervalLow: doublePrecision('interval_low'),
@@ -490,14 +503,15 @@ export const forecasts = pgTable(
     dueAt: timestamp('due_at', { withTimezone: true }).notNull(),
     baseRate: doublePrecision('base_rate').notNull(),
     sampleSize: integer('sample_size').notNull(),
-    /** demo | real: the market data provider serving the symbol when it was stated. */
-    source: text('source').notNull(),
-    /** grid | answer | alert */
-    origin: text('origin').notNull(),
+    /** The market data provider serving the symbol when it was stated. */
+    source: text('source', { enum: FORECAST_SOURCES }).notNull(),
+    /** Where it was shown: the grid card, an assistant's answer or a watos_odds rule's firing. */
+    origin: text('origin', { enum: ['grid', 'answer', 'alert'] }).notNull(),
     entryClose: doublePrecision('entry_close').notNull(),
     createdAt: createdAt(),
-    /** pending | resolved | unresolvable */
-    status: text('status').notNull().default('pending'),
+    status: text('status', { enum: ['pending', 'resolved', 'unresolvable'] })
+      .notNull()
+      .default('pending'),
     rose: boolean('rose'),
     exitClose: doublePrecision('exit_close'),
     resolvedAt: timestamp('resolved_at', { withTimezone: true }),

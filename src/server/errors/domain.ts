@@ -32,6 +32,7 @@ export class DomainError extends Error {
   }
 }
 
+export const unauthenticated = (message: string) => new DomainError('unauthenticated', message);
 export const invalid = (message: string, details?: Record<string, unknown>) =>
   new DomainError('invalid', message, details);
 export const notFound = (message: string) => new DomainError('not-found', message);

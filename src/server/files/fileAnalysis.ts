@@ -6,7 +6,7 @@
 // Pure functions over strings: every figure is computed from the file's own cells.
 import type { Table } from './sheetParsing.ts';
 
-export type ColumnType = 'number' | 'date' | 'boolean' | 'text' | 'empty';
+type ColumnType = 'number' | 'date' | 'boolean' | 'text' | 'empty';
 
 export interface ColumnProfile {
   name: string;
@@ -19,7 +19,7 @@ export interface ColumnProfile {
   text?: { distinct: number; top: Array<{ value: string; count: number }> };
 }
 
-export interface SmilePoint {
+interface SmilePoint {
   strike: number;
   callIv: number | null;
   putIv: number | null;
@@ -43,7 +43,7 @@ export interface ChainAnalysis {
   smileShape: string | null;
 }
 
-export interface OptionChain {
+interface OptionChain {
   layout: 'long' | 'wide';
   columns: Record<string, string>;
   underlying: number | null;
@@ -285,7 +285,7 @@ function analyseStrikes(expiry: string | null, byStrike: Map<number, StrikeRow>,
 }
 
 /** The option chain in a table, or why a table with a strike column is not one we can read. */
-export function detectOptionChain(table: Table): { chain: OptionChain | null; problem: string | null } {
+function detectOptionChain(table: Table): { chain: OptionChain | null; problem: string | null } {
   const { columns, rows } = table;
   const strike = findColumn(columns, 'strike');
   if (strike < 0) return { chain: null, problem: null };
@@ -398,7 +398,7 @@ export function detectOptionChain(table: Table): { chain: OptionChain | null; pr
   };
 }
 
-export function analyseTable(table: Table): TableAnalysis {
+function analyseTable(table: Table): TableAnalysis {
   const columns = table.columns.map((name, index) =>
     profileColumn(
       name,

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { and, desc, eq, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
 import { files, fileVersions } from '../db/schema.ts';
+import { onlyRow } from '../db/rows.ts';
 import { tooLarge, type DomainError } from '../errors/domain.ts';
 import { sanitizeDisplayName, type FileEntry, type FileVersionEntry } from '../../shared/schemas/files.ts';
 import type { FileStorage } from './storageTypes.ts';
@@ -15,11 +16,11 @@ import type { StoredSpreadsheet } from './uploads.ts';
 
 export type FileRow = typeof files.$inferSelect;
 
-export function fileDownloadPath(id: string): string {
+function fileDownloadPath(id: string): string {
   return `/files/${encodeURIComponent(id)}/download`;
 }
 
-export function fileVersionDownloadPath(id: string, version: number): string {
+function fileVersionDownloadPath(id: string, version: number): string {
   return `/files/${encodeURIComponent(id)}/versions/${version}/download`;
 }
 
@@ -193,8 +194,7 @@ export async function recordStoredFile(
   };
   try {
     if (ownerId === null) {
-      const [row] = await db.insert(files).values(values).returning();
-      return row;
+      return onlyRow(await db.insert(files).values(values).returning());
     }
     return await db.transaction(async (tx) => {
       await tx.execute(sql`select pg_advisory_xact_lock(${sql.raw(String(QUOTA_LOCK_CLASS))}, hashtext(${ownerId}))`);
@@ -210,8 +210,7 @@ export async function recordStoredFile(
         .orderBy(desc(files.uploadDate), desc(files.id))
         .limit(1);
       if (!existing) {
-        const [row] = await tx.insert(files).values(values).returning();
-        return row;
+        return onlyRow(await tx.insert(files).values(values).returning());
       }
       await tx.insert(fileVersions).values({
         fileId: existing.id,
@@ -221,19 +220,20 @@ export async function recordStoredFile(
         fileSize: existing.fileSize,
         uploadDate: existing.uploadDate,
       });
-      const [row] = await tx
-        .update(files)
-        .set({
-          storageKey: stored.storageKey,
-          contentType: stored.contentType,
-          fileSize: stored.size,
-          // The database's clock, like a first upload's default, whichever instance writes it.
-          uploadDate: sql`now()`,
-          version: existing.version + 1,
-        })
-        .where(eq(files.id, existing.id))
-        .returning();
-      return row;
+      return onlyRow(
+        await tx
+          .update(files)
+          .set({
+            storageKey: stored.storageKey,
+            contentType: stored.contentType,
+            fileSize: stored.size,
+            // The database's clock, like a first upload's default, whichever instance writes it.
+            uploadDate: sql`now()`,
+            version: existing.version + 1,
+          })
+          .where(eq(files.id, existing.id))
+          .returning(),
+      );
     });
   } catch (error) {
     // Without its row the object is unreachable: remove it rather than leak storage.

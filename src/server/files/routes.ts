@@ -63,7 +63,7 @@ import { storeSpreadsheet, tooLargeError, type StoredSpreadsheet } from './uploa
 import { UnsafeArchiveError } from './zipGuard.ts';
 
 /** Rows, columns and tables a preview shows at most. */
-export const PREVIEW_LIMITS = { rows: 20, columns: 50, tables: 10 } as const;
+const PREVIEW_LIMITS = { rows: 20, columns: 50, tables: 10 } as const;
 
 const fileNotFound = () => notFound('File not found');
 const versionNotFound = () => notFound('This file has no such version.');

@@ -10,17 +10,14 @@ import { linkedSheets } from '../db/schema.ts';
 
 export {
   findFile,
-  findVisibleFile,
   findVisibleFileByIdOrName,
   listPublicFiles,
   listVisibleFiles,
   recordStoredFile,
   removeFile,
   scheduleOrphanReclaim,
-  toFileEntry,
-  type FileRow,
 } from './fileRecords.ts';
-export { createSheetNameReader, GOOGLE_SHEETS, type GoogleSheetsLocation, type SheetNameReader } from './sheets.ts';
+export { createSheetNameReader, type GoogleSheetsLocation } from './sheets.ts';
 export {
   analyseFile,
   maxPain,
@@ -39,7 +36,6 @@ export {
   spreadsheetKindOf,
   SPREADSHEET_MIME_TYPES,
   TableReadError,
-  type Table,
 } from './tableReader.ts';
 export { safeOriginalFilename, storeSpreadsheet } from './uploads.ts';
 export { UnsafeArchiveError } from './zipGuard.ts';

@@ -31,7 +31,7 @@ export class SheetReaderBusyError extends TableReadError {
   }
 }
 
-export interface SheetPoolOptions {
+interface SheetPoolOptions {
   size: number;
   /** Tasks waiting for a worker, at most. */
   maxQueue: number;
@@ -60,7 +60,7 @@ interface PoolWorker {
 export const SHEET_WORKER_ENTRY = new URL('./sheetWorkerEntry.mjs', import.meta.url);
 
 /** How long a worker asked to exit may take before it is terminated. */
-export const STOP_GRACE_MS = 2_000;
+const STOP_GRACE_MS = 2_000;
 
 /**
  * Ends a worker: asked to exit (it does between two steps of its read), terminated only when
@@ -80,7 +80,7 @@ export async function stopWorker(worker: Worker, graceMs: number): Promise<void>
 
 const seconds = (ms: number) => Number((ms / 1000).toFixed(ms < 1000 ? 3 : 1));
 
-export class SheetPool {
+class SheetPool {
   private readonly workers = new Set<PoolWorker>();
   private readonly queue: Pending[] = [];
 

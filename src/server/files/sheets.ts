@@ -22,7 +22,7 @@ export interface GoogleSheetsLocation {
   timeoutMs: number;
 }
 
-export const GOOGLE_SHEETS: GoogleSheetsLocation = {
+const GOOGLE_SHEETS: GoogleSheetsLocation = {
   docsBase: 'https://docs.google.com',
   sheetsApiBase: 'https://sheets.googleapis.com',
   timeoutMs: 10_000,

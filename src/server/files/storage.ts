@@ -7,14 +7,7 @@ import { createDiskStorage } from './disk.ts';
 import { createS3Storage } from './s3.ts';
 import type { FileStorage, StorageLog } from './storageTypes.ts';
 
-export {
-  assertStorageKey,
-  isStorageKey,
-  newStorageKey,
-  StoredObjectMissingError,
-  type FileStorage,
-  type StorageLog,
-} from './storageTypes.ts';
+export { assertStorageKey, newStorageKey, type FileStorage, type StorageLog } from './storageTypes.ts';
 
 /** The storage the configuration names: S3 when S3_BUCKET is set (config.ts checks the keys come with it). */
 export function createFileStorage(config: Config, log?: StorageLog): FileStorage {

@@ -77,7 +77,7 @@ export function safeOriginalFilename(name: string): string {
 }
 
 /** Checks name and declared type before a byte is read; answers the spreadsheet kind. */
-export function acceptedKind(filename: string, mimeType: string): SpreadsheetKind {
+function acceptedKind(filename: string, mimeType: string): SpreadsheetKind {
   const kind = spreadsheetKindOf(filename);
   if (!kind)
     throw new DomainError(

@@ -9,7 +9,7 @@ import { watosHistory } from '../../signals/watos.ts';
 import { watosOdds } from '../../signals/watosOdds.ts';
 
 /** Bars walked at most (the newest ones): bounds the cost of one backtest. */
-export const BACKTEST_MAX_BARS = 1500;
+const BACKTEST_MAX_BARS = 1500;
 
 export interface BacktestResult {
   scorer: ForecastScorer;

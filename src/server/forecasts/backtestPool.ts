@@ -14,7 +14,7 @@ import type { BacktestTask, PooledBacktest } from './backtestWorker.ts';
 
 export type { BacktestTask, PooledBacktest } from './backtestWorker.ts';
 
-export const BACKTEST_WORKER_ENTRY = new URL('./backtestWorkerEntry.mjs', import.meta.url);
+const BACKTEST_WORKER_ENTRY = new URL('./backtestWorkerEntry.mjs', import.meta.url);
 
 /** Retry-After (s) of a full queue: about the time the worker needs to take a few more. */
 const BUSY_RETRY_SECONDS = 5;
@@ -42,7 +42,7 @@ export interface BacktestPoolStats {
 }
 
 /** The client went away (or the caller gave up): the backtest was dropped. */
-export class BacktestCancelledError extends DomainError {
+class BacktestCancelledError extends DomainError {
   constructor() {
     super('unavailable', 'The backtest was cancelled because its request was closed.');
   }

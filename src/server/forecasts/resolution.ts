@@ -39,12 +39,12 @@ export const RESOLVE_GRACE_MS = 2 * MINUTE;
 /** Missing due data is waited for this long (an engine catching up after an outage), then given up. */
 export const GIVE_UP_MS = 6 * HOUR;
 /** Share of the expected buckets between entry and due bar that may be missing (rounded down). */
-export const GAP_TOLERANCE = 0.1;
+const GAP_TOLERANCE = 0.1;
 
 export type ForecastSource = 'demo' | 'real';
 
 /** The feed class of a stored candle's source. */
-export const sourceClass = (source: string): ForecastSource => (source === 'demo' ? 'demo' : 'real');
+const sourceClass = (source: string): ForecastSource => (source === 'demo' ? 'demo' : 'real');
 
 function bucketOf(time: number, ms: number): number {
   return Math.floor(time / ms) * ms;

@@ -31,6 +31,7 @@ import { FLAG_MIN_RESOLVED, ForecastScorer, type ScoreReport } from '../../signa
 import type { MarketAnalysis } from '../analysis/service.ts';
 import type { Database } from '../db/client.ts';
 import { forecasts } from '../db/schema.ts';
+import { onlyRow } from '../db/rows.ts';
 import { invalid } from '../errors/domain.ts';
 import { createDemoFeed, storeCandles, storedCandlesBetween, type MarketSource } from '../market/service.ts';
 import type { BacktestAdmission } from './backtestAdmission.ts';
@@ -40,15 +41,20 @@ import {
   GIVE_UP_MS,
   RESOLVE_GRACE_MS,
   resolveForecast,
-  type ForecastSource,
   type PendingForecast,
   type Resolution,
 } from './resolution.ts';
-import { forecastsOfCard, type AvailableCard, type ForecastDraft, type ForecastOrigin } from './statements.ts';
+import {
+  forecastsOfCard,
+  isForecastTimeframe,
+  type AvailableCard,
+  type ForecastDraft,
+  type ForecastOrigin,
+} from './statements.ts';
 
-export { forecastsOfCard, type AvailableCard, type ForecastDraft, type ForecastOrigin } from './statements.ts';
-export { FORECAST_TIMEFRAMES, dueTime, type ForecastSource } from './resolution.ts';
-export { createBacktestAdmission, type BacktestAdmission } from './backtestAdmission.ts';
+export { type AvailableCard, type ForecastDraft, type ForecastOrigin } from './statements.ts';
+export { FORECAST_TIMEFRAMES } from './resolution.ts';
+export { createBacktestAdmission } from './backtestAdmission.ts';
 export { createBacktestPool, defaultBacktestThreads, type BacktestPool } from './backtestPool.ts';
 
 const DAY = 86_400_000;
@@ -125,12 +131,12 @@ async function duePending(db: Database, now: number, limit: number): Promise<Pen
       {
         id: row.id,
         symbol: row.symbol,
-        timeframe: row.timeframe as WatosTimeframe,
+        timeframe: row.timeframe,
         horizonBars: row.horizonBars,
         barTime: row.barTime.getTime(),
         dueAt: row.dueAt.getTime(),
         entryClose: row.entryClose,
-        source: row.source as ForecastSource,
+        source: row.source,
         calendar: symbolById(row.symbol)?.calendar ?? 'crypto-24x7',
       },
     ];
@@ -176,10 +182,12 @@ export async function resolveDueForecasts(db: Database, now: number): Promise<Re
     }
     const resolutions: Resolution[] = [];
     for (const rows of groups.values()) {
-      const granularity = FORECAST_TIMEFRAMES[rows[0].timeframe].base;
+      const [first] = rows;
+      if (!first) continue;
+      const granularity = FORECAST_TIMEFRAMES[first.timeframe].base;
       const from = Math.min(...rows.map((row) => row.barTime));
       const to = Math.min(now + 1, Math.max(...rows.map((row) => row.dueAt)) + GIVE_UP_MS);
-      const bars = await storedCandlesBetween(db, rows[0].symbol, granularity, new Date(from), new Date(to));
+      const bars = await storedCandlesBetween(db, first.symbol, granularity, new Date(from), new Date(to));
       for (const row of rows) {
         const resolution = resolveForecast(row, bars, now);
         if (resolution) resolutions.push(resolution);
@@ -216,13 +224,15 @@ export async function advanceDemoCandles(db: Database, now: number): Promise<num
   const done = new Set<string>();
   for (const { symbol, timeframe } of rows) {
     if (!(timeframe in FORECAST_TIMEFRAMES)) continue;
-    const { base } = FORECAST_TIMEFRAMES[timeframe as WatosTimeframe];
+    const { base } = FORECAST_TIMEFRAMES[timeframe];
     if (done.has(`${symbol}|${base}`)) continue;
     done.add(`${symbol}|${base}`);
-    const [{ from }] = await db
-      .select({ from: sql<string>`min(${forecasts.barTime})` })
-      .from(forecasts)
-      .where(and(eq(forecasts.symbol, symbol), eq(forecasts.status, 'pending'), eq(forecasts.source, 'demo')));
+    const { from } = onlyRow(
+      await db
+        .select({ from: sql<string>`min(${forecasts.barTime})` })
+        .from(forecasts)
+        .where(and(eq(forecasts.symbol, symbol), eq(forecasts.status, 'pending'), eq(forecasts.source, 'demo'))),
+    );
     const start = new Date(from).getTime() - DAY;
     const feed = createDemoFeed({ now: () => now, keepMinuteDays: Math.ceil((now - start) / DAY) + 1 });
     const bars = await feed.candles(symbol, base, new Date(start), new Date(now));
@@ -239,7 +249,7 @@ export interface LiveFilters {
   /** Canonical id. */
   symbol?: string;
   assetClass?: string;
-  timeframe?: string;
+  timeframe?: WatosTimeframe;
   period: TrackRecordQuery['period'];
   source: ForecastSourceName;
 }
@@ -520,9 +530,11 @@ export function createForecastService(options: ForecastServiceOptions) {
     async cite(card: AvailableCard): Promise<TrackRecordCitation[]> {
       try {
         const source = toSourceName(card.source);
+        const { timeframe } = card;
+        if (!isForecastTimeframe(timeframe)) return [];
         const stated = card.signals.filter((signal) => signal.active && signal.odds?.probability != null);
         if (stated.length === 0) return [];
-        const { report } = await scoreForecasts(db, { timeframe: card.timeframe, period: 'all', source }, now());
+        const { report } = await scoreForecasts(db, { timeframe, period: 'all', source }, now());
         const citations: TrackRecordCitation[] = [];
         const missing: string[] = [];
         for (const signal of stated) {

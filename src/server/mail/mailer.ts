@@ -12,8 +12,6 @@ import { outbox } from '../db/schema.ts';
 import { escapeUnsafeCharacters } from '../../shared/schemas/userText.ts';
 import { openMailQueue, type MailMessage, type MailQueue, type MailRetryPolicy } from './queue.ts';
 
-export type { MailMessage };
-
 export interface Mailer {
   readonly kind: 'smtp' | 'outbox';
   /** Stores the message (SMTP: in the queue) and returns; delivery may come later. */

@@ -20,7 +20,7 @@ export interface MailMessage {
   html: string;
 }
 
-export const MAIL_QUEUE = 'mail';
+const MAIL_QUEUE = 'mail';
 /** Far more retries than any window allows: the window, not this count, ends the retries. */
 const RETRY_LIMIT = 100_000;
 
@@ -35,7 +35,7 @@ export interface MailRetryPolicy {
   pollSeconds: number;
 }
 
-export interface QueuedMail {
+interface QueuedMail {
   message: MailMessage;
   /** ISO time after which no attempt is made. */
   expiresAt: string;
@@ -43,7 +43,7 @@ export interface QueuedMail {
 
 export type DeliveryState = 'pending' | 'sending' | 'sent' | 'failed' | 'cancelled';
 
-export interface QueueEntry {
+interface QueueEntry {
   id: string;
   state: DeliveryState;
   to: string;

@@ -5,7 +5,6 @@
 // every class. This module owns the provider: which symbols it serves, the windows of bars it
 // keeps in memory, quotes and candles. The path of one symbol is demoSeries.ts; its character
 // (level, volatility, volume, spread) is demoProfiles.ts. Always labelled "Demo data" where shown.
-import { CRYPTO_SYMBOLS } from '../../shared/constants.ts';
 import { SYMBOL_TABLE, type MarketSymbol } from '../../shared/symbolTable.ts';
 import { demoProfile } from './demoProfiles.ts';
 import { DEMO_EPOCH, DemoSeries } from './demoSeries.ts';
@@ -263,5 +262,3 @@ export function createDemoFeed(options: DemoFeedOptions = {}): DemoFeed {
     },
   };
 }
-
-export const DEMO_PRODUCTS: readonly string[] = CRYPTO_SYMBOLS;

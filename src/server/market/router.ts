@@ -50,7 +50,7 @@ export function slotOf(productId: string): ProviderSlot {
 }
 
 /** Whether a failure says the provider is unreachable (so auto mode falls back), not that one product is unknown. */
-export function isOutage(error: unknown): boolean {
+function isOutage(error: unknown): boolean {
   if (!(error instanceof UpstreamError)) return true;
   return error.status === undefined || error.status === 429 || error.status >= 500;
 }

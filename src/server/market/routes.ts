@@ -25,7 +25,7 @@ export interface MarketRouteOptions {
   latestAlerts: WatchlistQuoteOptions['latestAlerts'];
 }
 
-export const PRICES_PATH = '/external-api/coinbase-prices';
+const PRICES_PATH = '/external-api/coinbase-prices';
 
 export async function marketRoutes(app: FastifyInstance, options: MarketRouteOptions): Promise<void> {
   const routes = app.withTypeProvider<ZodTypeProvider>();

@@ -4,28 +4,15 @@
 import { and, asc, desc, eq, gte, inArray, lt, max, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
 import { candles } from '../db/schema.ts';
+import { onlyRow } from '../db/rows.ts';
 import type { CandleRow, Granularity } from './types.ts';
 
 export { boundedConcurrency, createCoinbaseProvider } from './coinbase.ts';
 export { aggregate, appendToBucket, createDemoFeed, DEMO_EPOCH } from './demoFeed.ts';
 export { createQuoteService, type QuoteService } from './quotes.ts';
-export {
-  createMarketRouter,
-  MARKET_DATA_MODES,
-  slotOf,
-  type MarketDataMode,
-  type MarketRouterWithPin,
-} from './router.ts';
+export { createMarketRouter, MARKET_DATA_MODES, type MarketRouterWithPin } from './router.ts';
 export { createYahooProvider } from './yahoo.ts';
-export type {
-  CandleRow,
-  Granularity,
-  MarketDataProvider,
-  MarketRouter,
-  MarketSource,
-  Quote,
-  QuoteResult,
-} from './types.ts';
+export type { CandleRow, Granularity, MarketDataProvider, MarketRouter, MarketSource, Quote } from './types.ts';
 
 /** A stored candle: the bar (open time in epoch ms) and the provider that produced it. */
 export interface StoredCandle extends CandleRow {
@@ -42,10 +29,12 @@ export async function lastCandleTime(
   productId: string,
   granularity: Granularity,
 ): Promise<number | null> {
-  const [{ last }] = await db
-    .select({ last: max(candles.time) })
-    .from(candles)
-    .where(and(eq(candles.productId, productId), eq(candles.granularity, granularity)));
+  const { last } = onlyRow(
+    await db
+      .select({ last: max(candles.time) })
+      .from(candles)
+      .where(and(eq(candles.productId, productId), eq(candles.granularity, granularity))),
+  );
   return last ? new Date(last).getTime() : null;
 }
 

@@ -21,10 +21,10 @@ import type { Database } from '../db/client.ts';
 import { firstMinuteCandlesIn, latestMinuteCandlesOf, type StoredCandle } from './service.ts';
 
 /** One-minute closes a sparkline shows: the last hour of trading. */
-export const SPARKLINE_POINTS = 60;
+const SPARKLINE_POINTS = 60;
 
 /** The newest engine alert of a plain ticker, as the alerts feature's service gives it. */
-export interface LatestAlertOfTicker {
+interface LatestAlertOfTicker {
   alertType: string;
   message: string;
   timestamp: Date;
@@ -43,15 +43,12 @@ function round(value: number, digits: number): number {
 }
 
 /** Where the session of the bar opening at `time` opened (epoch ms), or null outside any session. */
-export function sessionOpenOf(symbol: MarketSymbol, time: number): number | null {
+function sessionOpenOf(symbol: MarketSymbol, time: number): number | null {
   return sessionAt(symbol.calendar, time).sessionOpen ?? null;
 }
 
 /** The watchlist entries of the given symbols, in the order given. */
-export async function watchlistQuotes(
-  options: WatchlistQuoteOptions,
-  queries: readonly string[],
-): Promise<WatchlistEntry[]> {
+async function watchlistQuotes(options: WatchlistQuoteOptions, queries: readonly string[]): Promise<WatchlistEntry[]> {
   const resolved = queries.map((query) => ({ query, symbol: resolveSymbol(query) }));
   const known = [...new Map(resolved.flatMap(({ symbol }) => (symbol ? [[symbol.id, symbol] as const] : []))).values()];
   const [bars, alerts] = await Promise.all([

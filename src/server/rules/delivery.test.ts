@@ -14,6 +14,7 @@ import { openTestDatabase, type TestDatabase } from '../db/testing.ts';
 import { createMailer, type Mailer } from '../mail/service.ts';
 import { startFakePushService, type FakePushService } from '../testing/fakePushService.ts';
 import { waitFor } from '../testing/waitFor.ts';
+import type { RuleChannel } from '../../shared/schemas/alertRules.ts';
 import {
   DELIVERY_DEAD_LETTER_QUEUE,
   DELIVERY_QUEUE,
@@ -98,7 +99,7 @@ describe('rule delivery queue', () => {
 
   /** A rule, one firing of it and one pending delivery per channel; returns the delivery ids. */
   async function fire(
-    channels: string[],
+    channels: RuleChannel[],
     rule: { name?: string; webhookPath?: string } = {},
   ): Promise<{ firingId: number; ruleId: number; ids: Record<string, number> }> {
     const db = database.db;

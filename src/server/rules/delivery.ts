@@ -27,7 +27,13 @@ import type { DatabaseHandle } from '../db/client.ts';
 import { alertRules, ruleDeliveries, ruleFirings, user, webhookSecrets } from '../db/schema.ts';
 import { BOSS_SCHEMA, sqlExecutor, startBoss } from '../jobs/boss.ts';
 import type { Mailer } from '../mail/service.ts';
-import { describeCondition, type RuleCondition } from '../../shared/schemas/alertRules.ts';
+import {
+  describeCondition,
+  type DeliveryStatus,
+  type RuleChannel,
+  type RuleCondition,
+  type RuleTimeframe,
+} from '../../shared/schemas/alertRules.ts';
 import { resolveSymbol } from '../../shared/symbols.ts';
 import { listPushSubscriptions, removeGoneSubscription, type PushSender } from './push.ts';
 import { getOrCreateWebhookSecret, postWebhook } from './webhook.ts';
@@ -61,7 +67,7 @@ export function deliveryPolicy(config: Config): DeliveryPolicy {
   };
 }
 
-export interface DeliveryLog {
+interface DeliveryLog {
   info(details: object, message: string): void;
   warn(details: object, message: string): void;
 }
@@ -113,8 +119,8 @@ type Outcome =
 
 interface DeliveryContext {
   id: number;
-  channel: string;
-  status: string;
+  channel: RuleChannel;
+  status: DeliveryStatus;
   target: string;
   userId: string;
   email: string;
@@ -127,8 +133,8 @@ interface DeliveryContext {
   ruleId: number;
   ruleName: string;
   symbol: string;
-  timeframe: string;
-  condition: unknown;
+  timeframe: RuleTimeframe;
+  condition: RuleCondition;
   webhookUrl: string | null;
   webhookSecret: string | null;
 }
@@ -158,7 +164,7 @@ function formatTime(time: Date): string {
 
 function describe(context: DeliveryContext, ticker: string): string {
   try {
-    return describeCondition(context.condition as RuleCondition, ticker);
+    return describeCondition(context.condition, ticker);
   } catch {
     return context.ruleName;
   }

@@ -14,7 +14,7 @@ import { createTestApp, type TestApp } from '../testing/app.ts';
 import { jsonBody } from '../testing/http.ts';
 import { signedInUser, subscribedUser } from '../testing/users.ts';
 import { formatPrice } from '../../shared/format.ts';
-import type { AlertRule, RuleDelivery, RuleFiring } from '../../shared/schemas/alertRules.ts';
+import type { AlertRule, RuleCondition, RuleDelivery, RuleFiring } from '../../shared/schemas/alertRules.ts';
 import { createRuleEvaluator } from './evaluator.ts';
 import { createRulesRuntime, type RulesRuntime } from './runtime.ts';
 
@@ -92,7 +92,7 @@ describe('alert rules in the alert engine', () => {
     const rule = {
       symbol: 'COINBASE:BTCUSD',
       timeframe: '1m',
-      condition: { kind: 'price_cross', direction: 'above', level },
+      condition: { kind: 'price_cross', direction: 'above', level } satisfies RuleCondition,
       trigger: 'once',
       channels: ['in_app', 'email'],
       message: '{{ticker}} through {{close}} at {{time}}',

@@ -77,12 +77,12 @@ export async function recordFirings(
               userId: firing.userId,
               channel,
               target: 'Dashboard',
-              status: 'delivered',
+              status: 'delivered' as const,
               attempts: 1,
               deliveredAt: now,
               latencyMs: 0,
             }
-          : { firingId: firing.id, userId: firing.userId, channel, status: 'pending' },
+          : { firingId: firing.id, userId: firing.userId, channel, status: 'pending' as const },
       ),
     );
     const rows = deliveries.length

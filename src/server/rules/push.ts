@@ -22,7 +22,7 @@ export interface VapidKeys {
 }
 
 /** The browsers one user may keep subscribed; the oldest go first past this. */
-export const MAX_PUSH_SUBSCRIPTIONS_PER_USER = 20;
+const MAX_PUSH_SUBSCRIPTIONS_PER_USER = 20;
 const DEFAULT_PUSH_TIMEOUT_MS = 10_000;
 
 function subjectFrom(config: Pick<Config, 'VAPID_SUBJECT' | 'MAIL_FROM'>): string {
@@ -64,7 +64,7 @@ export interface StoredPushSubscription {
   auth: string;
 }
 
-export interface PushResult {
+interface PushResult {
   ok: boolean;
   /** The push service's status; null when no answer came. */
   status: number | null;

@@ -49,7 +49,7 @@ import {
 } from './store.ts';
 
 /** Webhook test sends one user may make a minute: enough to debug a receiver, not a traffic cannon. */
-export const WEBHOOK_TESTS_PER_MINUTE = 10;
+const WEBHOOK_TESTS_PER_MINUTE = 10;
 
 export interface RuleRouteOptions {
   db: Database;

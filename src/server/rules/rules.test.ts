@@ -229,7 +229,7 @@ describe('alert rules API', () => {
           name: 'r',
           symbol: 'AAPL',
           timeframe: '1h',
-          condition: {},
+          condition: { kind: 'price_cross', direction: 'above', level: 190 },
           trigger: 'every_time',
           channels: ['in_app'],
         })

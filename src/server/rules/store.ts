@@ -7,6 +7,7 @@ import { isIP } from 'node:net';
 import type { Database } from '../db/client.ts';
 import { classifyAddress } from '../http/outboundGuard.ts';
 import { alertRules, ruleDeliveries, ruleFirings } from '../db/schema.ts';
+import { onlyRow } from '../db/rows.ts';
 import { conflict, invalid, notFound } from '../errors/domain.ts';
 import {
   describeCondition,
@@ -14,12 +15,10 @@ import {
   type AlertRule,
   type ParsedRuleInput,
   type RuleChannel,
-  type RuleCondition,
   type RuleDelivery,
   type RuleFiring,
   type RuleStatus,
   type RuleTimeframe,
-  type RuleTrigger,
 } from '../../shared/schemas/alertRules.ts';
 import { symbolById, tickerOf } from '../../shared/tickers.ts';
 import type { ActiveRule } from './types.ts';
@@ -37,10 +36,9 @@ export interface RuleLimits {
 
 const tickerOfSymbol = (symbol: string) => symbolById(symbol)?.ticker ?? tickerOf(symbol);
 
-export function toAlertRule(row: RuleRow): AlertRule {
-  const condition = row.condition as RuleCondition;
+function toAlertRule(row: RuleRow): AlertRule {
+  const { condition, timeframe } = row;
   const ticker = tickerOfSymbol(row.symbol);
-  const timeframe = row.timeframe as RuleTimeframe;
   return {
     id: row.id,
     name: row.name,
@@ -48,12 +46,12 @@ export function toAlertRule(row: RuleRow): AlertRule {
     ticker,
     timeframe,
     condition,
-    trigger: row.trigger as RuleTrigger,
+    trigger: row.trigger,
     expiresAt: row.expiresAt?.toISOString() ?? null,
     message: row.message,
-    channels: row.channels as RuleChannel[],
+    channels: row.channels,
     webhookUrl: row.webhookUrl,
-    status: row.status as RuleStatus,
+    status: row.status,
     description: `${describeCondition(condition, ticker)} (${timeframe})`,
     triggerCount: row.triggerCount,
     lastTriggeredAt: row.lastTriggeredAt?.toISOString() ?? null,
@@ -101,16 +99,18 @@ async function lockUser(tx: Pick<Database, 'execute'>, userId: string) {
 }
 
 async function assertUnderCap(tx: Database, userId: string, limits: RuleLimits, exceptId?: number) {
-  const [{ active }] = await tx
-    .select({ active: count() })
-    .from(alertRules)
-    .where(
-      and(
-        eq(alertRules.userId, userId),
-        eq(alertRules.status, 'active'),
-        exceptId === undefined ? undefined : sql`${alertRules.id} <> ${exceptId}`,
+  const { active } = onlyRow(
+    await tx
+      .select({ active: count() })
+      .from(alertRules)
+      .where(
+        and(
+          eq(alertRules.userId, userId),
+          eq(alertRules.status, 'active'),
+          exceptId === undefined ? undefined : sql`${alertRules.id} <> ${exceptId}`,
+        ),
       ),
-    );
+  );
   if (active >= limits.maxActive)
     throw conflict(
       `You have ${limits.maxActive} active alert rules, the most allowed: pause or delete one before adding another`,
@@ -118,7 +118,7 @@ async function assertUnderCap(tx: Database, userId: string, limits: RuleLimits, 
 }
 
 async function assertUnderTotal(tx: Database, userId: string, limits: RuleLimits) {
-  const [{ total }] = await tx.select({ total: count() }).from(alertRules).where(eq(alertRules.userId, userId));
+  const { total } = onlyRow(await tx.select({ total: count() }).from(alertRules).where(eq(alertRules.userId, userId)));
   if (total >= limits.maxTotal)
     throw conflict(
       `You have ${limits.maxTotal} alert rules, the most allowed (paused ones count too): delete one before adding another`,
@@ -141,7 +141,8 @@ const afterCursor = (id: Column, cursor: number | undefined) => (cursor === unde
 
 function toPage<T extends { id: number }>(rows: T[], limit: number): Page<T> {
   const items = rows.slice(0, limit);
-  return { items, nextCursor: rows.length > limit ? String(items[items.length - 1].id) : null };
+  const last = items.at(-1);
+  return { items, nextCursor: rows.length > limit && last ? String(last.id) : null };
 }
 
 /** A page of a user's rules, newest first, of one status when given. */
@@ -168,14 +169,15 @@ export async function listRules(
 
 /** How many rules a user holds, all and active (the caps the list shows against). */
 export async function countRules(db: Database, userId: string): Promise<{ total: number; active: number }> {
-  const [row] = await db
-    .select({
-      total: count(),
-      active: sql<number>`count(*) filter (where ${alertRules.status} = 'active')`.mapWith(Number),
-    })
-    .from(alertRules)
-    .where(eq(alertRules.userId, userId));
-  return row;
+  return onlyRow(
+    await db
+      .select({
+        total: count(),
+        active: sql<number>`count(*) filter (where ${alertRules.status} = 'active')`.mapWith(Number),
+      })
+      .from(alertRules)
+      .where(eq(alertRules.userId, userId)),
+  );
 }
 
 export async function createRule(
@@ -190,10 +192,12 @@ export async function createRule(
     await lockUser(tx, userId);
     await assertUnderTotal(tx, userId, limits);
     await assertUnderCap(tx, userId, limits);
-    const [row] = await tx
-      .insert(alertRules)
-      .values({ userId, ...rowValues(input), status: 'active' })
-      .returning();
+    const row = onlyRow(
+      await tx
+        .insert(alertRules)
+        .values({ userId, ...rowValues(input), status: 'active' })
+        .returning(),
+    );
     return toAlertRule(row);
   });
 }
@@ -220,11 +224,13 @@ export async function updateRule(
     // A paused rule stays paused when edited; anything else is armed again.
     const status = existing.status === 'paused' ? 'paused' : 'active';
     if (status === 'active') await assertUnderCap(tx, userId, limits, id);
-    const [row] = await tx
-      .update(alertRules)
-      .set({ ...rowValues(input), status, updatedAt: now })
-      .where(and(eq(alertRules.id, id), eq(alertRules.userId, userId)))
-      .returning();
+    const row = onlyRow(
+      await tx
+        .update(alertRules)
+        .set({ ...rowValues(input), status, updatedAt: now })
+        .where(and(eq(alertRules.id, id), eq(alertRules.userId, userId)))
+        .returning(),
+    );
     return toAlertRule(row);
   });
 }
@@ -251,11 +257,13 @@ export async function setRuleStatus(
         throw conflict('This rule has expired: edit it with a later expiry to use it again');
       await assertUnderCap(tx, userId, limits, id);
     }
-    const [row] = await tx
-      .update(alertRules)
-      .set({ status, updatedAt: now })
-      .where(and(eq(alertRules.id, id), eq(alertRules.userId, userId)))
-      .returning();
+    const row = onlyRow(
+      await tx
+        .update(alertRules)
+        .set({ status, updatedAt: now })
+        .where(and(eq(alertRules.id, id), eq(alertRules.userId, userId)))
+        .returning(),
+    );
     return toAlertRule(row);
   });
 }
@@ -285,12 +293,12 @@ export async function loadActiveRules(db: Database, now = new Date()): Promise<E
     name: row.name,
     symbol: row.symbol,
     ticker: tickerOfSymbol(row.symbol),
-    timeframe: row.timeframe as RuleTimeframe,
-    condition: row.condition as RuleCondition,
-    trigger: row.trigger as RuleTrigger,
+    timeframe: row.timeframe,
+    condition: row.condition,
+    trigger: row.trigger,
     expiresAt: row.expiresAt?.getTime() ?? null,
     message: row.message,
-    channels: row.channels as RuleChannel[],
+    channels: row.channels,
   }));
 }
 
@@ -299,7 +307,7 @@ export async function loadActiveRules(db: Database, now = new Date()): Promise<E
  * resumed, fired-once or deleted: the engine reloads its rules only when it moves.
  */
 export async function rulesVersion(db: Database): Promise<string> {
-  const [row] = await db.select({ rules: count(), latest: max(alertRules.updatedAt) }).from(alertRules);
+  const row = onlyRow(await db.select({ rules: count(), latest: max(alertRules.updatedAt) }).from(alertRules));
   return `${row.rules}:${row.latest?.getTime() ?? 0}`;
 }
 
@@ -331,7 +339,7 @@ type FiringRow = {
   ruleId: number;
   ruleName: string;
   symbol: string;
-  timeframe: string;
+  timeframe: RuleTimeframe;
   price: number;
   message: string;
   barTime: Date;
@@ -346,7 +354,7 @@ export function toRuleFiring(row: FiringRow): RuleFiring {
     ruleName: row.ruleName,
     symbol: row.symbol,
     ticker: tickerOfSymbol(row.symbol),
-    timeframe: row.timeframe as RuleTimeframe,
+    timeframe: row.timeframe,
     price: row.price,
     message: row.message,
     barTime: row.barTime.toISOString(),
@@ -411,9 +419,9 @@ export async function listDeliveries(db: Database, userId: string, page: PageReq
     ruleId: row.ruleId,
     ruleName: row.ruleName,
     ticker: tickerOfSymbol(row.symbol),
-    channel: row.channel as RuleChannel,
+    channel: row.channel,
     target: row.target,
-    status: row.status as RuleDelivery['status'],
+    status: row.status,
     attempts: row.attempts,
     lastError: row.lastError,
     createdAt: row.createdAt.toISOString(),

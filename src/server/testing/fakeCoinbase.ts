@@ -3,7 +3,7 @@
 // shows: slowness, 429s, 5xx, garbage JSON, and products it does not know.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 
-export type FakeBehaviour = 'ok' | 'slow' | 'rate-limited' | 'server-error' | 'garbage' | 'unknown-product';
+type FakeBehaviour = 'ok' | 'slow' | 'rate-limited' | 'server-error' | 'garbage' | 'unknown-product';
 
 export interface FakeCoinbase {
   url: string;

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import ExcelJS from 'exceljs';
 import type { GoogleSheetsLocation } from '../files/service.ts';
 
-export interface FakeSpreadsheet {
+interface FakeSpreadsheet {
   sheetNames: string[];
   /** public: the export works; private: only the Sheets API (with the key) reads it; published: /d/e/{id}/pub works. */
   visibility: 'public' | 'private' | 'published';

@@ -6,7 +6,7 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export interface FakeChatMessage {
+interface FakeChatMessage {
   role: 'system' | 'user' | 'assistant' | 'tool';
   content?: string | null;
   tool_calls?: Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }>;
@@ -23,7 +23,7 @@ export interface FakeChatRequest {
   };
 }
 
-export type FakeReply =
+type FakeReply =
   | { text: string }
   | { toolCalls: Array<{ name: string; arguments: Record<string, unknown> }> }
   | { status: number; error: string }

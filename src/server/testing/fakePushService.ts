@@ -9,7 +9,7 @@ import { createECDH, createPublicKey, createDecipheriv, hkdfSync, randomBytes, v
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export interface FakeSubscription {
+interface FakeSubscription {
   id: string;
   endpoint: string;
   /** base64url of the uncompressed P-256 public key (65 bytes), as PushSubscription.toJSON() gives it. */
@@ -18,7 +18,7 @@ export interface FakeSubscription {
   auth: string;
 }
 
-export interface PushMessage {
+interface PushMessage {
   subscriptionId: string;
   /** The decrypted payload, parsed as JSON (or the text when it is not JSON). */
   payload: unknown;

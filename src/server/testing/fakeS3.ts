@@ -6,7 +6,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 
-export interface FakeS3Object {
+interface FakeS3Object {
   body: Buffer;
   contentType: string | undefined;
   /** LastModified; tests may move it back to age an object. */

@@ -8,7 +8,7 @@ import Stripe from 'stripe';
 
 export type StripeObject = Record<string, unknown>;
 
-export interface FakeStripeRequest {
+interface FakeStripeRequest {
   method: string;
   path: string;
   /** The Stripe-Version header the client sent. */

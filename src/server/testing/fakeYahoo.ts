@@ -14,9 +14,9 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { sessionAt } from '../../shared/sessions.ts';
 import { SYMBOL_TABLE, type MarketSymbol, type SessionCalendarId } from '../../shared/symbolTable.ts';
 
-export type FakeYahooEndpoint = 'cookie' | 'crumb' | 'quote' | 'chart' | 'other';
+type FakeYahooEndpoint = 'cookie' | 'crumb' | 'quote' | 'chart' | 'other';
 
-export type FakeYahooMode =
+type FakeYahooMode =
   | { kind: 'ok' }
   /** Answers with this status and Yahoo's JSON error body. */
   | { kind: 'status'; status: number }
@@ -28,7 +28,7 @@ export type FakeYahooMode =
   /** A 200 whose body is truncated JSON. */
   | { kind: 'garbage' };
 
-export interface FakeYahooRequest {
+interface FakeYahooRequest {
   endpoint: FakeYahooEndpoint;
   /** The Yahoo host the library asked for (the provider's x-forwarded-host), else Host. */
   host: string;

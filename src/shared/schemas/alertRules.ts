@@ -41,8 +41,6 @@ export const RULE_CHANNEL_LABELS: Record<RuleChannel, string> = {
 export const RULE_STATUSES = ['active', 'paused', 'triggered', 'expired'] as const;
 export type RuleStatus = (typeof RULE_STATUSES)[number];
 
-/** Active rules one user may hold unless ALERT_RULES_MAX_ACTIVE says otherwise. */
-export const DEFAULT_MAX_ACTIVE_RULES = 50;
 /** A page of the rules, the Triggered list or the delivery log: its default and largest size. */
 export const RULE_PAGE_DEFAULT = 50;
 export const RULE_PAGE_MAX = 200;

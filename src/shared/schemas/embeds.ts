@@ -5,4 +5,3 @@ export const embedsResponse = z.object({
   spreadsheetUrl: z.string().nullable(),
   demoTradingUrl: z.string().nullable(),
 });
-export type Embeds = z.infer<typeof embedsResponse>;

@@ -17,14 +17,14 @@ export const SPREADSHEET_MIME_TYPES: Record<SpreadsheetKind, string> = {
  * docs/SPEC.md section 5: an upload's MIME type must be one of these three, whatever its
  * extension (Windows browsers send the legacy Excel type for .csv files).
  */
-export const ACCEPTED_UPLOAD_MIME_TYPES: readonly string[] = Object.values(SPREADSHEET_MIME_TYPES);
+const ACCEPTED_UPLOAD_MIME_TYPES: readonly string[] = Object.values(SPREADSHEET_MIME_TYPES);
 
 /** The file picker's filter. */
 export const UPLOAD_ACCEPT =
   '.csv,.xls,.xlsx,text/csv,application/vnd.ms-excel,application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 
 /** A MIME type without parameters, lower-cased: `text/csv; charset=utf-8` -> `text/csv`. */
-export function bareMimeType(value: string): string {
+function bareMimeType(value: string): string {
   return value.split(';')[0].trim().toLowerCase();
 }
 
@@ -70,7 +70,7 @@ export const FILE_TEXTS = {
 } as const;
 
 /** docs/SPEC.md section 3: a file as listed; `uploaded_by_user_id` null means a public file. */
-export const fileEntrySchema = z.object({
+const fileEntrySchema = z.object({
   id: z.string(),
   original_filename: z.string(),
   file_size: z.number().int().nonnegative(),
@@ -87,7 +87,7 @@ export const fileEntrySchema = z.object({
 export type FileEntry = z.infer<typeof fileEntrySchema>;
 
 /** One stored version of a file, as GET /files/{id}/versions lists it. */
-export const fileVersionEntrySchema = z.object({
+const fileVersionEntrySchema = z.object({
   version: z.number().int().positive(),
   file_size: z.number().int().nonnegative(),
   /** When this version was uploaded, UTC ISO-8601. */
@@ -184,7 +184,6 @@ export const sheetMetadataBody = z.object({
 });
 
 export const sheetMetadataSchema = z.object({ sheet_names: z.array(z.string()) });
-export type SheetMetadata = z.infer<typeof sheetMetadataSchema>;
 
 export const linkedSheetSchema = z.object({ sheet_url: z.string().nullable() });
 export type LinkedSheet = z.infer<typeof linkedSheetSchema>;

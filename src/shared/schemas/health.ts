@@ -4,4 +4,3 @@ import { z } from 'zod';
 
 export const healthOk = z.object({ status: z.literal('ok') });
 export const healthUnavailable = z.object({ status: z.enum(['starting', 'unavailable']), error: z.string() });
-export type HealthResponse = z.infer<typeof healthOk> | z.infer<typeof healthUnavailable>;

@@ -7,11 +7,11 @@
 import { z } from 'zod';
 
 /** The largest value of a PostgreSQL `integer` column. */
-export const INT32_MAX = 2_147_483_647;
+const INT32_MAX = 2_147_483_647;
 /** Matches no row of an identity column (they start at 1). */
-export const NO_SUCH_ROW = 0;
+const NO_SUCH_ROW = 0;
 /** Matches no row of a text-keyed table (every stored id is generated, never empty). */
-export const NO_SUCH_TEXT_ROW = '';
+const NO_SUCH_TEXT_ROW = '';
 
 /** A path id for an `integer` identity column: a whole number from 1 to INT32_MAX, anything else NO_SUCH_ROW. */
 export const int32PathId = z

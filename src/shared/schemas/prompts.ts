@@ -5,7 +5,7 @@ import { z } from 'zod';
 /** ?category=: one category only (URL-encoded), or every active prompt. */
 export const promptsQuery = z.object({ category: z.string().trim().min(1).max(100).optional() });
 
-export const catalogPrompt = z.object({
+const catalogPrompt = z.object({
   id: z.string(),
   category: z.string(),
   /** May hold {symbol} and {timeframe}, filled from the catalogue's selections. */
@@ -17,4 +17,3 @@ export type CatalogPrompt = z.infer<typeof catalogPrompt>;
 
 /** The prompts in catalogue order. */
 export const promptsResponse = z.object({ prompts: z.array(catalogPrompt) });
-export type PromptsResponse = z.infer<typeof promptsResponse>;

@@ -11,7 +11,7 @@ export const TRACK_RECORD_PERIODS = ['7d', '30d', '90d', 'all'] as const;
 export type TrackRecordPeriod = (typeof TRACK_RECORD_PERIODS)[number];
 
 export const FORECAST_SOURCES = ['demo', 'real'] as const;
-export const forecastSource = z.enum(FORECAST_SOURCES, { error: 'source must be demo or real' });
+const forecastSource = z.enum(FORECAST_SOURCES, { error: 'source must be demo or real' });
 export type ForecastSourceName = z.infer<typeof forecastSource>;
 
 const signalIds = WATOS_SIGNALS.map((signal) => signal.id) as [string, ...string[]];
@@ -42,7 +42,7 @@ export const backtestQuery = z.object({
 });
 export type BacktestQuery = z.infer<typeof backtestQuery>;
 
-export const reliabilityBin = z.object({
+const reliabilityBin = z.object({
   /** The decile of stated probability [from, to). */
   from: z.number(),
   to: z.number(),
@@ -55,7 +55,7 @@ export const reliabilityBin = z.object({
   interval: z.tuple([z.number(), z.number()]),
 });
 
-export const signalScore = z.object({
+const signalScore = z.object({
   signal: z.string(),
   name: z.string(),
   count: z.number(),

@@ -1,11 +1,7 @@
 // The account calls the pages make: Better Auth endpoints and our own account routes, parsed
 // with the shared schemas. The schemas load on first use (`accountSchemas`): they bring zod,
 // which the landing route must not load before it renders (scripts/bundleBudget.mjs).
-import type { MeResponse } from '../../shared/schemas/me.ts';
-import type { RegisterResponse } from '../../shared/schemas/auth.ts';
 import { apiFetch, apiSend } from './http.ts';
-
-export type { MeResponse, RegisterResponse };
 
 /** The shared account schemas, imported on demand (one chunk with the form rules). */
 export const accountSchemas = () => import('../../shared/schemas/auth.ts');

@@ -24,7 +24,7 @@ function requestHeaders(init: RequestInit): Headers {
 }
 
 /** The server's { error } text of a failed answer, or a generic one. */
-export function errorFromBody(status: number, body: unknown): ApiError {
+function errorFromBody(status: number, body: unknown): ApiError {
   const message = (body as { error?: unknown } | undefined)?.error;
   return new ApiError(status, typeof message === 'string' ? message : `API error: ${status}`);
 }

@@ -8,7 +8,7 @@ const symbolSchemas = () => import('../../shared/schemas/symbols.ts');
 const symbolSearchResponse = schemaOnDemand(async () => (await symbolSchemas()).symbolSearchResponse);
 const symbolResolveResponse = schemaOnDemand(async () => (await symbolSchemas()).symbolResolveResponse);
 
-export const SYMBOL_SEARCH_LIMIT = 8;
+const SYMBOL_SEARCH_LIMIT = 8;
 
 export async function searchSymbols(q: string, signal?: AbortSignal): Promise<MarketSymbolView[]> {
   const query = new URLSearchParams({ q, limit: String(SYMBOL_SEARCH_LIMIT) }).toString();

@@ -15,7 +15,7 @@ import { Link, NavLink, useNavigation } from './navigation.tsx';
 import { shortDate } from './dates.ts';
 import { useNotify } from './Notifications.tsx';
 
-export const MARKETING_LINKS = [
+const MARKETING_LINKS = [
   { to: '/ai-trading-intelligence', label: 'AI Trading Intelligence' },
   { to: '/crypto-analytics-ai', label: 'Crypto Analytics AI' },
   { to: '/futures-micro-futures-ai', label: 'Futures & Micro-Futures AI' },

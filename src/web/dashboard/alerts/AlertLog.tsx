@@ -32,7 +32,7 @@ export const TYPE_STYLES: Record<AlertDisplayType, { dot: string; text: string; 
   caution: { dot: 'bg-yellow-400', text: 'text-yellow-300', label: 'Caution' },
 };
 
-export function AlertItem({ alert }: { alert: AlertRecord }) {
+function AlertItem({ alert }: { alert: AlertRecord }) {
   const item = toAlertDisplayItem(alert);
   const style = TYPE_STYLES[item.type];
   return (

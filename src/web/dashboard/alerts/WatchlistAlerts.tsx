@@ -37,7 +37,7 @@ const WINDOW_DAYS = 4;
  * does not know it. Saved lists hold tickers ('AAPL', 'MES'); older or hand-typed entries in
  * another form ('BTC-USD', 'NASDAQ:AAPL') are resolved the same way the server does.
  */
-export function alertTickerOf(symbol: string): string | null {
+function alertTickerOf(symbol: string): string | null {
   return (symbolByTicker(symbol) ?? resolveLocally(symbol))?.ticker ?? null;
 }
 

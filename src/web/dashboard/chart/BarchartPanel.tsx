@@ -9,7 +9,7 @@ import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { watchScript } from './scriptWatch.ts';
 
 export const BARCHART_SCRIPT_URL = 'https://www.barchart.com/widget.js';
-export const BARCHART_SIGNUP_URL = 'https://www.barchart.com/ondemand/free-market-data-api';
+const BARCHART_SIGNUP_URL = 'https://www.barchart.com/ondemand/free-market-data-api';
 const STORAGE_KEY = 'watos.barchart.credentials';
 
 export interface BarchartCredentials {

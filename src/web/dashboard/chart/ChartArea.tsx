@@ -12,7 +12,7 @@ import { TradingViewChart } from './TradingViewChart.tsx';
 
 export type ChartSource = 'tradingview' | 'barchart' | 'exchange' | 'spreadsheet' | 'demo-trading';
 
-export const CHART_SOURCES: Array<{ id: ChartSource; label: string }> = [
+const CHART_SOURCES: Array<{ id: ChartSource; label: string }> = [
   { id: 'tradingview', label: 'TradingView' },
   { id: 'barchart', label: 'Barchart' },
   { id: 'exchange', label: 'Exchange Data' },

@@ -41,7 +41,7 @@ function AssistantAvatar() {
   );
 }
 
-export function TypingDots({ activity }: { activity?: string }) {
+function TypingDots({ activity }: { activity?: string }) {
   return (
     <span
       className="flex items-center gap-1 py-1"

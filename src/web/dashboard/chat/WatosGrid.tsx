@@ -30,7 +30,7 @@ interface Flag {
   source: ForecastSourceName;
 }
 
-export const STRENGTH_STYLES: Record<WatosStrengthName, { tile: string; badge: string }> = {
+const STRENGTH_STYLES: Record<WatosStrengthName, { tile: string; badge: string }> = {
   low: { tile: 'border-yellow-500/60 bg-yellow-500/10', badge: 'bg-yellow-400 text-gray-900' },
   medium: { tile: 'border-blue-500/60 bg-blue-500/10', badge: 'bg-blue-700 text-white' },
   high: { tile: 'border-green-500/60 bg-green-500/10', badge: 'bg-green-500 text-gray-900' },

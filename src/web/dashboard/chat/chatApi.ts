@@ -82,7 +82,7 @@ export async function sendChat(input: {
   return { conversationId: response.headers.get(CONVERSATION_HEADER), chunks: readUiMessageStream(response.body) };
 }
 
-export class PromptApiError extends Error {
+class PromptApiError extends Error {
   constructor(readonly status: number) {
     super(`API error: ${status}`);
   }

@@ -12,7 +12,7 @@ import { queryKeys } from '../../api/queryKeys.ts';
 import { deleteVersion, fetchVersions } from './filesApi.ts';
 
 /** "v3 · 3 versions": the toggle's text. */
-export function versionsLabel(file: Pick<FileEntry, 'version' | 'versions'>): string {
+function versionsLabel(file: Pick<FileEntry, 'version' | 'versions'>): string {
   return `v${file.version} · ${file.versions} versions`;
 }
 

@@ -15,7 +15,7 @@ export const DASHBOARD_TABS = [
 
 export type DashboardTab = (typeof DASHBOARD_TABS)[number]['id'];
 
-export function isDashboardTab(value: string | null | undefined): value is DashboardTab {
+function isDashboardTab(value: string | null | undefined): value is DashboardTab {
   return DASHBOARD_TABS.some((tab) => tab.id === value);
 }
 

@@ -35,7 +35,7 @@ export function usePrices(active: boolean) {
 }
 
 /** How often the own chart re-reads its newest bars. */
-export const CANDLE_REFRESH_INTERVAL_MS = 30_000;
+const CANDLE_REFRESH_INTERVAL_MS = 30_000;
 
 /**
  * The newest 300 bars of one asset and timeframe with the overlays and RSI asked for and the

@@ -10,7 +10,7 @@ import { useDashboardShortcuts } from './useDashboardShortcuts.ts';
 
 const FOCUSABLE = 'button, [href], input, select, textarea, [tabindex]:not([tabindex="-1"])';
 
-export function ShortcutsDialog({ onClose }: { onClose: () => void }) {
+function ShortcutsDialog({ onClose }: { onClose: () => void }) {
   const titleId = useId();
   const dialog = useRef<HTMLDivElement>(null);
   const closeButton = useRef<HTMLButtonElement>(null);

@@ -44,7 +44,7 @@ export const SHORTCUT_GROUPS: ReadonlyArray<{ title: string; shortcuts: readonly
 export type PageShortcut = 'search' | 'help';
 
 /** Whether keys pressed in `element` are someone's typing. */
-export function isTypingTarget(element: EventTarget | null): boolean {
+function isTypingTarget(element: EventTarget | null): boolean {
   if (!(element instanceof Element)) return false;
   if (element instanceof HTMLElement && element.isContentEditable) return true;
   return (
@@ -54,7 +54,7 @@ export function isTypingTarget(element: EventTarget | null): boolean {
 }
 
 /** Whether a modal has the page (the shortcuts dialog itself, a form, the tour's tooltip). */
-export function modalIsOpen(doc: Document = document): boolean {
+function modalIsOpen(doc: Document = document): boolean {
   return doc.querySelector('[aria-modal="true"]') !== null;
 }
 

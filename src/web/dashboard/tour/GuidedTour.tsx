@@ -150,7 +150,7 @@ function loadTooltips(): Promise<TourTooltipsComponent> {
   return tooltips;
 }
 
-export const TOUR_LOAD_FAILED = 'The guided tour could not be loaded. Check your connection and reload the page.';
+const TOUR_LOAD_FAILED = 'The guided tour could not be loaded. Check your connection and reload the page.';
 
 const nextFrame = () => new Promise<void>((resolve) => requestAnimationFrame(() => resolve()));
 const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

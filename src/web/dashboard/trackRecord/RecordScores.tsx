@@ -8,7 +8,7 @@ import { percent, ReliabilityDiagram } from './ReliabilityDiagram.tsx';
 const count = (value: number) => value.toLocaleString('en-US');
 const signed = (value: number) => `${value > 0 ? '+' : ''}${value.toFixed(3)}`;
 
-export const FLAGGED_TEXT = 'Below base rate';
+const FLAGGED_TEXT = 'Below base rate';
 
 /** Whether the odds beat quoting the base rate, in words. */
 export function skillVerdict(record: Pick<TrackRecordResponse, 'brierSkill' | 'counts'>): string | null {

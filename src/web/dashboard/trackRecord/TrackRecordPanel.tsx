@@ -28,9 +28,9 @@ import {
 } from './trackRecordApi.ts';
 
 export const BACKTEST_TITLE = 'Backtest (walk-forward over stored history, not live forecasts)';
-export const DEMO_LABEL = 'Demo data';
+const DEMO_LABEL = 'Demo data';
 /** The market a backtest runs on when no symbol is chosen. */
-export const DEFAULT_BACKTEST_SYMBOL = 'BTC-USD';
+const DEFAULT_BACKTEST_SYMBOL = 'BTC-USD';
 
 const PERIOD_LABELS: Record<TrackRecordPeriod, string> = {
   '7d': 'Last 7 days',

@@ -37,7 +37,7 @@ export const ALL_RECORDS: TrackRecordFilters = {
 };
 
 /** The query string of a set of filters, its keys always in the same order (it is also the cache key). */
-export function trackRecordQueryString(filters: TrackRecordFilters): string {
+function trackRecordQueryString(filters: TrackRecordFilters): string {
   const params = new URLSearchParams();
   if (filters.signal) params.set('signal', filters.signal);
   if (filters.symbol) params.set('symbol', filters.symbol);

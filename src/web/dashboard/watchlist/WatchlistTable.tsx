@@ -53,7 +53,7 @@ export function WatchlistViewToggle({
 }
 
 /** The generator's name in words: 'VolatilitySpikeAlertGenerator' gives 'Volatility Spike'. */
-export function alertTypeLabel(alertType: string): string {
+function alertTypeLabel(alertType: string): string {
   return alertType
     .replace(/AlertGenerator$/, '')
     .replace(/([a-z])([A-Z])/g, '$1 $2')
@@ -79,7 +79,7 @@ function trendClass(value: number | null | undefined): string {
 }
 
 /** The last hour's closes as a line; its accessible name says what it is and where it went. */
-export function Sparkline({ ticker, closes }: { ticker: string; closes: readonly number[] }) {
+function Sparkline({ ticker, closes }: { ticker: string; closes: readonly number[] }) {
   if (closes.length < 2) return <span className="text-gray-400">-</span>;
   const width = 64;
   const height = 20;

@@ -8,7 +8,7 @@ import { apiFetch, schemaOnDemand } from '../../api/http.ts';
 import { queryKeys } from '../../api/queryKeys.ts';
 
 /** How often the table refreshes: a new one-minute bar is stored about once a minute. */
-export const WATCHLIST_REFRESH_MS = 15_000;
+const WATCHLIST_REFRESH_MS = 15_000;
 
 /** The answer's schema, imported with the first answer (the table is on the dashboard's first paint). */
 const watchlistQuotesResponse = schemaOnDemand(
