@@ -10,7 +10,7 @@ import { findUserByEmail, findUserById, markEmailVerified, resetTokenOwner, type
 import type { Auth } from './auth.ts';
 import { CURRENT_PASSWORD_REQUIRED, CURRENT_PASSWORD_WRONG } from './passwords.ts';
 
-export { createAuth, type Auth, type AuthLog } from './auth.ts';
+export { createAuth, type Auth } from './auth.ts';
 export { dashboardFeature, registerDashboardApi, type DashboardFeature } from './dashboardScope.ts';
 export { createSessionChanges, type SessionChanges } from './sessionChanges.ts';
 export {

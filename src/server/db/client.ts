@@ -16,7 +16,7 @@ import * as schema from './schema.ts';
 type Schema = typeof schema;
 export type Database = PgDatabase<PgQueryResultHKT, Schema>;
 
-const migrationsFolder = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
+export const migrationsFolder = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
 
 /** How many migrations this build ships (drizzle's journal). */
 export function expectedMigrationCount(): number {
