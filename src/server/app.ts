@@ -19,7 +19,7 @@ import { compression } from './http/compression.ts';
 import { installCsrfGuard } from './http/csrf.ts';
 import { installErrorHandling } from './http/errors.ts';
 import { loggerOptions } from './http/logging.ts';
-import { counterStore } from './http/rateLimit.ts';
+import { rateLimits } from './http/rateLimit.ts';
 import { installRequestGuards } from './http/requestGuards.ts';
 import { securityHeaders } from './http/security.ts';
 import { registerSpa } from './http/spa.ts';
@@ -181,13 +181,15 @@ export async function buildApp(options: AppOptions): Promise<App> {
 
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
+  const redis = config.REDIS_URL ? createRedis(config.REDIS_URL) : undefined;
   installErrorHandling(app);
   await app.register(securityHeaders, config);
   await app.register(compression);
   installRequestGuards(app);
   installCsrfGuard(app, config.publicUrl);
+  // Counted in Redis under the deployment's namespace when configured, in memory otherwise.
+  await app.register(rateLimits, { redis, nameSpace: config.redisPrefix });
 
-  const redis = config.REDIS_URL ? createRedis(config.REDIS_URL) : undefined;
   // With SMTP_URL, this instance also delivers the queued mail (stopped in onClose below).
   const mailer = await createMailer(config, database, app.log, { deliver: true });
   // Successful sign-outs and revocations in this process: cached sessions and grants go stale.
@@ -263,19 +265,12 @@ export async function buildApp(options: AppOptions): Promise<App> {
     sourceOf: (productId) => market.sourceOf(productId),
     history: gridHistoryOf(() => aiOptions.ai.tools),
     backtestPool,
-    admitBacktest: createBacktestAdmission({
-      store: counterStore(redis),
-      keyPrefix: `${config.redisPrefix}backtest:`,
-      perMinute: config.BACKTEST_RATE_LIMIT_PER_MINUTE,
-      concurrentPerUser: config.BACKTEST_CONCURRENT_PER_USER,
-    }),
   });
   const aiOptions = createAiRouteOptions({
     config,
     db: database.db,
     market,
     fileStorage,
-    redis,
     log: app.log,
     forecasts,
   });
@@ -332,8 +327,6 @@ export async function buildApp(options: AppOptions): Promise<App> {
     db: database.db,
     mailer,
     publicUrl: config.publicUrl,
-    redis,
-    keyPrefix: config.redisPrefix,
     rateLimits: options.authRateLimits,
     exposeOutbox: config.TEST_HOOKS,
     currentSubscription: (userId: string) => currentSubscription(database.db, userId),
@@ -376,8 +369,6 @@ export async function buildApp(options: AppOptions): Promise<App> {
       }),
       dashboardFeature(alertRuleRoutes, {
         db: database.db,
-        counters: counterStore(redis),
-        redisPrefix: config.redisPrefix,
         limits: {
           maxActive: config.ALERT_RULES_MAX_ACTIVE,
           maxTotal: config.ALERT_RULES_MAX_TOTAL,
@@ -387,7 +378,13 @@ export async function buildApp(options: AppOptions): Promise<App> {
         webhookTimeoutMs: config.WEBHOOK_TIMEOUT_MS,
       }),
       dashboardFeature(aiRoutes, aiOptions),
-      dashboardFeature(trackRecordRoutes, { forecasts }),
+      dashboardFeature(trackRecordRoutes, {
+        forecasts,
+        admitBacktest: createBacktestAdmission(app, {
+          perMinute: config.BACKTEST_RATE_LIMIT_PER_MINUTE,
+          concurrentPerUser: config.BACKTEST_CONCURRENT_PER_USER,
+        }),
+      }),
       dashboardFeature(fileRoutes, fileRouteOptions(services)),
       dashboardFeature(sheetRoutes, {
         db: database.db,

@@ -5,7 +5,6 @@ import { STATUS_CODES } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { fromNodeHeaders } from 'better-auth/node';
-import type { Redis } from 'ioredis';
 import type { Database } from '../db/client.ts';
 import { DomainError } from '../errors/domain.ts';
 import { HttpError } from '../http/errors.ts';
@@ -41,10 +40,8 @@ export interface AuthRoutesOptions {
   db: Database;
   mailer: Mailer;
   publicUrl: string;
-  redis?: Redis;
+  /** Counted by the app's rate limits (http/rateLimit.ts), under `<namespace>auth:...` keys. */
   rateLimits?: AuthRateLimitPolicy;
-  /** Start of every Redis key the auth limits write (`${keyPrefix}auth:...`); 'watos:' by default. */
-  keyPrefix?: string;
   /** Test-only: serve GET /api/test/outbox (never enable in production). */
   exposeOutbox?: boolean;
   /**
@@ -180,12 +177,7 @@ async function sendBetterAuthAnswer(
 export async function authRoutes(app: FastifyInstance, options: AuthRoutesOptions): Promise<void> {
   const { auth, db, publicUrl } = options;
   const routes = app.withTypeProvider<ZodTypeProvider>();
-  const limiter = authRateLimiter(
-    options.rateLimits ?? DEFAULT_AUTH_RATE_LIMITS,
-    options.redis,
-    options.keyPrefix,
-    sessionCookieName(publicUrl),
-  );
+  const limiter = authRateLimiter(app, options.rateLimits ?? DEFAULT_AUTH_RATE_LIMITS, sessionCookieName(publicUrl));
   // Sign-out, session revocation, password changes and account deletion are all POSTs here:
   // once one succeeds, no cached session or grant may outlive it.
   app.addHook('onResponse', (request, reply, done) => {
