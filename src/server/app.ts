@@ -16,11 +16,11 @@ import {
 import type { Config } from './config.ts';
 import { appliedMigrationCount, expectedMigrationCount, type DatabaseHandle } from './db/client.ts';
 import { compression } from './http/compression.ts';
-import { installCsrfGuard } from './http/csrf.ts';
-import { installErrorHandling } from './http/errors.ts';
+import { csrfGuard } from './http/csrf.ts';
+import { errorHandling } from './http/errors.ts';
 import { loggerOptions } from './http/logging.ts';
 import { rateLimits } from './http/rateLimit.ts';
-import { installRequestGuards } from './http/requestGuards.ts';
+import { requestGuards } from './http/requestGuards.ts';
 import { securityHeaders } from './http/security.ts';
 import { registerSpa } from './http/spa.ts';
 import { createMailer, type Mailer } from './mail/service.ts';
@@ -182,11 +182,11 @@ export async function buildApp(options: AppOptions): Promise<App> {
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   const redis = config.REDIS_URL ? createRedis(config.REDIS_URL) : undefined;
-  installErrorHandling(app);
+  await app.register(errorHandling);
   await app.register(securityHeaders, config);
   await app.register(compression);
-  installRequestGuards(app);
-  installCsrfGuard(app, config.publicUrl);
+  await app.register(requestGuards);
+  await app.register(csrfGuard, { publicUrl: config.publicUrl });
   // Counted in Redis under the deployment's namespace when configured, in memory otherwise.
   await app.register(rateLimits, { redis, nameSpace: config.redisPrefix });
 
