@@ -22,6 +22,7 @@ import { loggerOptions } from './http/logging.ts';
 import { rateLimits } from './http/rateLimit.ts';
 import { requestGuards } from './http/requestGuards.ts';
 import { securityHeaders } from './http/security.ts';
+import { serverTimeoutOptions } from './http/timeouts.ts';
 import { registerSpa } from './http/spa.ts';
 import { createMailer, type Mailer } from './mail/service.ts';
 import { createRedis } from './redis.ts';
@@ -168,6 +169,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
     // names (by hop count or address), never by default.
     trustProxy: trustProxyOption(config.TRUST_PROXY),
     bodyLimit: 1024 * 1024,
+    // Node's headers and whole-request timeouts; idle and slow bodies: main.ts (http/timeouts.ts).
+    ...serverTimeoutOptions(config.httpTimeouts),
   }).withTypeProvider<ZodTypeProvider>();
 
   const routeTable: RouteEntry[] = [];
