@@ -18,12 +18,13 @@ import {
 import type { Config } from './config.ts';
 import { appliedMigrationCount, expectedMigrationCount, type DatabaseHandle } from './db/client.ts';
 import { compression } from './http/compression.ts';
-import { installCsrfGuard } from './http/csrf.ts';
-import { installErrorHandling } from './http/errors.ts';
+import { csrfGuard } from './http/csrf.ts';
+import { errorHandling } from './http/errors.ts';
 import { loggerOptions } from './http/logging.ts';
-import { counterStore } from './http/rateLimit.ts';
-import { installRequestGuards } from './http/requestGuards.ts';
+import { rateLimits } from './http/rateLimit.ts';
+import { requestGuards } from './http/requestGuards.ts';
 import { securityHeaders } from './http/security.ts';
+import { serverTimeoutOptions } from './http/timeouts.ts';
 import { registerSpa } from './http/spa.ts';
 import { createMailer, type Mailer } from './mail/service.ts';
 import { createRedis } from './redis.ts';
@@ -171,6 +172,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
     // names (by hop count or address), never by default.
     trustProxy: trustProxyOption(config.TRUST_PROXY),
     bodyLimit: 1024 * 1024,
+    // Node's headers and whole-request timeouts; idle and slow bodies: main.ts (http/timeouts.ts).
+    ...serverTimeoutOptions(config.httpTimeouts),
   }).withTypeProvider<ZodTypeProvider>();
 
   const routeTable: RouteEntry[] = [];
@@ -184,13 +187,15 @@ export async function buildApp(options: AppOptions): Promise<App> {
 
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
-  installErrorHandling(app);
+  const redis = config.REDIS_URL ? createRedis(config.REDIS_URL) : undefined;
+  await app.register(errorHandling);
   await app.register(securityHeaders, config);
   await app.register(compression);
-  installRequestGuards(app);
-  installCsrfGuard(app, config.publicUrl);
+  await app.register(requestGuards);
+  await app.register(csrfGuard, { publicUrl: config.publicUrl });
+  // Counted in Redis under the deployment's namespace when configured, in memory otherwise.
+  await app.register(rateLimits, { redis, nameSpace: config.redisPrefix });
 
-  const redis = config.REDIS_URL ? createRedis(config.REDIS_URL) : undefined;
   // With SMTP_URL, this instance also delivers the queued mail (stopped in onClose below).
   const mailer = await createMailer(config, database, app.log, { deliver: true });
   // Successful sign-outs and revocations in this process: cached sessions and grants go stale.
@@ -257,12 +262,6 @@ export async function buildApp(options: AppOptions): Promise<App> {
     sourceOf: (productId) => market.sourceOf(productId),
     analysis,
     backtestPool,
-    admitBacktest: createBacktestAdmission({
-      store: counterStore(redis),
-      keyPrefix: `${config.redisPrefix}backtest:`,
-      perMinute: config.BACKTEST_RATE_LIMIT_PER_MINUTE,
-      concurrentPerUser: config.BACKTEST_CONCURRENT_PER_USER,
-    }),
   });
   const rules = createRulesRuntime({
     db: database.db,
@@ -280,7 +279,6 @@ export async function buildApp(options: AppOptions): Promise<App> {
     db: database.db,
     analysis,
     fileStorage,
-    redis,
     log: app.log,
     forecasts,
   });
@@ -337,8 +335,6 @@ export async function buildApp(options: AppOptions): Promise<App> {
     db: database.db,
     mailer,
     publicUrl: config.publicUrl,
-    redis,
-    keyPrefix: config.redisPrefix,
     rateLimits: options.authRateLimits,
     exposeOutbox: config.TEST_HOOKS,
     currentSubscription: (userId: string) => currentSubscription(database.db, userId),
@@ -381,8 +377,6 @@ export async function buildApp(options: AppOptions): Promise<App> {
       }),
       dashboardFeature(alertRuleRoutes, {
         db: database.db,
-        counters: counterStore(redis),
-        redisPrefix: config.redisPrefix,
         limits: {
           maxActive: config.ALERT_RULES_MAX_ACTIVE,
           maxTotal: config.ALERT_RULES_MAX_TOTAL,
@@ -392,7 +386,13 @@ export async function buildApp(options: AppOptions): Promise<App> {
         webhookTimeoutMs: config.WEBHOOK_TIMEOUT_MS,
       }),
       dashboardFeature(aiRoutes, aiOptions),
-      dashboardFeature(trackRecordRoutes, { forecasts }),
+      dashboardFeature(trackRecordRoutes, {
+        forecasts,
+        admitBacktest: createBacktestAdmission(app, {
+          perMinute: config.BACKTEST_RATE_LIMIT_PER_MINUTE,
+          concurrentPerUser: config.BACKTEST_CONCURRENT_PER_USER,
+        }),
+      }),
       dashboardFeature(fileRoutes, fileRouteOptions(services)),
       dashboardFeature(sheetRoutes, {
         db: database.db,

@@ -28,7 +28,7 @@ import {
 } from '../../shared/schemas/chat.ts';
 import { HttpError } from '../http/errors.ts';
 import { multipartFailure } from '../http/multipart.ts';
-import { counterStore, perUserRateLimit } from '../http/rateLimit.ts';
+import { perUserLimit } from '../http/rateLimit.ts';
 import { requireUser } from '../http/requestUser.ts';
 import {
   appendMessage,
@@ -111,13 +111,15 @@ export async function aiRoutes(app: FastifyInstance, options: AiRouteOptions): P
   const { db, ai, fileLimits } = options;
   const routes = app.withTypeProvider<ZodTypeProvider>();
 
-  const limitPerUser = perUserRateLimit({
-    keyPrefix: `${options.redisPrefix}ai:`,
-    max: options.rateLimit.max,
-    windowMs: options.rateLimit.windowMs,
-    store: counterStore(options.redis),
-    message: (wait) => `Too many requests. Please wait ${wait} and try again.`,
-  });
+  // One count per user for the chat and the prompt calls together.
+  const limitPerUser = {
+    rateLimit: perUserLimit({
+      name: 'ai',
+      max: options.rateLimit.max,
+      windowMs: options.rateLimit.windowMs,
+      message: (wait) => `Too many requests. Please wait ${wait} and try again.`,
+    }),
+  };
 
   const idParams = z.object({ id: conversationIdField });
 
@@ -173,7 +175,7 @@ export async function aiRoutes(app: FastifyInstance, options: AiRouteOptions): P
   );
 
   // The answer streams as server-sent events (hijacked reply): no JSON response schema.
-  routes.post('/api/chat', { preHandler: limitPerUser }, async (request, reply) => {
+  routes.post('/api/chat', { config: limitPerUser }, async (request, reply) => {
     const userId = requireUser(request).id;
     const { fields, file } = await readMultipart(request, fileLimits, 'a messages field and an optional file');
     const messages = parseMessages(fields.messages);
@@ -245,7 +247,7 @@ export async function aiRoutes(app: FastifyInstance, options: AiRouteOptions): P
 
   routes.post(
     '/external-api/prompt',
-    { preHandler: limitPerUser, schema: { response: { 200: promptResponse } } },
+    { config: limitPerUser, schema: { response: { 200: promptResponse } } },
     async (request, reply): Promise<PromptResponse> => {
       const userId = requireUser(request).id;
       const { fields, file } = await readMultipart(request, fileLimits, 'a prompt field and an optional file');

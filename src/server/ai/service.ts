@@ -5,7 +5,6 @@
 // the HTTP layer turns into answers. The composition root (app.ts) calls this module; it
 // imports nothing of the app.
 import type { FastifyBaseLogger } from 'fastify';
-import type { Redis } from 'ioredis';
 import { NO_RESPONSE_CONTENT, type PromptResponse } from '../../shared/schemas/chat.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/client.ts';
@@ -82,7 +81,6 @@ export interface AiDependencies {
   analysis: MarketAnalysis;
   /** My Stuff's file bytes, which the assistant's file tool reads. */
   fileStorage: Pick<FileStorage, 'get'>;
-  redis?: Redis;
   log?: FastifyBaseLogger;
   /** The track record (forecasts/service.ts): every WATOS statement the assistant makes is recorded. */
   forecasts?: AssistantToolsOptions['forecasts'];
@@ -93,10 +91,8 @@ export interface AiRouteOptions {
   db: Database;
   ai: AiServices;
   fileLimits: FileLimits;
+  /** Chat and prompt calls per user and window (counted by the app's rate-limit plugin). */
   rateLimit: { max: number; windowMs: number };
-  redis?: Redis;
-  /** The deployment's Redis namespace (config.redisPrefix). */
-  redisPrefix: string;
 }
 
 /** A stored file's bytes, read up to the assistant's file limit (a ToolError beyond it). */
@@ -136,8 +132,6 @@ export function createAiRouteOptions(deps: AiDependencies): AiRouteOptions {
     }),
     fileLimits,
     rateLimit: { max: config.AI_RATE_LIMIT_PER_MINUTE, windowMs: 60_000 },
-    redis: deps.redis,
-    redisPrefix: config.redisPrefix,
   };
 }
 

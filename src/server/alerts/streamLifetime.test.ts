@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSubscriptionAccess, dashboardFeature, registerDashboardApi } from '../auth/service.ts';
 import { currentSubscription } from '../billing/service.ts';
 import { subscriptions } from '../db/schema.ts';
-import { installErrorHandling } from '../http/errors.ts';
+import { errorHandling } from '../http/errors.ts';
 import { createTestApp, type TestApp } from '../testing/app.ts';
 import { Browser } from '../testing/http.ts';
 import { subscribedUser } from '../testing/users.ts';
@@ -214,7 +214,7 @@ describe('a stream on another instance (no shared access cache)', () => {
     other = Fastify({ logger: false });
     other.setValidatorCompiler(validatorCompiler);
     other.setSerializerCompiler(serializerCompiler);
-    installErrorHandling(other);
+    await other.register(errorHandling);
     other.decorate('routeTable', []);
     const { auth, alertBus, database } = test.app.services;
     await registerDashboardApi(other, {

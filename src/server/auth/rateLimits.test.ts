@@ -2,9 +2,10 @@
 // app instances count together, under keys named `${keyPrefix}auth:...`. Runs when
 // TEST_REDIS_URL is set (CI sets it).
 import { createHash, randomUUID } from 'node:crypto';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rateLimits } from '../http/rateLimit.ts';
 import { createRedis } from '../redis.ts';
 import { createTestApp, type TestApp } from '../testing/app.ts';
 import { authRateLimiter, clientKey } from './rateLimits.ts';
@@ -51,7 +52,15 @@ describe.runIf(redisUrl)('auth rate-limit keys in Redis', () => {
   const policy = { perIp: { max: 5, windowMs: 60_000 }, perEmail: { max: 2, windowMs: 120_000 } };
   const emailHash = (email: string) => createHash('sha256').update(email).digest('hex').slice(0, 32);
   const reply = { header: () => reply } as unknown as FastifyReply;
-  const attemptFrom = (ip: string, email: string) => ({ ip, body: { email } }) as FastifyRequest;
+  const attemptFrom = (ip: string, email: string) =>
+    ({ ip, body: { email }, headers: {}, routeOptions: { config: {} } }) as unknown as FastifyRequest;
+  /** An app counting in this Redis under `nameSpace`, as buildApp registers the limits. */
+  async function limitedApp(nameSpace: string): Promise<FastifyInstance> {
+    const app = Fastify();
+    await app.register(rateLimits, { redis, nameSpace });
+    await app.ready();
+    return app;
+  }
 
   beforeAll(() => {
     redis = createRedis(redisUrl!);
@@ -62,7 +71,8 @@ describe.runIf(redisUrl)('auth rate-limit keys in Redis', () => {
 
   it('writes `${keyPrefix}auth:<counter>:<id>` keys with the window as expiry, and nothing named undefined', async () => {
     const prefix = `test-${randomUUID()}:`;
-    const limiter = authRateLimiter(policy, redis, prefix);
+    const app = await limitedApp(prefix);
+    const limiter = authRateLimiter(app, policy);
     const settle = await limiter.attempt(attemptFrom('203.0.113.9', ' Key@Example.com '), reply, 'sign-in');
     await limiter.attempt(attemptFrom('203.0.113.9', 'mail@example.com'), reply, 'email');
     const signInKey = `${prefix}auth:sign-in:${emailHash('key@example.com')}`;
@@ -83,11 +93,14 @@ describe.runIf(redisUrl)('auth rate-limit keys in Redis', () => {
     await next(200);
     expect(await redis.exists(signInKey)).toBe(0);
     await redis.del(...(await redis.keys(`${prefix}*`)));
+    await app.close();
   });
 
-  it("uses 'watos:' as the limiter's default prefix, and the app writes its keys under the deployment's namespace", async () => {
+  it("writes under the namespace the app's rate limits were given, and the app under the deployment's", async () => {
     const ip = `198.18.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}`;
-    await authRateLimiter(policy, redis).attempt(attemptFrom(ip, ''), reply, 'ip');
+    const app = await limitedApp('watos:');
+    await authRateLimiter(app, policy).attempt(attemptFrom(ip, ''), reply, 'ip');
+    await app.close();
     expect(await redis.get(`watos:auth:ip:${ip}`)).toBe('1');
     await redis.del(`watos:auth:ip:${ip}`);
 

@@ -1,25 +1,27 @@
 // Rate limits for the auth endpoints, so neither one address nor one account can be
-// hammered. Counters live in Redis when configured (shared by all instances), in memory
-// otherwise; each is a fixed window that starts with its first hit. Exceeding a limit
-// answers 429 with a clear message and a Retry-After header.
+// hammered. The counters are @fastify/rate-limit's (http/rateLimit.ts): in Redis when
+// configured (shared by all instances), in memory otherwise; each is a fixed window that
+// starts with its first hit. Exceeding a limit answers 429 with a clear message and a
+// Retry-After header. Which counters an attempt counts depends on the endpoint and its body,
+// so they are called here (`app.createRateLimit`) rather than as one route's limit.
 //
 // Three counters:
 // - per client IP (IPv6 by /64, which one subscriber line gets whole): every attempt on a
 //   limited endpoint counts;
 // - per e-mail, sign-in: only failed attempts count and a successful sign-in clears the
 //   counter (as Better Auth and GoTrue do), so a trader who signs in often is never locked
-//   out while a password guesser is;
+//   out while a password guesser is. Clearing on success is the rule no limiter library has
+//   (ADR 0015);
 // - per e-mail, mail-sending endpoints (sign-up, password reset request, verification
 //   resend): every request counts, since each one sends an e-mail to that address.
 //
-// Redis keys are `${keyPrefix}auth:<counter>:<id>`, the e-mail part hashed so no address
-// sits in Redis in clear.
+// Redis keys are `<deployment namespace>auth:<counter>:<id>`, the e-mail part hashed so no
+// address sits in Redis in clear.
 import { createHash } from 'node:crypto';
 import { isIPv6 } from 'node:net';
-import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
-import type { Redis } from 'ioredis';
+import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import { rateLimited } from '../errors/domain.ts';
-import { counterStore, waitText } from '../http/rateLimit.ts';
+import { waitText } from '../http/rateLimit.ts';
 import { sessionTokenIn } from './guards.ts';
 
 export interface AuthRateLimitPolicy {
@@ -31,8 +33,6 @@ export const DEFAULT_AUTH_RATE_LIMITS: AuthRateLimitPolicy = {
   perIp: { max: 60, windowMs: 60_000 },
   perEmail: { max: 10, windowMs: 15 * 60_000 },
 };
-
-export const DEFAULT_KEY_PREFIX = 'watos:';
 
 /**
  * What an endpoint is limited on besides the client IP: `sign-in` failures per e-mail,
@@ -79,53 +79,65 @@ export interface AuthRateLimiter {
   preHandler(kind: LimitKind): preHandlerAsyncHookHandler;
 }
 
+type Limit = { max: number; windowMs: number };
+
+/** The limiter of an app that has registered the rate limits (http/rateLimit.ts). */
 export function authRateLimiter(
+  app: FastifyInstance,
   policy: AuthRateLimitPolicy,
-  redis: Redis | undefined,
-  keyPrefix = DEFAULT_KEY_PREFIX,
-  /** The deployment's session cookie, as Better Auth names it (its context's authCookies.sessionToken). */
+  /** The deployment's session cookie (Better Auth's context: authCookies.sessionToken): the one Better Auth verifies. */
   sessionCookie = 'better-auth.session_token',
 ): AuthRateLimiter {
-  const store = counterStore(redis);
-  const key = (counter: string, id: string) => `${keyPrefix}auth:${counter}:${id}`;
-
-  async function count(reply: FastifyReply, name: string, limit: { max: number; windowMs: number }) {
-    const { count: used, ttlMs } = await store.hit(name, limit.windowMs);
-    if (used > limit.max) {
-      reply.header('retry-after', Math.max(1, Math.ceil(ttlMs / 1000)));
-      throw rateLimited(`Too many attempts. Please wait ${waitText(ttlMs)} and try again.`, ttlMs / 1000);
-    }
+  /** A counter of `limit` under `auth:<name>:<id>`; `id` answers undefined when there is nothing to count. */
+  function counter(name: string, limit: Limit, id: (request: FastifyRequest) => string | undefined) {
+    const count = app.createRateLimit({
+      max: limit.max,
+      timeWindow: limit.windowMs,
+      keyGenerator: (request) => `auth:${name}:${id(request)}`,
+    });
+    /** Counts the request (if it has an id) and answers its key; 429 past the limit. */
+    return async (request: FastifyRequest, reply: FastifyReply): Promise<string | undefined> => {
+      if (id(request) === undefined) return undefined;
+      const counted = await count(request);
+      if (!counted.isAllowed && counted.isExceeded) {
+        reply.header('retry-after', Math.max(1, counted.ttlInSeconds));
+        throw rateLimited(`Too many attempts. Please wait ${waitText(counted.ttl)} and try again.`, counted.ttl / 1000);
+      }
+      return counted.key;
+    };
   }
 
-  async function attempt(request: FastifyRequest, reply: FastifyReply, kind: LimitKind) {
-    await count(reply, key('ip', clientKey(request.ip)), policy.perIp);
-    if (kind === 'password') {
-      // One account's session cannot make more sessions without the password, so counting per
-      // session bounds the guesses of whoever holds it (from any number of addresses).
-      // The token of the cookie Better Auth reads, not of whichever session-named cookie comes
-      // first: another cookie of a similar name in front must not start a fresh count.
-      const session = sessionTokenIn(request.headers.cookie, sessionCookie);
-      return session ? countFailures(reply, key('password', hashed(session))) : async () => undefined;
-    }
-    const email = kind === 'ip' ? undefined : emailOf(request);
-    if (!email) return async () => undefined;
-    if (kind === 'email') {
-      await count(reply, key('email', hashed(email)), policy.perEmail);
-      return async () => undefined;
-    }
-    return countFailures(reply, key('sign-in', hashed(email)));
-  }
+  const email = (request: FastifyRequest) => {
+    const address = emailOf(request);
+    return address === undefined ? undefined : hashed(address);
+  };
+  const perIp = counter('ip', policy.perIp, (request) => clientKey(request.ip));
+  const perEmail = counter('email', policy.perEmail, email);
+  const signInFailures = counter('sign-in', policy.perEmail, email);
+  // One account's session cannot make more sessions without the password, so counting per
+  // session bounds the guesses of whoever holds it (from any number of addresses). The token
+  // of the cookie Better Auth reads, not of whichever session-named cookie comes first:
+  // another cookie of a similar name in front must not start a fresh count.
+  const passwordFailures = counter('password', policy.perEmail, (request) => {
+    const session = sessionTokenIn(request.headers.cookie, sessionCookie);
+    return session ? hashed(session) : undefined;
+  });
 
   /**
-   * A password check (sign-in, a change with the current password): the attempt is counted
-   * before it runs (so a burst of parallel guesses cannot all slip under the limit), and a
-   * success clears the count: only failures remain.
+   * A password check (sign-in, a change with the current password) is counted before it runs
+   * (so a burst of parallel guesses cannot all slip under the limit), and a success clears
+   * the count: only failures remain.
    */
-  async function countFailures(reply: FastifyReply, failures: string) {
-    await count(reply, failures, policy.perEmail);
-    return async (status: number) => {
-      if (status >= 200 && status < 300) await store.reset(failures);
-    };
+  const clearedOnSuccess = (key: string | undefined) => async (status: number) => {
+    if (key !== undefined && status >= 200 && status < 300) await app.resetRateLimit(key);
+  };
+
+  async function attempt(request: FastifyRequest, reply: FastifyReply, kind: LimitKind) {
+    await perIp(request, reply);
+    if (kind === 'password') return clearedOnSuccess(await passwordFailures(request, reply));
+    if (kind === 'sign-in') return clearedOnSuccess(await signInFailures(request, reply));
+    if (kind === 'email') await perEmail(request, reply);
+    return async () => undefined;
   }
 
   return {

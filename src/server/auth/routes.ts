@@ -5,7 +5,6 @@ import { STATUS_CODES } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { fromNodeHeaders } from 'better-auth/node';
-import type { Redis } from 'ioredis';
 import type { Database } from '../db/client.ts';
 import { DOMAIN_ERROR_STATUS, DomainError } from '../errors/domain.ts';
 import { HttpError } from '../http/errors.ts';
@@ -40,10 +39,8 @@ export interface AuthRoutesOptions {
   db: Database;
   mailer: Mailer;
   publicUrl: string;
-  redis?: Redis;
+  /** Counted by the app's rate limits (http/rateLimit.ts), under `<namespace>auth:...` keys. */
   rateLimits?: AuthRateLimitPolicy;
-  /** Start of every Redis key the auth limits write (`${keyPrefix}auth:...`); 'watos:' by default. */
-  keyPrefix?: string;
   /** Test-only: serve GET /api/test/outbox (never enable in production). */
   exposeOutbox?: boolean;
   /**
@@ -180,9 +177,8 @@ export async function authRoutes(app: FastifyInstance, options: AuthRoutesOption
   const { auth, db, publicUrl } = options;
   const routes = app.withTypeProvider<ZodTypeProvider>();
   const limiter = authRateLimiter(
+    app,
     options.rateLimits ?? DEFAULT_AUTH_RATE_LIMITS,
-    options.redis,
-    options.keyPrefix,
     // The session cookie as Better Auth names it on this deployment (`__Secure-` over https).
     (await auth.$context).authCookies.sessionToken.name,
   );

@@ -7,14 +7,13 @@
 import type { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import type { Redis } from 'ioredis';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/client.ts';
 import { conflict, DomainError, forbidden, invalid, notFound, unavailable, unprocessable } from '../errors/domain.ts';
 import { readCapped } from '../http/cappedRead.ts';
 import { multipartFailure } from '../http/multipart.ts';
 import { requireUser } from '../http/requestUser.ts';
-import { counterStore, perUserRateLimit } from '../http/rateLimit.ts';
+import { perUserLimit } from '../http/rateLimit.ts';
 import {
   deleteFileResultSchema,
   fileIdParams,
@@ -108,10 +107,6 @@ export interface FileRoutesOptions {
   quota: FileQuota;
   /** UPLOAD_RATE_LIMIT_PER_MINUTE: upload attempts per user and window. */
   uploadRateLimit: { max: number; windowMs: number };
-  /** Shares the upload rate limit between instances when REDIS_URL is set. */
-  redis?: Redis;
-  /** The deployment's Redis namespace (config.redisPrefix). */
-  redisPrefix: string;
   /** SHEET_READ_TIMEOUT_MS: a preview taking longer is stopped and answers 422. */
   sheetReadTimeoutMs?: number;
   /** Start a spreadsheet reader worker at once (production), not at the first preview. */
@@ -123,7 +118,6 @@ export interface FileRouteServices {
   config: Config;
   database: { db: Database };
   fileStorage: FileStorage;
-  redis?: Redis;
 }
 
 /** The file routes' options from the app's services and configuration. */
@@ -135,8 +129,6 @@ export function fileRouteOptions(services: FileRouteServices): FileRoutesOptions
     maxUploadBytes: config.UPLOAD_MAX_MB * 1024 * 1024,
     quota: { maxFiles: config.FILES_MAX_PER_USER, maxBytes: Math.floor(config.FILES_MAX_TOTAL_MB * 1024 * 1024) },
     uploadRateLimit: { max: config.UPLOAD_RATE_LIMIT_PER_MINUTE, windowMs: 60_000 },
-    redis: services.redis,
-    redisPrefix: config.redisPrefix,
     sheetReadTimeoutMs: config.SHEET_READ_TIMEOUT_MS,
     warmSheetReader: config.NODE_ENV === 'production',
   };
@@ -147,14 +139,12 @@ export async function fileRoutes(app: FastifyInstance, options: FileRoutesOption
   const sheetReadTimeoutMs = options.sheetReadTimeoutMs ?? DEFAULT_SHEET_READ_TIMEOUT_MS;
   if (options.warmSheetReader) warmSpreadsheetReader();
   const routes = app.withTypeProvider<ZodTypeProvider>();
-  const limitUploads = perUserRateLimit({
-    keyPrefix: `${options.redisPrefix}upload:`,
+  const limitUploads = perUserLimit({
+    name: 'upload',
     max: options.uploadRateLimit.max,
     windowMs: options.uploadRateLimit.windowMs,
-    store: counterStore(options.redis),
     message: (wait) =>
       `You are uploading too fast (at most ${options.uploadRateLimit.max} files a minute). Please wait ${wait} and try again.`,
-    onRefused: dropRestOfBody,
   });
 
   async function openStored(storageKey: string): Promise<Readable> {
@@ -183,7 +173,15 @@ export async function fileRoutes(app: FastifyInstance, options: FileRoutesOption
 
   routes.post(
     '/upload',
-    { preHandler: limitUploads, schema: { response: { 201: uploadResultSchema } } },
+    {
+      config: { rateLimit: limitUploads },
+      // A refused upload (the rate limit's 429 included) stops reading the rest of its body.
+      onError: (request, reply, _error, done) => {
+        dropRestOfBody(request, reply);
+        done();
+      },
+      schema: { response: { 201: uploadResultSchema } },
+    },
     async (request, reply) => {
       if (!request.isMultipart())
         throw new DomainError(

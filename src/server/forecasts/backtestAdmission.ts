@@ -1,34 +1,41 @@
 // Who may start an uncached backtest now (issue 33): at most `concurrentPerUser` of one user's
-// backtests running or waiting for a worker at once (counted in this process), and at most
-// `perMinute` started a minute (a fixed-window counter: in Redis when configured, so every
-// instance counts together). Both refusals are rate-limited domain errors: 429 with
-// Retry-After and a message saying what to wait for. Answers from the cache never get here.
+// backtests running or waiting for a worker at once (counted in this process: no rate-limit
+// library bounds work in flight, see ADR 0015), and at most `perMinute` started a minute
+// (@fastify/rate-limit's counter, in Redis when configured, so every instance counts
+// together). Both refusals are rate-limited domain errors: 429 with Retry-After and a message
+// saying what to wait for. Answers from the cache never get here.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { rateLimited } from '../errors/domain.ts';
-import { waitText, type CounterStore } from '../http/rateLimit.ts';
+import { userOrAddress, waitText } from '../http/rateLimit.ts';
+import { requireUser } from '../http/requestUser.ts';
 
 /** Retry-After (s) while the user's previous backtest runs: about one backtest's time. */
 const STILL_RUNNING_RETRY_SECONDS = 2;
 const WINDOW_MS = 60_000;
 
 export interface BacktestAdmissionOptions {
-  store: CounterStore;
-  /** Full counter-key prefix, e.g. `${config.redisPrefix}backtest:`. */
-  keyPrefix: string;
   perMinute: number;
   concurrentPerUser: number;
 }
 
-/** Admits one backtest of `who` (a user id) or throws 429; the answer releases its place. */
-export type BacktestAdmission = (who: string) => Promise<() => void>;
+/** Admits one backtest of the request's user or throws 429; the answer releases its place. */
+export type BacktestAdmission = (request: FastifyRequest) => Promise<() => void>;
 
-export function createBacktestAdmission(options: BacktestAdmissionOptions): BacktestAdmission {
+/** The admission of an app that has registered the rate limits (http/rateLimit.ts). */
+export function createBacktestAdmission(app: FastifyInstance, options: BacktestAdmissionOptions): BacktestAdmission {
+  const countStart = app.createRateLimit({
+    max: options.perMinute,
+    timeWindow: WINDOW_MS,
+    keyGenerator: (request) => `backtest:${userOrAddress(request)}`,
+  });
   const inFlight = new Map<string, number>();
   const release = (who: string) => {
     const left = (inFlight.get(who) ?? 1) - 1;
     if (left <= 0) inFlight.delete(who);
     else inFlight.set(who, left);
   };
-  return async (who) => {
+  return async (request) => {
+    const who = requireUser(request).id;
     const mine = inFlight.get(who) ?? 0;
     if (mine >= options.concurrentPerUser)
       throw rateLimited(
@@ -40,11 +47,11 @@ export function createBacktestAdmission(options: BacktestAdmissionOptions): Back
     // Taken before the counter's await, so two requests arriving together cannot both pass.
     inFlight.set(who, mine + 1);
     try {
-      const { count, ttlMs } = await options.store.hit(`${options.keyPrefix}user:${who}`, WINDOW_MS);
-      if (count > options.perMinute)
+      const counted = await countStart(request);
+      if (!counted.isAllowed && counted.isExceeded)
         throw rateLimited(
-          `Too many backtests: at most ${options.perMinute} new backtests a minute. Please wait ${waitText(ttlMs)} and try again.`,
-          ttlMs / 1000,
+          `Too many backtests: at most ${options.perMinute} new backtests a minute. Please wait ${waitText(counted.ttl)} and try again.`,
+          counted.ttl / 1000,
         );
     } catch (error) {
       release(who);

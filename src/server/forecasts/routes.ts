@@ -17,9 +17,12 @@ import {
 } from '../../shared/schemas/trackRecord.ts';
 import type { Database } from '../db/client.ts';
 import { requireUser } from '../http/requestUser.ts';
-import { advanceDemoCandles, type ForecastService } from './service.ts';
+import { advanceDemoCandles, type BacktestAdmission, type ForecastService } from './service.ts';
 
-export async function trackRecordRoutes(app: FastifyInstance, options: { forecasts: ForecastService }): Promise<void> {
+export async function trackRecordRoutes(
+  app: FastifyInstance,
+  options: { forecasts: ForecastService; admitBacktest: BacktestAdmission },
+): Promise<void> {
   const routes = app.withTypeProvider<ZodTypeProvider>();
   routes.get(
     '/api/track-record',
@@ -30,7 +33,7 @@ export async function trackRecordRoutes(app: FastifyInstance, options: { forecas
     '/api/track-record/backtest',
     { schema: { querystring: backtestQuery, response: { 200: trackRecordResponse } } },
     async (request, reply) => {
-      const who = requireUser(request).id;
+      requireUser(request);
       const cancel = new AbortController();
       // The response closes when it was sent or when the connection went first: only the
       // latter cancels (an unsent answer is nobody's any more).
@@ -39,7 +42,10 @@ export async function trackRecordRoutes(app: FastifyInstance, options: { forecas
       };
       reply.raw.once('close', closed);
       try {
-        return await options.forecasts.backtest(request.query, { who, signal: cancel.signal });
+        return await options.forecasts.backtest(request.query, {
+          admit: () => options.admitBacktest(request),
+          signal: cancel.signal,
+        });
       } finally {
         reply.raw.off('close', closed);
       }

@@ -34,7 +34,6 @@ import { forecasts } from '../db/schema.ts';
 import { onlyRow } from '../db/rows.ts';
 import { invalid } from '../errors/domain.ts';
 import { createDemoFeed, storeCandles, storedCandlesBetween, type MarketSource } from '../market/service.ts';
-import type { BacktestAdmission } from './backtestAdmission.ts';
 import type { BacktestPool } from './backtestPool.ts';
 import {
   FORECAST_TIMEFRAMES,
@@ -347,8 +346,6 @@ export interface ForecastServiceOptions {
   analysis?: Pick<MarketAnalysis, 'history'>;
   /** Where the walk-forward runs (off the event loop); backtests need it and `analysis`. */
   backtestPool?: BacktestPool;
-  /** Per-user bounds of uncached backtests asked for over HTTP (the assistant's citations are bounded by the chat's limit). */
-  admitBacktest?: BacktestAdmission;
   now?: () => number;
   /** How long recorded statements wait in memory before one batched insert. */
   flushMs?: number;
@@ -414,13 +411,13 @@ export function createForecastService(options: ForecastServiceOptions) {
 
   /**
    * The walk-forward over the grid's history, cached per symbol, timeframe, signal filter and
-   * latest bar. A miss asked for by a user (`who`) is admitted first (429 past the user's
-   * bounds), then queued for a worker; `signal` (the request closing) drops it from the queue
+   * latest bar. A miss is admitted first by `admit` when given (the route's per-user bounds:
+   * it throws a 429 past them and answers the release of its place), then queued for a worker; `signal` (the request closing) drops it from the queue
    * or stops it.
    */
   async function backtest(
     query: BacktestQuery,
-    asked: { who?: string; signal?: AbortSignal } = {},
+    asked: { admit?: () => Promise<() => void>; signal?: AbortSignal } = {},
   ): Promise<BacktestTrackRecord> {
     const pool = options.backtestPool;
     if (!options.analysis || !pool) throw invalid('Backtests are not available on this server.');
@@ -432,7 +429,7 @@ export function createForecastService(options: ForecastServiceOptions) {
     const key = `${productId}|${query.timeframe}|${loaded.source}|${series.length}|${last}|${query.signal ?? '*'}`;
     const hit = backtests.get(key);
     if (hit) return hit;
-    const release = asked.who && options.admitBacktest ? await options.admitBacktest(asked.who) : undefined;
+    const release = asked.admit ? await asked.admit() : undefined;
     const result = await pool
       .run({ series, horizon: loaded.horizonBars, signal: query.signal }, asked.signal)
       .finally(() => release?.());

@@ -11,6 +11,7 @@
 // Runs on onRequest, before any body is read. The Stripe webhook is exempt: Stripe's servers
 // post it, and its signature is checked instead.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
 
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -34,8 +35,13 @@ export function isSameOriginRequest(headers: FastifyRequest['headers'], appOrigi
   return origin !== 'null';
 }
 
-export function installCsrfGuard(app: FastifyInstance, publicUrl: string): void {
-  const appOrigin = new URL(publicUrl).origin;
+export interface CsrfGuardOptions {
+  /** PUBLIC_URL: its origin is the app's. */
+  publicUrl: string;
+}
+
+async function csrfGuardPlugin(app: FastifyInstance, options: CsrfGuardOptions): Promise<void> {
+  const appOrigin = new URL(options.publicUrl).origin;
   // A callback hook (no promise a request): it passes every GET at once. A refusal answers
   // here and so does not call `done`.
   app.addHook('onRequest', (request, reply, done) => {
@@ -51,3 +57,13 @@ export function installCsrfGuard(app: FastifyInstance, publicUrl: string): void 
     void reply.code(403).send({ error: CSRF_REFUSAL });
   });
 }
+
+/**
+ * After the request guards: the exemption compares the matched route, which only a path in
+ * canonical form can reach.
+ */
+export const csrfGuard = fp(csrfGuardPlugin, {
+  name: 'watos-csrf-guard',
+  fastify: '5.x',
+  dependencies: ['watos-request-guards'],
+});

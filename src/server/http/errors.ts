@@ -3,6 +3,7 @@
 // the trader should read, and become HTTP here and nowhere else; anything else is
 // logged with its context and answered with a generic message, never a stack trace.
 import type { FastifyError, FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { DOMAIN_ERROR_STATUS, DomainError } from '../errors/domain.ts';
 
@@ -36,7 +37,7 @@ function describeValidation(context: string | undefined, issues: ValidationIssue
     .join('; ');
 }
 
-export function installErrorHandling(app: FastifyInstance): void {
+async function errorHandlingPlugin(app: FastifyInstance): Promise<void> {
   app.setErrorHandler(async (error: FastifyError, request, reply) => {
     if (error instanceof DomainError) {
       const { retryAfterSeconds, ...details } = error.details;
@@ -69,6 +70,9 @@ export function installErrorHandling(app: FastifyInstance): void {
     return reply.code(500).send({ error: 'Internal server error' });
   });
 }
+
+/** The app's error answers; registered first, so every other plugin's errors get them. */
+export const errorHandling = fp(errorHandlingPlugin, { name: 'watos-error-handling', fastify: '5.x' });
 
 /** Whether a PostgreSQL error code in the error's cause chain matches. */
 function hasSqlState(error: unknown, pattern: RegExp): boolean {

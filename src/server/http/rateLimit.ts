@@ -1,65 +1,38 @@
-// Fixed-window request counters shared by every rate limit of the app (auth attempts, the
-// assistant's chat and prompt calls, uploads): in Redis when REDIS_URL is set, so every
-// instance counts together, in memory otherwise. Keys are built by the callers under the
-// deployment's namespace (config.redisPrefix), e.g. `watos:prod:upload:user:<id>`.
-import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+// Rate limits (auth attempts, the assistant's chat and prompt calls, uploads, webhook tests,
+// backtests): @fastify/rate-limit, counting in Redis when REDIS_URL is set (the app's own
+// client, so every instance counts together) and in this process's memory otherwise. Routes
+// opt in with `config.rateLimit` (perUserLimit below); limits that count a request only in
+// some cases (auth, backtests) call `app.createRateLimit` themselves.
+//
+// Every limit counts in one store under keys it names itself, below the deployment's
+// namespace (config.redisPrefix), e.g. `watos:prod:upload:user:<id>`: two routes naming the
+// same key (the assistant's chat and prompt calls) share one count, and a key is the same
+// whichever route or helper counts it. (The library's own stores name per-route keys after
+// the route and `createRateLimit` keys after none, `undefinedundefined-`; see ADR 0015.)
+// Answers past a limit: 429, Retry-After, and the limit's own { error } text.
+import fastifyRateLimit, { type FastifyRateLimitStore, type RateLimitOptions } from '@fastify/rate-limit';
+import LocalStore from '@fastify/rate-limit/store/LocalStore.js';
+import RedisStore from '@fastify/rate-limit/store/RedisStore.js';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
 import type { Redis } from 'ioredis';
 import { HttpError } from './errors.ts';
 
-/** A fixed-window counter: `hit` counts one and answers the count and the window's time left. */
-export interface CounterStore {
-  hit(key: string, windowMs: number): Promise<{ count: number; ttlMs: number }>;
-  reset(key: string): Promise<void>;
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Clears a rate-limit key (a successful sign-in clears its failures). */
+    resetRateLimit(key: string): Promise<void>;
+  }
 }
 
-// INCR, and start the window on the first hit (or when a key somehow lost its expiry, so
-// no counter can live for ever).
-const HIT_SCRIPT = `
-local count = redis.call('INCR', KEYS[1])
-local ttl = redis.call('PTTL', KEYS[1])
-if count == 1 or ttl < 0 then
-  redis.call('PEXPIRE', KEYS[1], ARGV[1])
-  ttl = tonumber(ARGV[1])
-end
-return {count, ttl}
-`;
-
-export function redisCounterStore(redis: Redis): CounterStore {
-  return {
-    async hit(key, windowMs) {
-      const [count, ttlMs] = (await redis.eval(HIT_SCRIPT, 1, key, String(windowMs))) as [number, number];
-      return { count, ttlMs };
-    },
-    async reset(key) {
-      await redis.del(key);
-    },
-  };
+export interface RateLimitsOptions {
+  redis?: Redis;
+  /** The deployment's Redis namespace (config.redisPrefix): several deployments share a Redis. */
+  nameSpace: string;
 }
 
-export function memoryCounterStore(now: () => number = Date.now): CounterStore {
-  const counters = new Map<string, { count: number; expiresAt: number }>();
-  let nextSweep = 0;
-  return {
-    async hit(key, windowMs) {
-      const time = now();
-      // Drop expired windows now and then, so rotating keys cannot grow the map for ever.
-      if (time >= nextSweep) {
-        for (const [name, counter] of counters) if (counter.expiresAt <= time) counters.delete(name);
-        nextSweep = time + 60_000;
-      }
-      let counter = counters.get(key);
-      if (!counter || counter.expiresAt <= time) {
-        counter = { count: 0, expiresAt: time + windowMs };
-        counters.set(key, counter);
-      }
-      counter.count += 1;
-      return { count: counter.count, ttlMs: counter.expiresAt - time };
-    },
-    async reset(key) {
-      counters.delete(key);
-    },
-  };
-}
+/** Counters kept in memory (without Redis); the least recently hit go first past it. */
+const MEMORY_KEYS = 50_000;
 
 /** "12 seconds", "1 second" or, from 90 s on, "3 minutes". */
 export function waitText(ms: number): string {
@@ -67,36 +40,63 @@ export function waitText(ms: number): string {
   return seconds >= 90 ? `${Math.ceil(seconds / 60)} minutes` : `${seconds} second${seconds === 1 ? '' : 's'}`;
 }
 
-/** The store for a deployment: Redis when configured, this process's memory otherwise. */
-export function counterStore(redis: Redis | undefined): CounterStore {
-  return redis ? redisCounterStore(redis) : memoryCounterStore();
+async function rateLimitsPlugin(app: FastifyInstance, options: RateLimitsOptions): Promise<void> {
+  const { redis, nameSpace } = options;
+  const store: FastifyRateLimitStore & { lru?: Map<string, unknown> } = redis
+    ? new RedisStore(false, false, redis, nameSpace)
+    : new LocalStore(false, false, MEMORY_KEYS);
+  // One store for every limit: the keys say which limit counts (see above).
+  store.child = () => store;
+  app.decorate('resetRateLimit', async (key: string) => {
+    if (redis) await redis.del(`${nameSpace}${key}`);
+    else store.lru?.delete(key);
+  });
+  await app.register(fastifyRateLimit, {
+    global: false,
+    // Stores are built with `new`: a constructor returning an object gives that object.
+    store: function sharedStore() {
+      return store;
+    } as unknown as new () => FastifyRateLimitStore,
+    hook: 'preHandler',
+    // Retry-After only, as before the library: no X-RateLimit-* headers.
+    addHeaders: {
+      'x-ratelimit-limit': false,
+      'x-ratelimit-remaining': false,
+      'x-ratelimit-reset': false,
+      'retry-after': true,
+    },
+    addHeadersOnExceeding: { 'x-ratelimit-limit': false, 'x-ratelimit-remaining': false, 'x-ratelimit-reset': false },
+  });
 }
 
-export interface PerUserRateLimitOptions {
-  /** Full key prefix, distinct per limit so counts never mix, e.g. `${config.redisPrefix}upload:`. */
-  keyPrefix: string;
+export const rateLimits = fp(rateLimitsPlugin, { name: 'watos-rate-limits', fastify: '5.x' });
+
+/** Who a per-user limit counts: the verified user, or the client address when there is none. */
+export function userOrAddress(request: FastifyRequest): string {
+  return request.user ? `user:${request.user.id}` : `ip:${request.ip}`;
+}
+
+export interface PerUserLimit {
+  /** The limit's key part, distinct per limit so counts never mix: `upload`, `ai`. */
+  name: string;
   max: number;
   windowMs: number;
-  store: CounterStore;
   /** The 429 text, given how long to wait (e.g. "12 seconds"). */
   message: (wait: string) => string;
-  /** Runs before the 429 is thrown (e.g. to stop reading a request body). */
-  onRefused?: (request: FastifyRequest, reply: FastifyReply) => void;
 }
 
 /**
- * A pre-handler counting each request of the signed-in user (the client address when there
- * is none) and answering 429 with Retry-After and a clear message past `max` a window.
- * Refused requests count too, so hammering does not reopen the window.
+ * A route's `config.rateLimit`: each request of the signed-in user (the dashboard scope
+ * verified it; the client address when there is none) counts under `<name>:user:<id>`, and
+ * past `max` a window the answer is 429 with Retry-After and the limit's message. Refused
+ * requests count too, so hammering does not reopen the window.
  */
-export function perUserRateLimit(options: PerUserRateLimitOptions): preHandlerAsyncHookHandler {
-  return async (request, reply) => {
-    const who = request.user ? `user:${request.user.id}` : `ip:${request.ip}`;
-    const { count, ttlMs } = await options.store.hit(`${options.keyPrefix}${who}`, options.windowMs);
-    if (count > options.max) {
-      reply.header('retry-after', Math.max(1, Math.ceil(ttlMs / 1000)));
-      options.onRefused?.(request, reply);
-      throw new HttpError(429, options.message(waitText(ttlMs)));
-    }
+export function perUserLimit(limit: PerUserLimit): RateLimitOptions {
+  return {
+    max: limit.max,
+    timeWindow: limit.windowMs,
+    keyGenerator: (request) => `${limit.name}:${userOrAddress(request)}`,
+    errorResponseBuilder: (_request, context) =>
+      new HttpError(429, limit.message(waitText((context as { ttl: number }).ttl))),
   };
 }

@@ -9,6 +9,7 @@
 //   of each field). The depth check also keeps every later walk of the body (serialising,
 //   logging) clear of stack overflows.
 import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
 import { HttpError } from './errors.ts';
 
 export const MAX_BODY_DEPTH = 32;
@@ -61,7 +62,7 @@ export function bodyProblem(body: unknown): string | null {
   return null;
 }
 
-export function installRequestGuards(app: FastifyInstance): void {
+async function requestGuardsPlugin(app: FastifyInstance): Promise<void> {
   // Callback hooks: they run on every request, and nearly always pass.
   app.addHook('onRequest', (request, _reply, done) => {
     const problem = pathProblem(request.raw.url ?? '');
@@ -72,3 +73,10 @@ export function installRequestGuards(app: FastifyInstance): void {
     done(problem ? new HttpError(400, `The request body is not accepted: ${problem}.`) : undefined);
   });
 }
+
+/** Refusals are HttpErrors: the error handling answers them. */
+export const requestGuards = fp(requestGuardsPlugin, {
+  name: 'watos-request-guards',
+  fastify: '5.x',
+  dependencies: ['watos-error-handling'],
+});

@@ -82,7 +82,8 @@ describe('HTTP timeouts on the app', () => {
   let userId: string;
 
   beforeAll(async () => {
-    test = await createTestApp({ TEST_HOOKS: 'true' });
+    // Node's headers timeout is set when the server is created, from the configuration.
+    test = await createTestApp({ TEST_HOOKS: 'true', HTTP_HEADERS_TIMEOUT_S: String(TIMEOUTS.headersMs / 1000) });
     const trader = await subscribedUser(test, 'slow-link@example.com');
     cookie = trader.browser.cookieHeader;
     userId = trader.userId;

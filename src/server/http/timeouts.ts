@@ -1,9 +1,13 @@
 // Timeouts of the HTTP server against slow clients (issue 14, item 7: `Content-Length: 100000`
-// at 1 byte / 5 s was held 125 s; 300 such connections held, none closed). Fastify leaves
-// Node's request timeout at 0 and sets no socket timeout. What applies now:
+// at 1 byte / 5 s was held 125 s; 300 such connections held, none closed). What applies now:
 // - headers: the request line and headers within `headersMs` (Node's headersTimeout, 408);
 // - whole request: received within `requestMs` (Node's requestTimeout; 0: none). The default
-//   fits the largest upload on a slow link, so only a hopeless upload meets it;
+//   fits the largest upload on a slow link, so only a hopeless upload meets it.
+// Those two are Node's own, set when Fastify creates the server (serverTimeoutOptions, in
+// buildApp). The next two are ours (applyHttpTimeouts, in main.ts): Node's socket timeout
+// (Fastify's connectionTimeout) closes any connection silent for its time, a slow answer of
+// the server's or a quiet event stream included, and nothing in Node or Fastify measures a
+// body's rate (ADR 0016):
 // - idle: while the server waits on the client (its headers or body, or reading the answer),
 //   `idleMs` without a byte closes the connection. Waiting on the server itself (a slow AI
 //   answer, a Stripe call) and a live event stream between two events are not the client's
@@ -13,9 +17,24 @@
 //   MinRate, default 500 B/s). Time during which the server itself holds the body back
 //   (backpressure while it stores the file) does not count against the client.
 // An upload that keeps arriving at a few kB/s is never cut.
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerOptions, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { HttpTimeouts } from '../config.ts';
+
+/** Fastify's server options for Node's own headers and whole-request timeouts. */
+export function serverTimeoutOptions(timeouts: HttpTimeouts): { requestTimeout: number; http: ServerOptions } {
+  const { headersMs, requestMs } = timeouts;
+  const limits = [headersMs, requestMs].filter((ms) => ms > 0);
+  return {
+    requestTimeout: requestMs,
+    http: {
+      headersTimeout: headersMs,
+      // Node enforces both in a sweep every connectionsCheckingInterval (30 s by default): sweep
+      // often enough for the limits to mean what they say.
+      connectionsCheckingInterval: Math.max(100, Math.min(5000, Math.floor(Math.min(...limits) / 4))),
+    },
+  };
+}
 
 /** How many checks of the body rate make one idle window. */
 const TICKS_PER_WINDOW = 10;
@@ -52,20 +71,15 @@ function refuse(socket: Socket, res: ServerResponse | undefined, error: string):
 }
 
 /**
- * Applies the timeouts to a Node HTTP server (Fastify's app.server) before it listens.
+ * Applies the idle and body-rate timeouts to a Node HTTP server (Fastify's app.server).
  * Returns a function that stops the body-rate checks (also stopped when the server closes).
  */
-export function applyHttpTimeouts(server: Server, timeouts: HttpTimeouts, log?: Log): () => void {
-  const { headersMs, idleMs, requestMs, minBodyBytesPerSecond } = timeouts;
-  server.headersTimeout = headersMs;
-  server.requestTimeout = requestMs;
-  // Node enforces both in a sweep every connectionsCheckingInterval (30 s by default, read
-  // when the server starts listening): sweep often enough for the limits to mean what they say.
-  const limits = [headersMs, requestMs].filter((ms) => ms > 0);
-  (server as Server & { connectionsCheckingInterval: number }).connectionsCheckingInterval = Math.max(
-    100,
-    Math.min(5000, Math.floor(Math.min(...limits) / 4)),
-  );
+export function applyHttpTimeouts(
+  server: Server,
+  timeouts: Pick<HttpTimeouts, 'idleMs' | 'minBodyBytesPerSecond'>,
+  log?: Log,
+): () => void {
+  const { idleMs, minBodyBytesPerSecond } = timeouts;
   server.setTimeout(idleMs);
 
   const current = new WeakMap<Socket, Exchange>();

@@ -12,7 +12,7 @@ import { requireUser } from '../http/requestUser.ts';
 import { WEBHOOK_SIGNATURE_HEADER } from '../../shared/schemas/alertRules.ts';
 import { vetUrl, OutboundLookupError } from '../http/outboundGuard.ts';
 import { invalid } from '../errors/domain.ts';
-import { perUserRateLimit, type CounterStore } from '../http/rateLimit.ts';
+import { perUserLimit } from '../http/rateLimit.ts';
 import {
   alertRule,
   alertRuleList,
@@ -53,9 +53,6 @@ const WEBHOOK_TESTS_PER_MINUTE = 10;
 
 export interface RuleRouteOptions {
   db: Database;
-  /** Counts the webhook test sends (Redis when configured, so every instance counts together). */
-  counters: CounterStore;
-  redisPrefix: string;
   limits: RuleLimits;
   /** The VAPID public key browsers subscribe with. */
   vapidPublicKey: string;
@@ -153,18 +150,17 @@ export async function alertRuleRoutes(app: FastifyInstance, options: RuleRouteOp
     { schema: { response: { 200: webhookSecretResponse } } },
     async (request) => secretAnswer(await rotateWebhookSecret(db, requireUser(request).id)),
   );
-  const limitTests = perUserRateLimit({
-    keyPrefix: `${options.redisPrefix}webhook-test:`,
+  const limitTests = perUserLimit({
+    name: 'webhook-test',
     max: WEBHOOK_TESTS_PER_MINUTE,
     windowMs: 60_000,
-    store: options.counters,
     message: (wait) => `At most ${WEBHOOK_TESTS_PER_MINUTE} webhook tests a minute. Please wait ${wait} and try again.`,
   });
   routes.post(
     '/api/alert-rules/webhook/test',
     {
       schema: { body: webhookTestBody, response: { 200: webhookTestResponse } },
-      preHandler: limitTests,
+      config: { rateLimit: limitTests },
     },
     async (request) => {
       const { url } = request.body;
