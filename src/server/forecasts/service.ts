@@ -53,7 +53,7 @@ import {
 
 export { type AvailableCard, type ForecastDraft, type ForecastOrigin } from './statements.ts';
 export { FORECAST_TIMEFRAMES } from './resolution.ts';
-export { createBacktestAdmission } from './backtestAdmission.ts';
+export { createBacktestAdmission, type BacktestAdmission } from './backtestAdmission.ts';
 export { createBacktestPool, defaultBacktestThreads, type BacktestPool } from './backtestPool.ts';
 
 const DAY = 86_400_000;
