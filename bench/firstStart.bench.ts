@@ -27,7 +27,7 @@ interface LoopDelay {
 
 async function loopDelay(server: ServerProcess): Promise<LoopDelay> {
   const seen = server.output().split(MARKER).length;
-  server.child.kill('SIGUSR2');
+  server.child.kill('SIGWINCH');
   for (let attempt = 0; attempt < 500; attempt += 1) {
     const parts = server.output().split(MARKER);
     if (parts.length > seen) return JSON.parse(parts.at(-1)!.split('\n')[0]) as LoopDelay;

@@ -39,7 +39,7 @@
 // its exact bytes); alert delivery (every stream must receive every pushed alert); each
 // server's event-loop delay p99 over the load window (peer: the same server idle, just
 // before); each server's RSS at the start of the load, at its peak, and after a full garbage
-// collection at the end (bench/serverMemoryProbe.ts collects on SIGUSR2). The client: one
+// collection at the end (bench/serverMemoryProbe.ts collects on SIGURG). The client: one
 // Node process drives every subscriber; its CPU share and its own event-loop delay over the
 // load are printed, since on 2 cores it competes with the servers and its delay is part of
 // every latency it measures.
@@ -124,7 +124,7 @@ const SETTLE_TIMEOUT_MS = 90_000;
 const WATCHDOG_MS = 40 * 60_000;
 const PASSWORD = 'load-bench-password';
 const EVENT_LOOP_MARKER = 'EVENT_LOOP_DELAY';
-/** The probe's signal: SIGUSR2 already asks bench/serverMemoryProbe.ts for a collection. */
+/** The event-loop probe's signal (bench/eventLoopProbe.mjs). */
 const EVENT_LOOP_SIGNAL = 'SIGWINCH';
 const QUESTIONS = [
   'What are the odds for BTC?',
@@ -842,7 +842,7 @@ class Instance {
       this.memoryWaiters.push(resolve);
       setTimeout(() => reject(new Error(`${this.label} did not answer the memory probe within 60 s`)), 60_000).unref();
     });
-    process.kill(this.pid, 'SIGUSR2');
+    process.kill(this.pid, 'SIGURG');
     const collected = await reading;
     await sleep(2000);
     return { ...collected, vmRss: readRss(this.pid) ?? NaN };

@@ -1,8 +1,9 @@
 // Preloaded by bench/load.bench.ts into the server it starts (`node --expose-gc --import tsx
-// --import ./bench/serverMemoryProbe.ts src/server/main.ts`): on SIGUSR2 it runs a full
+// --import ./bench/serverMemoryProbe.ts src/server/main.ts`): on SIGURG it runs a full
 // garbage collection and prints the memory left after it as one marked line on stdout, so the
 // bench compares memory that is still held (a leak) rather than garbage not yet collected.
-// It measures nothing by itself and the app never loads it.
+// SIGURG, whose default is to do nothing, because the server's shutdown (close-with-grace)
+// answers SIGUSR2. It measures nothing by itself and the app never loads it.
 export const MEMORY_PROBE_MARKER = 'LOAD_BENCH_MEMORY';
 
 export interface MemoryReading {
@@ -11,7 +12,7 @@ export interface MemoryReading {
   external: number;
 }
 
-process.on('SIGUSR2', () => {
+process.on('SIGURG', () => {
   const collect = (globalThis as { gc?: () => void }).gc;
   // Twice: the first pass can leave objects that only the second finds unreachable.
   collect?.();

@@ -67,10 +67,10 @@ interface Measured {
 const EVENT_LOOP_PROBE = join(dirname(fileURLToPath(import.meta.url)), 'eventLoopProbe.mjs');
 const MARKER = 'EVENT_LOOP_DELAY';
 
-/** Asks the server for its event-loop delay since the previous ask (SIGUSR2, see eventLoopProbe.mjs). */
+/** Asks the server for its event-loop delay since the previous ask (SIGWINCH, see eventLoopProbe.mjs). */
 async function loopDelay(server: ServerProcess): Promise<LoopDelay> {
   const seen = server.output().split(MARKER).length;
-  server.child.kill('SIGUSR2');
+  server.child.kill('SIGWINCH');
   for (let attempt = 0; attempt < 200; attempt += 1) {
     const parts = server.output().split(MARKER);
     if (parts.length > seen) return JSON.parse(parts.at(-1)!.split('\n')[0]) as LoopDelay;
