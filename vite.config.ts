@@ -81,8 +81,8 @@ function prerenderLanding(): Plugin {
           ]);
           const stylesheets = [...html.matchAll(/<link rel="stylesheet" crossorigin href="\/([^"]+\.css)">/g)];
           if (stylesheets.length !== 1) throw new Error('prerender-landing: expected one stylesheet in index.html');
-          const [link, cssFile] = stylesheets[0];
-          const css = bundle[cssFile];
+          const [link, cssFile] = stylesheets[0]!;
+          const css = bundle[cssFile!];
           if (css?.type !== 'asset' || String(css.source).includes('</style'))
             throw new Error(`prerender-landing: cannot inline ${cssFile}`);
           const markup = renderToString(

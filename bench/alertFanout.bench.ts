@@ -112,7 +112,7 @@ function alertBurst(size: number): LiveAlert[] {
       id,
       source: 'demo',
       ticker: 'BTC',
-      alert_type: ALERT_TYPES[id % ALERT_TYPES.length],
+      alert_type: ALERT_TYPES[id % ALERT_TYPES.length]!,
       message: `Fan-out bench alert ${id}: price crossed a level`,
       timestamp: formatAlertTimestamp(new Date()),
     };

@@ -24,7 +24,7 @@ let state = 9;
 const random = () => (state = (state * 1103515245 + 12345) % 2147483648) / 2147483648;
 const queries: AlertQuery[] = Array.from({ length: QUERIES }, () => {
   const end = now - random() * spanMs * 0.9;
-  const windowMs = [3_600_000, 86_400_000, 7 * 86_400_000][Math.floor(random() * 3)];
+  const windowMs = [3_600_000, 86_400_000, 7 * 86_400_000][Math.floor(random() * 3)]!;
   return {
     alert_type: random() < 0.5 ? ALERT_TYPES[Math.floor(random() * 4)] : undefined,
     symbol: random() < 0.5 ? tickers[Math.floor(random() * tickers.length)] : undefined,
@@ -75,13 +75,13 @@ async function measure(db: Database, label: string, alerts: number): Promise<voi
   // Alternating, so a busy moment of the machine falls on both.
   for (let index = 0; index < queries.length; index++) {
     let started = performance.now();
-    await queryAlerts(db, queries[index], new Date(now));
+    await queryAlerts(db, queries[index]!, new Date(now));
     ours.push(performance.now() - started);
     started = performance.now();
-    await client.query(statements[index].text, statements[index].params);
+    await client.query(statements[index]!.text, statements[index]!.params);
     direct.push(performance.now() - started);
   }
-  const plan = await client.query(`explain analyze ${statements[0].text}`, statements[0].params);
+  const plan = await client.query(`explain analyze ${statements[0]!.text}`, statements[0]!.params);
   console.log(`\nPlan of the first query (${JSON.stringify(queries[0])}):`);
   for (const row of (plan as { rows: Array<Record<string, string>> }).rows) console.log(`  ${Object.values(row)[0]}`);
 

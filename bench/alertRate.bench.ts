@@ -46,7 +46,7 @@ for (const symbol of SYMBOL_TABLE) {
   if (rows.length <= WARMUP) continue;
   const series = candleSeries(rows);
   // The days the scored bars span (after the warm-up), in calendar time.
-  const days = (end - rows[WARMUP].time) / DAY;
+  const days = (end - rows[WARMUP]!.time) / DAY;
   const ours = runAlertGenerators(series, symbol.ticker, MINUTE, WARMUP);
   const peer = runAlertGenerators(series, symbol.ticker, MINUTE, WARMUP, before, 0);
   for (const alert of ours) byType.set(alert.alert_type, (byType.get(alert.alert_type) ?? 0) + 1);

@@ -52,7 +52,7 @@ for (const productId of assets) {
     statements += 1;
     const base = stated.baseRate.probability;
     if (base === null) continue;
-    const outcome = rows[bar + HORIZON].close > rows[bar].close ? 1 : 0;
+    const outcome = rows[bar + HORIZON]!.close > rows[bar]!.close ? 1 : 0;
     for (const signal of stated.signals) {
       const odds = signal.odds;
       if (!odds || odds.probability === null || odds.raw === null) continue;

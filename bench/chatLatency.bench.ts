@@ -82,7 +82,7 @@ interface ClientResult {
 async function runClient(job: ClientJob): Promise<ClientResult> {
   const firstRequest = await timeChat(job.chatUrl, job.cookie, 'What are the odds for SOL?');
   for (let index = 0; index < WARMUP; index += 1) {
-    await timeChat(job.chatUrl, job.cookie, QUESTIONS[index % QUESTIONS.length]);
+    await timeChat(job.chatUrl, job.cookie, QUESTIONS[index % QUESTIONS.length]!);
     await timeChat(job.peerUrl, '', 'warm-up');
   }
   // A product nobody asked about yet: its demo history is replayed before the signals run.
@@ -90,7 +90,7 @@ async function runClient(job: ClientJob): Promise<ClientResult> {
   const ours: Timing[] = [];
   const peers: Timing[] = [];
   for (let index = 0; index < REQUESTS; index += 1) {
-    ours.push(await timeChat(job.chatUrl, job.cookie, QUESTIONS[index % QUESTIONS.length]));
+    ours.push(await timeChat(job.chatUrl, job.cookie, QUESTIONS[index % QUESTIONS.length]!));
     peers.push(await timeChat(job.peerUrl, '', 'peer'));
   }
   return { firstRequest, cold, ours, peers };

@@ -195,7 +195,10 @@ for (let minute = 0; minute < MINUTES; minute += 1) {
   peerAlerts += await peerPass(false);
   peer.push(performance.now() - started);
 }
-const [{ storedBars }] = await db.select({ storedBars: count() }).from(candles).where(eq(candles.granularity, 60));
+const [{ storedBars } = { storedBars: 0 }] = await db
+  .select({ storedBars: count() })
+  .from(candles)
+  .where(eq(candles.granularity, 60));
 await peerDatabase.close();
 
 const p50 = percentile(ours, 0.5);

@@ -61,7 +61,7 @@ async function bareLockFailover(databaseUrl: string): Promise<number> {
       const { rows } = await client.query<{ taken: boolean }>('select pg_try_advisory_lock($1) as taken', [
         PEER_LOCK_KEY,
       ]);
-      if (rows[0].taken) return Date.now() - killedAt;
+      if (rows[0]!.taken) return Date.now() - killedAt;
       if (Date.now() - killedAt > 120_000) throw new Error('the bare lock was never freed');
       await sleep(25);
     }

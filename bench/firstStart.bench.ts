@@ -30,7 +30,7 @@ async function loopDelay(server: ServerProcess): Promise<LoopDelay> {
   server.child.kill('SIGWINCH');
   for (let attempt = 0; attempt < 500; attempt += 1) {
     const parts = server.output().split(MARKER);
-    if (parts.length > seen) return JSON.parse(parts.at(-1)!.split('\n')[0]) as LoopDelay;
+    if (parts.length > seen) return JSON.parse(parts.at(-1)!.split('\n')[0]!) as LoopDelay;
     await sleep(10);
   }
   throw new Error('the server did not report its event-loop delay');

@@ -189,8 +189,8 @@ const rows: Row[] = [
 function plainLoop(values: Float64Array, period: number, target: Float64Array) {
   let sum = 0;
   for (let index = 0; index < values.length; index += 1) {
-    sum += values[index];
-    if (index >= period) sum -= values[index - period];
+    sum += values[index]!;
+    if (index >= period) sum -= values[index - period]!;
     target[index] = sum / period;
   }
   return target;
@@ -201,7 +201,7 @@ function plainLoop(values: Float64Array, period: number, target: Float64Array) {
 const timeLoop = () => measure(BARS, () => plainLoop(data.close, 20, out), 5);
 timeLoop(); // compiles the loop before any reading counts
 const OWN_ROUNDS = 3;
-const volume = data.high.map((high, index) => (high - data.low[index]) * 1000);
+const volume = data.high.map((high, index) => (high - data.low[index]!) * 1000);
 const swings = new Int8Array(BARS);
 const ownOnly = [
   { name: 'VolumeZ(20)', ours: () => measure(BARS, () => volumeZScore(volume, 20, out)) },
@@ -250,7 +250,7 @@ const SMALL_SAMPLES = 25;
 function smallSample(call: (window: Window) => unknown): number {
   const begun = process.hrtime.bigint();
   for (let index = 0; index < SMALL_CALLS; index += 1) {
-    sink += (call(windows[index % WINDOWS]) as { length?: number }).length ?? 1;
+    sink += (call(windows[index % WINDOWS]!) as { length?: number }).length ?? 1;
   }
   return Number(process.hrtime.bigint() - begun) / (SMALL_CALLS * SMALL_BARS);
 }
@@ -279,7 +279,7 @@ console.log(
 );
 const peerNames = cPeers.peers.map((peer) => peer.name);
 console.log(
-  `indicator        ours  ${peerNames.map((name) => name.split(' (')[0].padStart(17)).join(' ')}  ours/C  @ixjb94  trading-signals  technicalindicators  500: ours  @ixjb94  target`,
+  `indicator        ours  ${peerNames.map((name) => name.split(' (')[0]!.padStart(17)).join(' ')}  ours/C  @ixjb94  trading-signals  technicalindicators  500: ours  @ixjb94  target`,
 );
 let met = 0;
 for (const row of rows) {

@@ -133,10 +133,10 @@ function failingAudits(result: Result, category: string): string[] {
         audit.scoreDisplayMode !== 'notApplicable' &&
         audit.scoreDisplayMode !== 'manual',
     )
-    .sort((a, b) => b.ref.weight - a.ref.weight || (a.audit.score ?? 0) - (b.audit.score ?? 0))
+    .sort((a, b) => b.ref.weight - a.ref.weight || (a.audit!.score ?? 0) - (b.audit!.score ?? 0))
     .flatMap(({ ref, audit }) => [
-      `${audit.id} (score ${audit.score}${ref.weight > 0 ? `, weight ${ref.weight}` : ''}${audit.displayValue ? `, ${audit.displayValue}` : ''}): ${audit.title}`,
-      ...nodesOf(audit.details).map((node) => `    at ${node}`),
+      `${audit!.id} (score ${audit!.score}${ref.weight > 0 ? `, weight ${ref.weight}` : ''}${audit!.displayValue ? `, ${audit!.displayValue}` : ''}): ${audit!.title}`,
+      ...nodesOf(audit!.details).map((node) => `    at ${node}`),
     ]);
 }
 
@@ -188,7 +188,7 @@ async function waitUntilSettled(origin: string): Promise<{ waitedMs: number; med
       await (await fetch(`${origin}${asset}`, { headers: { 'Accept-Encoding': 'br' } })).arrayBuffer();
       times.push(performance.now() - sent);
     }
-    medianMs = times.sort((a, b) => a - b)[Math.floor(SETTLE_SAMPLES / 2)];
+    medianMs = times.sort((a, b) => a - b)[Math.floor(SETTLE_SAMPLES / 2)]!;
     calm = medianMs < SETTLE_MS ? calm + 1 : 0;
     if (calm >= 2) return { waitedMs: performance.now() - started, medianMs, settled: true };
     await new Promise((resolve) => setTimeout(resolve, 1000));
@@ -248,14 +248,14 @@ try {
         .map((result) => result.audits['largest-contentful-paint']?.numericValue)
         .filter((value): value is number => typeof value === 'number')
         .sort((a, b) => a - b);
-      lcps.set(`${page} ${formFactor.name}`, lcpRuns.length > 0 ? lcpRuns[Math.floor(lcpRuns.length / 2)] : null);
+      lcps.set(`${page} ${formFactor.name}`, lcpRuns.length > 0 ? lcpRuns[Math.floor(lcpRuns.length / 2)]! : null);
       for (const warning of new Set(runs.flatMap((result) => result.runWarnings)))
         console.log(`  warning (${page}, ${formFactor.name}): ${warning}`);
       for (const category of CATEGORIES) {
         const scored = runs
           .map((result) => ({ result, score: scoreOf(result, category) }))
           .sort((a, b) => (a.score ?? -1) - (b.score ?? -1));
-        const median = scored[Math.floor(scored.length / 2)];
+        const median = scored[Math.floor(scored.length / 2)]!;
         scores.set(`${page} ${category} ${formFactor.name}`, median.score);
         if (JSON_DIR) {
           const name = `${page.replace(/\W+/g, '_') || 'root'}-${formFactor.name}-${category}.json`;

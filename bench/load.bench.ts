@@ -193,7 +193,7 @@ watchdog.unref();
 /** CPU time (user + system, in clock ticks of 1/100 s) a process has used so far. */
 function readCpuTicks(pid: number): number | null {
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
     return Number(fields[11]) + Number(fields[12]);
   } catch {
     return null;
@@ -307,17 +307,17 @@ class Subscriber {
     const now = performance.now();
     for (const line of headers['set-cookie'] ?? []) {
       const [pair, ...attributes] = line.split(';');
-      const cut = pair.indexOf('=');
+      const cut = pair!.indexOf('=');
       if (cut <= 0) continue;
-      const name = pair.slice(0, cut).trim();
-      const value = pair.slice(cut + 1).trim();
+      const name = pair!.slice(0, cut).trim();
+      const value = pair!.slice(cut + 1).trim();
       let expires = Number.POSITIVE_INFINITY;
       let maxAge: number | null = null;
       for (const attribute of attributes) {
         const [key, ...rest] = attribute.trim().split('=');
         const text = rest.join('=').trim();
-        if (/^max-age$/i.test(key) && /^-?\d+$/.test(text)) maxAge = Number(text);
-        else if (/^expires$/i.test(key)) {
+        if (/^max-age$/i.test(key!) && /^-?\d+$/.test(text)) maxAge = Number(text);
+        else if (/^expires$/i.test(key!)) {
           const at = Date.parse(text);
           if (!Number.isNaN(at)) expires = now + (at - Date.now());
         }
@@ -434,7 +434,7 @@ function tradeCsv(user: Subscriber, sequence: number): Buffer {
 
 function pageAssets(webRoot: string): { landing: string[]; dashboard: string[] } {
   const html = readFileSync(join(webRoot, 'index.html'), 'utf8');
-  const fromHtml = [...html.matchAll(/(?:src|href)="(\/[^"]+)"/g)].map((match) => match[1]);
+  const fromHtml = [...html.matchAll(/(?:src|href)="(\/[^"]+)"/g)].map((match) => match[1]!);
   const manifestPath = join(webRoot, '.vite', 'manifest.json');
   const closure = (entry: string): string[] => {
     if (!existsSync(manifestPath)) return [];
@@ -503,18 +503,18 @@ async function prepareSubscribers(environment: ServerEnvironment, users: Subscri
     });
     const context = await auth.$context;
     const [first, ...others] = users;
-    first.id = (
+    first!.id = (
       await createUser(auth, database.db, {
-        email: first.email,
+        email: first!.email,
         password: PASSWORD,
-        username: `trader${first.index}`,
+        username: `trader${first!.index}`,
         verified: true,
       })
     ).id;
     const [credential] = await database.db
       .select({ password: account.password })
       .from(account)
-      .where(eq(account.userId, first.id));
+      .where(eq(account.userId, first!.id));
     if (!credential?.password) throw new Error('createUser stored no password hash');
     await inBatches(others, 8, async (user) => {
       const username = `trader${user.index}`;
@@ -552,7 +552,7 @@ async function inBatches<T>(items: T[], concurrency: number, work: (item: T) => 
   let next = 0;
   await Promise.all(
     Array.from({ length: Math.min(concurrency, items.length) }, async () => {
-      while (next < items.length) await work(items[next++]);
+      while (next < items.length) await work(items[next++]!);
     }),
   );
 }
@@ -611,11 +611,11 @@ async function chat(user: Subscriber, recorder: Recorder | null, sequence: numbe
       if (recorder.examples.length < 20) recorder.examples.push(`chat stream did not finish: ${text.slice(-300)}`);
     }
     const answer = [...text.matchAll(/"type":"text-delta"[^\n]*?"delta":("(?:[^"\\]|\\.)*")/g)]
-      .map((match) => JSON.parse(match[1]) as string)
+      .map((match) => JSON.parse(match[1]!) as string)
       .join('');
     const conversation = response.headers['x-conversation-id'];
     if (typeof conversation === 'string') user.conversationId = conversation;
-    user.history.push({ role: 'user', content: question }, { role: 'assistant', content: answer.slice(0, 2000) });
+    user.history.push({ role: 'user', content: question! }, { role: 'assistant', content: answer.slice(0, 2000) });
   } catch (error) {
     recorder?.failure('chat', error);
   }
@@ -954,13 +954,13 @@ async function runPhase(name: PhaseName, webRoot: string): Promise<PhaseResult> 
     };
   });
   const origins = ports.map((port) => `http://127.0.0.1:${port}`);
-  const users = Array.from({ length: USERS }, (_, index) => new Subscriber(index, origins[index % count], name));
+  const users = Array.from({ length: USERS }, (_, index) => new Subscriber(index, origins[index % count]!, name));
   retries.count = 0;
 
   try {
     // 1. Accounts, plans and sessions, before the servers start.
     const setupStarted = performance.now();
-    await prepareSubscribers(environments[0], users);
+    await prepareSubscribers(environments[0]!, users);
     console.log(
       `${USERS} subscribers created (e-mail verified), granted 3-Day Access${USERS > LOGINS ? `, ${USERS - LOGINS} sessions made` : ''} in ${seconds(setupStarted)}.`,
     );
@@ -968,7 +968,7 @@ async function runPhase(name: PhaseName, webRoot: string): Promise<PhaseResult> 
     // 2. The servers.
     const bootStarted = performance.now();
     const instances = environments.map(
-      (environment, index) => new Instance(`server ${index + 1}`, origins[index], ports[index], environment),
+      (environment, index) => new Instance(`server ${index + 1}`, origins[index]!, ports[index]!, environment),
     );
     servers.push(...instances);
     await Promise.all(instances.map((instance) => instance.ready()));
@@ -984,7 +984,7 @@ async function runPhase(name: PhaseName, webRoot: string): Promise<PhaseResult> 
       await sleep(1000);
       const ticks = instances.map((instance) => instance.cpuTicks());
       // Under 10% of one core each (clock ticks are 1/100 s).
-      if (ticks.every((tick, index) => tick - previous[index] <= 10)) {
+      if (ticks.every((tick, index) => tick - previous[index]! <= 10)) {
         settled = true;
         break;
       }
@@ -1042,7 +1042,7 @@ async function runPhase(name: PhaseName, webRoot: string): Promise<PhaseResult> 
     for (let index = 0; index < PEER_REQUESTS; index += 1) {
       const reply = await expectOk(
         'unloaded prices',
-        users[index % USERS].send('GET', '/external-api/coinbase-prices'),
+        users[index % USERS]!.send('GET', '/external-api/coinbase-prices'),
       );
       unloaded.push(reply.ms);
     }
@@ -1074,7 +1074,7 @@ async function runPhase(name: PhaseName, webRoot: string): Promise<PhaseResult> 
         const message = `${pushMarker} push ${index + 1}`;
         // Pushed through subscriber `index`, so with two servers both push in turn.
         const reply = await timed(recorder, 'push', () =>
-          users[index % USERS].json('POST', '/api/test/alerts', {
+          users[index % USERS]!.json('POST', '/api/test/alerts', {
             ticker: 'BTC',
             alert_type: ALERT_TYPES[index % ALERT_TYPES.length],
             message,
@@ -1108,7 +1108,7 @@ async function runPhase(name: PhaseName, webRoot: string): Promise<PhaseResult> 
     await sleep(until - performance.now());
     const loop = await Promise.all(instances.map((instance) => instance.eventLoop()));
     const serverCpuShare = instances.map(
-      (instance, index) => (instance.cpuTicks() - serverTicksAtStart[index]) / 100 / (LOAD_MS / 1000),
+      (instance, index) => (instance.cpuTicks() - serverTicksAtStart[index]!) / 100 / (LOAD_MS / 1000),
     );
     const clientCpu = process.cpuUsage(clientCpuAtStart);
     const clientCpuShare = (clientCpu.user + clientCpu.system) / 1e6 / (LOAD_MS / 1000);
@@ -1141,11 +1141,11 @@ async function runPhase(name: PhaseName, webRoot: string): Promise<PhaseResult> 
     const memory = instances.map((instance, index) => {
       const during = instance.samples.filter((sample) => sample.at >= loadStarted && sample.at <= loadEnded);
       return {
-        start: memoryAtStart[index].vmRss,
-        end: memoryAtEnd[index].vmRss,
-        peak: Math.max(memoryAtStart[index].vmRss, ...during.map((sample) => sample.bytes)),
-        heapStart: memoryAtStart[index].heapUsed,
-        heapEnd: memoryAtEnd[index].heapUsed,
+        start: memoryAtStart[index]!.vmRss,
+        end: memoryAtEnd[index]!.vmRss,
+        peak: Math.max(memoryAtStart[index]!.vmRss, ...during.map((sample) => sample.bytes)),
+        heapStart: memoryAtStart[index]!.heapUsed,
+        heapEnd: memoryAtEnd[index]!.heapUsed,
       };
     });
 
@@ -1264,9 +1264,9 @@ async function runPhase(name: PhaseName, webRoot: string): Promise<PhaseResult> 
       `Alert streams: ${streamsOpened} opened, ${streamsClosedEarly} closed by the server early; ${pushed.length} alerts pushed; ${complete}/${streamsOpened} streams got every one (${deliveries}/${streamsOpened * pushed.length} deliveries).`,
     );
     for (const [index, instance] of instances.entries()) {
-      const reading = memory[index];
+      const reading = memory[index]!;
       console.log(
-        `${instance.label}: event-loop delay p99 ${ms(loop[index].p99)} (max ${ms(loop[index].max)}; idle p99 ${ms(idleLoop[index].p99)}), CPU ${(serverCpuShare[index] * 100).toFixed(0)}% of a core; RSS after a full GC ${mb(reading.start)} -> ${mb(reading.end)} (peak ${mb(reading.peak)}; JS heap ${mb(reading.heapStart)} -> ${mb(reading.heapEnd)}).`,
+        `${instance.label}: event-loop delay p99 ${ms(loop[index]!.p99)} (max ${ms(loop[index]!.max)}; idle p99 ${ms(idleLoop[index]!.p99)}), CPU ${(serverCpuShare[index]! * 100).toFixed(0)}% of a core; RSS after a full GC ${mb(reading.start)} -> ${mb(reading.end)} (peak ${mb(reading.peak)}; JS heap ${mb(reading.heapStart)} -> ${mb(reading.heapEnd)}).`,
       );
     }
     console.log(`Requests sent again after a stale keep-alive socket: ${retries.count} (setup and load).`);

@@ -61,11 +61,11 @@ const measure = async (name: string, runs: number, call: () => unknown) =>
 // ---- the analyst's candle series ------------------------------------------------------------
 const symbols = ['BTC', 'ETH', 'SOL', 'DOGE', 'XRP'];
 let next = 0;
-await measure('candle series 1m, cold (demo feed, 2 days)', 5, () => analysis().history(symbols[next++ % 5], '1m'));
+await measure('candle series 1m, cold (demo feed, 2 days)', 5, () => analysis().history(symbols[next++ % 5]!, '1m'));
 const warmAnalysis = analysis();
 await warmAnalysis.history('BTC', '1m');
 await measure('candle series 1m, warm (cached bars)', 10, () => warmAnalysis.history('BTC', '1m'));
-await measure('candle series 1h, cold (demo feed, 60 days)', 5, () => analysis().history(symbols[next++ % 5], '1h'));
+await measure('candle series 1h, cold (demo feed, 60 days)', 5, () => analysis().history(symbols[next++ % 5]!, '1h'));
 await warmAnalysis.history('BTC', '1h');
 await measure('candle series 1h, warm (cached bars)', 10, () => warmAnalysis.history('BTC', '1h'));
 

@@ -54,7 +54,7 @@ function freshDir(): string {
 /** CPU time (user + system, ms) of this process's main thread, and of the whole process (every thread). */
 function cpu(): { main: number; all: number } {
   const ticks = (path: string) => {
-    const fields = readFileSync(path, 'utf8').split(') ')[1].split(' ');
+    const fields = readFileSync(path, 'utf8').split(') ')[1]!.split(' ');
     return (Number(fields[11]) + Number(fields[12])) * 10;
   };
   return { main: ticks(`/proc/self/task/${process.pid}/stat`), all: ticks('/proc/self/stat') };
@@ -193,7 +193,7 @@ async function one(pool: pg.Pool, sequence: number): Promise<boolean> {
       'select id, user_id, body, created_at from items where id = $1',
       [id],
     );
-    return result.rows.length === 1 && result.rows[0].id === id && result.rows[0].user_id === id % USERS;
+    return result.rows.length === 1 && result.rows[0]!.id === id && result.rows[0]!.user_id === id % USERS;
   }
   if (kind < 9) {
     const user = sequence % USERS;
@@ -208,7 +208,7 @@ async function one(pool: pg.Pool, sequence: number): Promise<boolean> {
     'insert into items (user_id, body) values ($1, $2) returning id, user_id',
     [user, `bench ${sequence}`],
   );
-  return result.rows.length === 1 && result.rows[0].user_id === user;
+  return result.rows.length === 1 && result.rows[0]!.user_id === user;
 }
 
 async function round(pool: pg.Pool, offset: number): Promise<Round> {
@@ -328,7 +328,7 @@ try {
     const s = summary(name);
     return `${s.perSecond.toFixed(0)} q/s, p50 ${s.p50.toFixed(2)} ms, p95 ${s.p95.toFixed(2)} ms, server thread ${s.mainCpuUs.toFixed(0)} µs/q, process ${s.allCpuUs.toFixed(0)} µs/q; ${s.wrong} wrong, ${s.failed} failed; transaction ${checks.get(name)}`;
   };
-  const base = summary(bridges[0].name);
+  const base = summary(bridges[0]!.name);
   for (const [index, bridge] of bridges.entries()) {
     const s = summary(bridge.name);
     report({

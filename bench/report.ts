@@ -74,5 +74,5 @@ export function report(figure: BenchFigure): void {
 export function percentile(values: number[], share: number): number {
   if (values.length === 0) return NaN;
   const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * share))];
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * share))]!;
 }

@@ -37,7 +37,7 @@ const TARGET_SPEEDUP = 5;
 
 let seed = 20260302;
 const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
-const pick = <T>(values: readonly T[]): T => values[Math.floor(random() * values.length)];
+const pick = <T>(values: readonly T[]): T => values[Math.floor(random() * values.length)]!;
 
 /** A growable bar store in columns (the candle store of one symbol and granularity). */
 class Columns implements CandleSeries {
@@ -68,12 +68,12 @@ class Columns implements CandleSeries {
   }
   row(at: number): CandleInput {
     return {
-      time: this.time[at],
-      open: this.open[at],
-      high: this.high[at],
-      low: this.low[at],
-      close: this.close[at],
-      volume: this.volume[at],
+      time: this.time[at]!,
+      open: this.open[at]!,
+      high: this.high[at]!,
+      low: this.low[at]!,
+      close: this.close[at]!,
+      volume: this.volume[at]!,
     };
   }
   last(limit: number): CandleInput[] {
@@ -198,7 +198,7 @@ function rulesFor(market: Market, withWatos: boolean): ActiveRule[] {
     if (draw < 0.6) add({ kind: 'price_cross', direction: pick(['above', 'below'] as const), level: near(0.01) }, '1h');
     else if (draw < 0.65) {
       const [a, b] = [near(0.01), near(0.01)].sort((x, y) => x - y);
-      add({ kind: 'channel', direction: pick(['enters', 'exits'] as const), lower: a, upper: b + 0.01 }, '1h');
+      add({ kind: 'channel', direction: pick(['enters', 'exits'] as const), lower: a!, upper: b! + 0.01 }, '1h');
     } else if (draw < 0.7)
       add({ kind: 'percent_move', percent: pick([0.2, 0.5, -0.2, -0.5, 1]), windowMinutes: pick([5, 15, 60]) }, '15m');
     else if (draw < 0.8) {
@@ -276,8 +276,8 @@ function createNaive(rules: ActiveRule[], markets: Map<string, Market>) {
     const market = markets.get(update.productId)!;
     const bars: RuleBars = { minutes: market.minutes, hours: market.hours };
     const index = market.minutes.length - 1;
-    const time = market.minutes.time[index];
-    const close = market.minutes.close[index];
+    const time = market.minutes.time[index]!;
+    const close = market.minutes.close[index]!;
     const out: FiringDraft[] = [];
     for (const rule of bySymbol.get(update.productId) ?? []) {
       const { condition } = rule;
@@ -306,7 +306,7 @@ const evaluator = createRuleEvaluator({
     // The store answers with the bars before the update (the pass's bar is already stored).
     const rows = (granularity === 60 ? market.minutes : market.hours).last(limit + 1);
     const before = granularity === 60 ? market.minutes.time[market.minutes.length - 1] : Infinity;
-    return Promise.resolve(rows.filter((row) => row.time < before).slice(-limit));
+    return Promise.resolve(rows.filter((row) => row.time < before!).slice(-limit));
   },
 });
 evaluator.setRules(rules);
@@ -338,12 +338,12 @@ for (let pass = 0; pass < WARMUP_PASSES + PASSES; pass += 1) {
   const naiveElapsed = Number(process.hrtime.bigint() - naiveStarted) / 1e6;
 
   for (let index = 0; index < updates.length; index += 1) {
-    const a = ours[index].map(describe);
-    const b = theirs[index].map(describe);
+    const a = ours[index]!.map(describe);
+    const b = theirs[index]!.map(describe);
     if (a.length !== b.length || a.some((line, at) => line !== b[at])) {
       mismatches += 1;
       if (mismatches <= 3)
-        console.error(`Mismatch for ${updates[index].productId} at ${new Date(time).toISOString()}`, a, b);
+        console.error(`Mismatch for ${updates[index]!.productId} at ${new Date(time).toISOString()}`, a, b);
     }
     firings += a.length;
   }

@@ -77,10 +77,10 @@ for (const file of files) {
     rows.push([name, '(no figures reported through bench/report.ts)', '-', '-', '-', '-', 'info']);
 }
 
-const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column].length)));
+const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
 const line = (cells: string[]) =>
   cells
-    .map((cell, column) => cell.padEnd(widths[column]))
+    .map((cell, column) => cell.padEnd(widths[column]!))
     .join(' | ')
     .trimEnd();
 console.log('\n=== Summary (ratio = measured / peer) ===');

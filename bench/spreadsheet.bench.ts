@@ -73,7 +73,7 @@ async function loopDelay(server: ServerProcess): Promise<LoopDelay> {
   server.child.kill('SIGWINCH');
   for (let attempt = 0; attempt < 200; attempt += 1) {
     const parts = server.output().split(MARKER);
-    if (parts.length > seen) return JSON.parse(parts.at(-1)!.split('\n')[0]) as LoopDelay;
+    if (parts.length > seen) return JSON.parse(parts.at(-1)!.split('\n')[0]!) as LoopDelay;
     await sleep(10);
   }
   throw new Error('the server did not report its event-loop delay');
@@ -136,7 +136,7 @@ try {
     const body = (await response.json()) as { tables?: Array<{ rows: string[][]; totalRows: number }>; error?: string };
     if (response.status !== 200) throw new Error(`preview answered ${response.status}: ${body.error}`);
     const [table] = body.tables!;
-    if (JSON.stringify(table.rows[19]) !== JSON.stringify(bigWorkbookRow(19)) || table.totalRows !== book.dataRows) {
+    if (JSON.stringify(table!.rows[19]) !== JSON.stringify(bigWorkbookRow(19)) || table!.totalRows !== book.dataRows) {
       throw new Error('the preview does not show the workbook’s first rows and row count');
     }
   };

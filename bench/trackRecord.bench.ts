@@ -48,9 +48,9 @@ function forecastAt(index: number, into: PendingForecast & { market: number; sta
   const bar = 10 + Math.floor(((index % perMarket) * (BARS - HORIZON - 20)) / perMarket);
   into.barTime = START + (bar + 1) * HOUR;
   into.dueAt = into.barTime + HORIZON * HOUR;
-  const bars = markets[into.market];
+  const bars = markets[into.market]!;
   // About the entry bar's close (holes shift the index a little): rises and falls both occur.
-  into.entryClose = bars[Math.min(bar, bars.length - 1)].close;
+  into.entryClose = bars[Math.min(bar, bars.length - 1)]!.close;
   into.stated = ((index * 2654435761) % 1000) / 1000;
   into.base = 0.5;
   return into;
@@ -87,12 +87,12 @@ let unresolvable = 0;
 const now = START + (BARS + 48) * HOUR;
 for (let index = 0; index < FORECASTS; index += 1) {
   const forecast = forecastAt(index, scratch);
-  const resolution = resolveForecast(forecast, markets[forecast.market], now);
+  const resolution = resolveForecast(forecast, markets[forecast.market]!, now);
   if (resolution?.status === 'resolved') {
     resolved += 1;
     outcomes[index] = resolution.rose ? 1 : 2;
     statedColumn[index] = forecast.stated;
-    scorer.add(SIGNALS[index % 6], forecast.stated, forecast.base, resolution.rose, index % 2 === 0);
+    scorer.add(SIGNALS[index % 6]!, forecast.stated, forecast.base, resolution.rose, index % 2 === 0);
   } else unresolvable += 1;
 }
 const report1 = scorer.report();
@@ -106,7 +106,7 @@ const naiveStarted = performance.now();
 let naiveRose = 0;
 for (let index = 0; index < FORECASTS; index += 1) {
   const forecast = forecastAt(index, scratch);
-  const close = lookups[forecast.market].get(forecast.dueAt - HOUR);
+  const close = lookups[forecast.market]!.get(forecast.dueAt - HOUR);
   if (close !== undefined && close > forecast.entryClose) naiveRose += 1;
 }
 const naiveResolveMs = performance.now() - naiveStarted;
@@ -118,7 +118,7 @@ function streamingScore(): ReturnType<ForecastScorer['report']> {
   for (let index = 0; index < FORECASTS; index += 1) {
     const outcome = outcomes[index];
     if (outcome === 0) continue;
-    own.add(SIGNALS[index % 6], statedColumn[index], 0.5, outcome === 1, index % 2 === 0);
+    own.add(SIGNALS[index % 6]!, statedColumn[index]!, 0.5, outcome === 1, index % 2 === 0);
   }
   return own.report();
 }
@@ -134,8 +134,8 @@ const rows: Row[] = [];
 for (let index = 0; index < FORECASTS; index += 1) {
   if (outcomes[index] === 0) continue;
   rows.push({
-    signal: SIGNALS[index % 6],
-    stated: statedColumn[index],
+    signal: SIGNALS[index % 6]!,
+    stated: statedColumn[index]!,
     base: 0.5,
     rose: outcomes[index] === 1,
     bullish: index % 2 === 0,

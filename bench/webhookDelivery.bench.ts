@@ -79,7 +79,7 @@ for (let start = 0; start < N; start += 500) {
     .insert(ruleFirings)
     .values(
       Array.from({ length: count }, (_, index) => ({
-        ruleId: rule.id,
+        ruleId: rule!.id,
         userId: 'bench-user',
         symbol: 'AAPL',
         triggerKey: start + index + 1,
@@ -142,7 +142,7 @@ const bodies = firingIds.map((firingId, index) =>
   JSON.stringify({
     deliveryId: `${firingId}-webhook`,
     firingId,
-    rule: { id: rule.id, name: 'Bench rule', description: 'AAPL crosses above 190' },
+    rule: { id: rule!.id, name: 'Bench rule', description: 'AAPL crosses above 190' },
     symbol: 'AAPL',
     ticker: 'AAPL',
     timeframe: '1h',
@@ -160,7 +160,7 @@ await Promise.all(
   Array.from({ length: CONCURRENCY }, async () => {
     while (next < N) {
       const index = next++;
-      const result = await postWebhook(receiverUrl, bodies[index], {
+      const result = await postWebhook(receiverUrl, bodies[index]!, {
         secret: 'whsec_bench',
         deliveryId: `${firingIds[index]}-webhook`,
         timeoutMs: 5000,

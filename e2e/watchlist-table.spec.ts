@@ -80,7 +80,7 @@ for (const size of [
         if (entry.status !== 'priced') continue;
         expect(entry.source).toBe('demo');
         const row = rows.nth(index);
-        await expect(row).toHaveAttribute('data-symbol', DEFAULT_CHART_WATCHLIST[index]);
+        await expect(row).toHaveAttribute('data-symbol', DEFAULT_CHART_WATCHLIST[index]!);
         await expect(row.getByRole('rowheader')).toContainText(entry.ticker);
         // The table refreshes every 15 s: the price shown is one the store held within a minute.
         const shown = (await row.getByRole('cell').first().textContent())?.replace(/D$/, '');

@@ -69,8 +69,8 @@ describe('npm run admin', () => {
     const database = await openDatabase({ pgliteDir: join(dataDir, 'db') });
     try {
       const [ops] = await database.db.select().from(user).where(eq(user.email, 'ops@example.com'));
-      expect(ops.emailVerified).toBe(true);
-      const rows = await database.db.select().from(subscriptions).where(eq(subscriptions.userId, ops.id));
+      expect(ops!.emailVerified).toBe(true);
+      const rows = await database.db.select().from(subscriptions).where(eq(subscriptions.userId, ops!.id));
       expect(rows.map((row) => [row.priceId, row.status, row.provider])).toEqual([['three-day', 'canceled', 'admin']]);
     } finally {
       await database.close();
@@ -126,13 +126,13 @@ describe('npm run admin: the outgoing mail queue', () => {
       expect(listed.out).toContain('last error: ESOCKET: connect ECONNREFUSED');
       const [, id, next] = /^([0-9a-f-]{36}) .* next (\S+)/.exec(listed.out) ?? [];
       // The next attempt waits the base delay (600 s)...
-      expect(Date.parse(next) - Date.now()).toBeGreaterThan(300_000);
+      expect(Date.parse(next!) - Date.now()).toBeGreaterThan(300_000);
 
-      const retried = adminWith(env, 'mail-retry', '--id', id);
+      const retried = adminWith(env, 'mail-retry', '--id', id!);
       expect(retried.out).toBe(`E-mail ${id} will be sent again by the server now (retry window renewed: 24 h).`);
       // ...until mail-retry makes it due now.
       const [, nextNow] = / next (\S+)/.exec(adminWith(env, 'mail-queue').out) ?? [];
-      expect(Date.parse(nextNow)).toBeLessThanOrEqual(Date.now());
+      expect(Date.parse(nextNow!)).toBeLessThanOrEqual(Date.now());
 
       // The message is now pending, not failed or sent: --state filters.
       expect(adminWith(env, 'mail-queue', '--state', 'failed').out).toBe('No e-mail in the queue with state failed.');

@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { atr, bollinger, ema, roc, rsi, sma } from '../../src/signals/indicators.ts';
 
 const [barsFile, repeatsText] = process.argv.slice(2);
+if (barsFile === undefined) throw new Error('usage: ours.ts <bars file> <repeats>');
 const repeats = Number(repeatsText);
 const bytes = readFileSync(barsFile);
 const all = new Float64Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
@@ -29,7 +30,7 @@ function time(name: string, kernel: () => Float64Array): void {
     const started = process.hrtime.bigint();
     const result = kernel();
     best = Math.min(best, Number(process.hrtime.bigint() - started) / bars);
-    last = result[bars - 1];
+    last = result[bars - 1]!;
   }
   console.log(`${name} ${best.toFixed(6)} ${last}`);
 }

@@ -79,6 +79,7 @@ function peer(name: string, command: string[], barsFile: string): CPeer {
     name,
     run(repeats) {
       const [executable, ...args] = command;
+      if (executable === undefined) throw new Error(`${name}: no command`);
       const result = spawnSync(executable, [...args, barsFile, String(repeats)], {
         encoding: 'utf8',
         timeout: 300_000,
@@ -88,7 +89,7 @@ function peer(name: string, command: string[], barsFile: string): CPeer {
       const kernels = new Map<string, { nsPerBar: number; last: number }>();
       for (const line of result.stdout.trim().split('\n')) {
         const [kernel, nsPerBar, last] = line.split(' ');
-        kernels.set(kernel, { nsPerBar: Number(nsPerBar), last: Number(last) });
+        kernels.set(kernel!, { nsPerBar: Number(nsPerBar), last: Number(last) });
       }
       return kernels;
     },
@@ -108,7 +109,7 @@ export function buildCPeers(close: Float64Array, high: Float64Array, low: Float6
   const failures: string[] = [];
   let compiler = 'gcc (not found)';
   try {
-    compiler = execFileSync('gcc', ['--version'], { encoding: 'utf8' }).split('\n')[0];
+    compiler = execFileSync('gcc', ['--version'], { encoding: 'utf8' }).split('\n')[0]!;
   } catch (error) {
     failures.push(`no C compiler: ${(error as Error).message}`);
   }

@@ -226,7 +226,7 @@ describe('shared storage (issue 14, item 15c)', () => {
     const warnings = startupWarnings(config);
     expect(warnings).toHaveLength(1);
     const [warning] = warnings;
-    expect(warning.split('\n').length).toBeGreaterThanOrEqual(4);
+    expect(warning!.split('\n').length).toBeGreaterThanOrEqual(4);
     expect(warning).toMatch(/^SHARED DATABASE, LOCAL FILES/);
     expect(warning).toContain('/srv/watos/uploads');
     expect(warning).toContain('404 on the other');

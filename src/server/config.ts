@@ -33,7 +33,7 @@ function parseTrustProxy(value: string | undefined, context: z.RefinementCtx): f
   for (const entry of entries) {
     if (PROXY_NAMES.has(entry)) continue;
     const [address, bits, ...rest] = entry.split('/');
-    const family = isIP(address);
+    const family = isIP(address!);
     const maxBits = family === 6 ? 128 : 32;
     const bitsValid = bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= maxBits);
     if (family === 0 || !bitsValid || rest.length > 0) {

@@ -54,13 +54,14 @@ export function bootScriptTag(entry: string, preloads: readonly string[]): strin
 export function withBootScript(html: string): string {
   const entries = [...html.matchAll(/<script type="module" crossorigin src="([^"]+)"><\/script>/g)];
   if (entries.length !== 1) throw new Error(`expected one module script in the page's HTML, found ${entries.length}`);
+  const entry = entries[0]!;
   const preloadLinks = [...html.matchAll(/[ \t]*<link rel="modulepreload" crossorigin href="([^"]+)">\n?/g)];
   return preloadLinks
     .reduce((page, [preloadLink]) => page.replace(preloadLink, ''), html)
-    .replace(entries[0][0], () =>
+    .replace(entry[0], () =>
       bootScriptTag(
-        entries[0][1],
-        preloadLinks.map(([, href]) => href),
+        entry[1]!,
+        preloadLinks.map(([, href]) => href!),
       ),
     );
 }

@@ -36,10 +36,10 @@ function decimalText(magnitude: number): DecimalText {
   const exponentAt = text.indexOf('e');
   if (exponentAt < 0) {
     const [whole, fraction = ''] = text.split('.');
-    return { whole, fraction };
+    return { whole: whole!, fraction };
   }
   const mantissa = text.slice(0, exponentAt).replace('.', '');
-  const pointAt = text.slice(0, exponentAt).split('.')[0].length + Number(text.slice(exponentAt + 1));
+  const pointAt = text.slice(0, exponentAt).split('.')[0]!.length + Number(text.slice(exponentAt + 1));
   if (pointAt <= 0) return { whole: '0', fraction: '0'.repeat(-pointAt) + mantissa };
   return { whole: mantissa.slice(0, pointAt).padEnd(pointAt, '0'), fraction: mantissa.slice(pointAt) };
 }

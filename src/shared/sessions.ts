@@ -82,7 +82,19 @@ function nyOffset(timeMs: number): number {
   for (const part of etFormatter.formatToParts(at)) {
     if (part.type !== 'literal') parts[part.type] = Number(part.value);
   }
-  const local = Date.UTC(parts.year, parts.month - 1, parts.day, parts.hour % 24, parts.minute, parts.second);
+  const field = (type: string): number => {
+    const value = parts[type];
+    if (value === undefined) throw new Error(`Intl.DateTimeFormat gave no ${type} for ${new Date(at).toISOString()}`);
+    return value;
+  };
+  const local = Date.UTC(
+    field('year'),
+    field('month') - 1,
+    field('day'),
+    field('hour') % 24,
+    field('minute'),
+    field('second'),
+  );
   return remember(offsetByHour, hour, local - at);
 }
 
@@ -201,7 +213,7 @@ function nyseYear(year: number): YearCalendar {
   holidays.set(observed(dayNumber(year, 12, 25)), 'Christmas Day');
   for (const special of NYSE_SPECIAL_CLOSURES) {
     const [y, m, d] = special.date.split('-').map(Number);
-    if (y === year) holidays.set(dayNumber(y, m, d), special.name);
+    if (y === year) holidays.set(dayNumber(y, m!, d!), special.name);
   }
 
   // Early closes at 13:00: July 3 on a Monday to Thursday, the day after Thanksgiving, and

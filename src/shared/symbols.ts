@@ -150,7 +150,7 @@ export function unknownSymbolMessage(input: string): string {
   const contract = /^([A-Z0-9]+?)(?:\d+!|[FGHJKMNQUVXZ]\d{1,4})$/.exec(
     (colon === -1 ? text : text.slice(colon + 1)).trim().toUpperCase(),
   );
-  const root = contract ? BY_KEY.get(contract[1]) : undefined;
+  const root = contract ? BY_KEY.get(contract[1]!) : undefined;
   if (root && FUTURES.includes(root.assetClass))
     return `No market data for ${shown}: we carry the continuous front-month contract only; use ${toTradingView(root)} (${root.name}).`;
   const suggestions = searchSymbols(colon === -1 ? text : text.slice(colon + 1), 3);

@@ -18,9 +18,9 @@ const MINUTE = 60_000;
 function bars(closes: number[], range = 0.2, volume = 100): CandleInput[] {
   return closes.map((close, index) => ({
     time: index * MINUTE,
-    open: index === 0 ? close : closes[index - 1],
-    high: Math.max(close, index === 0 ? close : closes[index - 1]) + range / 2,
-    low: Math.min(close, index === 0 ? close : closes[index - 1]) - range / 2,
+    open: index === 0 ? close : closes[index - 1]!,
+    high: Math.max(close, index === 0 ? close : closes[index - 1]!) + range / 2,
+    low: Math.min(close, index === 0 ? close : closes[index - 1]!) - range / 2,
     close,
     volume,
   }));
@@ -37,15 +37,15 @@ const calm = (length: number, level = 100) => Array.from({ length }, (_, index) 
 describe('VolatilitySpikeAlertGenerator', () => {
   it('fires on a bar 4x the average range, once, and again only after calming down', () => {
     const rows = bars(calm(120));
-    rows[100] = { ...rows[100], high: rows[100].close + 2, low: rows[100].close - 2 };
-    rows[101] = { ...rows[101], high: rows[101].close + 2, low: rows[101].close - 2 };
-    rows[110] = { ...rows[110], high: rows[110].close + 2.5, low: rows[110].close - 2.5 };
+    rows[100] = { ...rows[100]!, high: rows[100]!.close + 2, low: rows[100]!.close - 2 };
+    rows[101] = { ...rows[101]!, high: rows[101]!.close + 2, low: rows[101]!.close - 2 };
+    rows[110] = { ...rows[110]!, high: rows[110]!.close + 2.5, low: rows[110]!.close - 2.5 };
     const fired = collect(volatilitySpike(), rows);
     expect(fired.map((alert) => alert.index)).toEqual([100, 110]);
-    expect(fired[0].message).toMatch(
+    expect(fired[0]!.message).toMatch(
       /^TEST volatility spike: the bar's range of \d+\.\d{2}% is \d+\.\dx its 60-bar average true range$/,
     );
-    expect(alertDisplayType('VolatilitySpikeAlertGenerator', fired[0].message)).toBe('caution');
+    expect(alertDisplayType('VolatilitySpikeAlertGenerator', fired[0]!.message)).toBe('caution');
   });
 });
 
@@ -54,8 +54,8 @@ describe('BreakoutAlertGenerator', () => {
     const closes = [...calm(80), ...Array.from({ length: 10 }, (_, index) => 101 + index * 0.5)];
     const fired = collect(breakout({ cooldownBars: 30 }), bars(closes));
     expect(fired.map((alert) => alert.index)).toEqual([80]);
-    expect(fired[0].message).toContain('above its 60-bar high of');
-    expect(alertDisplayType('BreakoutAlertGenerator', fired[0].message)).toBe('bullish');
+    expect(fired[0]!.message).toContain('above its 60-bar high of');
+    expect(alertDisplayType('BreakoutAlertGenerator', fired[0]!.message)).toBe('bullish');
   });
 });
 
@@ -78,10 +78,10 @@ describe('TrendChangeAlertGenerator', () => {
     const downAgain = Array.from({ length: 150 }, (_, index) => 132 - index * 0.3);
     const fired = collect(trendChange(), bars([...down, ...up, ...downAgain]));
     expect(fired).toHaveLength(2);
-    expect(fired[0].message).toMatch(/^TEST bullish trend change: EMA 20 crossed above EMA 50/);
-    expect(fired[1].message).toMatch(/^TEST bearish trend change: EMA 20 crossed below EMA 50/);
-    expect(alertDisplayType('TrendChangeAlertGenerator', fired[0].message)).toBe('bullish');
-    expect(alertDisplayType('TrendChangeAlertGenerator', fired[1].message)).toBe('bearish');
+    expect(fired[0]!.message).toMatch(/^TEST bullish trend change: EMA 20 crossed above EMA 50/);
+    expect(fired[1]!.message).toMatch(/^TEST bearish trend change: EMA 20 crossed below EMA 50/);
+    expect(alertDisplayType('TrendChangeAlertGenerator', fired[0]!.message)).toBe('bullish');
+    expect(alertDisplayType('TrendChangeAlertGenerator', fired[1]!.message)).toBe('bearish');
   });
 });
 
@@ -95,8 +95,8 @@ describe('MomentumShiftAlertGenerator', () => {
       'TEST momentum building',
       'TEST momentum slowdown',
     ]);
-    expect(alertDisplayType('MomentumShiftAlertGenerator', fired[0].message)).toBe('bullish');
-    expect(alertDisplayType('MomentumShiftAlertGenerator', fired[1].message)).toBe('caution');
+    expect(alertDisplayType('MomentumShiftAlertGenerator', fired[0]!.message)).toBe('bullish');
+    expect(alertDisplayType('MomentumShiftAlertGenerator', fired[1]!.message)).toBe('caution');
   });
 });
 
@@ -106,7 +106,7 @@ describe('runAlertGenerators', () => {
     const rows = bars(calm(60 * 10));
     const spikes = [100, 130, 160, 400, 430];
     for (const index of spikes)
-      rows[index] = { ...rows[index], high: rows[index].close + 3, low: rows[index].close - 3 };
+      rows[index] = { ...rows[index]!, high: rows[index]!.close + 3, low: rows[index]!.close - 3 };
     const series = candleSeries(rows);
     const raw: number[] = [];
     volatilitySpike().scan(series, 'TEST', (index) => raw.push(index));
@@ -132,7 +132,7 @@ describe('runAlertGenerators', () => {
     expect(runAlertGenerators(series, 'USDT', MINUTE)).toEqual([]);
     // A depeg: a bar a full percent wide.
     const depeg = bars(peg(200), 0.0002);
-    depeg[150] = { ...depeg[150], high: 1.005, low: 0.995 };
+    depeg[150] = { ...depeg[150]!, high: 1.005, low: 0.995 };
     expect(runAlertGenerators(candleSeries(depeg), 'USDT', MINUTE).map((alert) => alert.alert_type)).toEqual([
       'VolatilitySpikeAlertGenerator',
     ]);

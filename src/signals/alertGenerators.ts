@@ -62,12 +62,12 @@ export function volatilitySpike({
       const average = atr(series.high, series.low, series.close, atrPeriod);
       let armed = true;
       for (let index = atrPeriod; index < series.length; index += 1) {
-        const before = average[index - 1];
-        const previousClose = series.close[index - 1];
+        const before = average[index - 1]!;
+        const previousClose = series.close[index - 1]!;
         const range = Math.max(
-          series.high[index] - series.low[index],
-          Math.abs(series.high[index] - previousClose),
-          Math.abs(series.low[index] - previousClose),
+          series.high[index]! - series.low[index]!,
+          Math.abs(series.high[index]! - previousClose),
+          Math.abs(series.low[index]! - previousClose),
         );
         if (!(before > 0)) continue;
         const ratio = range / before;
@@ -93,8 +93,8 @@ export function momentumShift({ rocPeriod = 20, atrPeriod = 60, thresholdAtr = 8
       const average = atr(series.high, series.low, series.close, atrPeriod);
       let state: 'up' | 'down' | 'flat' | null = null;
       for (let index = Math.max(rocPeriod, atrPeriod); index < series.length; index += 1) {
-        const threshold = (thresholdAtr * average[index] * 100) / series.close[index];
-        const value = change[index];
+        const threshold = (thresholdAtr * average[index]! * 100) / series.close[index]!;
+        const value = change[index]!;
         if (!Number.isFinite(value) || !(threshold > 0)) continue;
         let next: 'up' | 'down' | 'flat' = state ?? 'flat';
         if (value > threshold) next = 'up';
@@ -141,28 +141,28 @@ export function breakout({
       const window: number[] = [];
       for (let index = 0; index < series.length; index += 1) {
         if (index >= lookback && window.length > 0) {
-          const level = series.high[window[0]];
-          if (!armed && (series.close[index] < brokenLevel - average[index] || index - firedAt >= cooldownBars))
+          const level = series.high[window[0]!]!;
+          if (!armed && (series.close[index]! < brokenLevel - average[index]! || index - firedAt >= cooldownBars))
             armed = true;
           if (
             armed &&
             Number.isFinite(average[index]) &&
-            series.close[index] > level &&
-            series.close[index] - level >= minClearanceAtr * average[index]
+            series.close[index]! > level &&
+            series.close[index]! - level >= minClearanceAtr * average[index]!
           ) {
             armed = false;
             brokenLevel = level;
             firedAt = index;
-            const clearance = ((series.close[index] - level) / level) * 100;
+            const clearance = ((series.close[index]! - level) / level) * 100;
             emit(
               index,
-              `${ticker} breakout: closed at ${price(series.close[index])}, ${clearance.toFixed(2)}% above its ${lookback}-bar high of ${price(level)} (resistance)`,
+              `${ticker} breakout: closed at ${price(series.close[index]!)}, ${clearance.toFixed(2)}% above its ${lookback}-bar high of ${price(level)} (resistance)`,
             );
           }
         }
-        while (window.length > 0 && series.high[window[window.length - 1]] <= series.high[index]) window.pop();
+        while (window.length > 0 && series.high[window[window.length - 1]!]! <= series.high[index]!) window.pop();
         window.push(index);
-        if (window[0] <= index - lookback) window.shift();
+        if (window[0]! <= index - lookback) window.shift();
       }
     },
   };
@@ -177,11 +177,11 @@ export function trendChange({ fast = 20, slow = 50, atrPeriod = 60, deadBandAtr 
       const average = atr(series.high, series.low, series.close, atrPeriod);
       let side: 'up' | 'down' | null = null;
       for (let index = Math.max(slow, atrPeriod); index < series.length; index += 1) {
-        const gap = fastLine[index] - slowLine[index];
-        const band = deadBandAtr * average[index];
+        const gap = fastLine[index]! - slowLine[index]!;
+        const band = deadBandAtr * average[index]!;
         const next: 'up' | 'down' | null = gap > band ? 'up' : gap < -band ? 'down' : side;
         if (side !== null && next !== side) {
-          const at = price(series.close[index]);
+          const at = price(series.close[index]!);
           emit(
             index,
             next === 'up'
@@ -226,7 +226,7 @@ export function runAlertGenerators(
   for (const generator of generators) {
     let lastTime = -Infinity;
     generator.scan(series, ticker, (index, message) => {
-      const time = series.time[index] + barMs;
+      const time = series.time[index]! + barMs;
       if (time - lastTime < cooldownMs) return;
       lastTime = time;
       if (index >= fromIndex) alerts.push({ ticker, alert_type: generator.type, message, time, index });

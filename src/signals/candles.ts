@@ -41,7 +41,7 @@ export function candleSeries(rows: ArrayLike<CandleInput>): CandleSeries {
   let length = 0;
   let previousClose = NaN;
   for (let index = 0; index < capacity; index += 1) {
-    const row = rows[index];
+    const row = rows[index]!;
     const barClose = usable(row.close) ? row.close : previousClose;
     if (!Number.isFinite(barClose)) continue;
     const barOpen = usable(row.open) ? row.open : barClose;
@@ -85,9 +85,17 @@ export function joinSeries(parts: readonly CandleSeries[], keepLast = Infinity):
     const from = Math.min(skip, part.length);
     skip -= from;
     if (from === part.length) continue;
-    COLUMNS.forEach((name, index) => columns[index].set(part[name].subarray(from), at));
+    COLUMNS.forEach((name, index) => columns[index]!.set(part[name].subarray(from), at));
     at += part.length - from;
   }
-  const [time, open, high, low, close, volume] = columns;
+  // COLUMNS has six names, so columns has six arrays.
+  const [time, open, high, low, close, volume] = columns as [
+    Float64Array,
+    Float64Array,
+    Float64Array,
+    Float64Array,
+    Float64Array,
+    Float64Array,
+  ];
   return { length, time, open, high, low, close, volume };
 }

@@ -42,29 +42,29 @@ describe('forecast scoring', () => {
       [0.8, 0.9, 2],
     ]);
     const [low, mid, high] = reliability;
-    expect(low.stated).toBeCloseTo(0.25, 12);
-    expect(low.realised).toBe(0);
-    expect(low.interval[0]).toBeCloseTo(0, 6);
-    expect(low.interval[1]).toBeCloseTo(0.79345, 5);
-    expect(mid.realised).toBe(1);
-    expect(mid.interval[0]).toBeCloseTo(0.20655, 5);
-    expect(mid.interval[1]).toBeCloseTo(1, 12);
-    expect(high.stated).toBeCloseTo(0.8, 12);
-    expect(high.realised).toBe(0.5);
-    expect(high.interval[0]).toBeCloseTo(0.094529, 5);
-    expect(high.interval[1]).toBeCloseTo(0.905471, 5);
+    expect(low!.stated).toBeCloseTo(0.25, 12);
+    expect(low!.realised).toBe(0);
+    expect(low!.interval[0]).toBeCloseTo(0, 6);
+    expect(low!.interval[1]).toBeCloseTo(0.79345, 5);
+    expect(mid!.realised).toBe(1);
+    expect(mid!.interval[0]).toBeCloseTo(0.20655, 5);
+    expect(mid!.interval[1]).toBeCloseTo(1, 12);
+    expect(high!.stated).toBeCloseTo(0.8, 12);
+    expect(high!.realised).toBe(0.5);
+    expect(high!.interval[0]).toBeCloseTo(0.094529, 5);
+    expect(high!.interval[1]).toBeCloseTo(0.905471, 5);
   });
 
   it('scores each signal: stated, realised, hit rate (its direction came true) and skill', () => {
     const [one, two] = handExample().report().signals;
-    expect(one.signal).toBe('watos1');
-    expect(one.count).toBe(3);
-    expect(one.stated).toBeCloseTo(0.616667, 6);
-    expect(one.realised).toBeCloseTo(1 / 3, 12);
-    expect(one.hitRate).toBeCloseTo(2 / 3, 12);
-    expect(one.brierSkill).toBeCloseTo(0.01, 12);
+    expect(one!.signal).toBe('watos1');
+    expect(one!.count).toBe(3);
+    expect(one!.stated).toBeCloseTo(0.616667, 6);
+    expect(one!.realised).toBeCloseTo(1 / 3, 12);
+    expect(one!.hitRate).toBeCloseTo(2 / 3, 12);
+    expect(one!.brierSkill).toBeCloseTo(0.01, 12);
     expect(two).toMatchObject({ signal: 'watos2', count: 1, realised: 1, hitRate: 1, flagged: false });
-    expect(two.brierSkill).toBeCloseTo(0.19, 12);
+    expect(two!.brierSkill).toBeCloseTo(0.19, 12);
   });
 
   it('flags a signal with negative skill only over enough forecasts', () => {
@@ -74,7 +74,7 @@ describe('forecast scoring', () => {
     for (let index = 0; index < FLAG_MIN_RESOLVED - 1; index += 1) few.add('watos6', 0.9, 0.5, false, true);
     for (let index = 0; index < FLAG_MIN_RESOLVED; index += 1) many.add('watos6', 0.9, 0.5, false, true);
     expect(few.report().signals[0]).toMatchObject({ flagged: false });
-    expect(few.report().signals[0].brierSkill).toBeCloseTo(1 - 0.81 / 0.25, 12);
+    expect(few.report().signals[0]!.brierSkill).toBeCloseTo(1 - 0.81 / 0.25, 12);
     expect(many.report().signals[0]).toMatchObject({ count: FLAG_MIN_RESOLVED, flagged: true });
   });
 

@@ -124,9 +124,9 @@ export class ForecastScorer {
     const baseError = baseRate - outcome;
     const hit = rose === bullish ? 1 : 0;
     const bin = reliabilityBin(stated) * 3;
-    this.bins[bin] += 1;
-    this.bins[bin + 1] += stated;
-    this.bins[bin + 2] += outcome;
+    this.bins[bin]! += 1;
+    this.bins[bin + 1]! += stated;
+    this.bins[bin + 2]! += outcome;
     const sums = this.signalSums(signal);
     for (const target of [sums, this.total]) {
       target.count += 1;
@@ -141,9 +141,9 @@ export class ForecastScorer {
   /** Sums of the forecasts of one signal in one reliability bin (as SQL's GROUP BY returns them). */
   addSums(signal: string, bin: number, sums: ScoreSums): void {
     if (!Number.isInteger(bin) || bin < 0 || bin >= RELIABILITY_BINS) throw new RangeError(`bin ${bin} out of range`);
-    this.bins[bin * 3] += sums.count;
-    this.bins[bin * 3 + 1] += sums.stated;
-    this.bins[bin * 3 + 2] += sums.rises;
+    this.bins[bin * 3]! += sums.count;
+    this.bins[bin * 3 + 1]! += sums.stated;
+    this.bins[bin * 3 + 2]! += sums.rises;
     addInto(this.signalSums(signal), sums);
     addInto(this.total, sums);
   }
@@ -156,14 +156,14 @@ export class ForecastScorer {
     const { total } = this;
     const reliability: ReliabilityBin[] = [];
     for (let bin = 0; bin < RELIABILITY_BINS; bin += 1) {
-      const count = this.bins[bin * 3];
+      const count = this.bins[bin * 3]!;
       if (count === 0) continue;
-      const rises = this.bins[bin * 3 + 2];
+      const rises = this.bins[bin * 3 + 2]!;
       reliability.push({
         from: bin / RELIABILITY_BINS,
         to: (bin + 1) / RELIABILITY_BINS,
         count,
-        stated: this.bins[bin * 3 + 1] / count,
+        stated: this.bins[bin * 3 + 1]! / count,
         realised: rises / count,
         interval: wilsonInterval(rises, count),
       });

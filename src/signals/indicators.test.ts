@@ -126,8 +126,8 @@ describe('swing points match the definition', () => {
       let isHigh = true;
       let isLow = true;
       for (let offset = 1; offset <= strength && (isHigh || isLow); offset += 1) {
-        if (high[index - offset] >= high[index] || high[index + offset] >= high[index]) isHigh = false;
-        if (low[index - offset] <= low[index] || low[index + offset] <= low[index]) isLow = false;
+        if (high[index - offset]! >= high[index]! || high[index + offset]! >= high[index]!) isHigh = false;
+        if (low[index - offset]! <= low[index]! || low[index + offset]! <= low[index]!) isLow = false;
       }
       out[index] = isHigh ? 1 : isLow ? -1 : 0;
     }
@@ -158,7 +158,7 @@ describe('swing points match the definition', () => {
     let state = length;
     const random = () => (state = (state * 1103515245 + 12345) % 2147483648) / 2147483648;
     // Few distinct values: ties on every side, -0 beside 0, infinities.
-    const pick = (values: number[]) => Float64Array.from({ length }, () => values[Math.floor(random() * 6)]);
+    const pick = (values: number[]) => Float64Array.from({ length }, () => values[Math.floor(random() * 6)]!);
     const high = pick([-1, -0, 0, 1, 2, Infinity]);
     const low = pick([-Infinity, -1, -0, 0, 1, 2]);
     expect([...swingPoints(high, low, 3)]).toEqual([...reference(high, low, 3)]);
@@ -196,59 +196,59 @@ describe('oracle: technicalindicators and trading-signals on the same series', (
   it('SMA equals both peers exactly', () => {
     const ours = sma(close, 20);
     const peer = technical.SMA.calculate({ period: 20, values: closes });
-    peer.forEach((value, offset) => expectClose(ours[offset + 19], value, 1e-9));
+    peer.forEach((value, offset) => expectClose(ours[offset + 19]!, value, 1e-9));
     const streaming = new TsSma(20);
     closes.forEach((value, index) => {
       const result = streaming.update(value, false);
-      if (index >= 19) expectClose(ours[index], Number(result), 1e-9);
+      if (index >= 19) expectClose(ours[index]!, Number(result), 1e-9);
     });
   });
 
   it('EMA equals technicalindicators (both seed with the SMA); trading-signals seeds with the first price and converges', () => {
     const ours = ema(close, 20);
     technical.EMA.calculate({ period: 20, values: closes }).forEach((value, offset) =>
-      expectClose(ours[offset + 19], value, 1e-9),
+      expectClose(ours[offset + 19]!, value, 1e-9),
     );
     const streaming = new TsEma(20);
     const theirs = closes.map((value) => Number(streaming.update(value, false)));
-    expect(Math.abs(theirs[19] - ours[19])).toBeGreaterThan(1e-6);
-    for (let index = 400; index < closes.length; index += 1) expectClose(ours[index], theirs[index], 1e-9);
+    expect(Math.abs(theirs[19]! - ours[19]!)).toBeGreaterThan(1e-6);
+    for (let index = 400; index < closes.length; index += 1) expectClose(ours[index]!, theirs[index]!, 1e-9);
   });
 
   it('RSI equals technicalindicators to its 2-decimal rounding, and trading-signals after warm-up', () => {
     const ours = rsi(close, 14);
     technical.RSI.calculate({ period: 14, values: closes }).forEach((value, offset) => {
-      expect(Math.abs(ours[offset + 14] - value)).toBeLessThanOrEqual(0.005 + 1e-9);
+      expect(Math.abs(ours[offset + 14]! - value)).toBeLessThanOrEqual(0.005 + 1e-9);
     });
     const streaming = new TsRsi(14);
     const theirs = closes.map((value) => streaming.update(value, false));
-    for (let index = 300; index < closes.length; index += 1) expectClose(ours[index], Number(theirs[index]), 1e-6);
+    for (let index = 300; index < closes.length; index += 1) expectClose(ours[index]!, Number(theirs[index]), 1e-6);
   });
 
   it('ATR equals technicalindicators and trading-signals after warm-up', () => {
     const ours = atr(high, low, close, 14);
     const peer = technical.ATR.calculate({ period: 14, high: [...high], low: [...low], close: closes });
     const offset = closes.length - peer.length;
-    for (let index = 300; index < closes.length; index += 1) expectClose(ours[index], peer[index - offset], 1e-6);
+    for (let index = 300; index < closes.length; index += 1) expectClose(ours[index]!, peer[index - offset]!, 1e-6);
     const streaming = new TsAtr(14);
     const theirs = closes.map((value, index) =>
-      streaming.update({ high: high[index], low: low[index], close: value }, false),
+      streaming.update({ high: high[index]!, low: low[index]!, close: value }, false),
     );
-    for (let index = 300; index < closes.length; index += 1) expectClose(ours[index], Number(theirs[index]), 1e-6);
+    for (let index = 300; index < closes.length; index += 1) expectClose(ours[index]!, Number(theirs[index]), 1e-6);
   });
 
   it('Bollinger bands equal both peers (population standard deviation)', () => {
     const ours = bollinger(close, 20, 2);
     technical.BollingerBands.calculate({ period: 20, stdDev: 2, values: closes }).forEach((band, offset) => {
-      expectClose(ours.upper[offset + 19], band.upper, 1e-9);
-      expectClose(ours.lower[offset + 19], band.lower, 1e-9);
+      expectClose(ours.upper[offset + 19]!, band.upper, 1e-9);
+      expectClose(ours.lower[offset + 19]!, band.lower, 1e-9);
     });
     const streaming = new TsBollinger(20, 2);
     closes.forEach((value, index) => {
       const band = streaming.update(value, false);
       if (band && index >= 19) {
-        expectClose(ours.upper[index], band.upper, 1e-9);
-        expectClose(ours.middle[index], band.middle, 1e-9);
+        expectClose(ours.upper[index]!, band.upper, 1e-9);
+        expectClose(ours.middle[index]!, band.middle, 1e-9);
       }
     });
   });
@@ -257,7 +257,7 @@ describe('oracle: technicalindicators and trading-signals on the same series', (
     const ours = roc(close, 10);
     const peer = technical.ROC.calculate({ period: 10, values: closes });
     const offset = closes.length - peer.length;
-    peer.forEach((value, index) => expectClose(ours[index + offset], value, 1e-9));
+    peer.forEach((value, index) => expectClose(ours[index + offset]!, value, 1e-9));
   });
 });
 
@@ -276,10 +276,10 @@ describe('long series and the no-allocation API', () => {
       const window = values.subarray(index - 19, index + 1);
       const mean = window.reduce((total, value) => total + value, 0) / 20;
       const deviation = Math.sqrt(window.reduce((total, value) => total + (value - mean) ** 2, 0) / 20);
-      expectClose(means[index], mean, 1e-12);
-      expectClose(bands.middle[index], mean, 1e-12);
-      expectClose(bands.upper[index], mean + 2 * deviation, 1e-12);
-      expectClose(bands.lower[index], mean - 2 * deviation, 1e-12);
+      expectClose(means[index]!, mean, 1e-12);
+      expectClose(bands.middle[index]!, mean, 1e-12);
+      expectClose(bands.upper[index]!, mean + 2 * deviation, 1e-12);
+      expectClose(bands.lower[index]!, mean - 2 * deviation, 1e-12);
     }
   });
 
@@ -309,20 +309,20 @@ describe('long series and the no-allocation API', () => {
       const ranges = atr(h, l, c, 14);
       const changes = roc(c, 10);
       const means = sma(c, 20);
-      let average = h[0] - l[0];
+      let average = h[0]! - l[0]!;
       for (let index = 1; index < length; index += 1) {
         const range = Math.max(
-          h[index] - l[index],
-          Math.abs(h[index] - c[index - 1]),
-          Math.abs(l[index] - c[index - 1]),
+          h[index]! - l[index]!,
+          Math.abs(h[index]! - c[index - 1]!),
+          Math.abs(l[index]! - c[index - 1]!),
         );
         if (index < 14) average += range;
         if (index === 13) average /= 14;
         if (index >= 14) average = average * (13 / 14) + range * (1 / 14);
         if (index >= 13) expect(ranges[index]).toBe(average);
-        if (index >= 10) expect(changes[index]).toBe(((c[index] - c[index - 10]) / c[index - 10]) * 100);
+        if (index >= 10) expect(changes[index]).toBe(((c[index]! - c[index - 10]!) / c[index - 10]!) * 100);
         if (index >= 19)
-          expectClose(means[index], c.subarray(index - 19, index + 1).reduce((a, b) => a + b) / 20, 1e-13);
+          expectClose(means[index]!, c.subarray(index - 19, index + 1).reduce((a, b) => a + b) / 20, 1e-13);
       }
     }
   });

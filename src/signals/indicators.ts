@@ -41,10 +41,10 @@ export function sma(values: Float64Array, period: number, out: Float64Array = ou
   for (let index = period - 1; index < values.length; index += 1) {
     if (barsSinceFresh === refreshEvery) {
       sum = 0;
-      for (let inWindow = index + 1 - period; inWindow <= index; inWindow += 1) sum += values[inWindow];
+      for (let inWindow = index + 1 - period; inWindow <= index; inWindow += 1) sum += values[inWindow]!;
       barsSinceFresh = 0;
     } else {
-      sum += values[index] - values[index - period];
+      sum += values[index]! - values[index - period]!;
     }
     barsSinceFresh += 1;
     out[index] = sum / period;
@@ -57,12 +57,12 @@ export function ema(values: Float64Array, period: number, out: Float64Array = ou
   checkPeriod(period);
   if (values.length < period) return out;
   let sum = 0;
-  for (let index = 0; index < period; index += 1) sum += values[index];
+  for (let index = 0; index < period; index += 1) sum += values[index]!;
   let average = sum / period;
   out[period - 1] = average;
   const alpha = 2 / (period + 1);
   for (let index = period; index < values.length; index += 1) {
-    average += alpha * (values[index] - average);
+    average += alpha * (values[index]! - average);
     out[index] = average;
   }
   return out;
@@ -75,7 +75,7 @@ export function rsi(close: Float64Array, period = 14, out: Float64Array = output
   let gain = 0;
   let loss = 0;
   for (let index = 1; index <= period; index += 1) {
-    const change = close[index] - close[index - 1];
+    const change = close[index]! - close[index - 1]!;
     gain += Math.max(change, 0);
     loss += Math.max(-change, 0);
   }
@@ -85,7 +85,7 @@ export function rsi(close: Float64Array, period = 14, out: Float64Array = output
   const keep = (period - 1) / period;
   const weight = 1 / period;
   for (let index = period + 1; index < close.length; index += 1) {
-    const change = close[index] - close[index - 1];
+    const change = close[index]! - close[index - 1]!;
     gain = gain * keep + Math.max(change, 0) * weight;
     loss = loss * keep + Math.max(-change, 0) * weight;
     out[index] = rsiOf(gain, loss);
@@ -115,14 +115,14 @@ export function atr(
 ): Float64Array {
   checkPeriod(period);
   if (close.length < period) return out;
-  let average = high[0] - low[0];
-  for (let index = 1; index < period; index += 1) average += trueRange(high[index], low[index], close[index - 1]);
+  let average = high[0]! - low[0]!;
+  for (let index = 1; index < period; index += 1) average += trueRange(high[index]!, low[index]!, close[index - 1]!);
   average /= period;
   out[period - 1] = average;
   const keep = (period - 1) / period;
   const weight = 1 / period;
   for (let index = period; index < close.length; index += 1) {
-    average = average * keep + trueRange(high[index], low[index], close[index - 1]) * weight;
+    average = average * keep + trueRange(high[index]!, low[index]!, close[index - 1]!) * weight;
     out[index] = average;
   }
   return out;
@@ -156,18 +156,18 @@ export function bollinger(
   let barsSinceFresh = refreshEvery;
   for (let index = period - 1; index < values.length; index += 1) {
     if (barsSinceFresh === refreshEvery) {
-      reference = values[index + 1 - period];
+      reference = values[index + 1 - period]!;
       sum = 0;
       squares = 0;
       for (let inWindow = index + 1 - period; inWindow <= index; inWindow += 1) {
-        const shifted = values[inWindow] - reference;
+        const shifted = values[inWindow]! - reference;
         sum += shifted;
         squares += shifted * shifted;
       }
       barsSinceFresh = 0;
     } else {
-      const entering = values[index] - reference;
-      const leaving = values[index - period] - reference;
+      const entering = values[index]! - reference;
+      const leaving = values[index - period]! - reference;
       sum += entering - leaving;
       squares += entering * entering - leaving * leaving;
     }
@@ -195,20 +195,20 @@ export function volumeZScore(
   let sum = 0;
   let squares = 0;
   for (let index = 0; index < Math.min(period, volume.length); index += 1) {
-    sum += volume[index];
-    squares += volume[index] * volume[index];
+    sum += volume[index]!;
+    squares += volume[index]! * volume[index]!;
   }
   for (let index = period; index < volume.length; index += 1) {
     const mean = sum / period;
     const variance = squares / period - mean * mean;
     // A variance within rounding of zero is no variation (it would blow a tiny wobble up).
     const deviation = variance > mean * mean * 1e-12 ? Math.sqrt(variance) : 0;
-    out[index] = deviation === 0 ? 0 : (volume[index] - mean) / deviation;
-    const leaving = volume[index - period];
+    out[index] = deviation === 0 ? 0 : (volume[index]! - mean) / deviation;
+    const leaving = volume[index - period]!;
     sum -= leaving;
     squares -= leaving * leaving;
-    sum += volume[index];
-    squares += volume[index] * volume[index];
+    sum += volume[index]!;
+    squares += volume[index]! * volume[index]!;
   }
   return out;
 }
@@ -217,8 +217,8 @@ export function volumeZScore(
 export function roc(close: Float64Array, period = 10, out: Float64Array = output(close.length)): Float64Array {
   checkPeriod(period);
   for (let index = period; index < close.length; index += 1) {
-    const before = close[index - period];
-    out[index] = ((close[index] - before) / before) * 100;
+    const before = close[index - period]!;
+    out[index] = ((close[index]! - before) / before) * 100;
   }
   return out;
 }
@@ -251,7 +251,7 @@ export function swingPoints(
 /** No high within `strength` bars either side is at or above the bar's. */
 function isSwingHigh(high: Float64Array, index: number, strength: number): boolean {
   for (let offset = 1; offset <= strength; offset += 1) {
-    if (high[index - offset] >= high[index] || high[index + offset] >= high[index]) return false;
+    if (high[index - offset]! >= high[index]! || high[index + offset]! >= high[index]!) return false;
   }
   return true;
 }
@@ -259,7 +259,7 @@ function isSwingHigh(high: Float64Array, index: number, strength: number): boole
 /** No low within `strength` bars either side is at or below the bar's. */
 function isSwingLow(low: Float64Array, index: number, strength: number): boolean {
   for (let offset = 1; offset <= strength; offset += 1) {
-    if (low[index - offset] <= low[index] || low[index + offset] <= low[index]) return false;
+    if (low[index - offset]! <= low[index]! || low[index + offset]! <= low[index]!) return false;
   }
   return true;
 }
@@ -285,11 +285,12 @@ export function supportResistance(
   lookback: number,
   tolerance: number,
 ): PriceLevel[] {
+  if (!(index >= 0 && index < close.length)) throw new RangeError(`bar ${index} is outside the ${close.length} bars`);
   const levels: PriceLevel[] = [];
-  const price = close[index];
+  const price = close[index]!;
   for (let bar = Math.max(0, index - lookback); bar <= index; bar += 1) {
     if (swings[bar] === 0) continue;
-    const level = swings[bar] === 1 ? high[bar] : low[bar];
+    const level = swings[bar] === 1 ? high[bar]! : low[bar]!;
     const kind = level < price ? 'support' : 'resistance';
     const existing = levels.find(
       (candidate) => candidate.kind === kind && Math.abs(candidate.price - level) <= tolerance,

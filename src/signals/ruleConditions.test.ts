@@ -51,9 +51,9 @@ const T0 = Date.UTC(2026, 0, 5);
 function minuteRows(closes: number[], from = T0, volumes?: number[]): CandleInput[] {
   return closes.map((close, index) => ({
     time: from + index * MINUTE,
-    open: index > 0 ? closes[index - 1] : close,
-    high: Math.max(close, index > 0 ? closes[index - 1] : close) + 0.5,
-    low: Math.min(close, index > 0 ? closes[index - 1] : close) - 0.5,
+    open: index > 0 ? closes[index - 1]! : close,
+    high: Math.max(close, index > 0 ? closes[index - 1]! : close) + 0.5,
+    low: Math.min(close, index > 0 ? closes[index - 1]! : close) - 0.5,
     close,
     volume: volumes?.[index] ?? 10,
   }));
@@ -72,9 +72,9 @@ describe('indicator steps agree bit for bit with indicators.ts', () => {
     for (const period of [2, 14]) {
       for (const count of [0, period - 1, period, period + 1, period + 2, 99, 250]) {
         const closed = values.subarray(0, count);
-        const all = concat(closed, values[count]);
+        const all = concat(closed, values[count]!);
         const expected = rsi(all, period)[count];
-        const actual = rsiNext(rsiSeed(closed, period), values[count], period);
+        const actual = rsiNext(rsiSeed(closed, period), values[count]!, period);
         if (Number.isNaN(expected)) expect(actual).toBeNaN();
         else expect(actual).toBe(expected);
       }
@@ -90,9 +90,9 @@ describe('indicator steps agree bit for bit with indicators.ts', () => {
     for (const period of [2, 9, 26]) {
       for (const count of [0, period - 2, period - 1, period, period + 1, 150]) {
         const closed = values.subarray(0, Math.max(0, count));
-        const all = concat(closed, values[closed.length]);
+        const all = concat(closed, values[closed.length]!);
         const expected = ema(all, period)[closed.length];
-        const actual = emaNext(emaSeed(closed, period), values[closed.length], period);
+        const actual = emaNext(emaSeed(closed, period), values[closed.length]!, period);
         if (Number.isNaN(expected)) expect(actual).toBeNaN();
         else expect(actual).toBe(expected);
       }
@@ -101,13 +101,13 @@ describe('indicator steps agree bit for bit with indicators.ts', () => {
 
   it('Bollinger over the last period values equals indicators.ts over that window, and the full series closely', () => {
     const closed = values.subarray(0, 120);
-    const bands = bollingerNext(closed, values[120], 20, 2);
-    const window = concat(values.subarray(101, 120), values[120]);
+    const bands = bollingerNext(closed, values[120]!, 20, 2);
+    const window = concat(values.subarray(101, 120), values[120]!);
     const exact = bollinger(window, 20, 2);
     expect(bands.upper).toBe(exact.upper[19]);
     expect(bands.lower).toBe(exact.lower[19]);
     const full = bollinger(values.subarray(0, 121), 20, 2);
-    expect(bands.upper).toBeCloseTo(full.upper[120], 9);
+    expect(bands.upper).toBeCloseTo(full.upper[120]!, 9);
     expect(bollingerNext(values.subarray(0, 18), 1, 20, 2).upper).toBeNaN();
   });
 
@@ -146,11 +146,11 @@ describe('crossings', () => {
       [94, 111],
       [100, 100],
     ]) {
-      const [upFrom, upTo] = levelsCrossedUp(levels, prev, close);
-      const [downFrom, downTo] = levelsCrossedDown(levels, prev, close);
+      const [upFrom, upTo] = levelsCrossedUp(levels, prev!, close!);
+      const [downFrom, downTo] = levelsCrossedDown(levels, prev!, close!);
       levels.forEach((level, index) => {
-        expect(index >= upFrom && index < upTo).toBe(priceCrosses('above', prev, close, level));
-        expect(index >= downFrom && index < downTo).toBe(priceCrosses('below', prev, close, level));
+        expect(index >= upFrom && index < upTo).toBe(priceCrosses('above', prev!, close!, level));
+        expect(index >= downFrom && index < downTo).toBe(priceCrosses('below', prev!, close!, level));
       });
     }
   });

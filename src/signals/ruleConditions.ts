@@ -53,7 +53,7 @@ export function lowerBound(values: Float64Array, length: number, target: number)
   let high = length;
   while (low < high) {
     const middle = (low + high) >>> 1;
-    if (values[middle] < target) low = middle + 1;
+    if (values[middle]! < target) low = middle + 1;
     else high = middle;
   }
   return low;
@@ -65,7 +65,7 @@ function upperBound(values: Float64Array, length: number, target: number): numbe
   let high = length;
   while (low < high) {
     const middle = (low + high) >>> 1;
-    if (values[middle] <= target) low = middle + 1;
+    if (values[middle]! <= target) low = middle + 1;
     else high = middle;
   }
   return low;
@@ -139,23 +139,23 @@ export function aggregate(
   let length = 0;
   let bucket = NaN;
   for (let index = from; index < to; index += 1) {
-    const start = bucketStart(source.time[index], frameMs);
+    const start = bucketStart(source.time[index]!, frameMs);
     if (start !== bucket) {
       bucket = start;
       time[length] = start;
-      open[length] = source.open[index];
-      high[length] = source.high[index];
-      low[length] = source.low[index];
-      close[length] = source.close[index];
-      volume[length] = source.volume[index];
+      open[length] = source.open[index]!;
+      high[length] = source.high[index]!;
+      low[length] = source.low[index]!;
+      close[length] = source.close[index]!;
+      volume[length] = source.volume[index]!;
       first[length] = index;
       length += 1;
     } else {
       const at = length - 1;
-      if (source.high[index] > high[at]) high[at] = source.high[index];
-      if (source.low[index] < low[at]) low[at] = source.low[index];
-      close[at] = source.close[index];
-      volume[at] += source.volume[index];
+      if (source.high[index]! > high[at]!) high[at] = source.high[index]!;
+      if (source.low[index]! < low[at]!) low[at] = source.low[index]!;
+      close[at] = source.close[index]!;
+      volume[at] = volume[at]! + source.volume[index]!;
     }
   }
   return {
@@ -190,11 +190,11 @@ export function windowStart(frame: FrameBars, end: number, timeframe: RuleTimefr
     let high = frame.length;
     while (low < high) {
       const middle = (low + high) >>> 1;
-      if (frame.first[middle] <= cut) low = middle + 1;
+      if (frame.first[middle]! <= cut) low = middle + 1;
       else high = middle;
     }
     start = Math.max(0, low - 1);
-    if (sourceRatio(timeframe) > 1 && start < frame.length && frame.first[start] <= cut) start += 1;
+    if (sourceRatio(timeframe) > 1 && start < frame.length && frame.first[start]! <= cut) start += 1;
   }
   return Math.max(start, frame.length - bars);
 }
@@ -235,14 +235,14 @@ export interface Bar {
  */
 export function formingBar(bars: RuleBars, timeframe: RuleTimeframe, index: number): Bar {
   const { minutes, hours } = bars;
-  const time = minutes.time[index];
+  const time = minutes.time[index]!;
   const start = bucketStart(time, RULE_TIMEFRAME_MS[timeframe]);
-  const bar: Bar = { time: start, open: NaN, high: -Infinity, low: Infinity, close: minutes.close[index], volume: 0 };
+  const bar: Bar = { time: start, open: NaN, high: -Infinity, low: Infinity, close: minutes.close[index]!, volume: 0 };
   const add = (series: CandleSeries, at: number) => {
-    if (Number.isNaN(bar.open)) bar.open = series.open[at];
-    if (series.high[at] > bar.high) bar.high = series.high[at];
-    if (series.low[at] < bar.low) bar.low = series.low[at];
-    bar.volume += series.volume[at];
+    if (Number.isNaN(bar.open)) bar.open = series.open[at]!;
+    if (series.high[at]! > bar.high) bar.high = series.high[at]!;
+    if (series.low[at]! < bar.low) bar.low = series.low[at]!;
+    bar.volume += series.volume[at]!;
   };
   let minuteFrom = start;
   if (fromHours(timeframe)) {
@@ -258,17 +258,17 @@ export function formingBar(bars: RuleBars, timeframe: RuleTimeframe, index: numb
 /** The forming T-bar's volume at minute `index` (formingBar's volume without the rest). */
 export function formingVolume(bars: RuleBars, timeframe: RuleTimeframe, index: number): number {
   const { minutes, hours } = bars;
-  const time = minutes.time[index];
+  const time = minutes.time[index]!;
   const start = bucketStart(time, RULE_TIMEFRAME_MS[timeframe]);
   let volume = 0;
   let minuteFrom = start;
   if (fromHours(timeframe)) {
     const hourStart = bucketStart(time, HOUR_MS);
     const hourEnd = lowerBound(hours.time, hours.length, hourStart);
-    for (let at = lowerBound(hours.time, hours.length, start); at < hourEnd; at += 1) volume += hours.volume[at];
+    for (let at = lowerBound(hours.time, hours.length, start); at < hourEnd; at += 1) volume += hours.volume[at]!;
     minuteFrom = hourStart;
   }
-  for (let at = lowerBound(minutes.time, index, minuteFrom); at <= index; at += 1) volume += minutes.volume[at];
+  for (let at = lowerBound(minutes.time, index, minuteFrom); at <= index; at += 1) volume += minutes.volume[at]!;
   return volume;
 }
 
@@ -287,13 +287,13 @@ export interface RsiSeed {
 /** Wilder's RSI state after the closed closes (see indicators.ts rsi). */
 export function rsiSeed(closes: Float64Array, period: number): RsiSeed {
   const count = closes.length;
-  const last = count > 0 ? closes[count - 1] : NaN;
+  const last = count > 0 ? closes[count - 1]! : NaN;
   if (count < period) return { count, gain: NaN, loss: NaN, last };
   let gain = 0;
   let loss = 0;
   const seedEnd = Math.min(period, count - 1);
   for (let index = 1; index <= seedEnd; index += 1) {
-    const change = closes[index] - closes[index - 1];
+    const change = closes[index]! - closes[index - 1]!;
     gain += Math.max(change, 0);
     loss += Math.max(-change, 0);
   }
@@ -304,7 +304,7 @@ export function rsiSeed(closes: Float64Array, period: number): RsiSeed {
   const keep = (period - 1) / period;
   const weight = 1 / period;
   for (let index = period + 1; index < count; index += 1) {
-    const change = closes[index] - closes[index - 1];
+    const change = closes[index]! - closes[index - 1]!;
     gain = gain * keep + Math.max(change, 0) * weight;
     loss = loss * keep + Math.max(-change, 0) * weight;
   }
@@ -342,11 +342,11 @@ export function emaSeed(values: Float64Array, period: number): EmaSeed {
   if (count < period - 1) return { count, value: NaN };
   let sum = 0;
   const seedEnd = Math.min(period, count);
-  for (let index = 0; index < seedEnd; index += 1) sum += values[index];
+  for (let index = 0; index < seedEnd; index += 1) sum += values[index]!;
   if (count === period - 1) return { count, value: sum };
   let previous = sum / period;
   const alpha = 2 / (period + 1);
-  for (let index = period; index < count; index += 1) previous += alpha * (values[index] - previous);
+  for (let index = period; index < count; index += 1) previous += alpha * (values[index]! - previous);
   return { count, value: previous };
 }
 
@@ -369,11 +369,11 @@ export function bollingerNext(
 ): { upper: number; lower: number } {
   const from = closed.length - (period - 1);
   if (from < 0) return { upper: NaN, lower: NaN };
-  const reference = period === 1 ? close : closed[from];
+  const reference = period === 1 ? close : closed[from]!;
   let sum = 0;
   let squares = 0;
   for (let index = from; index < closed.length; index += 1) {
-    const shifted = closed[index] - reference;
+    const shifted = closed[index]! - reference;
     sum += shifted;
     squares += shifted * shifted;
   }
@@ -395,8 +395,8 @@ export function volumeZNext(closed: Float64Array, volume: number, period: number
   let sum = 0;
   let squares = 0;
   for (let index = from; index < closed.length; index += 1) {
-    sum += closed[index];
-    squares += closed[index] * closed[index];
+    sum += closed[index]!;
+    squares += closed[index]! * closed[index]!;
   }
   const mean = sum / period;
   const variance = squares / period - mean * mean;
@@ -452,7 +452,7 @@ export function channelCrossed(
 
 /** The last minute bar at or before `windowMinutes` before bar `index` (-1 when none). */
 export function referenceIndex(minutes: CandleSeries, index: number, windowMinutes: number): number {
-  return upperBound(minutes.time, index, minutes.time[index] - windowMinutes * MINUTE_MS) - 1;
+  return upperBound(minutes.time, index, minutes.time[index]! - windowMinutes * MINUTE_MS) - 1;
 }
 
 /** Whether the move from `reference` to `close` reaches `percent` (a rise for > 0, a fall for < 0). */
@@ -488,10 +488,10 @@ function completesBucket(time: number, frameMs: number): boolean {
  */
 export function watosEvaluatedAt(minutes: CandleSeries, index: number, timeframe: RuleTimeframe): boolean {
   const frameMs = RULE_TIMEFRAME_MS[timeframe];
-  const time = minutes.time[index];
+  const time = minutes.time[index]!;
   if (completesBucket(time, frameMs)) return true;
   if (index === 0) return false;
-  const previous = minutes.time[index - 1];
+  const previous = minutes.time[index - 1]!;
   return bucketStart(previous, frameMs) < bucketStart(time, frameMs) && !completesBucket(previous, frameMs);
 }
 
@@ -503,7 +503,7 @@ export function previousWatosEvaluation(minutes: CandleSeries, index: number, ti
 
 /** The closed T-bars WATOS sees at evaluation minute `index` (the bar it completes included). */
 function watosSeries(bars: RuleBars, timeframe: RuleTimeframe, index: number): CandleSeries {
-  const time = bars.minutes.time[index];
+  const time = bars.minutes.time[index]!;
   const closed = closedBars(bars, timeframe, time, WATOS_WINDOW);
   if (!completesBucket(time, RULE_TIMEFRAME_MS[timeframe])) return closed;
   return appendBar(closed, formingBar(bars, timeframe, index), WATOS_WINDOW);
@@ -540,8 +540,8 @@ export function watosProbabilitiesAt(bars: RuleBars, timeframe: RuleTimeframe, i
 
 /** An indicator condition's value at minute `index` (Bollinger: the band of its direction). */
 function indicatorAt(condition: IndicatorCondition, timeframe: RuleTimeframe, bars: RuleBars, index: number): number {
-  const closed = closedBars(bars, timeframe, bars.minutes.time[index], windowBars(condition));
-  const close = bars.minutes.close[index];
+  const closed = closedBars(bars, timeframe, bars.minutes.time[index]!, windowBars(condition));
+  const close = bars.minutes.close[index]!;
   switch (condition.kind) {
     case 'rsi':
       return rsiNext(rsiSeed(closed.close, condition.period), close, condition.period);
@@ -595,8 +595,8 @@ export function ruleFiresAt(
 ): boolean {
   const { minutes } = bars;
   if (index < 1) return false;
-  const close = minutes.close[index];
-  const previousClose = minutes.close[index - 1];
+  const close = minutes.close[index]!;
+  const previousClose = minutes.close[index - 1]!;
   switch (condition.kind) {
     case 'price_cross':
       return priceCrosses(condition.direction, previousClose, close, condition.level);
@@ -605,7 +605,7 @@ export function ruleFiresAt(
     case 'percent_move': {
       const met = (at: number) => {
         const reference = referenceIndex(minutes, at, condition.windowMinutes);
-        return reference >= 0 && percentMoveMet(condition.percent, minutes.close[at], minutes.close[reference]);
+        return reference >= 0 && percentMoveMet(condition.percent, minutes.close[at]!, minutes.close[reference]!);
       };
       return met(index) && !met(index - 1);
     }

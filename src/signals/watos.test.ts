@@ -9,7 +9,7 @@ const HOUR = 3_600_000;
 
 function bars(closes: number[], volumes?: number[]): CandleInput[] {
   return closes.map((close, index) => {
-    const open = index === 0 ? close : closes[index - 1];
+    const open = index === 0 ? close : closes[index - 1]!;
     return {
       time: index * HOUR,
       open,

@@ -81,30 +81,30 @@ export function watosHistory(series: CandleSeries): WatosHistory {
   const highs: number[] = [];
 
   for (let index = 0; index < length; index += 1) {
-    const typical = range14[index];
+    const typical = range14[index]!;
 
     // watos1 Volume Surge (the z-score is kept without a surge too: the inactive tile states it)
-    if (Number.isFinite(volumeZ[index])) measured.watos1[index] = volumeZ[index];
-    if (volumeZ[index] >= 2) states.watos1[index] = close[index] >= open[index] ? 1 : -1;
+    if (Number.isFinite(volumeZ[index])) measured.watos1[index] = volumeZ[index]!;
+    if (volumeZ[index]! >= 2) states.watos1[index] = close[index]! >= open[index]! ? 1 : -1;
 
     // watos2 Price Momentum
     if (Number.isFinite(change10[index]) && typical > 0) {
-      const units = change10[index] / ((typical / close[index]) * 100 * Math.sqrt(10));
+      const units = change10[index]! / ((typical / close[index]!) * 100 * Math.sqrt(10));
       measured.watos2[index] = units;
       if (Math.abs(units) >= 1) states.watos2[index] = units > 0 ? 1 : -1;
     }
 
     // watos3 MA Crossover 50/200
     if (Number.isFinite(slow[index]) && Number.isFinite(slow[index - 1])) {
-      const side = Math.sign(fast[index] - slow[index]);
-      const before = Math.sign(fast[index - 1] - slow[index - 1]);
+      const side = Math.sign(fast[index]! - slow[index]!);
+      const before = Math.sign(fast[index - 1]! - slow[index - 1]!);
       if (side !== 0 && side !== before) {
         lastCross = index;
         crossSide = side;
       }
       if (index - lastCross <= 20 && crossSide === side && typical > 0) {
         states.watos3[index] = side;
-        measured.watos3[index] = Math.abs(fast[index] - slow[index]) / typical;
+        measured.watos3[index] = Math.abs(fast[index]! - slow[index]!) / typical;
       }
     }
 
@@ -113,17 +113,19 @@ export function watosHistory(series: CandleSeries): WatosHistory {
     if (confirmed >= 0 && swings[confirmed] !== 0 && Number.isFinite(rsi14[confirmed]))
       (swings[confirmed] === -1 ? lows : highs).push(confirmed);
     if (lows.length >= 2) {
-      const [previous, latest] = lows.slice(-2);
-      if (index - latest <= 10 && low[latest] < low[previous] && rsi14[latest] > rsi14[previous]) {
+      const previous = lows[lows.length - 2]!;
+      const latest = lows[lows.length - 1]!;
+      if (index - latest <= 10 && low[latest]! < low[previous]! && rsi14[latest]! > rsi14[previous]!) {
         states.watos4[index] = 1;
-        measured.watos4[index] = rsi14[latest] - rsi14[previous];
+        measured.watos4[index] = rsi14[latest]! - rsi14[previous]!;
       }
     }
     if (highs.length >= 2 && states.watos4[index] === 0) {
-      const [previous, latest] = highs.slice(-2);
-      if (index - latest <= 10 && high[latest] > high[previous] && rsi14[latest] < rsi14[previous]) {
+      const previous = highs[highs.length - 2]!;
+      const latest = highs[highs.length - 1]!;
+      if (index - latest <= 10 && high[latest]! > high[previous]! && rsi14[latest]! < rsi14[previous]!) {
         states.watos4[index] = -1;
-        measured.watos4[index] = rsi14[previous] - rsi14[latest];
+        measured.watos4[index] = rsi14[previous]! - rsi14[latest]!;
       }
     }
 
@@ -131,23 +133,23 @@ export function watosHistory(series: CandleSeries): WatosHistory {
     if (typical > 0 && index > SWING_STRENGTH) {
       const levels = supportResistance(high, low, close, swings, index - SWING_STRENGTH - 1, 100, typical * 0.5);
       const support = levels
-        .filter((level) => level.price < close[index])
+        .filter((level) => level.price < close[index]!)
         .reduce<(typeof levels)[number] | null>(
           (nearest, level) =>
-            !nearest || Math.abs(low[index] - level.price) < Math.abs(low[index] - nearest.price) ? level : nearest,
+            !nearest || Math.abs(low[index]! - level.price) < Math.abs(low[index]! - nearest.price) ? level : nearest,
           null,
         );
-      if (support && Math.abs(low[index] - support.price) <= typical * 0.5) {
+      if (support && Math.abs(low[index]! - support.price) <= typical * 0.5) {
         states.watos5[index] = 1;
         measured.watos5[index] = support.touches;
       }
     }
 
     // watos6 Volatility Expansion
-    if (rangeAverage[index] > 0 && index >= 63) {
-      const ratio = typical / rangeAverage[index];
+    if (rangeAverage[index]! > 0 && index >= 63) {
+      const ratio = typical / rangeAverage[index]!;
       measured.watos6[index] = ratio;
-      if (ratio >= 1.3) states.watos6[index] = close[index] >= close[index - 14] ? 1 : -1;
+      if (ratio >= 1.3) states.watos6[index] = close[index]! >= close[index - 14]! ? 1 : -1;
     }
   }
   return { states, values: measured };
@@ -159,8 +161,8 @@ function describe(
   history: WatosHistory,
   index: number,
 ): { strength: WatosStrength; description: string } {
-  const value = history.values[id][index];
-  const state = history.states[id][index];
+  const value = history.values[id][index]!;
+  const state = history.states[id][index]!;
   switch (id) {
     case 'watos1':
       return {
@@ -168,7 +170,7 @@ function describe(
         description: `Volume ${fmt(value)}σ above its 20-bar average on a ${state > 0 ? 'rising' : 'falling'} bar`,
       };
     case 'watos2': {
-      const change = roc(series.close.subarray(index - 10, index + 1), 10)[10];
+      const change = roc(series.close.subarray(index - 10, index + 1), 10)[10]!;
       return {
         strength: strengthOf(Math.abs(value), 1.5, 2.5),
         description: `10-bar change ${change >= 0 ? '+' : ''}${fmt(change, 2)}%, ${fmt(Math.abs(value))}x its typical move`,
@@ -219,8 +221,8 @@ const INACTIVE_TEXT: Record<WatosId, (value: number) => string> = {
 export function watosSignals(series: CandleSeries, history: WatosHistory = watosHistory(series)): WatosSignal[] {
   const index = series.length - 1;
   return WATOS_SIGNALS.map((definition) => {
-    const state = index >= 0 ? history.states[definition.id][index] : 0;
-    const value = index >= 0 ? history.values[definition.id][index] : NaN;
+    const state = index >= 0 ? history.states[definition.id][index]! : 0;
+    const value = index >= 0 ? history.values[definition.id][index]! : NaN;
     if (state === 0) {
       return {
         id: definition.id,

@@ -72,8 +72,8 @@ function logGamma(x: number): number {
   ];
   if (x < 0.5) return Math.log(Math.PI / Math.sin(Math.PI * x)) - logGamma(1 - x);
   const shifted = x - 1;
-  let sum = c[0];
-  for (let index = 1; index < 9; index += 1) sum += c[index] / (shifted + index);
+  let sum = c[0]!;
+  for (let index = 1; index < 9; index += 1) sum += c[index]! / (shifted + index);
   const t = shifted + 7.5;
   return 0.5 * Math.log(2 * Math.PI) + (shifted + 0.5) * Math.log(t) - t + Math.log(sum);
 }
@@ -174,10 +174,10 @@ export function measure(
   for (let index = 0; index < last; index += 1) {
     if (states && states[index] !== state) continue;
     samples += 1;
-    if (close[index + horizon] > close[index]) rises += 1;
+    if (close[index + horizon]! > close[index]!) rises += 1;
     let pairs = 1;
     for (let distance = 1; distance < horizon && distance <= index; distance += 1)
-      if (!states || states[index - distance] === state) pairs += 2 * correlation[distance];
+      if (!states || states[index - distance] === state) pairs += 2 * correlation[distance]!;
     overlap += pairs;
   }
   return { rises, samples, designEffect: samples > 0 ? overlap / samples : 1 };

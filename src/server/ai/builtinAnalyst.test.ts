@@ -75,7 +75,7 @@ describe('built-in analyst', () => {
 
     expect(text.startsWith('## ETH-USD: What Are The Odds? (WATOS, 1h)')).toBe(true);
     expect(text).toContain('**Demo data:**');
-    expect(text).toContain(`Last close **$${formatPrice(series.close[series.length - 1])}**`);
+    expect(text).toContain(`Last close **$${formatPrice(series.close[series.length - 1]!)}**`);
     expect(text).toContain(`measured over **${series.length.toLocaleString('en-US')}** 1h bars`);
     expect(text).toContain(
       `on **${pct(expected.baseRate.raw!)}** of ${expected.baseRate.samples.toLocaleString('en-US')} bars`,
@@ -106,9 +106,9 @@ describe('built-in analyst', () => {
     expect(mentionsWatos(text)).toBe(true);
     expect(extractTicker(text)).toBe('ETH');
     // Streamed: the heading first, then many small pieces, between start and finish.
-    expect(chunks[0].type).toBe('start');
+    expect(chunks[0]!.type).toBe('start');
     expect(chunks.at(-1)).toEqual({ type: 'finish', finishReason: 'stop' });
-    expect(deltas[0].delta).toBe('## ETH-USD: What Are The Odds? (WATOS, 1h)\n\n');
+    expect(deltas[0]!.delta).toBe('## ETH-USD: What Are The Odds? (WATOS, 1h)\n\n');
     expect(deltas.length).toBeGreaterThan(20);
   });
 

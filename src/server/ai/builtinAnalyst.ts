@@ -331,7 +331,7 @@ function compareSection(
       const byWeek = ok.filter((result) => change(result.summary, '7d') !== null);
       if (byWeek.length >= 2) {
         const sorted = [...byWeek].sort((a, b) => change(b.summary, '7d')! - change(a.summary, '7d')!);
-        const best = sorted[0];
+        const best = sorted[0]!;
         const worst = sorted.at(-1)!;
         lines.push(
           `Strongest over 7 days: **${best.productId}** (${signed(change(best.summary, '7d')!)}); weakest: **${worst.productId}** (${signed(change(worst.summary, '7d')!)}). Trend compares the close with SMA 50 and SMA 200.`,
@@ -506,7 +506,7 @@ function describeChain(chain: ChainAnalysis, underlying: number | null): string[
     let trimmed = '';
     if (points.length > limit) {
       // Around the money: the strikes nearest the underlying, or max pain without one.
-      const centre = underlying ?? chain.maxPain?.strike ?? points[Math.floor(points.length / 2)].strike;
+      const centre = underlying ?? chain.maxPain?.strike ?? points[Math.floor(points.length / 2)]!.strike;
       points = [...points]
         .sort((a, b) => Math.abs(a.strike - centre) - Math.abs(b.strike - centre))
         .slice(0, limit)
@@ -649,8 +649,8 @@ function lastUserText(messages: AssistantRequest['messages']): string {
 /** Symbols of the latest earlier user message that named some: "and its odds?" follows the thread. */
 function threadProducts(messages: AssistantRequest['messages']): string[] {
   for (let index = messages.length - 2; index >= 0; index -= 1) {
-    if (messages[index].role !== 'user') continue;
-    const { products } = mentionedSymbols(messages[index].content);
+    if (messages[index]!.role !== 'user') continue;
+    const { products } = mentionedSymbols(messages[index]!.content);
     if (products.length) return products;
   }
   return [];

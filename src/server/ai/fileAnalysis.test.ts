@@ -65,8 +65,8 @@ describe('maxPain', () => {
         (strikes, interest) => {
           const rows = strikes.map((strike, index) => ({
             strike,
-            callOi: interest[index][0],
-            putOi: interest[index][1],
+            callOi: interest[index]![0],
+            putOi: interest[index]![1],
           }));
           const result = maxPain(rows);
           if (rows.every((row) => row.callOi === 0 && row.putOi === 0)) return result === null;
@@ -88,8 +88,8 @@ describe('option chain analytics', () => {
   it('gives the hand-computed put/call ratios, max pain and IV smile for the fixture chain', async () => {
     const analysis = analyseFile('option-chain.csv', await readTables(fixture, 'csv', { maxRows: 1000 }));
     const [table] = analysis.tables;
-    expect(table.rows).toBe(10);
-    expect(table.columns.map((column) => [column.name, column.type])).toEqual([
+    expect(table!.rows).toBe(10);
+    expect(table!.columns.map((column) => [column.name, column.type])).toEqual([
       ['Expiry', 'date'],
       ['Strike', 'number'],
       ['Type', 'text'],
@@ -98,7 +98,7 @@ describe('option chain analytics', () => {
       ['Open Interest', 'number'],
       ['IV', 'number'],
     ]);
-    const chain = table.optionChain!;
+    const chain = table!.optionChain!;
     expect(chain.layout).toBe('long');
     expect(chain.columns).toMatchObject({
       strike: 'Strike',
@@ -109,14 +109,14 @@ describe('option chain analytics', () => {
       expiry: 'Expiry',
     });
     const [expiry] = chain.expiries;
-    expect(expiry.expiry).toBe('2026-12-26');
+    expect(expiry!.expiry).toBe('2026-12-26');
     // Calls 100+200+500+300+200, puts 400+300+250+100+50.
-    expect(expiry.callOpenInterest).toBe(1300);
-    expect(expiry.putOpenInterest).toBe(1100);
-    expect(expiry.putCallOpenInterest).toBeCloseTo(1100 / 1300, 12);
-    expect(expiry.putCallVolume).toBeCloseTo(240 / 260, 12);
+    expect(expiry!.callOpenInterest).toBe(1300);
+    expect(expiry!.putOpenInterest).toBe(1100);
+    expect(expiry!.putCallOpenInterest).toBeCloseTo(1100 / 1300, 12);
+    expect(expiry!.putCallVolume).toBeCloseTo(240 / 260, 12);
     // Payout at 100: calls 90 (100 x 10) + 95 (200 x 5) = 2000, puts 105 (100 x 5) + 110 (50 x 10) = 1000.
-    expect(expiry.maxPain).toEqual({ strike: 100, payout: 3000 });
+    expect(expiry!.maxPain).toEqual({ strike: 100, payout: 3000 });
     const smile: Array<[number, number, number]> = [
       [90, 62, 66],
       [95, 55, 57],
@@ -124,14 +124,14 @@ describe('option chain analytics', () => {
       [105, 52, 53],
       [110, 58, 60],
     ];
-    expect(expiry.smile).toEqual(
+    expect(expiry!.smile).toEqual(
       smile.map(([strike, callIv, putIv]) => ({
         strike,
         callIv: expect.closeTo(callIv, 9),
         putIv: expect.closeTo(putIv, 9),
       })),
     );
-    expect(expiry.smileShape).toMatch(/^smile: both wings above the minimum \(lowest 50\.5% at strike 100/);
+    expect(expiry!.smileShape).toMatch(/^smile: both wings above the minimum \(lowest 50\.5% at strike 100/);
   });
 
   it('reads a wide chain from Excel (Call OI / Put OI columns) and splits expiries', async () => {
@@ -144,7 +144,7 @@ describe('option chain analytics', () => {
     sheet.addRow(['2026-12-11', 60, 15, 4, 0, 0]);
     const data = Buffer.from(await workbook.xlsx.writeBuffer());
     const analysis = analyseFile('wide.xlsx', await readTables(data, 'xlsx', { maxRows: 100 }));
-    const chain = analysis.tables[0].optionChain!;
+    const chain = analysis.tables[0]!.optionChain!;
     expect(chain.layout).toBe('wide');
     expect(chain.expiries.map((expiry) => [expiry.expiry, expiry.putCallOpenInterest, expiry.maxPain])).toEqual([
       // 50: calls 0, puts 10 x 10 = 100; 60: calls 10 x 10 = 100, puts 0 -> tie, the first listed wins.
@@ -152,14 +152,14 @@ describe('option chain analytics', () => {
       // 50: puts 0 + calls 0 = 0 (the put at 60 has no OI); 60: calls 5 x 10 = 50.
       ['2026-12-11', 5 / 20, { strike: 50, payout: 0 }],
     ]);
-    expect(chain.expiries[0].smile).toEqual([]);
+    expect(chain.expiries[0]!.smile).toEqual([]);
   });
 
   it('says why a table with strikes is not a chain it can read', async () => {
     const tables = await readTables(Buffer.from('Strike,Notes\n100,hello\n'), 'csv', { maxRows: 10 });
     const [table] = analyseFile('notes.csv', tables).tables;
-    expect(table.optionChain).toBeNull();
-    expect(table.chainProblem).toMatch(/strike column \('Strike'\) but no call\/put open interest or volume/);
+    expect(table!.optionChain).toBeNull();
+    expect(table!.chainProblem).toMatch(/strike column \('Strike'\) but no call\/put open interest or volume/);
   });
 });
 
@@ -171,7 +171,7 @@ describe('analyseUpload of a large attachment', () => {
     const analysis = await analyseUpload('trades.xlsx', book.data, { maxBytes: 20 * 1024 * 1024, maxRows: 50_000 });
     delay.disable();
     expect(analysis.tables[0]).toMatchObject({ sheet: 'Trades', rows: book.dataRows });
-    expect(analysis.tables[0].columns.map((column) => column.type)).toEqual([
+    expect(analysis.tables[0]!.columns.map((column) => column.type)).toEqual([
       'date',
       'text',
       'text',

@@ -92,13 +92,13 @@ describe('LLM provider (OpenAI-compatible, through the AI SDK)', () => {
 
     expect(fake.requests).toHaveLength(2);
     const [first, second] = fake.requests;
-    expect(first.authorization).toBe('Bearer test-key');
-    expect(first.body.model).toBe('fake-analyst-1');
-    expect(first.body.stream).toBe(true);
-    expect(first.body.messages[0].role).toBe('system');
-    expect(first.body.messages[0].content).toContain('Never invent or estimate a price');
-    expect(first.body.messages[0].content).toContain('Nothing here is financial advice.');
-    expect(first.body.tools!.map((entry) => entry.function.name).sort()).toEqual([
+    expect(first!.authorization).toBe('Bearer test-key');
+    expect(first!.body.model).toBe('fake-analyst-1');
+    expect(first!.body.stream).toBe(true);
+    expect(first!.body.messages[0]!.role).toBe('system');
+    expect(first!.body.messages[0]!.content).toContain('Never invent or estimate a price');
+    expect(first!.body.messages[0]!.content).toContain('Nothing here is financial advice.');
+    expect(first!.body.tools!.map((entry) => entry.function.name).sort()).toEqual([
       'findSymbol',
       'getAlerts',
       'getCandleSummary',
@@ -109,9 +109,9 @@ describe('LLM provider (OpenAI-compatible, through the AI SDK)', () => {
       'readStoredFile',
     ]);
     // The second call carries the assistant's tool call and our tool's real output.
-    const call = second.body.messages.find((entry) => entry.role === 'assistant')!.tool_calls![0];
+    const call = second!.body.messages.find((entry) => entry.role === 'assistant')!.tool_calls![0]!;
     expect(call.function.name).toBe('getWatosOdds');
-    expect(toolResult(second)).toMatchObject({
+    expect(toolResult(second!)).toMatchObject({
       productId: 'ETH-USD',
       lastClose: expected.lastClose,
       bars: expected.bars,
@@ -135,15 +135,15 @@ describe('LLM provider (OpenAI-compatible, through the AI SDK)', () => {
     fake.reply((request) => {
       const result = toolResult(request) as FileAnalysis | null;
       if (!result) return { toolCalls: [{ name: 'readAttachedFile', arguments: {} }] };
-      const chain = result.tables[0].optionChain!.expiries[0];
+      const chain = result.tables[0]!.optionChain!.expiries[0]!;
       return {
         text: `Max pain is ${chain.maxPain!.strike}; put/call by open interest ${chain.putCallOpenInterest!.toFixed(2)}.`,
       };
     });
     const { text } = await run(fake.baseURL, 'Max pain of this chain? [option-chain.csv]', file);
     expect(text).toBe('Max pain is 100; put/call by open interest 0.85.');
-    expect(fake.requests[0].body.messages[0].content).toContain('The trader attached the file "option-chain.csv"');
-    expect(fake.requests[0].body.tools!.map((entry) => entry.function.name)).toContain('readAttachedFile');
+    expect(fake.requests[0]!.body.messages[0]!.content).toContain('The trader attached the file "option-chain.csv"');
+    expect(fake.requests[0]!.body.tools!.map((entry) => entry.function.name)).toContain('readAttachedFile');
   });
 
   it('turns an unreachable endpoint into one clear error', async () => {

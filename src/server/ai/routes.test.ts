@@ -352,7 +352,7 @@ describe('assistant API with an LLM endpoint', () => {
     const saved = jsonBody<{ conversation: ConversationDetail }>(
       await trader.get(`/api/conversations/${String(response.headers['x-conversation-id'])}`),
     ).conversation;
-    expect(saved.messages[1].content).toBe(textOf(response));
+    expect(saved.messages[1]!.content).toBe(textOf(response));
 
     fake.reply(() => ({ text: 'BTC-USD: fine.' }));
     expect(

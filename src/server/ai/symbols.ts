@@ -231,7 +231,7 @@ export function mentionedSymbols(text: string): MentionedSymbols {
     const [whole, cashtag, prefix, word, suffix] = match;
     if (isCovered(match.index, match.index + whole.length)) continue;
     const typed = cashtag ? whole.slice(1) : whole;
-    const upper = word.toUpperCase();
+    const upper = word!.toUpperCase();
     const isCapitals = word === upper && (prefix === undefined || prefix === prefix.toUpperCase());
     const marked = Boolean(cashtag || prefix || suffix);
     const symbol = resolveSymbol(typed);

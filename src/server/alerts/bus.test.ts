@@ -153,7 +153,7 @@ describe('alert bus', () => {
     theirs.subscribe((item) => heardByThem.push(item));
     await theirs.publish([{ ...alert, id: 21, message: 'their alert' }]);
     // A raw PUBLISH on the old un-namespaced channel, as another deployment would send it.
-    await connections[2].publish('watos:alerts', JSON.stringify([{ ...alert, id: 22, message: 'foreign alert' }]));
+    await connections[2]!.publish('watos:alerts', JSON.stringify([{ ...alert, id: 22, message: 'foreign alert' }]));
     await ours.publish([{ ...alert, id: 23, message: 'our alert' }]);
     await expect.poll(() => heardByUs.map((item) => item.message)).toEqual(['our alert']);
     await expect.poll(() => heardByThem.map((item) => item.message)).toEqual(['their alert']);

@@ -37,7 +37,7 @@ function engine(provider: MarketDataProvider = feed, bus = createAlertBus()) {
 
 async function alertCount() {
   const [row] = await database.db.select({ n: count() }).from(alerts);
-  return row.n;
+  return row!.n;
 }
 
 beforeAll(async () => {
@@ -61,12 +61,12 @@ describe('alert engine on the demo feed', () => {
       .select({ n: count() })
       .from(candles)
       .where(and(eq(candles.productId, 'BTC-USD'), eq(candles.granularity, 60)));
-    expect(minutes.n).toBe(1440);
+    expect(minutes!.n).toBe(1440);
     const [hours] = await database.db
       .select({ n: count() })
       .from(candles)
       .where(and(eq(candles.productId, 'BTC-USD'), eq(candles.granularity, 3600)));
-    expect(hours.n).toBe(5 * 24);
+    expect(hours!.n).toBe(5 * 24);
   });
 
   it('adds nothing on a second pass or after a restart', async () => {
@@ -92,7 +92,7 @@ describe('alert engine on the demo feed', () => {
       .where(and(eq(candles.productId, 'ETH-USD'), eq(candles.granularity, 60)))
       .orderBy(asc(candles.time));
     const gaps = rows.filter(
-      (row, index) => index > 0 && row.time.getTime() - rows[index - 1].time.getTime() !== 60_000,
+      (row, index) => index > 0 && row.time.getTime() - rows[index - 1]!.time.getTime() !== 60_000,
     );
     expect(gaps).toEqual([]);
     expect(rows.at(-1)!.time.getTime()).toBe(Math.floor(clock / 60_000) * 60_000 - 60_000);
@@ -152,7 +152,7 @@ describe('alert engine across asset classes', () => {
     const calls: Array<{ productId: string; granularity: number; from: number; to: number }> = [];
     const router: MarketRouter = {
       source: 'demo',
-      sourceOf: (productId) => levels[productId].source,
+      sourceOf: (productId) => levels[productId]!.source,
       quotes: () => Promise.resolve(new Map()),
       candles: (productId, granularity, start, end) => {
         calls.push({ productId, granularity, from: start.getTime(), to: end.getTime() });
@@ -161,7 +161,7 @@ describe('alert engine across asset classes', () => {
         const symbol = symbolById(productId)!;
         for (let time = start.getTime(); time < end.getTime(); time += size) {
           if (granularity === 60 && !isTradingMinute(symbol.calendar, time)) continue;
-          const level = levels[productId].level;
+          const level = levels[productId]!.level;
           rows.push({ time, open: level, high: level, low: level, close: level, volume: 1 });
         }
         return Promise.resolve(rows);
@@ -217,7 +217,7 @@ describe('alert engine across asset classes', () => {
       .orderBy(desc(candles.time))
       .limit(1);
     // Friday 2026-06-12: the last regular minute starts 15:59 ET (19:59 UTC).
-    expect(lastAapl.time.toISOString()).toBe('2026-06-12T19:59:00.000Z');
+    expect(lastAapl!.time.toISOString()).toBe('2026-06-12T19:59:00.000Z');
   });
 
   it('starting on a Monday morning, backfills and alerts on the last sessions, not the empty weekend', async () => {

@@ -248,7 +248,7 @@ export function createAlertEngine(options: AlertEngineOptions) {
         source: fetched.source,
         minutes: fetched.minutes,
         hours: fetched.hours,
-        alerts: perSymbol[index].map((alert) => ({
+        alerts: perSymbol[index]!.map((alert) => ({
           alertType: alert.alertType,
           time: alert.timestamp.getTime(),
           message: alert.message,

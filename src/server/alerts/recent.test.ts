@@ -78,8 +78,8 @@ function alertsOver(minutes: number, count: number, tag: string, seed = 1): NewA
   let state = seed;
   const random = () => (state = (state * 1103515245 + 12345) % 2147483648) / 2147483648;
   return Array.from({ length: count }, (_, index) => ({
-    ticker: tickers[Math.floor(random() * tickers.length)],
-    alertType: ALERT_TYPES[Math.floor(random() * ALERT_TYPES.length)],
+    ticker: tickers[Math.floor(random() * tickers.length)]!,
+    alertType: ALERT_TYPES[Math.floor(random() * ALERT_TYPES.length)]!,
     message: `${tag} alert ${index} "quoted" \u00e9`,
     timestamp: new Date(now - Math.floor(random() * minutes * 60) * 1000 - (index % 3 === 0 ? 0 : 7)),
     source: 'demo',
@@ -153,7 +153,7 @@ describe('recent alert log', () => {
     ]);
     const after = recent.answer({ max_count: 50 }, new Date(now))!;
     expect(after.body).not.toBe(first.body);
-    expect(after.records[0].message).toBe('newest');
+    expect(after.records[0]!.message).toBe('newest');
   });
 
   it('leaves ranges before its window, and any moment it is not current, to the database', async () => {

@@ -18,6 +18,7 @@ import { parseAlertTimestamp, type AlertRecord } from '../../shared/alertDisplay
 import type { AlertQuery } from '../../shared/schemas/alerts.ts';
 import { tickersOfClass } from '../../shared/tickers.ts';
 import type { Database } from '../db/client.ts';
+import { onlyRow } from '../db/rows.ts';
 import { coalesced } from '../jobs/coalesce.ts';
 import type { AlertBus } from './bus.ts';
 import { onAlertsStored, toAlertRecord } from './service.ts';
@@ -88,7 +89,7 @@ function upperBound(alerts: HeldAlert[], time: number): number {
   let high = alerts.length;
   while (low < high) {
     const middle = (low + high) >>> 1;
-    if (alerts[middle].time <= time) low = middle + 1;
+    if (alerts[middle]!.time <= time) low = middle + 1;
     else high = middle;
   }
   return low;
@@ -149,15 +150,17 @@ export function createRecentAlertLog(options: RecentAlertLogOptions): RecentAler
       version++;
     }
     floor = since;
-    const [state] = rowsOf(
-      await db.execute(sql`
+    const state = onlyRow(
+      rowsOf(
+        await db.execute(sql`
         with top as (select coalesce(max(id), 0) as id from alerts)
         select top.id as top,
                (select count(*) from alerts where timestamp >= ${new Date(floor)} and id <= top.id) as held,
                (select ticker || '|' || alert_type || '|' || (extract(epoch from timestamp) * 1000)::bigint || '|' || message
                 from alerts where id = ${newestId}) as marker
         from top`),
-    ) as unknown as Array<{ top: number | string; held: number | string; marker: string | null }>;
+      ) as unknown as Array<{ top: number | string; held: number | string; marker: string | null }>,
+    );
     const top = Number(state.top);
     if (top < newestId || (state.marker ?? '') !== newestMarker) {
       // Ids went back, or the newest row known is gone or another: the table was emptied.
@@ -179,7 +182,7 @@ export function createRecentAlertLog(options: RecentAlertLogOptions): RecentAler
         .sort((a, b) => (before(a, b) ? -1 : 1));
       if (added.length > 0) {
         const held = alerts.at(-1);
-        if (!held || before(held, added[0])) alerts.push(...added);
+        if (!held || before(held, added[0]!)) alerts.push(...added);
         else alerts = [...alerts, ...added].sort((a, b) => (before(a, b) ? -1 : 1));
         version++;
       }
@@ -227,7 +230,7 @@ export function createRecentAlertLog(options: RecentAlertLogOptions): RecentAler
     const market = query.market ? new Set(tickersOfClass(query.market)) : null;
     const picked: HeldAlert[] = [];
     for (let index = upperBound(alerts, end) - 1; index >= 0 && picked.length < limit; index--) {
-      const alert = alerts[index];
+      const alert = alerts[index]!;
       if (alert.time < start) break;
       if (query.alert_type && alert.alertType !== query.alert_type) continue;
       if (query.symbol && alert.ticker !== query.symbol) continue;
@@ -236,7 +239,7 @@ export function createRecentAlertLog(options: RecentAlertLogOptions): RecentAler
     }
     // The same rows as a moment ago (nearly every request): the same body, made once.
     const key = `${query.alert_type ?? ''}|${query.symbol ?? ''}|${query.market ?? ''}|${limit}`;
-    const ids = picked.length === 0 ? '' : `${picked[0].id}:${picked.at(-1)!.id}:${picked.length}`;
+    const ids = picked.length === 0 ? '' : `${picked[0]!.id}:${picked.at(-1)!.id}:${picked.length}`;
     const cached = answers.get(key);
     if (cached && cached.version === version && cached.ids === ids) return cached;
     const made = {

@@ -81,7 +81,7 @@ describe('GET /api/alerts/stream', () => {
     ]);
     const events = await reading;
     expect(events.map((event) => event.data.message)).toEqual(['ETH breakout']);
-    expect(events[0].id).toBe('2');
+    expect(events[0]!.id).toBe('2');
   });
 
   it('replays what a reconnecting browser missed after Last-Event-ID', async () => {
@@ -102,7 +102,7 @@ describe('GET /api/alerts/stream', () => {
       },
     ]);
     const response = await fetch(`${base}/api/alerts/stream`, {
-      headers: { cookie, 'last-event-id': String(saved[0].id) },
+      headers: { cookie, 'last-event-id': String(saved[0]!.id) },
     });
     const events = await readEvents(response, 1);
     expect(events.map((event) => event.data.message)).toEqual(['SOL breakout']);

@@ -133,7 +133,7 @@ function createStreamRegistry(options: { db: Database; maxPerUser: number; log: 
   return {
     add(stream: OpenStream) {
       const streams = byUser.get(stream.userId) ?? [];
-      while (streams.length >= maxPerUser) streams[0].end('too-many-streams');
+      while (streams.length >= maxPerUser) streams[0]!.end('too-many-streams');
       // Set after the loop: ending the last one forgot the user's list.
       byUser.set(stream.userId, streams);
       streams.push(stream);

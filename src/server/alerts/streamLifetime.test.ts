@@ -193,8 +193,8 @@ describe('live alert streams end with the access they were opened with', () => {
 
     const eleventh = await watch(browser.cookieHeader);
     expect(eleventh.status).toBe(200);
-    await expect.poll(() => streams[0].endedAt, { timeout: PROMPTLY_MS, interval: 20 }).not.toBeNull();
-    expect(streams[0].endReason).toBe('too-many-streams');
+    await expect.poll(() => streams[0]!.endedAt, { timeout: PROMPTLY_MS, interval: 20 }).not.toBeNull();
+    expect(streams[0]!.endReason).toBe('too-many-streams');
 
     await publish('to the newest ten');
     const open = [...streams.slice(1), eleventh];

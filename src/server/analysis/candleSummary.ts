@@ -71,12 +71,13 @@ export function summariseCandles(
 ): CandleSummary {
   const { ms } = ANALYSIS_TIMEFRAMES[timeframe];
   const last = series.length - 1;
+  if (last < 0) throw new RangeError(`No ${timeframe} bars to summarise for ${productId}`);
   const { close, high, low, time } = series;
   // Periods are clock time, not bar counts: a stock's 24 hours hold about 7 hourly bars, a
   // crypto's 24. The reference is the last bar that opened at or before the period's start.
   const atOrBefore = (at: number) => {
     let index = last;
-    while (index >= 0 && time[index] > at) index -= 1;
+    while (index >= 0 && time[index]! > at) index -= 1;
     return index;
   };
   const changes: CandleSummary['changes'] = [];
@@ -86,23 +87,23 @@ export function summariseCandles(
     ['30d', 30 * DAY],
   ] as const) {
     if (span < ms) continue;
-    const from = atOrBefore(time[last] - span);
-    if (from >= 0 && from < last) changes.push({ period, percent: (close[last] / close[from] - 1) * 100 });
+    const from = atOrBefore(time[last]! - span);
+    if (from >= 0 && from < last) changes.push({ period, percent: (close[last]! / close[from]! - 1) * 100 });
   }
-  const dayStart = time[last] + ms - DAY;
+  const dayStart = time[last]! + ms - DAY;
   const rangeOf = (from: number) => {
     let top = -Infinity;
     let bottom = Infinity;
     for (let index = from; index <= last; index += 1) {
-      top = Math.max(top, high[index]);
-      bottom = Math.min(bottom, low[index]);
+      top = Math.max(top, high[index]!);
+      bottom = Math.min(bottom, low[index]!);
     }
     return { high: top, low: bottom };
   };
   const sma20 = finite(sma(close, 20)[last]);
   const sma50 = finite(sma(close, 50)[last]);
   const sma200 = finite(sma(close, 200)[last]);
-  const price = close[last];
+  const price = close[last]!;
   let trend: CandleSummary['trend'] = null;
   if (sma50 !== null && sma200 !== null)
     trend = price > sma50 && sma50 > sma200 ? 'uptrend' : price < sma50 && sma50 < sma200 ? 'downtrend' : 'mixed';
@@ -112,7 +113,7 @@ export function summariseCandles(
     range.map((value) => (Number.isFinite(value) ? value : 0)),
     50,
   );
-  const atrRatio = atr14 !== null && last >= 63 && rangeAverage[last] > 0 ? atr14 / rangeAverage[last] : null;
+  const atrRatio = atr14 !== null && last >= 63 && rangeAverage[last]! > 0 ? atr14 / rangeAverage[last]! : null;
   let support: CandleSummary['support'] = null;
   let resistance: CandleSummary['resistance'] = null;
   if (atr14 !== null) {
@@ -129,11 +130,11 @@ export function summariseCandles(
     timeframe,
     source,
     bars: series.length,
-    from: new Date(series.time[0]).toISOString(),
-    to: new Date(series.time[last] + ms).toISOString(),
+    from: new Date(series.time[0]!).toISOString(),
+    to: new Date(series.time[last]! + ms).toISOString(),
     lastClose: price,
     changes,
-    range24h: ms < DAY && time[0] <= dayStart ? rangeOf(atOrBefore(dayStart - 1) + 1) : null,
+    range24h: ms < DAY && time[0]! <= dayStart ? rangeOf(atOrBefore(dayStart - 1) + 1) : null,
     rangeAll: rangeOf(0),
     sma: { sma20, sma50, sma200 },
     trend,

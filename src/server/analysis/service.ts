@@ -200,8 +200,8 @@ export function createMarketAnalysis(options: MarketAnalysisOptions) {
         timeframe: frame,
         horizonBars: horizon,
         bars: bars.length,
-        lastBarTime: new Date(bars.time[bars.length - 1]).toISOString(),
-        lastClose: bars.close[bars.length - 1],
+        lastBarTime: new Date(bars.time[bars.length - 1]!).toISOString(),
+        lastClose: bars.close[bars.length - 1]!,
         baseRate: report.baseRate,
         signals: report.signals.map((signal) => ({
           id: signal.id,

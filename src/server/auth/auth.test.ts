@@ -24,7 +24,7 @@ beforeEach(async () => {
 async function linkFromLatestMail(to: string, subject: string): Promise<string> {
   const [message] = await latestOutboxMessages(test.database.db, to);
   expect(message?.subject).toBe(subject);
-  const link = message.text.match(/https?:\/\/\S+/)?.[0];
+  const link = message!.text.match(/https?:\/\/\S+/)?.[0];
   expect(link).toBeDefined();
   return link!;
 }
@@ -76,16 +76,16 @@ describe('POST /api/auth/register', () => {
     });
 
     const [stored] = await test.database.db.select().from(user).where(eq(user.email, 'new@example.com'));
-    expect(stored.username).toBe('alice');
-    expect(stored.emailVerified).toBe(false);
-    const [profile] = await test.database.db.select().from(profiles).where(eq(profiles.id, stored.id));
-    expect(profile.username).toBe('alice');
+    expect(stored!.username).toBe('alice');
+    expect(stored!.emailVerified).toBe(false);
+    const [profile] = await test.database.db.select().from(profiles).where(eq(profiles.id, stored!.id));
+    expect(profile!.username).toBe('alice');
 
     const [mail] = await latestOutboxMessages(test.database.db, 'new@example.com');
-    expect(mail.subject).toBe('Confirm your e-mail address');
-    expect(mail.text).toContain('Hi alice,');
-    expect(mail.html).toContain('Confirm e-mail');
-    expect(mail.text).toMatch(/\/api\/auth\/verify-email\?token=/);
+    expect(mail!.subject).toBe('Confirm your e-mail address');
+    expect(mail!.text).toContain('Hi alice,');
+    expect(mail!.html).toContain('Confirm e-mail');
+    expect(mail!.text).toMatch(/\/api\/auth\/verify-email\?token=/);
   });
 
   it('answers a duplicate e-mail exactly like a new one, creates nothing, and tells the owner', async () => {
@@ -100,9 +100,9 @@ describe('POST /api/auth/register', () => {
 
     const users = await test.database.db.select().from(user).where(eq(user.email, 'taken@example.com'));
     expect(users).toHaveLength(1);
-    expect(users[0].username).toBe('trader');
+    expect(users[0]!.username).toBe('trader');
     const [mail] = await latestOutboxMessages(test.database.db, 'taken@example.com');
-    expect(mail.subject).toBe('You already have an account');
+    expect(mail!.subject).toBe('You already have an account');
 
     browser.forget();
     const oldPassword = await browser.post('/api/auth/sign-in/email', {
@@ -208,7 +208,7 @@ describe('password reset', () => {
     expect(known.json()).toEqual(unknown.json());
     expect(await latestOutboxMessages(test.database.db, 'nobody@example.com')).toEqual([]);
     const [mail] = await latestOutboxMessages(test.database.db, 'known@example.com');
-    expect(mail.subject).toBe('Reset your password');
+    expect(mail!.subject).toBe('Reset your password');
   });
 
   it('resets with a single-use token, revokes old sessions and signs in afresh', async () => {

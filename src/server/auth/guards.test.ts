@@ -63,7 +63,7 @@ describe('the dashboard gate', () => {
     // Better Auth's own name for the cookie on an http deployment (no `__Secure-` prefix).
     const name = (await test.app.services.auth.$context).authCookies.sessionToken.name;
     expect(name).toBe('better-auth.session_token');
-    expect(sessionTokenIn(browser.cookieHeader, name)).toBe(row.token);
+    expect(sessionTokenIn(browser.cookieHeader, name)).toBe(row!.token);
   });
 
   it('reads a cached session without the database, and a replayed cookie is refused right after sign-out', async () => {

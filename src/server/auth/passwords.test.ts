@@ -49,8 +49,8 @@ async function resetToken(email: string): Promise<string> {
   });
   expect(ask.statusCode).toBe(200);
   const [mail] = await latestOutboxMessages(test.database.db, email);
-  expect(mail.subject).toBe('Reset your password');
-  const link = new URL(mail.text.match(/https?:\/\/\S+/)![0]);
+  expect(mail!.subject).toBe('Reset your password');
+  const link = new URL(mail!.text.match(/https?:\/\/\S+/)![0]);
   const token = link.pathname.split('/').at(-1)!;
   expect(token.length).toBeGreaterThan(10);
   return token;
@@ -203,7 +203,7 @@ describe('reset with an e-mailed token', () => {
       .select({ emailVerified: user.emailVerified })
       .from(user)
       .where(eq(user.email, 'unverified@example.com'));
-    expect(stored.emailVerified).toBe(true);
+    expect(stored!.emailVerified).toBe(true);
     expect(await signInStatus('unverified@example.com', 'first-password')).toBe(401);
     expect(await signInStatus('unverified@example.com', 'second-password')).toBe(200);
   });

@@ -52,10 +52,10 @@ function hashed(value: string): string {
 
 /** The IPv6 /64 an address belongs to (its first four groups); other addresses as they are. */
 export function clientKey(ip: string): string {
-  const address = ip.split('%')[0];
+  const address = ip.split('%')[0]!;
   if (!isIPv6(address)) return address;
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return mapped[1];
+  if (mapped) return mapped[1]!;
   const [head, tail] = address.split('::');
   const headGroups = head ? head.split(':') : [];
   const tailGroups = tail === undefined ? [] : tail ? tail.split(':') : [];

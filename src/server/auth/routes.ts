@@ -222,7 +222,7 @@ export async function authRoutes(app: FastifyInstance, options: AuthRoutesOption
       method: ['GET', 'POST'],
       url: `${BASE_PATH}/*`,
       handler: (request, reply) =>
-        handle(request, reply, looseEndpoint(request.url.split(/[?#]/)[0].slice(BASE_PATH.length))),
+        handle(request, reply, looseEndpoint(request.url.split(/[?#]/)[0]!.slice(BASE_PATH.length))),
     });
   });
 

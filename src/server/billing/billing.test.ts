@@ -33,7 +33,7 @@ describe('plans', () => {
       ['three-day', 299, false, 'one_time'],
       ['monthly', 2999, true, 'month'],
     ]);
-    expect(plans[2].features).toEqual(['Full platform access', 'Priority support', 'Advanced analytics']);
+    expect(plans[2]!.features).toEqual(['Full platform access', 'Priority support', 'Advanced analytics']);
   });
 });
 
@@ -76,8 +76,8 @@ describe('checkout', () => {
     }
     const rows = await test.database.db.select().from(subscriptions).where(eq(subscriptions.userId, userId));
     expect(rows).toHaveLength(1);
-    expect(rows[0].status).toBe('active');
-    const days = (rows[0].currentPeriodEnd!.getTime() - before) / 86_400_000;
+    expect(rows[0]!.status).toBe('active');
+    const days = (rows[0]!.currentPeriodEnd!.getTime() - before) / 86_400_000;
     expect(days).toBeGreaterThan(2.99);
     expect(days).toBeLessThan(3.01);
 
@@ -194,25 +194,25 @@ describe('currentSubscriptions', () => {
     });
     await db.insert(subscriptions).values([
       // An active one wins over a canceled one that ends later.
-      row('a-canceled', active, 'canceled', 30),
-      row('a-active', active, 'active', 5),
+      row('a-canceled', active!, 'canceled', 30),
+      row('a-active', active!, 'active', 5),
       // Among inactive ones, the latest end.
-      row('l-old', latest, 'canceled', -10),
-      row('l-new', latest, 'canceled', -2),
+      row('l-old', latest!, 'canceled', -10),
+      row('l-new', latest!, 'canceled', -2),
       // No end sorts first in a descending order, in both queries.
-      row('o-none', openEnded, 'canceled', null),
-      row('o-dated', openEnded, 'past_due', 3),
+      row('o-none', openEnded!, 'canceled', null),
+      row('o-dated', openEnded!, 'past_due', 3),
     ]);
     const many = await currentSubscriptions(db, ids);
     for (const userId of [active, latest, openEnded])
-      expect(many.get(userId)).toEqual(await currentSubscription(db, userId));
-    expect([many.get(active)?.id, many.get(latest)?.id, many.get(openEnded)?.id]).toEqual([
+      expect(many.get(userId!)).toEqual(await currentSubscription(db, userId!));
+    expect([many.get(active!)?.id, many.get(latest!)?.id, many.get(openEnded!)?.id]).toEqual([
       'a-active',
       'l-new',
       'o-none',
     ]);
-    expect(many.has(none)).toBe(false);
-    expect(await currentSubscription(db, none)).toBeNull();
+    expect(many.has(none!)).toBe(false);
+    expect(await currentSubscription(db, none!)).toBeNull();
     expect(await currentSubscriptions(db, [])).toEqual(new Map());
   });
 });

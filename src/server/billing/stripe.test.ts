@@ -92,7 +92,7 @@ function rows(userId: string) {
 }
 
 async function handledEvents(id?: string) {
-  const [{ n }] = await test.database.db
+  const [{ n } = { n: 0 }] = await test.database.db
     .select({ n: count() })
     .from(webhookEvents)
     .where(id ? eq(webhookEvents.id, id) : undefined);
@@ -165,7 +165,7 @@ describe('Stripe checkout', () => {
       protocol: 'http',
     });
     await provider.createCheckout({
-      price: { ...monthly, providerPriceId: null },
+      price: { ...monthly!, providerPriceId: null },
       user: { id: userId, email: 'inline@example.com' },
       successUrl: `${test.config.publicUrl}/success?session_id={CHECKOUT_SESSION_ID}`,
       cancelUrl: `${test.config.publicUrl}/`,
@@ -197,7 +197,7 @@ describe('Stripe webhooks', () => {
       priceId: 'three-day',
       providerSubscriptionId: sessionId,
     });
-    const days = (stored[0].currentPeriodEnd!.getTime() - Date.now()) / 86_400_000;
+    const days = (stored[0]!.currentPeriodEnd!.getTime() - Date.now()) / 86_400_000;
     expect(days).toBeGreaterThan(2.99);
     expect(days).toBeLessThanOrEqual(3);
     expect(await handledEvents(completed.id)).toBe(1);
@@ -230,7 +230,7 @@ describe('Stripe webhooks', () => {
     expect((await deliver(created)).statusCode).toBe(200);
     const [row] = await rows(userId);
     expect(row).toMatchObject({ status: 'canceled', providerSubscriptionId: subscriptionId, priceId: 'monthly' });
-    expect(row.currentPeriodEnd?.getTime()).toBe(end * 1000);
+    expect(row!.currentPeriodEnd?.getTime()).toBe(end * 1000);
     expect((await browser.get('/api/watchlists/chart')).statusCode).toBe(403);
   });
 
@@ -252,7 +252,7 @@ describe('Stripe webhooks', () => {
     await deliver(staleActive);
     const [row] = await rows(userId);
     expect(row).toMatchObject({ status: 'past_due', cancelAtPeriodEnd: true });
-    expect(row.currentPeriodEnd?.getTime()).toBe(renewedEnd * 1000);
+    expect(row!.currentPeriodEnd?.getTime()).toBe(renewedEnd * 1000);
   });
 
   it('reads the period end from the subscription items on newer API shapes', async () => {
@@ -263,13 +263,13 @@ describe('Stripe webhooks', () => {
       items: { object: 'list', data: [{ id: 'si_1', current_period_end: end }] },
     });
     await deliver(event('checkout.session.completed', session));
-    expect((await rows(userId))[0].currentPeriodEnd?.getTime()).toBe(end * 1000);
+    expect((await rows(userId))[0]!.currentPeriodEnd?.getTime()).toBe(end * 1000);
   });
 
   it('syncs invoice events from the subscription Stripe says the invoice bills', async () => {
     const { browser, userId, session, subscriptionId } = await paidMonthly('invoice@example.com');
     await deliver(event('checkout.session.completed', session));
-    expect((await rows(userId))[0].status).toBe('active');
+    expect((await rows(userId))[0]!.status).toBe('active');
 
     fake.updateSubscription(subscriptionId, { status: 'past_due' });
     const failed = fake.createInvoice(subscriptionId, { status: 'open' });
@@ -277,7 +277,7 @@ describe('Stripe webhooks', () => {
     expect(
       (await deliver(event('invoice.payment_failed', { ...failed, subscription: 'sub_not_this_one' }))).statusCode,
     ).toBe(200);
-    expect((await rows(userId))[0].status).toBe('past_due');
+    expect((await rows(userId))[0]!.status).toBe('past_due');
     expect((await browser.get('/api/watchlists/chart')).statusCode).toBe(403);
 
     const nextEnd = Math.floor(Date.now() / 1000) + 61 * 86_400;
@@ -285,8 +285,8 @@ describe('Stripe webhooks', () => {
     const paid = fake.createInvoice(subscriptionId, { status: 'paid' });
     await deliver(event('invoice.paid', paid));
     const [row] = await rows(userId);
-    expect(row.status).toBe('active');
-    expect(row.currentPeriodEnd?.getTime()).toBe(nextEnd * 1000);
+    expect(row!.status).toBe('active');
+    expect(row!.currentPeriodEnd?.getTime()).toBe(nextEnd * 1000);
     expect((await browser.get('/api/watchlists/chart')).statusCode).toBe(200);
   });
 
@@ -298,7 +298,7 @@ describe('Stripe webhooks', () => {
 
     fake.updateSubscription(subscriptionId, { status: 'unpaid' });
     await deliver(event('customer.subscription.updated', fake.subscription(subscriptionId)));
-    expect((await rows(userId))[0].status).toBe('unpaid');
+    expect((await rows(userId))[0]!.status).toBe('unpaid');
   });
 
   it('answers 200 and stores nothing for subscriptions, sessions and event types that are not ours', async () => {
@@ -348,7 +348,7 @@ describe('Stripe webhooks', () => {
     expect(await rows(userId)).toEqual([]);
     expect(await handledEvents()).toBe(0);
     const [stored] = await test.database.db.select().from(checkoutSessions).where(eq(checkoutSessions.id, sessionId));
-    expect(stored.status).toBe('open');
+    expect(stored!.status).toBe('open');
   });
 
   it('answers 500 during a Stripe outage and handles the retried delivery', async () => {
@@ -363,7 +363,7 @@ describe('Stripe webhooks', () => {
     expect(await rows(userId)).toEqual([]);
 
     expect((await deliver(completed)).statusCode).toBe(200);
-    expect((await rows(userId))[0].status).toBe('active');
+    expect((await rows(userId))[0]!.status).toBe('active');
     expect(await handledEvents(completed.id)).toBe(1);
   });
 });
@@ -390,7 +390,7 @@ describe('the /success re-check and cancel', () => {
       .select()
       .from(checkoutSessions)
       .where(eq(checkoutSessions.id, sessionId));
-    expect(paidSession.status).toBe('paid');
+    expect(paidSession!.status).toBe('paid');
 
     await deliver(event('checkout.session.completed', session));
     await deliver(event('customer.subscription.created', fake.subscription(session.subscription as string)));
@@ -405,7 +405,7 @@ describe('the /success re-check and cancel', () => {
       .select()
       .from(checkoutSessions)
       .where(and(eq(checkoutSessions.id, sessionId), eq(checkoutSessions.status, 'paid')));
-    expect(again.paidAt).toEqual(paidSession.paidAt);
+    expect(again!.paidAt).toEqual(paidSession!.paidAt);
   });
 
   it('cancels at period end on Stripe and keeps access until then', async () => {

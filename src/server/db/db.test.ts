@@ -27,7 +27,7 @@ describe.each(drivers)('database on %s', (driver) => {
   it('applies every migration and is idempotent on a second run', async () => {
     await database.migrate();
     const result = await database.db.execute(sql`select count(*)::int as n from drizzle.__drizzle_migrations`);
-    const { n } = (result as { rows: Array<{ n: number }> }).rows[0];
+    const { n } = (result as { rows: Array<{ n: number }> }).rows[0]!;
     expect(n).toBeGreaterThanOrEqual(1);
   });
 
@@ -63,7 +63,7 @@ describe.each(drivers)('database on %s', (driver) => {
     ]);
 
     const [profile] = await db.select().from(profiles).where(eq(profiles.id, 'u1'));
-    expect(profile.username).toBe('trader');
+    expect(profile!.username).toBe('trader');
   });
 
   it('grants leadership to one holder at a time', async () => {
@@ -91,7 +91,7 @@ describe.each(drivers)('database on %s', (driver) => {
       .insert(subscriptions)
       .values({ id: 's1', userId: 'u2', status: 'active', currentPeriodEnd: periodEnd, provider: 'test' });
     const [stored] = await db.select().from(subscriptions).where(eq(subscriptions.userId, 'u2'));
-    expect(stored.currentPeriodEnd?.toISOString()).toBe('2030-01-01T00:00:00.000Z');
+    expect(stored!.currentPeriodEnd?.toISOString()).toBe('2030-01-01T00:00:00.000Z');
 
     await db.delete(user).where(eq(user.id, 'u2'));
     expect(await db.select().from(profiles)).toEqual([]);

@@ -56,11 +56,11 @@ export function completeFrames(bytes: Buffer): { frames: Buffer[]; rest: Buffer;
 export function readyStatus(chunks: readonly Uint8Array[]): 'I' | 'T' | 'E' | null {
   const tail: number[] = [];
   for (let c = chunks.length - 1; c >= 0 && tail.length < 6; c--) {
-    const chunk = chunks[c];
-    for (let i = chunk.length - 1; i >= 0 && tail.length < 6; i--) tail.unshift(chunk[i]);
+    const chunk = chunks[c]!;
+    for (let i = chunk.length - 1; i >= 0 && tail.length < 6; i--) tail.unshift(chunk[i]!);
   }
   if (tail.length < 6 || tail[0] !== READY_FOR_QUERY) return null;
   if (tail[1] !== 0 || tail[2] !== 0 || tail[3] !== 0 || tail[4] !== 5) return null;
-  const status = String.fromCharCode(tail[5]);
+  const status = String.fromCharCode(tail[5]!);
   return status === 'I' || status === 'T' || status === 'E' ? status : null;
 }

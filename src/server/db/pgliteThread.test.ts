@@ -98,7 +98,7 @@ describe('PGlite on its own thread', () => {
       let counted = false;
       const count = thread.pool.query<{ n: number }>('select count(*)::int as n from items').then((result) => {
         counted = true;
-        return result.rows[0].n;
+        return result.rows[0]!.n;
       });
       await new Promise((resolve) => setTimeout(resolve, 200));
       // Inside the writer's transaction it would have counted the uncommitted row.
@@ -119,7 +119,7 @@ describe('PGlite on its own thread', () => {
     const { rows } = await thread.pool.query<{ n: number }>(
       `select count(*)::int as n from items where label = 'abandoned'`,
     );
-    expect(rows[0].n).toBe(0);
+    expect(rows[0]!.n).toBe(0);
   });
 
   it("keeps the server's event loop free while the database works", async () => {

@@ -79,7 +79,7 @@ class ChannelSocket extends Duplex {
   private flush(): void {
     this.flushing = false;
     if (this.outgoing.length === 0) return;
-    const bytes = Uint8Array.from(this.outgoing.length === 1 ? this.outgoing[0] : Buffer.concat(this.outgoing));
+    const bytes = Uint8Array.from(this.outgoing.length === 1 ? this.outgoing[0]! : Buffer.concat(this.outgoing));
     this.outgoing = [];
     // A Terminate alone expects no answer.
     if (!(bytes.length === 5 && bytes[0] === 0x58)) this.setWaiting(true);

@@ -43,7 +43,7 @@ const send = (message: FromPglite, transfer?: ArrayBuffer[]) => port.postMessage
 /** Sends an answer; `chunks` are this thread's own copies, handed over without another. */
 function sendBytes(id: number, chunks: Uint8Array[]): void {
   if (chunks.length === 0) return;
-  let bytes = chunks[0];
+  let bytes = chunks[0]!;
   if (chunks.length > 1) {
     bytes = new Uint8Array(chunks.reduce((sum, chunk) => sum + chunk.length, 0));
     let at = 0;
@@ -98,10 +98,11 @@ async function main(): Promise<void> {
         if (stopping) break;
         const index = owner === null ? 0 : ready.indexOf(owner);
         if (index < 0 || ready.length === 0) break;
-        const [id] = ready.splice(index, 1);
+        // index is 0 of a non-empty list or indexOf's answer: always in range.
+        const id = ready.splice(index, 1)[0]!;
         const connection = connections.get(id);
         if (!connection || connection.queued.length === 0) continue;
-        const batch = connection.queued.length === 1 ? connection.queued[0] : Buffer.concat(connection.queued);
+        const batch = connection.queued.length === 1 ? connection.queued[0]! : Buffer.concat(connection.queued);
         connection.queued = [];
         const out: Uint8Array[] = [];
         try {

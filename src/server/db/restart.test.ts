@@ -131,7 +131,7 @@ describe.skipIf(!adminUrl)('PostgreSQL restarted under load', () => {
     // Better Auth's own messages are among them, and no failed query's parameters (the
     // session token the session lookup was given) reach the log.
     expect(entries.some((entry) => entry.component === 'better-auth' && entry.level >= 50)).toBe(true);
-    const sessionToken = decodeURIComponent(/session_token=([^;]+)/.exec(cookie)![1]).split('.')[0];
+    const sessionToken = decodeURIComponent(/session_token=([^;]+)/.exec(cookie)![1]!).split('.')[0]!;
     expect(sessionToken.length).toBeGreaterThan(16);
     expect(logLines.filter((line) => line.includes(sessionToken))).toEqual([]);
     for (const spy of consoleCalls) spy.mockRestore();

@@ -96,7 +96,7 @@ const BOOLEAN = /^(true|false|yes|no)$/i;
 
 function median(sorted: number[]): number {
   const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
 /** A column's type (90% of its non-empty cells must agree) and its statistics. */
@@ -116,7 +116,7 @@ export function profileColumn(name: string, cells: string[]): ColumnProfile {
     return {
       ...base,
       type: 'number',
-      numeric: { min: sorted[0], max: sorted.at(-1)!, mean, median: median(sorted), std: Math.sqrt(variance), sum },
+      numeric: { min: sorted[0]!, max: sorted.at(-1)!, mean, median: median(sorted), std: Math.sqrt(variance), sum },
     };
   }
   if (share((cell) => Number.isFinite(parseDate(cell))) >= 0.9) {
@@ -125,7 +125,7 @@ export function profileColumn(name: string, cells: string[]): ColumnProfile {
       .filter(Number.isFinite)
       .sort((a, b) => a - b);
     const iso = (time: number) => new Date(time).toISOString().replace('T00:00:00.000Z', '').replace('.000Z', 'Z');
-    return { ...base, type: 'date', dates: { earliest: iso(times[0]), latest: iso(times.at(-1)!) } };
+    return { ...base, type: 'date', dates: { earliest: iso(times[0]!), latest: iso(times.at(-1)!) } };
   }
   if (share((cell) => BOOLEAN.test(cell)) >= 0.9) {
     return { ...base, type: 'boolean', text: topValues(present.map((cell) => cell.toLowerCase())) };
@@ -244,7 +244,7 @@ function describeSmile(points: SmilePoint[]): string | null {
     .filter((point): point is { strike: number; iv: number } => point !== null);
   if (iv.length < 3) return null;
   const lowest = iv.reduce((min, point) => (point.iv < min.iv ? point : min));
-  const left = iv[0];
+  const left = iv[0]!;
   const right = iv.at(-1)!;
   const fmt = (value: number) => `${value.toFixed(1)}%`;
   const facts = `lowest ${fmt(lowest.iv)} at strike ${lowest.strike}; ${fmt(left.iv)} at the lowest strike (${left.strike}), ${fmt(right.iv)} at the highest (${right.strike})`;
@@ -292,7 +292,7 @@ function detectOptionChain(table: Table): { chain: OptionChain | null; problem: 
   const type = findColumn(columns, 'type');
   const expiry = findColumn(columns, 'expiry');
   const underlyingColumn = findColumn(columns, 'underlying');
-  const used: Record<string, string> = { strike: columns[strike] };
+  const used: Record<string, string> = { strike: columns[strike]! };
 
   const groups = new Map<string, Map<number, StrikeRow>>();
   const rowFor = (expiryKey: string, strikeValue: number) => {
@@ -320,35 +320,35 @@ function detectOptionChain(table: Table): { chain: OptionChain | null; problem: 
 
   if (type >= 0 && (oi >= 0 || volume >= 0)) {
     layout = 'long';
-    used.type = columns[type];
-    if (oi >= 0) used.openInterest = columns[oi];
-    if (volume >= 0) used.volume = columns[volume];
-    if (iv >= 0) used.iv = columns[iv];
+    used.type = columns[type]!;
+    if (oi >= 0) used.openInterest = columns[oi]!;
+    if (volume >= 0) used.volume = columns[volume]!;
+    if (iv >= 0) used.iv = columns[iv]!;
     for (const cells of rows) {
-      const strikeValue = parseNumber(cells[strike]);
-      const side = optionSide(cells[type]);
+      const strikeValue = parseNumber(cells[strike]!);
+      const side = optionSide(cells[type]!);
       if (!Number.isFinite(strikeValue) || !side) continue;
-      const row = rowFor(expiry >= 0 ? cells[expiry].trim() : '', strikeValue);
-      const ivValue = iv >= 0 ? parseNumber(cells[iv]) : NaN;
+      const row = rowFor(expiry >= 0 ? cells[expiry]!.trim() : '', strikeValue);
+      const ivValue = iv >= 0 ? parseNumber(cells[iv]!) : NaN;
       if (Number.isFinite(ivValue) && ivValue > 0) allIv.push(ivValue);
       if (side === 'call') {
-        row.callOi += oi >= 0 ? finiteOrZero(parseNumber(cells[oi])) : 0;
-        row.callVolume += volume >= 0 ? finiteOrZero(parseNumber(cells[volume])) : 0;
+        row.callOi += oi >= 0 ? finiteOrZero(parseNumber(cells[oi]!)) : 0;
+        row.callVolume += volume >= 0 ? finiteOrZero(parseNumber(cells[volume]!)) : 0;
         if (Number.isFinite(ivValue) && ivValue > 0) row.callIv.push(ivValue);
       } else {
-        row.putOi += oi >= 0 ? finiteOrZero(parseNumber(cells[oi])) : 0;
-        row.putVolume += volume >= 0 ? finiteOrZero(parseNumber(cells[volume])) : 0;
+        row.putOi += oi >= 0 ? finiteOrZero(parseNumber(cells[oi]!)) : 0;
+        row.putVolume += volume >= 0 ? finiteOrZero(parseNumber(cells[volume]!)) : 0;
         if (Number.isFinite(ivValue) && ivValue > 0) row.putIv.push(ivValue);
       }
     }
   } else if ((wide.callOi >= 0 && wide.putOi >= 0) || (wide.callVolume >= 0 && wide.putVolume >= 0)) {
     layout = 'wide';
-    for (const [field, index] of Object.entries(wide)) if (index >= 0) used[field] = columns[index];
-    const cell = (cells: string[], index: number) => (index >= 0 ? parseNumber(cells[index]) : NaN);
+    for (const [field, index] of Object.entries(wide)) if (index >= 0) used[field] = columns[index]!;
+    const cell = (cells: string[], index: number) => (index >= 0 ? parseNumber(cells[index]!) : NaN);
     for (const cells of rows) {
-      const strikeValue = parseNumber(cells[strike]);
+      const strikeValue = parseNumber(cells[strike]!);
       if (!Number.isFinite(strikeValue)) continue;
-      const row = rowFor(expiry >= 0 ? cells[expiry].trim() : '', strikeValue);
+      const row = rowFor(expiry >= 0 ? cells[expiry]!.trim() : '', strikeValue);
       row.callOi += finiteOrZero(cell(cells, wide.callOi));
       row.putOi += finiteOrZero(cell(cells, wide.putOi));
       row.callVolume += finiteOrZero(cell(cells, wide.callVolume));
@@ -372,7 +372,7 @@ function detectOptionChain(table: Table): { chain: OptionChain | null; problem: 
         "Expected either a call/put column ('Type', 'Call/Put') with 'Open Interest' or 'Volume', or paired columns such as 'Call OI' and 'Put OI'.",
     };
   }
-  if (expiry >= 0) used.expiry = columns[expiry];
+  if (expiry >= 0) used.expiry = columns[expiry]!;
   if (groups.size === 0)
     return {
       chain: null,
@@ -383,8 +383,8 @@ function detectOptionChain(table: Table): { chain: OptionChain | null; problem: 
   const sortedIv = [...allIv].sort((a, b) => a - b);
   const ivScale = sortedIv.length && median(sortedIv) <= 3 ? 100 : 1;
   const underlyingValues =
-    underlyingColumn >= 0 ? rows.map((cells) => parseNumber(cells[underlyingColumn])).filter(Number.isFinite) : [];
-  if (underlyingColumn >= 0) used.underlying = columns[underlyingColumn];
+    underlyingColumn >= 0 ? rows.map((cells) => parseNumber(cells[underlyingColumn]!)).filter(Number.isFinite) : [];
+  if (underlyingColumn >= 0) used.underlying = columns[underlyingColumn]!;
   const expiries = [...groups]
     .sort((a, b) =>
       Number.isFinite(parseDate(a[0])) && Number.isFinite(parseDate(b[0]))

@@ -96,7 +96,7 @@ describe.each(['disk', 's3'] as const)('My Stuff files on %s storage', (variant)
 
   async function rowCount(): Promise<number> {
     const [row] = await test.database.db.select({ value: count() }).from(files);
-    return row.value;
+    return row!.value;
   }
 
   async function snapshot() {
@@ -523,8 +523,8 @@ describe.each(['disk', 's3'] as const)('My Stuff files on %s storage', (variant)
     expect(preview.statusCode).toBe(200);
     const [table] = jsonBody<FilePreview>(preview).tables;
     expect(table).toMatchObject({ sheet: null, columns: ['date', 'symbol', 'close'], totalRows: 30, truncated: true });
-    expect(table.rows).toHaveLength(20);
-    expect(table.rows[0]).toEqual(['2026-01-01', 'BTC-USD', '90000']);
+    expect(table!.rows).toHaveLength(20);
+    expect(table!.rows[0]).toEqual(['2026-01-01', 'BTC-USD', '90000']);
 
     const workbook = await xlsxWorkbook({
       Longs: [
@@ -623,6 +623,6 @@ describe.each(['disk', 's3'] as const)('My Stuff files on %s storage', (variant)
       .select({ value: count() })
       .from(files)
       .where(eq(files.uploadedByUserId, alice.userId));
-    expect(row.value).toBeGreaterThan(0);
+    expect(row!.value).toBeGreaterThan(0);
   });
 });

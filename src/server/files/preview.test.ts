@@ -75,9 +75,9 @@ describe('preview of a large workbook', () => {
 
     expect(response.statusCode).toBe(200);
     const [table] = jsonBody<FilePreview>(response).tables;
-    expect(table.sheet).toBe('Trades');
-    expect(table.columns).toEqual(['Date', 'Symbol', 'Side', 'Quantity', 'Price', 'Notional', 'Note']);
-    expect(table.rows).toEqual(Array.from({ length: 20 }, (_, index) => bigWorkbookRow(index)));
+    expect(table!.sheet).toBe('Trades');
+    expect(table!.columns).toEqual(['Date', 'Symbol', 'Side', 'Quantity', 'Price', 'Notional', 'Note']);
+    expect(table!.rows).toEqual(Array.from({ length: 20 }, (_, index) => bigWorkbookRow(index)));
     expect(table).toMatchObject({ totalRows: big.dataRows, truncated: true });
     // Generous bounds for a busy test machine; the old reader blocked for many seconds.
     console.log(

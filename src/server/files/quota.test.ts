@@ -61,7 +61,7 @@ function upload(test: TestApp, user: User, data: Buffer, filename = `trades-${++
 
 async function ownRows(test: TestApp, userId: string): Promise<number> {
   const [row] = await test.database.db.select({ value: count() }).from(files).where(eq(files.uploadedByUserId, userId));
-  return row.value;
+  return row!.value;
 }
 
 describe.each(['disk', 's3'] as const)('upload quota on %s storage', (variant) => {
@@ -135,7 +135,7 @@ describe.each(['disk', 's3'] as const)('upload quota on %s storage', (variant) =
       const full = await upload(test, alice, smallCsv(1000));
       expect(full.statusCode).toBe(413);
       expect(jsonBody<{ error: string }>(full).error).toBe(COUNT_MESSAGE);
-      expect((await alice.browser.request('DELETE', `/files/${listed[0].id}`)).statusCode).toBe(200);
+      expect((await alice.browser.request('DELETE', `/files/${listed[0]!.id}`)).statusCode).toBe(200);
       expect((await upload(test, alice, smallCsv(1001))).statusCode).toBe(201);
       expect((await upload(test, alice, smallCsv(1002))).statusCode).toBe(413);
       expect(await storedObjects()).toBe(objectsBefore + MAX_FILES);
@@ -257,9 +257,9 @@ describe.runIf(process.env.TEST_DATABASE_URL)('upload quota on PostgreSQL across
     { timeout: 180_000 },
     async () => {
       const [first, second] = instances.tests;
-      const erin = await subscribedUser(first, 'pg-erin@example.com');
+      const erin = await subscribedUser(first!, 'pg-erin@example.com');
       const responses = await Promise.all(
-        Array.from({ length: 300 }, (_, index) => upload(index % 2 === 0 ? first : second, erin, smallCsv(index))),
+        Array.from({ length: 300 }, (_, index) => upload(index % 2 === 0 ? first! : second!, erin, smallCsv(index))),
       );
       expect(responses.filter((response) => response.statusCode === 201)).toHaveLength(MAX_FILES);
       expect(
@@ -269,7 +269,7 @@ describe.runIf(process.env.TEST_DATABASE_URL)('upload quota on PostgreSQL across
             .map((response) => `${response.statusCode} ${jsonBody<{ error: string }>(response).error}`),
         ),
       ).toEqual(new Set([`413 ${COUNT_MESSAGE}`]));
-      expect(await ownRows(first, erin.userId)).toBe(MAX_FILES);
+      expect(await ownRows(first!, erin.userId)).toBe(MAX_FILES);
       const names = await readdir(join(dataDir, 'uploads'));
       expect(names).toHaveLength(MAX_FILES);
     },
@@ -294,10 +294,10 @@ describe.runIf(process.env.TEST_REDIS_URL)('upload rate limit in Redis across tw
   it('counts one user’s uploads on both instances together', { timeout: 60_000 }, async () => {
     const [first, second] = instances.tests;
     // A fresh e-mail each run: the Redis counters outlive the test database.
-    const frank = await subscribedUser(first, `redis-frank-${Date.now()}@example.com`);
+    const frank = await subscribedUser(first!, `redis-frank-${Date.now()}@example.com`);
     const statuses: number[] = [];
     for (let index = 0; index < 5; index += 1)
-      statuses.push((await upload(index % 2 === 0 ? first : second, frank, smallCsv(index))).statusCode);
+      statuses.push((await upload(index % 2 === 0 ? first! : second!, frank, smallCsv(index))).statusCode);
     expect(statuses).toEqual([201, 201, 201, 201, 429]);
   });
 });

@@ -132,7 +132,7 @@ describe('S3 uploads when the service refuses to abort a multipart upload', () =
       expect(s3.openUploads()).toBe(2);
       expect(s3.objects.size).toBe(0);
       const [row] = await test.database.db.select({ value: count() }).from(files);
-      expect(row.value).toBe(0);
+      expect(row!.value).toBe(0);
       const failedAborts = logLines.filter((line) => line.msg?.startsWith('could not abort a failed multipart upload'));
       expect(failedAborts).toHaveLength(2);
       expect(failedAborts.every((line) => typeof line.uploadId === 'string' && typeof line.key === 'string')).toBe(
@@ -143,9 +143,9 @@ describe('S3 uploads when the service refuses to abort a multipart upload', () =
       // not ours (another prefix), all older than an hour; then one started just now.
       const client = new S3Client({
         region: 'us-east-1',
-        endpoint: s3.env().S3_ENDPOINT,
+        endpoint: s3.env().S3_ENDPOINT!,
         forcePathStyle: true,
-        credentials: { accessKeyId: s3.env().S3_ACCESS_KEY_ID, secretAccessKey: s3.env().S3_SECRET_ACCESS_KEY },
+        credentials: { accessKeyId: s3.env().S3_ACCESS_KEY_ID!, secretAccessKey: s3.env().S3_SECRET_ACCESS_KEY! },
       });
       for (const key of [
         `uploads/${newStorageKey('csv')}`,

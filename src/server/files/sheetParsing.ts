@@ -476,9 +476,9 @@ class RowScanner {
 
   private hasValueBefore(from: number, limit: number): boolean {
     for (let index = 0; index < this.valueTags.length; index += 1) {
-      let at = this.nextValue[index];
+      let at = this.nextValue[index]!;
       if (at === -2 || (at >= 0 && at < from))
-        this.nextValue[index] = at = this.buffer.indexOf(this.valueTags[index], from);
+        this.nextValue[index] = at = this.buffer.indexOf(this.valueTags[index]!, from);
       if (at >= 0 && at < limit) return true;
     }
     return false;

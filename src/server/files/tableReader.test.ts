@@ -39,14 +39,14 @@ describe('readTables', () => {
   it('reads CSV with a BOM, quoted commas, ragged rows and blank lines; counts beyond maxRows', async () => {
     const csv = '\uFEFFsymbol,note,price\nBTC,"big, round",100\n\nETH,,2000,extra\nSOL,x,150\n';
     const [table] = await readTables(Buffer.from(csv), 'csv', { maxRows: 2 });
-    expect(table.sheet).toBeNull();
-    expect(table.columns).toEqual(['symbol', 'note', 'price', 'Column 4']);
-    expect(table.rows).toEqual([
+    expect(table!.sheet).toBeNull();
+    expect(table!.columns).toEqual(['symbol', 'note', 'price', 'Column 4']);
+    expect(table!.rows).toEqual([
       ['BTC', 'big, round', '100', ''],
       ['ETH', '', '2000', 'extra'],
     ]);
-    expect(table.totalRows).toBe(3);
-    expect(table.truncated).toBe(true);
+    expect(table!.totalRows).toBe(3);
+    expect(table!.truncated).toBe(true);
   });
 
   it('refuses an empty CSV with a clear error', async () => {
@@ -58,13 +58,13 @@ describe('readTables', () => {
   it('reads every non-empty worksheet of an xlsx, with formula results, rich text and dates as text', async () => {
     const tables = await readTables(await workbookBuffer(), 'xlsx', { maxRows: 10 });
     expect(tables.map((table) => table.sheet)).toEqual(['Chain', 'Notes']);
-    expect(tables[0].rows).toEqual([
+    expect(tables[0]!.rows).toEqual([
       ['100', 'call', '1200'],
       ['105', 'put', '800'],
       ['110', 'call', '50'],
     ]);
-    expect(tables[1].rows).toEqual([['2026-11-02', 'expiry']]);
-    expect(tables[0].truncated).toBe(false);
+    expect(tables[1]!.rows).toEqual([['2026-11-02', 'expiry']]);
+    expect(tables[0]!.truncated).toBe(false);
   });
 
   it('refuses bytes that are not an xlsx archive, and legacy .xls with a way forward', async () => {
@@ -100,11 +100,11 @@ describe('readTables on a large workbook (streamed in a worker)', () => {
 
   it('keeps only the first rows and columns asked for, and counts every row', async () => {
     const [table] = await readTables(big.data, 'xlsx', { maxRows: 20, maxColumns: 5 });
-    expect(table.sheet).toBe('Trades');
-    expect(table.columns).toEqual(['Date', 'Symbol', 'Side', 'Quantity', 'Price']);
-    expect(table.rows).toEqual(Array.from({ length: 20 }, (_, index) => bigWorkbookRow(index).slice(0, 5)));
-    expect(table.totalRows).toBe(big.dataRows);
-    expect(table.truncated).toBe(true);
+    expect(table!.sheet).toBe('Trades');
+    expect(table!.columns).toEqual(['Date', 'Symbol', 'Side', 'Quantity', 'Price']);
+    expect(table!.rows).toEqual(Array.from({ length: 20 }, (_, index) => bigWorkbookRow(index).slice(0, 5)));
+    expect(table!.totalRows).toBe(big.dataRows);
+    expect(table!.truncated).toBe(true);
   });
 
   it('stops a read that overruns its time budget, and the next read works', async () => {
@@ -112,7 +112,7 @@ describe('readTables on a large workbook (streamed in a worker)', () => {
     await expect(slow).rejects.toBeInstanceOf(SheetReadTimeoutError);
     await expect(slow).rejects.toThrow(/too large or complex to read here \(it took longer than 0\.001 s\)/);
     const [table] = await readTables(Buffer.from('symbol,price\nBTC,97000\n'), 'csv', { maxRows: 10 });
-    expect(table.rows).toEqual([['BTC', '97000']]);
+    expect(table!.rows).toEqual([['BTC', '97000']]);
   });
 
   it('reads the sheet names from xl/workbook.xml without touching a cell', async () => {
@@ -163,10 +163,10 @@ describe('readTables on a large workbook (streamed in a worker)', () => {
       },
     ]);
     const [table] = await readTables(data, 'xlsx', { maxRows: rows });
-    expect(table.columns).toEqual(['Note']);
-    expect(table.totalRows).toBe(rows);
-    expect(table.rows[0]).toEqual(['note 1']);
-    expect(table.rows[rows - 1]).toEqual([`note ${rows}`]);
+    expect(table!.columns).toEqual(['Note']);
+    expect(table!.totalRows).toBe(rows);
+    expect(table!.rows[0]).toEqual(['note 1']);
+    expect(table!.rows[rows - 1]).toEqual([`note ${rows}`]);
   });
 
   it('reads a CSV only as far as the kept columns, and counts the rows', async () => {
@@ -175,12 +175,12 @@ describe('readTables on a large workbook (streamed in a worker)', () => {
       maxRows: 3,
       maxColumns: 3,
     });
-    expect(table.columns).toEqual(['n', 'symbol', 'price']);
-    expect(table.rows).toEqual([
+    expect(table!.columns).toEqual(['n', 'symbol', 'price']);
+    expect(table!.rows).toEqual([
       ['0', 'BTC-USD', '97000'],
       ['1', 'BTC-USD', '97001'],
       ['2', 'BTC-USD', '97002'],
     ]);
-    expect(table.totalRows).toBe(5000);
+    expect(table!.totalRows).toBe(5000);
   });
 });

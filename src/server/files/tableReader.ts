@@ -24,7 +24,7 @@ const DEFAULT_MAX_COLUMNS = 1_000;
 /** The spreadsheet kind a file name's extension names, or null. */
 export function spreadsheetKindOf(filename: string): SpreadsheetKind | null {
   const match = /\.(csv|xlsx|xls)$/i.exec(filename.trim());
-  return match ? (match[1].toLowerCase() as SpreadsheetKind) : null;
+  return match ? (match[1]!.toLowerCase() as SpreadsheetKind) : null;
 }
 
 export interface ReadOptions {

@@ -157,7 +157,7 @@ describe('attachmentDisposition', () => {
         const header = attachmentDisposition(name);
         expect(header).toMatch(/^attachment; filename="[\x20-\x7e]*"; filename\*=UTF-8''[A-Za-z0-9%._~!-]*$/);
         expect(header.match(/filename="([^"]*)"/)?.[1]).not.toMatch(/["\\]/);
-        expect(decodeURIComponent(header.split("UTF-8''")[1])).toBe(name);
+        expect(decodeURIComponent(header.split("UTF-8''")[1]!)).toBe(name);
       }),
     );
   });

@@ -101,7 +101,7 @@ describe.each(['disk', 's3'] as const)('file versions on %s storage', (variant) 
 
   async function versionRows(): Promise<number> {
     const [row] = await test.database.db.select({ value: count() }).from(fileVersions);
-    return row.value;
+    return row!.value;
   }
 
   async function deleteEverything(user: User) {
@@ -365,17 +365,17 @@ describe.runIf(process.env.TEST_DATABASE_URL)('file versions on PostgreSQL acros
     { timeout: 120_000 },
     async () => {
       const [first, second] = tests;
-      const erin = await subscribedUser(first, 'versions-pg-erin@example.com');
+      const erin = await subscribedUser(first!, 'versions-pg-erin@example.com');
       const responses = await Promise.all(
         Array.from({ length: 20 }, (_, index) =>
-          upload(index % 2 === 0 ? first : second, erin, prices(index), 'race.csv'),
+          upload(index % 2 === 0 ? first! : second!, erin, prices(index), 'race.csv'),
         ),
       );
       expect(responses.map((response) => response.statusCode)).toEqual(Array(20).fill(201));
       const ids = new Set(responses.map((response) => jsonBody<{ file: FileEntry }>(response).file.id));
       expect(ids.size).toBe(1);
       const [id] = ids;
-      const history = await versionsOf(erin, id);
+      const history = await versionsOf(erin, id!);
       expect(history.versions.map((version) => version.version)).toEqual(
         Array.from({ length: 20 }, (_, index) => 20 - index),
       );

@@ -18,12 +18,12 @@ async function hours(): Promise<CandleSeries> {
 const cut = (series: CandleSeries, length: number): CandleSeries =>
   candleSeries(
     Array.from({ length }, (_, index) => ({
-      time: series.time[index],
-      open: series.open[index],
-      high: series.high[index],
-      low: series.low[index],
-      close: series.close[index],
-      volume: series.volume[index],
+      time: series.time[index]!,
+      open: series.open[index]!,
+      high: series.high[index]!,
+      low: series.low[index]!,
+      close: series.close[index]!,
+      volume: series.volume[index]!,
     })),
   );
 
@@ -49,7 +49,7 @@ describe('walk-forward backtest', () => {
             signal.id,
             probability,
             base,
-            series.close[index + horizon] > series.close[index],
+            series.close[index + horizon]! > series.close[index]!,
             signal.direction === 'bullish',
           );
       }

@@ -73,7 +73,7 @@ export function walkForward(
         pending += 1;
         continue;
       }
-      const rose = series.close[index + horizon] > series.close[index];
+      const rose = series.close[index + horizon]! > series.close[index]!;
       scorer.add(signal.id, probability, base, rose, signal.direction === 'bullish');
     }
   }
@@ -81,7 +81,7 @@ export function walkForward(
     scorer,
     pending,
     bars: Math.max(0, series.length - start),
-    from: series.length > start ? series.time[start] : NaN,
-    to: series.length > 0 ? series.time[series.length - 1] : NaN,
+    from: series.length > start ? series.time[start]! : NaN,
+    to: series.length > 0 ? series.time[series.length - 1]! : NaN,
   };
 }

@@ -86,19 +86,20 @@ describe('backtests over HTTP', () => {
    * bars), so a backtest of it reaches the pool within milliseconds of being asked for.
    */
   async function warm(...symbols: string[]) {
-    for (const symbol of symbols) expect((await get(cookies[0], `/api/watos/${symbol}?timeframe=1m`)).status).toBe(200);
+    for (const symbol of symbols)
+      expect((await get(cookies[0]!, `/api/watos/${symbol}?timeframe=1m`)).status).toBe(200);
   }
   const errorOf = (answer: RawAnswer) => (JSON.parse(answer.body) as { error: string }).error;
 
   it('keeps the event loop free while a backtest runs: /healthz answers before the backtest', async () => {
     const order: string[] = [];
     const before = stats().completed;
-    const backtest = get(cookies[0], '/api/track-record/backtest?symbol=BTC&timeframe=1m').then((answer) => {
+    const backtest = get(cookies[0]!, '/api/track-record/backtest?symbol=BTC&timeframe=1m').then((answer) => {
       order.push('backtest');
       return answer;
     });
     await vi.waitFor(() => expect(stats().running).toBe(1), { timeout: 30_000, interval: 5 });
-    const health = await get(cookies[0], '/healthz');
+    const health = await get(cookies[0]!, '/healthz');
     order.push('healthz');
     expect(health.status).toBe(200);
     // The health check came back while the walk was still in its worker.
@@ -108,9 +109,9 @@ describe('backtests over HTTP', () => {
   }, 60_000);
 
   it("refuses a user's second backtest while the first still runs: 429 with Retry-After", async () => {
-    const first = get(cookies[1], '/api/track-record/backtest?symbol=ETH&timeframe=1m');
+    const first = get(cookies[1]!, '/api/track-record/backtest?symbol=ETH&timeframe=1m');
     await vi.waitFor(() => expect(stats().running).toBe(1), { timeout: 30_000, interval: 5 });
-    const second = await get(cookies[1], '/api/track-record/backtest?symbol=SOL&timeframe=1m');
+    const second = await get(cookies[1]!, '/api/track-record/backtest?symbol=SOL&timeframe=1m');
     expect(second.status).toBe(429);
     expect(Number(second.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     expect(errorOf(second)).toBe('Your previous backtest is still running. Wait for its answer, then try again.');
@@ -119,16 +120,16 @@ describe('backtests over HTTP', () => {
 
   it('allows a user a few new backtests a minute (429 with Retry-After past them); cached answers are free', async () => {
     const path = (symbol: string) => `/api/track-record/backtest?symbol=${symbol}&timeframe=4h`;
-    expect((await get(cookies[2], path('XRP'))).status).toBe(200);
-    expect((await get(cookies[2], path('ADA'))).status).toBe(200);
+    expect((await get(cookies[2]!, path('XRP'))).status).toBe(200);
+    expect((await get(cookies[2]!, path('ADA'))).status).toBe(200);
     // The same backtest again comes from the cache and is not counted.
-    const again = await get(cookies[2], path('XRP'));
+    const again = await get(cookies[2]!, path('XRP'));
     expect(again.status).toBe(200);
     expect(JSON.parse(again.body) as TrackRecordResponse).toMatchObject({
       kind: 'backtest',
       filters: { symbol: 'XRP-USD' },
     });
-    const third = await get(cookies[2], path('LTC'));
+    const third = await get(cookies[2]!, path('LTC'));
     expect(third.status).toBe(429);
     const retryAfter = Number(third.headers['retry-after']);
     expect(retryAfter).toBeGreaterThanOrEqual(1);
@@ -137,17 +138,17 @@ describe('backtests over HTTP', () => {
       /^Too many backtests: at most 2 new backtests a minute\. Please wait \d+ seconds? and try again\.$/,
     );
     // Another user is not affected.
-    expect((await get(cookies[3], path('LTC'))).status).toBe(200);
+    expect((await get(cookies[3]!, path('LTC'))).status).toBe(200);
   }, 60_000);
 
   it('answers 503 with Retry-After when every worker is busy and the queue is full', async () => {
     const refusedBefore = stats().refused;
     await warm('DOGE', 'AVAX', 'LINK');
-    const running = get(cookies[4], '/api/track-record/backtest?symbol=DOGE&timeframe=1m');
+    const running = get(cookies[4]!, '/api/track-record/backtest?symbol=DOGE&timeframe=1m');
     await vi.waitFor(() => expect(stats().running).toBe(1), { timeout: 30_000, interval: 5 });
-    const waiting = get(cookies[5], '/api/track-record/backtest?symbol=AVAX&timeframe=1m');
+    const waiting = get(cookies[5]!, '/api/track-record/backtest?symbol=AVAX&timeframe=1m');
     await vi.waitFor(() => expect(stats().queued).toBe(1), { timeout: 30_000, interval: 5 });
-    const full = await get(cookies[6], '/api/track-record/backtest?symbol=LINK&timeframe=1m');
+    const full = await get(cookies[6]!, '/api/track-record/backtest?symbol=LINK&timeframe=1m');
     expect(full.status).toBe(503);
     expect(Number(full.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     expect(errorOf(full)).toBe('The server is busy running other backtests; try again in a few seconds.');
@@ -159,9 +160,9 @@ describe('backtests over HTTP', () => {
   it('drops a queued backtest whose client went away: no worker runs it', async () => {
     await warm('SOL', 'ETH');
     const before = stats();
-    const running = get(cookies[0], '/api/track-record/backtest?symbol=SOL&timeframe=1m');
+    const running = get(cookies[0]!, '/api/track-record/backtest?symbol=SOL&timeframe=1m');
     await vi.waitFor(() => expect(stats().running).toBe(1), { timeout: 30_000, interval: 5 });
-    const gone = open(cookies[7], '/api/track-record/backtest?symbol=ETH&timeframe=5m');
+    const gone = open(cookies[7]!, '/api/track-record/backtest?symbol=ETH&timeframe=5m');
     await vi.waitFor(() => expect(stats().queued).toBe(1), { timeout: 30_000, interval: 5 });
     gone.request.destroy();
     expect(await gone.answer).toBe('closed');
@@ -171,6 +172,6 @@ describe('backtests over HTTP', () => {
     // Only the first backtest reached a worker.
     expect(stats().completed).toBe(before.completed + 1);
     // The user's place was given back with the cancelled one.
-    expect((await get(cookies[7], '/api/track-record/backtest?symbol=ETH&timeframe=5m')).status).toBe(200);
+    expect((await get(cookies[7]!, '/api/track-record/backtest?symbol=ETH&timeframe=5m')).status).toBe(200);
   }, 90_000);
 });

@@ -80,7 +80,7 @@ export function expectedBuckets(
 export function dueTime(calendar: SessionCalendarId, timeframe: WatosTimeframe, barTime: number, horizon: number) {
   const { ms } = FORECAST_TIMEFRAMES[timeframe];
   const buckets = expectedBuckets(calendar, barTime - ms, ms, horizon);
-  return buckets[buckets.length - 1] + ms;
+  return buckets[buckets.length - 1]! + ms;
 }
 
 export interface PendingForecast {
@@ -134,11 +134,11 @@ export function resolveForecast(forecast: PendingForecast, bars: readonly BaseBa
   let high = bars.length;
   while (low < high) {
     const middle = (low + high) >>> 1;
-    if (bars[middle].time < forecast.barTime) low = middle + 1;
+    if (bars[middle]!.time < forecast.barTime) low = middle + 1;
     else high = middle;
   }
   for (let index = low; index < bars.length; index += 1) {
-    const bar = bars[index];
+    const bar = bars[index]!;
     if (bar.time >= forecast.dueAt) {
       caughtUp = true;
       break;
@@ -150,7 +150,7 @@ export function resolveForecast(forecast: PendingForecast, bars: readonly BaseBa
         note: `stored candles come from another feed (${bar.source}, the forecast is ${forecast.source})`,
       };
     const bucket = bucketOf(bar.time, ms);
-    while (cursor < expected.length && expected[cursor] < bucket) cursor += 1;
+    while (cursor < expected.length && expected[cursor]! < bucket) cursor += 1;
     if (cursor < expected.length && expected[cursor] === bucket && bucket !== lastSeen) {
       seen += 1;
       lastSeen = bucket;

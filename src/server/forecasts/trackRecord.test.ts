@@ -110,9 +110,9 @@ describe('track record on the demo feed', () => {
     );
     expect(grid.every((row) => row.origin === 'grid' && row.source === 'demo' && row.status === 'pending')).toBe(true);
     const barTime = Date.parse(gridCard.lastBarTime) + FORECAST_TIMEFRAMES['1h'].ms;
-    expect(grid[0].barTime.getTime()).toBe(barTime);
-    expect(grid[0].dueAt.getTime()).toBe(barTime + 24 * 3_600_000);
-    expect(grid[0].entryClose).toBe(gridCard.lastClose);
+    expect(grid[0]!.barTime.getTime()).toBe(barTime);
+    expect(grid[0]!.dueAt.getTime()).toBe(barTime + 24 * 3_600_000);
+    expect(grid[0]!.entryClose).toBe(gridCard.lastClose);
 
     // Asking again within the bar adds nothing; the answer's statements were recorded as 'answer'.
     await trader.get(`/api/watos/${gridCard.symbol}?timeframe=1h`);
@@ -154,11 +154,11 @@ describe('track record on the demo feed', () => {
     const [row] = await test.database.db
       .select()
       .from(forecasts)
-      .where(and(eq(forecasts.symbol, gridCard.productId), eq(forecasts.signal, grid[0].signal)));
+      .where(and(eq(forecasts.symbol, gridCard.productId), eq(forecasts.signal, grid[0]!.signal)));
     const feed = createDemoFeed({ now: () => Date.parse(later) });
-    const dueOpen = row.dueAt.getTime() - 3_600_000;
-    const [dueBar] = await feed.candles(row.symbol, 3600, new Date(dueOpen), new Date(dueOpen + 1));
-    expect(row).toMatchObject({ status: 'resolved', exitClose: dueBar.close, rose: dueBar.close > row.entryClose });
+    const dueOpen = row!.dueAt.getTime() - 3_600_000;
+    const [dueBar] = await feed.candles(row!.symbol, 3600, new Date(dueOpen), new Date(dueOpen + 1));
+    expect(row).toMatchObject({ status: 'resolved', exitClose: dueBar!.close, rose: dueBar!.close > row!.entryClose });
 
     const record = jsonBody<TrackRecordResponse>(await trader.get('/api/track-record?period=7d&timeframe=1h'));
     expect(record.kind).toBe('live');

@@ -289,7 +289,7 @@ describe('API fuzzing over the route table', () => {
         headerSets,
         async (route, asSubscriber, params, query, body, headers) => {
           seen.add(`${route.method} ${route.url}`);
-          const path = fillPattern(route.url, (index) => params[index % params.length]);
+          const path = fillPattern(route.url, (index) => params[index % params.length]!);
           const search = new URLSearchParams(query).toString();
           const { headers: bodyHeaders, payload } = requestBody(route.method === 'GET' ? { kind: 'none' } : body);
           const response = await fetch(`${origin}${path}${search ? `?${search}` : ''}`, {
@@ -374,7 +374,7 @@ describe('path spellings, bounded bodies and forwarded headers over the route ta
         boundBodies,
         forwardedFor,
         async (route, asSubscriber, params, spelling, body, xff) => {
-          const path = spelling.spell(fillPattern(route.url, (index) => params[index % params.length]));
+          const path = spelling.spell(fillPattern(route.url, (index) => params[index % params.length]!));
           const answer = await rawRequest(origin, route.method, path, {
             headers: {
               'content-type': 'application/json',

@@ -157,7 +157,7 @@ describe('cookies and logs', () => {
     expect(sessionCookie).toBeDefined();
     expect(sessionCookie).toMatch(/;\s*HttpOnly/i);
     expect(sessionCookie).toMatch(/;\s*SameSite=Lax/i);
-    const sessionToken = decodeURIComponent(sessionCookie!.split(';')[0].split('=').slice(1).join('=')).split('.')[0];
+    const sessionToken = decodeURIComponent(sessionCookie!.split(';')[0]!.split('=').slice(1).join('=')).split('.')[0];
 
     const { sessionId } = await payOnTestCheckout(browser, userId, 'three-day');
     await browser.get(`/api/subscriptions/confirm?session_id=${sessionId}`);
@@ -167,7 +167,7 @@ describe('cookies and logs', () => {
       redirectTo: '/reset-password',
     });
     const [mail] = await latestOutboxMessages(database.db, 'logs@example.com');
-    const resetLink = mail.text.match(/https?:\/\/\S+/)![0];
+    const resetLink = mail!.text.match(/https?:\/\/\S+/)![0];
     const resetToken = new URL(resetLink).searchParams.get('token') ?? resetLink.split('/').at(-1)!.split('?')[0];
     const reset = await new Browser(app, 'http://127.0.0.1:3000').post('/api/account/reset-password', {
       token: resetToken,
@@ -178,8 +178,8 @@ describe('cookies and logs', () => {
     expect(log.length).toBeGreaterThan(1000);
     expect(log).toContain('"url"');
     for (const secret of [PASSWORD, NEW_PASSWORD, AUTH_SECRET, sessionToken, resetToken]) {
-      expect(secret.length).toBeGreaterThan(8);
-      expect(log.includes(secret), `log contains ${secret.slice(0, 6)}...`).toBe(false);
+      expect(secret!.length).toBeGreaterThan(8);
+      expect(log.includes(secret!), `log contains ${secret!.slice(0, 6)}...`).toBe(false);
     }
     // The checkout session id is no credential (only its owner can pay or confirm it, and it
     // is in the checkout page's path) but the query that carries it is redacted all the same.

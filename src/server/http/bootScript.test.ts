@@ -66,7 +66,7 @@ function run(options: { hidden?: boolean; paintTiming?: boolean; preload?: strin
     setTimeout: (callback: () => void, delay: number) => timers.push({ callback, delay }),
   });
   const paint = (names: string[]) => {
-    const observer = observers[0];
+    const observer = observers[0]!;
     observer.callback(
       { getEntriesByName: (name) => names.filter((entry) => entry === name) },
       { disconnect: () => (observer.disconnected = true) },
@@ -133,21 +133,21 @@ describe('the landing boot script', () => {
     boot.paint(['first-paint', 'first-contentful-paint']);
     expect(boot.loads()).toEqual(ALL_MODULES);
     expect(boot.appended.every((element) => element.crossOrigin === '')).toBe(true);
-    expect(boot.observers[0].disconnected).toBe(true);
+    expect(boot.observers[0]!.disconnected).toBe(true);
     // The fallback, a second after the first frame, does not ask again.
-    boot.frames[0]();
-    boot.timers[0].callback();
-    expect(boot.timers[1].delay).toBe(1000);
-    boot.timers[1].callback();
+    boot.frames[0]!();
+    boot.timers[0]!.callback();
+    expect(boot.timers[1]!.delay).toBe(1000);
+    boot.timers[1]!.callback();
     expect(boot.appended).toHaveLength(3);
   });
 
   it('asks a second after the first frame at the latest when no paint is reported', () => {
     const boot = run({ paintTiming: true });
-    boot.frames[0]();
-    boot.timers[0].callback();
+    boot.frames[0]!();
+    boot.timers[0]!.callback();
     expect(boot.appended).toEqual([]);
-    boot.timers[1].callback();
+    boot.timers[1]!.callback();
     expect(boot.loads()).toEqual(ALL_MODULES);
   });
 
@@ -155,10 +155,10 @@ describe('the landing boot script', () => {
     const boot = run({});
     expect(boot.appended).toEqual([]);
     expect(boot.frames).toHaveLength(1);
-    boot.frames[0]();
+    boot.frames[0]!();
     // Still nothing: the frame's callbacks run before its paint, the timer after it.
     expect(boot.appended).toEqual([]);
-    boot.timers[0].callback();
+    boot.timers[0]!.callback();
     expect(boot.loads()).toEqual(ALL_MODULES);
   });
 
@@ -172,7 +172,7 @@ describe('the landing boot script', () => {
   it('holds back form submissions, in the capture phase, until the page says it is hydrated', () => {
     const boot = run({ paintTiming: true });
     expect(boot.submitListeners).toHaveLength(1);
-    expect(boot.submitListeners[0].capture).toBe(true);
+    expect(boot.submitListeners[0]!.capture).toBe(true);
     expect(boot.submit()).toBe(true);
     boot.htmlAttributes.add('data-hydrated');
     expect(boot.submit()).toBe(false);

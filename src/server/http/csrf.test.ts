@@ -25,7 +25,7 @@ async function conversationCount(): Promise<number> {
     .select({ n: count() })
     .from(conversations)
     .where(eq(conversations.userId, userId));
-  return row.n;
+  return row!.n;
 }
 
 function createConversation(headers: Record<string, string>) {

@@ -48,7 +48,7 @@ describe('server log redaction', () => {
     const text = lines.join('');
     expect(text).not.toContain(token);
     expect(text).not.toContain('trader@example.com');
-    const entry = JSON.parse(lines[0]) as {
+    const entry = JSON.parse(lines[0]!) as {
       err: { type: string; message: string; stack: string; query: string; params: unknown };
     };
     expect(entry.err.type).toBe('DrizzleQueryError');
@@ -57,7 +57,7 @@ describe('server log redaction', () => {
     expect(entry.err.message).toContain('Connection terminated unexpectedly');
     expect(entry.err.params).toBe('[redacted]');
     expect(entry.err.stack).toContain('params: [redacted]');
-    const outer = JSON.parse(lines[1]) as { err: { message: string; body: { message: string; code: string } } };
+    const outer = JSON.parse(lines[1]!) as { err: { message: string; body: { message: string; code: string } } };
     expect(outer.err.message).toMatch(/^Failed to get session: Failed query: .*params: \[redacted\]/s);
     expect(outer.err.body).toMatchObject({
       message: expect.stringContaining('params: [redacted]') as string,
@@ -156,7 +156,7 @@ describe('constraint violations in the log (real database errors)', () => {
     );
     const rawErrors = raw.filter((entry) => entry.msg === 'query failed').map((entry) => entry.err!);
     expect(rawErrors[0]).toMatchObject({ detail: 'Key (email)=([redacted])', constraint: 'user_email_unique' });
-    expect(rawErrors[0].message).toContain('duplicate key value violates unique constraint');
+    expect(rawErrors[0]!.message).toContain('duplicate key value violates unique constraint');
     expect(rawErrors[1]).toMatchObject({ detail: 'Failing row contains ([redacted])', column: 'name' });
     const wrapped = raw.filter((entry) => entry.msg === 'wrapped').map((entry) => entry.err!.message);
     expect(wrapped).toEqual([

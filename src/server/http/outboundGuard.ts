@@ -203,7 +203,8 @@ export async function vetUrl(input: string | URL, options: OutboundOptions): Pro
       if (kind) throw new OutboundBlockedError(blockedMessage(label, address, kind));
     }
   }
-  const [first] = addresses;
+  // Never empty: an address literal, or a lookup that answered one (checked above).
+  const first = addresses[0]!;
   return { url, address: first.address, family: first.family === 6 ? 6 : 4 };
 }
 

@@ -111,7 +111,7 @@ describe('registerSpa', () => {
       expect(response.body).not.toContain('rel="modulepreload"');
       const boot = /<script data-entry="([^"]+)" data-preload="([^"]+)">([^<]+)<\/script>/.exec(response.body);
       expect(boot?.[1]).toBe('/assets/index-1.js');
-      expect(boot?.[2].split(' ')).toEqual([
+      expect(boot?.[2]!.split(' ')).toEqual([
         '/assets/app-1.js',
         '/assets/schemas-1.js',
         '/assets/router-1.js',

@@ -23,7 +23,7 @@ import { attributeText, withBootScript } from '../../shared/bootScript.ts';
 const API_PREFIXES = ['/api/', '/external-api/', '/files', '/upload', '/sheets/', '/prompts', '/healthz'];
 
 export function isApiPath(url: string): boolean {
-  const path = url.split('?')[0];
+  const path = url.split('?')[0]!;
   return API_PREFIXES.some((prefix) => path === prefix.replace(/\/$/, '') || path.startsWith(prefix));
 }
 
@@ -119,8 +119,9 @@ export function withFetchPreloads(html: string, paths: readonly string[]): strin
 export function withInlineStylesheet(html: string, webRoot: string): string {
   const links = [...html.matchAll(/<link rel="stylesheet" crossorigin href="\/(assets\/[^"]+\.css)">/g)];
   if (links.length !== 1) return html;
-  const [link, file] = links[0];
-  const path = join(webRoot, file);
+  // One match (checked above); its group always takes part.
+  const [link, file] = links[0]!;
+  const path = join(webRoot, file!);
   if (!existsSync(path)) return html;
   const css = readFileSync(path, 'utf8');
   if (css.includes('</style')) return html;
@@ -177,7 +178,7 @@ export async function registerSpa(app: FastifyInstance, webRoot: string | null):
   app.setNotFoundHandler((request, reply) => {
     const wantsPage = (request.method === 'GET' || request.method === 'HEAD') && !isApiPath(request.url);
     if (wantsPage && hasBuild) {
-      const path = request.url.split('?')[0];
+      const path = request.url.split('?')[0]!;
       if (hasLanding && path === '/')
         return reply.header('Cache-Control', 'no-cache').type('text/html; charset=utf-8').sendFile('landing.html');
       const page = pages.get(path.replace(/(.)\/+$/, '$1'));

@@ -108,7 +108,7 @@ describe('HTTP timeouts on the app', () => {
     client.socket.destroy();
     expect(closedAfter).toBeLessThan(CLOSE_WITHIN_MS);
     expect(client.text()).toMatch(/^HTTP\/1\.1 408 /);
-    expect(JSON.parse(client.text().split('\r\n\r\n')[1])).toEqual({ error: SLOW_BODY_ERROR });
+    expect(JSON.parse(client.text().split('\r\n\r\n')[1]!)).toEqual({ error: SLOW_BODY_ERROR });
   });
 
   it('closes a drip the server already answered (a visitor 401) instead of reading it for ever', async () => {
@@ -129,7 +129,7 @@ describe('HTTP timeouts on the app', () => {
     expect(closedAfter).toBeLessThan(CLOSE_WITHIN_MS);
     expect(client.text()).toMatch(/^HTTP\/1\.1 408 /);
     expect([IDLE_ERROR, SLOW_BODY_ERROR]).toContain(
-      parseJson<{ error: string }>(client.text().split('\r\n\r\n')[1]).error,
+      parseJson<{ error: string }>(client.text().split('\r\n\r\n')[1]!).error,
     );
   });
 

@@ -181,36 +181,36 @@ describe.each(drivers)('mail queue on %s', (driver) => {
 
       const [waiting] = await waitFor(async () => {
         const entries = await queue.list();
-        return entries.length === 1 && entries[0].attempts >= 1 && entries[0].lastError ? entries : null;
+        return entries.length === 1 && entries[0]!.attempts >= 1 && entries[0]!.lastError ? entries : null;
       }, 'a failed first attempt');
       expect(waiting).toMatchObject({
         state: 'pending',
         to: 'down@example.com',
         subject: 'Confirm your e-mail address',
       });
-      expect(waiting.lastError).toContain('ECONNREFUSED');
+      expect(waiting!.lastError).toContain('ECONNREFUSED');
       expect(smtp.received).toEqual([]);
 
       await smtp.start();
       await waitFor(() => smtp.received.length === 1, 'the delivery after SMTP came back', 15_000);
-      expect(smtp.received[0].to).toEqual(['down@example.com']);
-      expect(smtp.received[0].raw.replace(/=\r?\n/g, '')).toContain('/api/auth/verify-email?token=3D');
+      expect(smtp.received[0]!.to).toEqual(['down@example.com']);
+      expect(smtp.received[0]!.raw.replace(/=\r?\n/g, '')).toContain('/api/auth/verify-email?token=3D');
       const [sent] = await waitFor(async () => {
         const entries = await queue.list();
         return entries[0]?.state === 'sent' ? entries : null;
       }, 'the job marked sent');
-      expect(sent.attempts).toBeGreaterThanOrEqual(2);
-      expect(sent.lastError).toBeNull();
+      expect(sent!.attempts).toBeGreaterThanOrEqual(2);
+      expect(sent!.lastError).toBeNull();
       // The audit copy in `outbox` holds the headers, not the verification link.
       const [copy] = await latestOutboxMessages(database.db, 'down@example.com');
       expect(copy).toMatchObject({ subject: 'Confirm your e-mail address', text: '[sent over SMTP]' });
 
       // The queue keeps the headers of sent mail, not the live verification link.
       const stored = await database.db.execute<{ data: { message: Record<string, unknown> } }>(
-        sql`select data from pgboss.job where id = ${sent.id}`,
+        sql`select data from pgboss.job where id = ${sent!.id}`,
       );
       const [job] = (stored as { rows: Array<{ data: { message: Record<string, unknown> } }> }).rows;
-      expect(Object.keys(job.data.message).sort()).toEqual(['subject', 'to']);
+      expect(Object.keys(job!.data.message).sort()).toEqual(['subject', 'to']);
 
       // Exactly once: a few more retry periods bring no second copy.
       await sleep(3000);
@@ -225,7 +225,7 @@ describe.each(drivers)('mail queue on %s', (driver) => {
     await send({ to: 'busy@example.com', subject: 'Backoff', text: 'x', html: '<p>x</p>' });
     await waitFor(() => smtp.received.length === 1, 'the delivery after three refusals', 30_000);
     expect(smtp.attempts).toHaveLength(4);
-    const gaps = smtp.attempts.slice(1).map((at, index) => (at - smtp.attempts[index]) / 1000);
+    const gaps = smtp.attempts.slice(1).map((at, index) => (at - smtp.attempts[index]!) / 1000);
     // 1 s, 2 s, then capped at 2 s (plus up to one poll interval each).
     expect(gaps[0]).toBeGreaterThanOrEqual(0.9);
     expect(gaps[1]).toBeGreaterThanOrEqual(1.9);
@@ -235,7 +235,7 @@ describe.each(drivers)('mail queue on %s', (driver) => {
       const entries = await queue!.list({ state: 'sent' });
       return entries.length === 1 ? entries : null;
     }, 'the job marked sent');
-    expect(entry.attempts).toBe(4);
+    expect(entry!.attempts).toBe(4);
   });
 
   it(
@@ -252,10 +252,10 @@ describe.each(drivers)('mail queue on %s', (driver) => {
         'the message marked failed',
         20_000,
       );
-      expect(failed.lastError).toMatch(
+      expect(failed!.lastError).toMatch(
         /^Not sent within the retry window after \d+ attempt\(s\); last error: .*ECONNREFUSED/,
       );
-      expect(failed.attempts).toBeGreaterThanOrEqual(2);
+      expect(failed!.attempts).toBeGreaterThanOrEqual(2);
       expect(await queue!.list({ state: 'pending' })).toEqual([]);
 
       // No further attempts once failed, even with the server back.
@@ -263,10 +263,10 @@ describe.each(drivers)('mail queue on %s', (driver) => {
       await sleep(2500);
       expect(smtp.attempts).toEqual([]);
       const [still] = await queue!.list();
-      expect(still).toMatchObject({ state: 'failed', attempts: failed.attempts });
+      expect(still).toMatchObject({ state: 'failed', attempts: failed!.attempts });
 
       // The operator's retry gives it a fresh window and it goes out.
-      expect(await queue!.retryNow(failed.id)).toBe(true);
+      expect(await queue!.retryNow(failed!.id)).toBe(true);
       await waitFor(() => smtp.received.length === 1, 'the delivery after mail-retry', 15_000);
       expect(await queue!.retryNow('00000000-0000-0000-0000-000000000000')).toBe(false);
     },
@@ -277,7 +277,7 @@ describe.each(drivers)('mail queue on %s', (driver) => {
     const sentBy = [0, 0];
     const counting = (index: number) => ({
       ...quietLog,
-      info: (_details: object, message: string) => void (message === 'e-mail sent' && (sentBy[index] += 1)),
+      info: (_details: object, message: string) => void (message === 'e-mail sent' && (sentBy[index]! += 1)),
     });
     const first = await mailer(fast, counting(0));
     const second = await mailer(fast, counting(1));
@@ -291,7 +291,7 @@ describe.each(drivers)('mail queue on %s', (driver) => {
     await sleep(2500);
     expect(smtp.subjects().sort()).toEqual([...subjects].sort());
     // Both workers took part (so "once" is not just one worker doing everything).
-    expect(sentBy[0] + sentBy[1]).toBe(subjects.length);
+    expect(sentBy[0]! + sentBy[1]!).toBe(subjects.length);
     expect(Math.min(...sentBy)).toBeGreaterThan(0);
   });
 });

@@ -220,7 +220,10 @@ export async function openMailQueue(
       return (rows as unknown as JobRow[]).map((row): QueueEntry => {
         const data = row.data;
         const waiting = row.state === 'created' || row.state === 'retry';
-        const state: DeliveryState = row.archived && waiting ? 'failed' : STATE_OF[row.state];
+        const known = STATE_OF[row.state];
+        // The query asks only for the states above; another one is a pg-boss we do not know.
+        if (known === undefined) throw new Error(`Unknown pg-boss job state '${row.state}'`);
+        const state: DeliveryState = row.archived && waiting ? 'failed' : known;
         const output = row.output;
         return {
           id: row.id,

@@ -55,11 +55,11 @@ describe('SMTP delivery', () => {
     // Sign-up only queues the message; the worker sends it right after (mail/queue.ts).
     await expect.poll(() => received.length, { timeout: 10_000 }).toBe(1);
     const [mail] = received;
-    expect(mail.from).toBe('desk@watos.test');
-    expect(mail.to).toEqual(['smtp@example.com']);
-    expect(mail.raw).toContain('Subject: Confirm your e-mail address');
-    expect(mail.raw).toContain('text/plain');
-    expect(mail.raw).toContain('text/html');
-    expect(mail.raw.replace(/=\r?\n/g, '')).toContain('/api/auth/verify-email?token=3D');
+    expect(mail!.from).toBe('desk@watos.test');
+    expect(mail!.to).toEqual(['smtp@example.com']);
+    expect(mail!.raw).toContain('Subject: Confirm your e-mail address');
+    expect(mail!.raw).toContain('text/plain');
+    expect(mail!.raw).toContain('text/html');
+    expect(mail!.raw.replace(/=\r?\n/g, '')).toContain('/api/auth/verify-email?token=3D');
   });
 });

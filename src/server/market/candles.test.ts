@@ -40,7 +40,7 @@ describe('GET /api/market/candles', () => {
     expect(body).toMatchObject({ symbol: 'BTC-USD', granularity: 3600, source: 'demo' });
     expect(body.candles).toHaveLength(48);
     const times = body.candles.map((candle) => Date.parse(candle.time));
-    expect(times.every((time, index) => index === 0 || time - times[index - 1] === 3_600_000)).toBe(true);
+    expect(times.every((time, index) => index === 0 || time - times[index - 1]! === 3_600_000)).toBe(true);
     expect(body.alerts.length).toBeGreaterThan(0);
     expect(body.alerts.every((alert) => alert.ticker === 'BTC')).toBe(true);
   });
@@ -96,7 +96,7 @@ describe('GET /api/market/candles', () => {
       );
       expect(candle).toEqual({
         time: candle.time,
-        open: inside[0].open,
+        open: inside[0]!.open,
         high: Math.max(...inside.map((hour) => hour.high)),
         low: Math.min(...inside.map((hour) => hour.low)),
         close: inside.at(-1)!.close,
@@ -129,8 +129,8 @@ describe('GET /api/market/candles', () => {
     expect(longer.slice(-12)).toEqual(body.candles);
     const close = Float64Array.from(longer, (candle) => candle.close);
     const expected = Array.from(sma(close, 20).slice(-12));
-    body.overlays[0].lines[0].values.forEach((value, index) => expect(value).toBeCloseTo(expected[index], 8));
-    expect(body.overlays[1].lines).toHaveLength(3);
+    body.overlays[0]!.lines[0]!.values.forEach((value, index) => expect(value).toBeCloseTo(expected[index]!, 8));
+    expect(body.overlays[1]!.lines).toHaveLength(3);
     expect(body.rsi?.period).toBe(14);
     expect(body.rsi?.values).toHaveLength(12);
     expect(body.rsi?.values.every((value) => value !== null && value >= 0 && value <= 100)).toBe(true);
@@ -142,7 +142,7 @@ describe('GET /api/market/candles', () => {
     );
     // Three days of hourly history: at most 4 daily bars, none with 50 days behind them.
     expect(body.candles.length).toBeLessThanOrEqual(4);
-    expect(body.overlays[0].lines[0].values.every((value) => value === null)).toBe(true);
+    expect(body.overlays[0]!.lines[0]!.values.every((value) => value === null)).toBe(true);
   });
 
   it('answers a bad timeframe, overlay or RSI period with 400 and a clear message', async () => {

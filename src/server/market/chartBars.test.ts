@@ -94,18 +94,18 @@ describe('chartIndicators', () => {
     const result = chartIndicators(rows, ['sma20', 'sma50', 'ema20', 'bb20'], 14);
     const asLine = (values: Float64Array) => Array.from(values, (value) => (Number.isNaN(value) ? null : value));
     expect(result.overlays.map((overlay) => overlay.id)).toEqual(['sma20', 'sma50', 'ema20', 'bb20']);
-    expect(result.overlays[0].lines[0].values).toEqual(asLine(sma(close, 20)));
-    expect(result.overlays[1].lines[0].values).toEqual(asLine(sma(close, 50)));
-    expect(result.overlays[2].lines[0].values).toEqual(asLine(ema(close, 20)));
+    expect(result.overlays[0]!.lines[0]!.values).toEqual(asLine(sma(close, 20)));
+    expect(result.overlays[1]!.lines[0]!.values).toEqual(asLine(sma(close, 50)));
+    expect(result.overlays[2]!.lines[0]!.values).toEqual(asLine(ema(close, 20)));
     const bands = bollinger(close, 20, 2);
-    expect(result.overlays[3].lines.map((entry) => entry.name)).toEqual(['BB upper', 'BB middle', 'BB lower']);
-    expect(result.overlays[3].lines[0].values).toEqual(asLine(bands.upper));
-    expect(result.overlays[3].lines[2].values).toEqual(asLine(bands.lower));
+    expect(result.overlays[3]!.lines.map((entry) => entry.name)).toEqual(['BB upper', 'BB middle', 'BB lower']);
+    expect(result.overlays[3]!.lines[0]!.values).toEqual(asLine(bands.upper));
+    expect(result.overlays[3]!.lines[2]!.values).toEqual(asLine(bands.lower));
     expect(result.rsi).toEqual({ period: 14, values: asLine(rsi(close, 14)) });
     // Warm-up: SMA 20 undefined on the first 19 bars, SMA 50 on 49, RSI 14 on 14.
-    expect(result.overlays[0].lines[0].values.slice(0, 19).every((value) => value === null)).toBe(true);
-    expect(result.overlays[0].lines[0].values[19]).toBeCloseTo(close.slice(0, 20).reduce((a, b) => a + b) / 20, 10);
-    expect(result.overlays[1].lines[0].values.filter((value) => value === null)).toHaveLength(49);
+    expect(result.overlays[0]!.lines[0]!.values.slice(0, 19).every((value) => value === null)).toBe(true);
+    expect(result.overlays[0]!.lines[0]!.values[19]).toBeCloseTo(close.slice(0, 20).reduce((a, b) => a + b) / 20, 10);
+    expect(result.overlays[1]!.lines[0]!.values.filter((value) => value === null)).toHaveLength(49);
     expect(result.rsi?.values.filter((value) => value === null)).toHaveLength(14);
   });
 
@@ -114,8 +114,8 @@ describe('chartIndicators', () => {
     const buckets = bucketCandles(hourly(START, 4 * 25), 4 * HOUR);
     const { overlays } = chartIndicators(buckets, ['sma20'], undefined);
     // The mean of 103 + 4k for k = 0..19 is 103 + 38 = 141; the next bar's is 145.
-    expect(overlays[0].lines[0].values[19]).toBe(141);
-    expect(overlays[0].lines[0].values[20]).toBe(145);
+    expect(overlays[0]!.lines[0]!.values[19]).toBe(141);
+    expect(overlays[0]!.lines[0]!.values[20]).toBe(145);
   });
 
   it('needs as many warm-up bars as the longest period asked', () => {
@@ -138,11 +138,11 @@ describe('chartBars', () => {
     const result = await chartBars(history, '1h', 30, ['sma20'], undefined);
     expect(asked).toEqual([[3600, 50]]);
     expect(result.bars).toHaveLength(30);
-    expect(result.bars[0].close).toBe(100 + 24 * 10 - 30);
-    expect(result.overlays[0].lines[0].values).toHaveLength(30);
-    expect(result.overlays[0].lines[0].values.every((value) => value !== null)).toBe(true);
+    expect(result.bars[0]!.close).toBe(100 + 24 * 10 - 30);
+    expect(result.overlays[0]!.lines[0]!.values).toHaveLength(30);
+    expect(result.overlays[0]!.lines[0]!.values.every((value) => value !== null)).toBe(true);
     // The first shown bar's SMA 20: closes 291..310.
-    expect(result.overlays[0].lines[0].values[0]).toBe(300.5);
+    expect(result.overlays[0]!.lines[0]!.values[0]).toBe(300.5);
   });
 
   it('drops the oldest bucket when the read was cut inside it', async () => {
@@ -158,14 +158,14 @@ describe('chartBars', () => {
     // 10:00: the 08:00 bucket holds only 10:00 and 11:00 and is dropped before the EMA is seeded.
     const cut = await chartBars(history, '4h', 2, ['ema20'], undefined);
     const read = stored.slice(-92);
-    expect(new Date(read[0].time).toISOString().slice(11, 16)).toBe('10:00');
+    expect(new Date(read[0]!.time).toISOString().slice(11, 16)).toBe('10:00');
     const full = bucketCandles(read, 4 * HOUR).slice(1);
-    expect(new Date(full[0].time).toISOString().slice(11, 16)).toBe('12:00');
+    expect(new Date(full[0]!.time).toISOString().slice(11, 16)).toBe('12:00');
     const expected = ema(
       Float64Array.from(full, (entry) => entry.close),
       20,
     );
     expect(cut.bars.map((entry) => entry.time)).toEqual(full.slice(-2).map((entry) => entry.time));
-    expect(cut.overlays[0].lines[0].values).toEqual(Array.from(expected.slice(-2)));
+    expect(cut.overlays[0]!.lines[0]!.values).toEqual(Array.from(expected.slice(-2)));
   });
 });

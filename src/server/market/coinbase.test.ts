@@ -90,12 +90,12 @@ describe('Coinbase provider', () => {
     const candles = await provider().candles('BTC-USD', 3600, start, end);
     expect(fake.requests.length - before).toBe(3);
     expect(candles).toHaveLength(700);
-    expect(candles[0].time).toBe(start.getTime());
+    expect(candles[0]!.time).toBe(start.getTime());
     expect(candles.at(-1)!.time).toBe(end.getTime() - 3600_000);
-    expect(candles.every((candle, index) => index === 0 || candle.time - candles[index - 1].time === 3600_000)).toBe(
+    expect(candles.every((candle, index) => index === 0 || candle.time - candles[index - 1]!.time === 3600_000)).toBe(
       true,
     );
-    expect(candles[0].high).toBeGreaterThanOrEqual(candles[0].low);
+    expect(candles[0]!.high).toBeGreaterThanOrEqual(candles[0]!.low);
   });
 });
 

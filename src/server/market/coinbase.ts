@@ -150,7 +150,8 @@ export function createCoinbaseProvider(options: CoinbaseOptions): MarketDataProv
         for (const entry of body) {
           // Coinbase Exchange candle: [time (s), low, high, open, close, volume]
           if (!Array.isArray(entry) || entry.length < 6) continue;
-          const [seconds, low, high, open, close, volume] = entry.map(Number);
+          // Defaults never apply (six entries checked above); NaN would fail the check below.
+          const [seconds = NaN, low = NaN, high = NaN, open = NaN, close = NaN, volume = NaN] = entry.map(Number);
           const time = seconds * 1000;
           if (
             ![time, low, high, open, close, volume].every(Number.isFinite) ||

@@ -33,7 +33,7 @@ function et(time: number): { date: string; weekday: string; clock: string } {
   const parts = Object.fromEntries(newYork.formatToParts(time).map((part) => [part.type, part.value]));
   return {
     date: `${parts.year}-${parts.month}-${parts.day}`,
-    weekday: parts.weekday,
+    weekday: parts.weekday!,
     clock: `${parts.hour}:${parts.minute}`,
   };
 }
@@ -63,8 +63,8 @@ describe('DemoAsset', () => {
     const a = Array.from({ length: 500 }, () => first.next());
     const b = Array.from({ length: 500 }, () => second.next());
     expect(a).toEqual(b);
-    expect(other.next().close).not.toBe(a[0].close);
-    expect(a[0].time).toBe(DEMO_EPOCH);
+    expect(other.next().close).not.toBe(a[0]!.close);
+    expect(a[0]!.time).toBe(DEMO_EPOCH);
     expect(
       a.every(
         (bar) =>
@@ -141,7 +141,7 @@ describe('demo feed', () => {
     expect(hours.at(-1)!.time).toBe(Math.floor(now / 3_600_000) * 3_600_000 - 3_600_000);
     const rebuilt = aggregate(minutes, 3600).filter((bar) => hours.some((hour) => hour.time === bar.time));
     expect(rebuilt.map((bar) => bar.close)).toEqual(hours.map((bar) => bar.close));
-    expect(rebuilt[0].volume).toBeCloseTo(hours[0].volume, 6);
+    expect(rebuilt[0]!.volume).toBeCloseTo(hours[0]!.volume, 6);
   });
 
   it('builds hourly stock bars from the regular-session minutes only', async () => {
@@ -162,7 +162,7 @@ describe('demo feed', () => {
     const hours = await feed.candles('BTC-USD', 3600, new Date(hourStart - 30 * 86_400_000), new Date(now));
     const ranges = hours.map((bar) => (bar.high - bar.low) / bar.close).sort((a, b) => a - b);
     expect(hours.length).toBe(30 * 24);
-    expect(ranges[Math.floor(ranges.length * 0.9)] / ranges[Math.floor(ranges.length * 0.1)]).toBeGreaterThan(2.5);
+    expect(ranges[Math.floor(ranges.length * 0.9)]! / ranges[Math.floor(ranges.length * 0.1)]!).toBeGreaterThan(2.5);
   });
 });
 
@@ -197,7 +197,7 @@ describe('demo feed sessions', () => {
     expect(clocks.some(({ clock }) => clock >= '17:00' && clock < '18:00')).toBe(false);
     expect(clocks.some(({ weekday }) => weekday === 'Sat')).toBe(false);
     const sunday = clocks.filter(({ weekday }) => weekday === 'Sun');
-    expect(sunday[0].clock).toBe('18:00');
+    expect(sunday[0]!.clock).toBe('18:00');
     expect(sunday).toHaveLength(6 * 60);
     expect(clocks.some(({ date, clock }) => date === '2026-03-10' && clock === '02:00')).toBe(true);
     // Monday to Thursday: 23 hours a session.
@@ -207,7 +207,7 @@ describe('demo feed sessions', () => {
   it('gives crypto a bar every minute', async () => {
     const bars = await minuteBars('BTC-USD', Date.UTC(2026, 2, 6), Date.UTC(2026, 2, 9));
     expect(bars).toHaveLength(3 * 1440);
-    expect(bars.every((bar, index) => index === 0 || bar.time - bars[index - 1].time === MINUTE)).toBe(true);
+    expect(bars.every((bar, index) => index === 0 || bar.time - bars[index - 1]!.time === MINUTE)).toBe(true);
   });
 
   it('shows the time closed as a jump at the open, never as bars of zeros, and futures gap less', async () => {
@@ -216,13 +216,13 @@ describe('demo feed sessions', () => {
     expect([...stock, ...future].every((bar) => bar.low > 0 && bar.volume > 0)).toBe(true);
     const gapsOf = (bars: CandleRow[]) =>
       bars.flatMap((bar, index) =>
-        index > 0 && bar.time - bars[index - 1].time > MINUTE
-          ? [Math.abs(bar.open - bars[index - 1].close) / bars[index - 1].close]
+        index > 0 && bar.time - bars[index - 1]!.time > MINUTE
+          ? [Math.abs(bar.open - bars[index - 1]!.close) / bars[index - 1]!.close]
           : [],
       );
     const stepsOf = (bars: CandleRow[]) =>
       bars.flatMap((bar, index) =>
-        index > 0 && bar.time - bars[index - 1].time === MINUTE ? [Math.abs(bar.open - bars[index - 1].close)] : [],
+        index > 0 && bar.time - bars[index - 1]!.time === MINUTE ? [Math.abs(bar.open - bars[index - 1]!.close)] : [],
       );
     const stockGaps = gapsOf(stock);
     // About 80 sessions: nearly every open jumps, and within a session the open is the last close.
@@ -230,7 +230,7 @@ describe('demo feed sessions', () => {
     expect(stockGaps.filter((gap) => gap > 0).length / stockGaps.length).toBeGreaterThan(0.9);
     expect(stepsOf(stock).every((step) => step === 0)).toBe(true);
     const meanMinuteMove =
-      stock.slice(1).reduce((sum, bar, index) => sum + Math.abs(bar.close - stock[index].close) / bar.close, 0) /
+      stock.slice(1).reduce((sum, bar, index) => sum + Math.abs(bar.close - stock[index]!.close) / bar.close, 0) /
       (stock.length - 1);
     const meanGap = stockGaps.reduce((sum, gap) => sum + gap, 0) / stockGaps.length;
     expect(meanGap).toBeGreaterThan(3 * meanMinuteMove);

@@ -51,6 +51,8 @@ export class DemoAsset {
       );
     }
     const bar = this.buffer[this.position];
+    if (!bar)
+      throw new Error(`The demo series has no bars in the session after ${new Date(this.nextTime).toISOString()}`);
     this.position += 1;
     this.nextTime = bar.time + MINUTE;
     return bar;
@@ -181,7 +183,7 @@ export function createDemoFeed(options: DemoFeedOptions = {}): DemoFeed {
       entry.minutesUntil = until;
       const keepFrom = until - entry.keepMinutesMs;
       // Trim in batches: a splice every minute would copy the whole window every minute.
-      if (minutes.length > 0 && minutes[0].time < keepFrom - DAY / 2) {
+      if (minutes.length > 0 && minutes[0]!.time < keepFrom - DAY / 2) {
         const firstKept = minutes.findIndex((bar) => bar.time >= keepFrom);
         minutes.splice(0, firstKept < 0 ? minutes.length : firstKept);
       }

@@ -43,7 +43,7 @@ function sessionsThrough(calendar: SessionCalendarId, until: number): SessionLis
     sessionLists.set(calendar, list);
   }
   for (;;) {
-    const lastClose = list.closes.length > 0 ? list.closes[list.closes.length - 1] : DEMO_EPOCH;
+    const lastClose = list.closes.length > 0 ? list.closes[list.closes.length - 1]! : DEMO_EPOCH;
     if (list.closes.length > 0 && lastClose > until) return list;
     // Crypto's "sessions" are UTC days: the walk runs straight through midnight.
     const bounds =
@@ -59,7 +59,7 @@ function sessionIndexAfter(list: SessionList, time: number): number {
   let high = list.closes.length;
   while (low < high) {
     const middle = (low + high) >>> 1;
-    if (list.closes[middle] > time) high = middle;
+    if (list.closes[middle]! > time) high = middle;
     else low = middle + 1;
   }
   return low;
@@ -258,18 +258,18 @@ export class DemoSeries {
         const roll = hashUniform(seed, k, 2);
         this.regime = roll < 0.3 ? 0 : roll < 0.85 ? 1 : 2;
       }
-      const multiplier = REGIME_MULTIPLIERS[this.regime];
+      const multiplier = REGIME_MULTIPLIERS[this.regime]!;
       this.trend = 0.7 * this.trend + 0.15 * this.sigmaDay * hashGaussian(seed, k, 3);
-      const previousClose = k === 0 ? this.logLevel : this.anchorCloses[k - 1];
+      const previousClose = k === 0 ? this.logLevel : this.anchorCloses[k - 1]!;
       // The move while closed shows as a gap at the open, growing with the time closed; crypto
       // never closes and Globex only for its daily hour, so they gap little or not at all.
-      const closedMinutes = k === 0 ? 0 : (sessions.opens[k] - sessions.closes[k - 1]) / MINUTE;
+      const closedMinutes = k === 0 ? 0 : (sessions.opens[k]! - sessions.closes[k - 1]!) / MINUTE;
       const gap =
         closedMinutes > 0
           ? GAP_SCALE * this.sigmaDay * multiplier * Math.sqrt(closedMinutes / typical) * hashGaussian(seed, k, 5)
           : 0;
       const open = previousClose + gap;
-      const minutes = (sessions.closes[k] - sessions.opens[k]) / MINUTE;
+      const minutes = (sessions.closes[k]! - sessions.opens[k]!) / MINUTE;
       const move =
         this.trend +
         this.reversion * (this.logLevel - open) +
@@ -283,7 +283,7 @@ export class DemoSeries {
   /** The open time of session `index` and its log-price path (minutes + 1 points) and per-minute sigma. */
   private sessionPath(index: number, sessions: SessionList): { prices: Float64Array; sigma: Float64Array } {
     this.anchorsThrough(index, sessions);
-    const minutes = (sessions.closes[index] - sessions.opens[index]) / MINUTE;
+    const minutes = (sessions.closes[index]! - sessions.opens[index]!) / MINUTE;
     const shape = shapeOf(this.calendar, minutes).volatility;
     const random = prng(hash32(this.seed, index, 11));
     // Box-Muller gives normals in pairs; keeping the spare halves the logarithms and roots.
@@ -301,7 +301,7 @@ export class DemoSeries {
     };
     const path = new Float64Array(minutes + 1);
     const sigma = new Float64Array(minutes);
-    const base = (this.sigmaDay * this.anchorMultipliers[index]) / this.norms.volatility;
+    const base = (this.sigmaDay * this.anchorMultipliers[index]!) / this.norms.volatility;
     let storm = 0;
     let stormMultiplier = 1;
     let drift = 0;
@@ -319,17 +319,17 @@ export class DemoSeries {
         stormMultiplier = 2 + random() * 1.5;
       }
       const shock = random() < 0.0015 ? 3 + random() * 3 : 1;
-      const s = base * shape[minute] * (storm > 0 ? stormMultiplier : 1) * shock;
+      const s = base * shape[minute]! * (storm > 0 ? stormMultiplier : 1) * shock;
       storm -= 1;
       sigma[minute] = s;
-      path[minute + 1] = path[minute] + s * (drift + gaussian());
+      path[minute + 1] = path[minute]! + s * (drift + gaussian());
     }
     // Brownian bridge: spread the difference to the anchors evenly, so the path starts at the
     // session's open anchor and ends at its close anchor without a visible step. Prices are
     // computed once a point (each is one bar's close and the next bar's open).
-    const open = this.anchorOpens[index];
-    const correction = (path[minutes] - (this.anchorCloses[index] - open)) / minutes;
-    for (let point = 0; point <= minutes; point += 1) path[point] = Math.exp(open + path[point] - point * correction);
+    const open = this.anchorOpens[index]!;
+    const correction = (path[minutes]! - (this.anchorCloses[index]! - open)) / minutes;
+    for (let point = 0; point <= minutes; point += 1) path[point] = Math.exp(open + path[point]! - point * correction);
     return { prices: path, sigma };
   }
 
@@ -342,22 +342,22 @@ export class DemoSeries {
     const sessions = sessionsThrough(this.calendar, until);
     const volumeBase = this.profile.dailyVolume / this.norms.volume;
     for (let index = sessionIndexAfter(sessions, from); index < sessions.opens.length; index += 1) {
-      const sessionOpen = sessions.opens[index];
+      const sessionOpen = sessions.opens[index]!;
       if (sessionOpen >= until) break;
-      const minutes = (sessions.closes[index] - sessionOpen) / MINUTE;
+      const minutes = (sessions.closes[index]! - sessionOpen) / MINUTE;
       const first = Math.max(0, Math.ceil((from - sessionOpen) / MINUTE));
       const last = Math.min(minutes, Math.ceil((until - sessionOpen) / MINUTE));
       if (first >= last) continue;
       const { prices, sigma } = this.sessionPath(index, sessions);
       const volumeShapes = shapeOf(this.calendar, minutes).volume;
-      const volumeScale = volumeBase * Math.pow(this.anchorMultipliers[index], 0.7);
+      const volumeScale = volumeBase * Math.pow(this.anchorMultipliers[index]!, 0.7);
       // Bar details hash (session, minute), so emitting part of a session gives the same bars;
       // one 32-bit hash gives the four wick draws (a byte each), another the volume draws.
       const detailSeed = hash32(this.seed, index, 13);
       for (let minute = first; minute < last; minute += 1) {
-        const s = sigma[minute];
-        const open = prices[minute];
-        const close = prices[minute + 1];
+        const s = sigma[minute]!;
+        const open = prices[minute]!;
+        const close = prices[minute + 1]!;
         const wicks = hash32(detailSeed, minute, 1);
         const wickUp = (((wicks & 0xff) + 0.5) / 256) * ((((wicks >>> 8) & 0xff) + 0.5) / 256) * s * 1.5;
         const wickDown = ((((wicks >>> 16) & 0xff) + 0.5) / 256) * (((wicks >>> 24) + 0.5) / 256) * s * 1.5;
@@ -368,7 +368,7 @@ export class DemoSeries {
         const surprise = Math.abs(close - open) / (open * s);
         const burst = (draws & 0xffff) < 131 ? 3 + ((draws >>> 16) & 0xff) / 51 : 1;
         const rawVolume =
-          volumeScale * volumeShapes[minute] * (0.6 + (0.8 * (draws >>> 24)) / 256) * (0.7 + 0.5 * surprise) * burst;
+          volumeScale * volumeShapes[minute]! * (0.6 + (0.8 * (draws >>> 24)) / 256) * (0.7 + 0.5 * surprise) * burst;
         // Monotonic rounding keeps high >= open, close >= low, and the open equal to the
         // previous close within the session.
         emit(
@@ -387,16 +387,16 @@ export class DemoSeries {
   lastMinuteBefore(time: number): number | null {
     const sessions = sessionsThrough(this.calendar, time);
     let index = sessionIndexAfter(sessions, time - MINUTE);
-    if (index >= sessions.opens.length || sessions.opens[index] > time - MINUTE) index -= 1;
+    if (index >= sessions.opens.length || sessions.opens[index]! > time - MINUTE) index -= 1;
     if (index < 0) return null;
-    const lastOpen = Math.min(sessions.closes[index] - MINUTE, Math.floor((time - MINUTE) / MINUTE) * MINUTE);
-    return lastOpen >= sessions.opens[index] ? lastOpen : null;
+    const lastOpen = Math.min(sessions.closes[index]! - MINUTE, Math.floor((time - MINUTE) / MINUTE) * MINUTE);
+    return lastOpen >= sessions.opens[index]! ? lastOpen : null;
   }
 
   /** The open time of the first session at or after `time` (to step through history session by session). */
   sessionAfter(time: number): { open: number; close: number } {
     const sessions = sessionsThrough(this.calendar, time);
     const index = sessionIndexAfter(sessions, time);
-    return { open: sessions.opens[index], close: sessions.closes[index] };
+    return { open: sessions.opens[index]!, close: sessions.closes[index]! };
   }
 }

@@ -112,7 +112,7 @@ describe('the stock provider fails and recovers while crypto keeps flowing', () 
     await engine.tick();
     const aaplAfter = await minuteTimes('AAPL');
     expect(aaplAfter.length).toBe(aaplBefore.length + 6);
-    expect(aaplAfter.every((time, index) => index === 0 || time - aaplAfter[index - 1] === MINUTE)).toBe(true);
+    expect(aaplAfter.every((time, index) => index === 0 || time - aaplAfter[index - 1]! === MINUTE)).toBe(true);
     expect(new Set(aaplAfter).size).toBe(aaplAfter.length);
 
     // And the live router goes back to Yahoo once its retry window has passed.

@@ -41,7 +41,7 @@ describe('buildSnapshot', () => {
       failed_fetches: 1,
       total_market_value_tracked: 60000,
     });
-    const btc = snapshot.prices['BTC-USD'];
+    const btc = snapshot.prices['BTC-USD']!;
     expect(btc).toMatchObject({ symbol: 'BTC', spot_price: 60000, last_updated: '2026-05-01T12:00:00.000Z' });
     expect(btc.buy_price).toBeCloseTo(60600, 6);
     expect(btc.sell_price).toBeCloseTo(59400, 6);
@@ -73,7 +73,7 @@ describe('quote service', () => {
     });
     const snapshots = await Promise.all(Array.from({ length: 50 }, () => service.snapshot()));
     expect(coinbase.calls.count).toBe(1);
-    expect(snapshots[0].summary.total_cryptos_requested).toBe(CRYPTO_SYMBOLS.length);
+    expect(snapshots[0]!.summary.total_cryptos_requested).toBe(CRYPTO_SYMBOLS.length);
     clock = 9_999;
     await service.snapshot();
     expect(coinbase.calls.count).toBe(1);
@@ -110,7 +110,7 @@ describe('quote service', () => {
     clock = 61_000;
     const back = await service.snapshot();
     expect(back.metadata.source).toBe('coinbase');
-    expect(back.prices['BTC-USD'].spot_price).toBe(100);
+    expect(back.prices['BTC-USD']!.spot_price).toBe(100);
   });
 
   it('in auto mode asks one quick probe first and skips the full fetch when Coinbase is unreachable', async () => {

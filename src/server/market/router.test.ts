@@ -61,7 +61,7 @@ function setup(mode: MarketDataMode) {
 
 const at = (ms: number) => new Date(ms);
 const closeOf = async (router: ReturnType<typeof setup>['router'], id: string) =>
-  (await router.candles(id, 60, at(0), at(60_000)))[0].close;
+  (await router.candles(id, 60, at(0), at(60_000)))[0]!.close;
 
 describe('market router', () => {
   it('sends crypto to Coinbase and every other class to Yahoo', async () => {
@@ -167,6 +167,6 @@ describe('market router', () => {
     await expect(pinned.candles('AAPL', 60, at(0), at(60_000))).rejects.toThrow('unreachable');
     expect(pinned.sourceOf('AAPL')).toBe('yahoo');
     coinbase.state.reachable = true;
-    expect((await pinned.candles('BTC-USD', 60, at(0), at(60_000)))[0].close).toBe(3);
+    expect((await pinned.candles('BTC-USD', 60, at(0), at(60_000)))[0]!.close).toBe(3);
   });
 });

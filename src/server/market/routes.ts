@@ -60,7 +60,7 @@ export async function marketRoutes(app: FastifyInstance, options: MarketRouteOpt
         rsi,
       );
       const bars = chart.bars;
-      const since = bars.length > 0 ? new Date(bars[0].time) : new Date();
+      const since = bars.length > 0 ? new Date(bars[0]!.time) : new Date();
       return {
         symbol,
         timeframe,

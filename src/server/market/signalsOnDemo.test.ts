@@ -28,7 +28,7 @@ describe('runAlertGenerators on the demo feed', () => {
         'TrendChangeAlertGenerator',
       ]),
     );
-    expect(alerts.every((alert) => alert.time === series.time[alert.index] + MINUTE)).toBe(true);
+    expect(alerts.every((alert) => alert.time === series.time[alert.index]! + MINUTE)).toBe(true);
     const late = runAlertGenerators(series, 'ETH', MINUTE, 1000);
     expect(late).toEqual(alerts.filter((alert) => alert.index >= 1000));
   });

@@ -139,7 +139,7 @@ describe('GET /api/market/watchlist', () => {
       source: 'demo',
       delayed: false,
     });
-    expect(entries[0].status === 'priced' && entries[0].sparkline).toEqual([
+    expect(entries[0]!.status === 'priced' && entries[0]!.sparkline).toEqual([
       ...Array<number>(20).fill(10),
       ...Array.from({ length: 30 }, (_, index) => 21 + index),
     ]);

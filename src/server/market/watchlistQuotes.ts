@@ -71,7 +71,7 @@ async function watchlistQuotes(options: WatchlistQuoteOptions, queries: readonly
     const open = sessionOpenOf(symbol, newest.time);
     if (open === null || open > newest.time) continue;
     sessionOpens.set(symbol.id, open);
-    if (series[0].time < open) {
+    if (series[0]!.time < open) {
       const first = series.find((bar) => bar.time >= open);
       if (first) openBars.set(symbol.id, first);
     } else {
@@ -126,7 +126,7 @@ async function watchlistQuotes(options: WatchlistQuoteOptions, queries: readonly
       change: change === null ? null : round(change, 8),
       changePercent: change === null || !openBar || openBar.open === 0 ? null : round((change / openBar.open) * 100, 4),
       sparkline: series.map((bar) => bar.close),
-      sparklineFrom: new Date(series[0].time).toISOString(),
+      sparklineFrom: new Date(series[0]!.time).toISOString(),
       source,
       delayed: source === 'yahoo',
       message: null,

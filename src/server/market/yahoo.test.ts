@@ -57,7 +57,7 @@ describe('Yahoo provider: quotes', () => {
 
     const quoteRequests = fake.requests({ endpoint: 'quote' });
     expect(quoteRequests).toHaveLength(1);
-    expect(quoteRequests[0].symbols).toEqual(['AAPL', 'SPY', 'BRK-B', '^GSPC', 'MES=F', 'ES=F', 'GC=F']);
+    expect(quoteRequests[0]!.symbols).toEqual(['AAPL', 'SPY', 'BRK-B', '^GSPC', 'MES=F', 'ES=F', 'GC=F']);
     expect([...results.keys()]).toEqual(ids);
 
     const tradedAt = Math.floor(NOW / 1000) * 1000;
@@ -119,7 +119,7 @@ describe('Yahoo provider: quotes', () => {
     const yahoo = provider({ now: () => clock, quoteCacheMs: 15_000 });
     const answers = await Promise.all(Array.from({ length: 10 }, () => yahoo.quotes(['AAPL', 'SPY'])));
     expect(fake.requests({ endpoint: 'quote' })).toHaveLength(1);
-    expect(answers.every((answer) => quoteOf(answer.get('SPY')).spot === quoteOf(answers[0].get('SPY')).spot)).toBe(
+    expect(answers.every((answer) => quoteOf(answer.get('SPY')).spot === quoteOf(answers[0]!.get('SPY')).spot)).toBe(
       true,
     );
 
@@ -302,15 +302,15 @@ describe('Yahoo provider: candles', () => {
     const candles = await provider().candles('AAPL', 60, start, end);
 
     const [request] = fake.requests({ endpoint: 'chart' });
-    expect(request.symbols).toEqual(['AAPL']);
-    expect(request.params).toMatchObject({ interval: '1m', includePrePost: 'false' });
+    expect(request!.symbols).toEqual(['AAPL']);
+    expect(request!.params).toMatchObject({ interval: '1m', includePrePost: 'false' });
 
     // 09:30 .. 10:09 have closed (10:10 is in progress at 10:10:30); nulls are left out.
     const expected = Array.from({ length: 40 }, (_, index) => open + index * MINUTE).filter(
       (time) => time !== nulled && !isFakeYahooGap('AAPL', time / 1000),
     );
     expect(candles.map((candle) => candle.time)).toEqual(expected);
-    const first = candles[0];
+    const first = candles[0]!;
     expect(first).toEqual({
       time: open,
       open: fakeYahooPrice('AAPL', open),
@@ -345,16 +345,16 @@ describe('Yahoo provider: candles', () => {
       expect(Number(request.params.period1) * 1000).toBeGreaterThanOrEqual(NOW - 30 * DAY);
     }
     expect(candles.length).toBeGreaterThan(20_000);
-    expect(candles.every((candle, index) => index === 0 || candle.time > candles[index - 1].time)).toBe(true);
+    expect(candles.every((candle, index) => index === 0 || candle.time > candles[index - 1]!.time)).toBe(true);
     expect(candles.at(-1)!.time).toBe(Date.UTC(2026, 0, 14, 15, 9));
-    expect(candles[0].time).toBeGreaterThanOrEqual(NOW - 30 * DAY);
+    expect(candles[0]!.time).toBeGreaterThanOrEqual(NOW - 30 * DAY);
   });
 
   it('serves hourly bars of futures and of US equities in their sessions', async () => {
     const yahoo = provider();
     const start = new Date(Date.UTC(2026, 0, 13, 0, 0));
     const mes = await yahoo.candles('MES1!', 3600, start, new Date(NOW));
-    expect(fake.requests({ endpoint: 'chart' })[0].params.interval).toBe('60m');
+    expect(fake.requests({ endpoint: 'chart' })[0]!.params.interval).toBe('60m');
     const hours = mes.map((candle) => new Date(candle.time).getUTCHours());
     // Globex trades round the clock but for the 17:00-18:00 New York halt (22:00 UTC in winter).
     expect(hours).not.toContain(22);
@@ -383,7 +383,7 @@ describe('Yahoo provider: candles', () => {
     const end = new Date(open + 30 * MINUTE);
     const answers = await Promise.all(Array.from({ length: 10 }, () => yahoo.candles('SPX', 60, start, end)));
     expect(fake.requests({ endpoint: 'chart', symbol: '^GSPC' })).toHaveLength(1);
-    expect(answers.every((answer) => answer.length === answers[0].length && answer.length > 25)).toBe(true);
+    expect(answers.every((answer) => answer.length === answers[0]!.length && answer.length > 25)).toBe(true);
     clock += 29_000;
     await yahoo.candles('SPX', 60, start, end);
     expect(fake.requests({ endpoint: 'chart' })).toHaveLength(1);

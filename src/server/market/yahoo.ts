@@ -255,7 +255,11 @@ function barsFromChart(
   const quote = chart.indicators?.quote?.[0];
   if (!Array.isArray(chart.timestamp) || !quote) throw new UpstreamError(`Yahoo Finance sent no candles for ${id}`);
   const column = (name: string): unknown[] => (Array.isArray(quote[name]) ? (quote[name] as unknown[]) : []);
-  const [opens, highs, lows, closes, volumes] = ['open', 'high', 'low', 'close', 'volume'].map(column);
+  const opens = column('open');
+  const highs = column('high');
+  const lows = column('low');
+  const closes = column('close');
+  const volumes = column('volume');
   const rows: CandleRow[] = [];
   chart.timestamp.forEach((seconds: unknown, index) => {
     const time = epochMs(seconds);

@@ -28,7 +28,7 @@ describe('GET /prompts', () => {
     expect(all[0]).toEqual({
       id: 'p1-01',
       category: 'Market Overview',
-      prompt: PROMPT_CATALOGUE[0].prompt,
+      prompt: PROMPT_CATALOGUE[0]!.prompt,
       uses_market_context: true,
     });
     expect(new Set(all.map((entry) => entry.category)).size).toBeGreaterThanOrEqual(6);

@@ -77,12 +77,12 @@ describe('alert rule channels through the API', () => {
       await browser.post('/api/alert-rules/webhook/test', { url: receiverUrl }),
     );
     expect(sample).toMatchObject({ ok: true, status: 204 });
-    expect(JSON.parse(received[0].body)).toMatchObject({ test: true });
+    expect(JSON.parse(received[0]!.body)).toMatchObject({ test: true });
     expect(
-      verifyWebhookSignature(rotated.secret, received[0].body, received[0].headers['x-watos-signature'] as string),
+      verifyWebhookSignature(rotated.secret, received[0]!.body, received[0]!.headers['x-watos-signature'] as string),
     ).toBe(true);
     expect(
-      verifyWebhookSignature(first.secret, received[0].body, received[0].headers['x-watos-signature'] as string),
+      verifyWebhookSignature(first.secret, received[0]!.body, received[0]!.headers['x-watos-signature'] as string),
     ).toBe(false);
 
     // Test sends are rate-limited per user: the tenth of a minute goes out, the eleventh does not.
@@ -163,7 +163,7 @@ describe('alert rule channels through the API', () => {
       mail.subject.startsWith('Alert:'),
     );
     expect(mails).toHaveLength(all.length);
-    expect(mails[0].subject).toBe('Alert: AAPL crosses above 102 — AAPL');
+    expect(mails[0]!.subject).toBe('Alert: AAPL crosses above 102 — AAPL');
 
     const removed = await browser.delete('/api/push/subscriptions', { endpoint: subscription.endpoint });
     expect(jsonBody<{ count: number }>(removed)).toEqual({ count: 0 });

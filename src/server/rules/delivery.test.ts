@@ -64,7 +64,7 @@ describe('rule delivery queue', () => {
         list.push({ headers: request.headers, body });
         hits.set(path, list);
         const statuses = script.get(path) ?? [204];
-        const status = statuses.length > 1 ? (statuses.shift() as number) : statuses[0];
+        const status = statuses.length > 1 ? (statuses.shift() as number) : statuses[0]!;
         response.writeHead(status).end(status >= 400 ? `answer ${status}` : '');
       });
     });
@@ -119,7 +119,7 @@ describe('rule delivery queue', () => {
     const [firing] = await db
       .insert(ruleFirings)
       .values({
-        ruleId: created.id,
+        ruleId: created!.id,
         userId: USER,
         symbol: 'AAPL',
         triggerKey: nextKey++,
@@ -131,11 +131,11 @@ describe('rule delivery queue', () => {
       .returning({ id: ruleFirings.id });
     const rows = await db
       .insert(ruleDeliveries)
-      .values(channels.map((channel) => ({ firingId: firing.id, userId: USER, channel })))
+      .values(channels.map((channel) => ({ firingId: firing!.id, userId: USER, channel })))
       .returning({ id: ruleDeliveries.id, channel: ruleDeliveries.channel });
     return {
-      firingId: firing.id,
-      ruleId: created.id,
+      firingId: firing!.id,
+      ruleId: created!.id,
       ids: Object.fromEntries(rows.map((row) => [row.channel, row.id])),
     };
   }
@@ -149,7 +149,7 @@ describe('rule delivery queue', () => {
     waitFor(
       async () => {
         const current = await row(id);
-        return ['delivered', 'failed', 'skipped'].includes(current.status) ? current : null;
+        return ['delivered', 'failed', 'skipped'].includes(current!.status) ? current : null;
       },
       `delivery ${id} to settle`,
       timeoutMs,
@@ -164,24 +164,24 @@ describe('rule delivery queue', () => {
     const rows = await query<{ count: string }>(
       sql`select count(*)::text as count from pgboss.job where name = ${DELIVERY_DEAD_LETTER_QUEUE} and (data->>'deliveryId')::bigint = ${id}`,
     );
-    return Number(rows[0].count);
+    return Number(rows[0]!.count);
   }
 
   it('delivers a signed webhook once, with the firing in the body', async () => {
     const queue = await open();
     try {
       const { firingId, ruleId, ids } = await fire(['webhook'], { webhookPath: '/ok', name: 'Breakout' });
-      await queue.enqueue([ids.webhook]);
-      const done = await settled(ids.webhook);
+      await queue.enqueue([ids.webhook!]);
+      const done = await settled(ids.webhook!);
       expect(done).toMatchObject({ status: 'delivered', attempts: 1, lastError: null, target: receiverUrl.slice(7) });
       expect(done.deliveredAt).toBeInstanceOf(Date);
       expect(done.latencyMs).toBeGreaterThanOrEqual(0);
       const [hit] = hits.get('/ok') ?? [];
       const secret = await getOrCreateWebhookSecret(database.db, USER);
-      expect(verifyWebhookSignature(secret, hit.body, String(hit.headers['x-watos-signature']))).toBe(true);
-      expect(hit.headers['x-watos-delivery']).toBe(`${firingId}-webhook`);
-      expect(hit.headers['user-agent']).toBe('WATOS-Alerts/1.0');
-      expect(JSON.parse(hit.body)).toMatchObject({
+      expect(verifyWebhookSignature(secret, hit!.body, String(hit!.headers['x-watos-signature']))).toBe(true);
+      expect(hit!.headers['x-watos-delivery']).toBe(`${firingId}-webhook`);
+      expect(hit!.headers['user-agent']).toBe('WATOS-Alerts/1.0');
+      expect(JSON.parse(hit!.body)).toMatchObject({
         deliveryId: `${firingId}-webhook`,
         firingId,
         rule: { id: ruleId, name: 'Breakout', description: 'AAPL crosses above 190' },
@@ -205,20 +205,20 @@ describe('rule delivery queue', () => {
     try {
       const { ids } = await fire(['webhook'], { webhookPath: '/flaky' });
       const started = Date.now();
-      await queue.enqueue([ids.webhook]);
+      await queue.enqueue([ids.webhook!]);
       const retrying = await waitFor(async () => {
-        const current = await row(ids.webhook);
-        return current.status === 'retrying' ? current : null;
+        const current = await row(ids.webhook!);
+        return current!.status === 'retrying' ? current : null;
       }, 'the first failure');
       expect(retrying).toMatchObject({ attempts: 1, lastError: 'The receiver answered 500: answer 500' });
-      const done = await settled(ids.webhook, 15_000);
+      const done = await settled(ids.webhook!, 15_000);
       expect(done).toMatchObject({ status: 'delivered', attempts: 3, lastError: null });
       // Backoff of 1 s base: at least 1 s before the 2nd attempt and 2 s before the 3rd.
       expect(Date.now() - started).toBeGreaterThanOrEqual(3000);
       const flaky = hits.get('/flaky') ?? [];
       expect(flaky).toHaveLength(3);
       expect(new Set(flaky.map((hit) => hit.headers['x-watos-delivery'])).size).toBe(1);
-      expect(await deadLettered(ids.webhook)).toBe(0);
+      expect(await deadLettered(ids.webhook!)).toBe(0);
     } finally {
       await queue.close();
     }
@@ -229,15 +229,15 @@ describe('rule delivery queue', () => {
     const queue = await open();
     try {
       const { ids } = await fire(['webhook'], { webhookPath: '/bad' });
-      await queue.enqueue([ids.webhook]);
-      const done = await settled(ids.webhook);
+      await queue.enqueue([ids.webhook!]);
+      const done = await settled(ids.webhook!);
       expect(done).toMatchObject({ status: 'failed', attempts: 1, lastError: 'The receiver answered 400: answer 400' });
       expect(done.deliveredAt).toBeNull();
-      await waitFor(async () => (await deadLettered(ids.webhook)) === 1, 'the dead letter');
+      await waitFor(async () => (await deadLettered(ids.webhook!)) === 1, 'the dead letter');
       // Retries would come at once with this policy: give them time to show up.
       await new Promise((resolve) => setTimeout(resolve, 1500));
       expect(hits.get('/bad')).toHaveLength(1);
-      expect((await row(ids.webhook)).attempts).toBe(1);
+      expect((await row(ids.webhook!))!.attempts).toBe(1);
     } finally {
       await queue.close();
     }
@@ -248,10 +248,10 @@ describe('rule delivery queue', () => {
     const queue = await open();
     try {
       const { ids } = await fire(['webhook'], { webhookPath: '/down' });
-      await queue.enqueue([ids.webhook]);
-      const done = await settled(ids.webhook);
+      await queue.enqueue([ids.webhook!]);
+      const done = await settled(ids.webhook!);
       expect(done).toMatchObject({ status: 'failed', attempts: 3, lastError: 'The receiver answered 503: answer 503' });
-      await waitFor(async () => (await deadLettered(ids.webhook)) === 1, 'the dead letter');
+      await waitFor(async () => (await deadLettered(ids.webhook!)) === 1, 'the dead letter');
       await new Promise((resolve) => setTimeout(resolve, 1000));
       expect(hits.get('/down')).toHaveLength(3);
     } finally {
@@ -272,8 +272,8 @@ describe('rule delivery queue', () => {
     });
     try {
       const { ids } = await fire(['webhook'], { webhookPath: '/private' });
-      await queue.enqueue([ids.webhook]);
-      const done = await settled(ids.webhook);
+      await queue.enqueue([ids.webhook!]);
+      const done = await settled(ids.webhook!);
       expect(done).toMatchObject({ status: 'failed', attempts: 1, lastError: 'Webhook URL must start with https://' });
       expect(hits.get('/private')).toBeUndefined();
     } finally {
@@ -285,18 +285,18 @@ describe('rule delivery queue', () => {
     const queue = await open();
     try {
       const { ids } = await fire(['email'], { name: 'Apple over 190' });
-      await queue.enqueue([ids.email]);
-      const done = await settled(ids.email);
+      await queue.enqueue([ids.email!]);
+      const done = await settled(ids.email!);
       expect(done).toMatchObject({ status: 'delivered', attempts: 1, target: EMAIL });
       const mails = await database.db.select().from(outbox).where(eq(outbox.to, EMAIL));
       expect(mails).toHaveLength(1);
       const [mail] = mails;
-      expect(mail.subject).toBe('Alert: Apple over 190 — AAPL');
-      expect(mail.text).toContain('AAPL crossed above 190 at 190.42');
-      expect(mail.text).toContain('Price: 190.42');
-      expect(mail.text).toContain('Time: 2026-11-20 15:30 UTC');
-      expect(mail.text).toContain(`${PUBLIC_URL}/dashboard`);
-      expect(mail.html).toContain(`href="${PUBLIC_URL}/dashboard"`);
+      expect(mail!.subject).toBe('Alert: Apple over 190 — AAPL');
+      expect(mail!.text).toContain('AAPL crossed above 190 at 190.42');
+      expect(mail!.text).toContain('Price: 190.42');
+      expect(mail!.text).toContain('Time: 2026-11-20 15:30 UTC');
+      expect(mail!.text).toContain(`${PUBLIC_URL}/dashboard`);
+      expect(mail!.html).toContain(`href="${PUBLIC_URL}/dashboard"`);
     } finally {
       await queue.close();
     }
@@ -330,11 +330,11 @@ describe('rule delivery queue', () => {
     const queue = await open({ mailer: smtpMailer });
     try {
       const { ids } = await fire(['email'], { name: 'SMTP rule' });
-      await queue.enqueue([ids.email]);
-      expect(await settled(ids.email)).toMatchObject({ status: 'delivered', target: EMAIL });
+      await queue.enqueue([ids.email!]);
+      expect(await settled(ids.email!)).toMatchObject({ status: 'delivered', target: EMAIL });
       await waitFor(() => received.length === 1, 'the SMTP message');
-      expect(received[0].to).toEqual([EMAIL]);
-      const raw = received[0].raw.replace(/=\r?\n/g, '');
+      expect(received[0]!.to).toEqual([EMAIL]);
+      const raw = received[0]!.raw.replace(/=\r?\n/g, '');
       expect(raw).toMatch(/Subject: Alert: SMTP rule =\?UTF-8\?|Subject: =\?UTF-8\?[BQ]\?|Subject: Alert: SMTP rule/);
       expect(raw).toContain('AAPL crossed above 190 at 190.42');
       expect(raw).toContain(`${PUBLIC_URL}/dashboard`);
@@ -361,11 +361,11 @@ describe('rule delivery queue', () => {
     const queue = await open();
     try {
       const { firingId, ruleId, ids } = await fire(['push'], { name: 'Push rule' });
-      await queue.enqueue([ids.push]);
-      expect(await settled(ids.push)).toMatchObject({ status: 'delivered', attempts: 1, target: '1 browser' });
+      await queue.enqueue([ids.push!]);
+      expect(await settled(ids.push!)).toMatchObject({ status: 'delivered', attempts: 1, target: '1 browser' });
       const messages = pushService.received.filter((message) => message.subscriptionId === alive.id);
       expect(messages).toHaveLength(1);
-      expect(messages[0].payload).toEqual({
+      expect(messages[0]!.payload).toEqual({
         title: 'Alert: Push rule — AAPL',
         body: 'AAPL crossed above 190 at 190.42',
         url: '/dashboard',
@@ -377,8 +377,8 @@ describe('rule delivery queue', () => {
 
       await db.delete(pushSubscriptions);
       const second = await fire(['push']);
-      await queue.enqueue([second.ids.push]);
-      expect(await settled(second.ids.push)).toMatchObject({
+      await queue.enqueue([second.ids.push!]);
+      expect(await settled(second.ids.push!)).toMatchObject({
         status: 'skipped',
         attempts: 1,
         lastError: 'No browser is subscribed to push alerts',
@@ -408,8 +408,8 @@ describe('rule delivery queue', () => {
     const queue = await open();
     try {
       const { firingId, ids } = await fire(['push']);
-      await queue.enqueue([ids.push]);
-      expect(await settled(ids.push)).toMatchObject({ status: 'delivered', target: '1 browser' });
+      await queue.enqueue([ids.push!]);
+      expect(await settled(ids.push!)).toMatchObject({ status: 'delivered', target: '1 browser' });
       const sentTo = pushService.received
         .filter((message) => (message.payload as { firingId?: number }).firingId === firingId)
         .map((message) => message.subscriptionId);
@@ -423,12 +423,12 @@ describe('rule delivery queue', () => {
   it('queues a delivery once however often it is enqueued, and never sends a finished one', async () => {
     const queue = await open({ work: false });
     const { ids } = await fire(['webhook'], { webhookPath: '/once' });
-    await Promise.all([queue.enqueue([ids.webhook]), queue.enqueue([ids.webhook, ids.webhook])]);
-    await queue.enqueue([ids.webhook]);
+    await Promise.all([queue.enqueue([ids.webhook!]), queue.enqueue([ids.webhook!, ids.webhook!])]);
+    await queue.enqueue([ids.webhook!]);
     const rows = await query<{ count: string }>(
-      sql`select count(*)::text as count from pgboss.job where name = ${DELIVERY_QUEUE} and id = ${deliveryJobId(ids.webhook)}::uuid`,
+      sql`select count(*)::text as count from pgboss.job where name = ${DELIVERY_QUEUE} and id = ${deliveryJobId(ids.webhook!)}::uuid`,
     );
-    expect(rows[0].count).toBe('1');
+    expect(rows[0]!.count).toBe('1');
     await queue.close();
 
     // A row already delivered (the worker's guard): its job runs and sends nothing.
@@ -436,20 +436,20 @@ describe('rule delivery queue', () => {
     await database.db
       .update(ruleDeliveries)
       .set({ status: 'delivered', deliveredAt: new Date() })
-      .where(eq(ruleDeliveries.id, finished.ids.webhook));
+      .where(eq(ruleDeliveries.id, finished.ids.webhook!));
     const worker = await open();
     try {
-      await worker.enqueue([finished.ids.webhook]);
-      await settled(ids.webhook);
+      await worker.enqueue([finished.ids.webhook!]);
+      await settled(ids.webhook!);
       await waitFor(async () => {
         const jobs = await query<{ state: string }>(
-          sql`select state::text as state from pgboss.job where name = ${DELIVERY_QUEUE} and id = ${deliveryJobId(finished.ids.webhook)}::uuid`,
+          sql`select state::text as state from pgboss.job where name = ${DELIVERY_QUEUE} and id = ${deliveryJobId(finished.ids.webhook!)}::uuid`,
         );
         return jobs[0]?.state === 'completed';
       }, 'the finished delivery job to complete');
       expect(hits.get('/once')).toHaveLength(1);
       expect(hits.get('/finished')).toBeUndefined();
-      expect((await row(finished.ids.webhook)).attempts).toBe(0);
+      expect((await row(finished.ids.webhook!))!.attempts).toBe(0);
     } finally {
       await worker.close();
     }
@@ -458,29 +458,29 @@ describe('rule delivery queue', () => {
   it('delivers each exactly once across a restart, and the sweep queues what was never queued', async () => {
     const first = await open();
     const done = await fire(['webhook'], { webhookPath: '/restart-done' });
-    await first.enqueue([done.ids.webhook]);
-    await settled(done.ids.webhook);
+    await first.enqueue([done.ids.webhook!]);
+    await settled(done.ids.webhook!);
     // One delivery queued but not sent when the server stops, one committed but never queued.
     const waiting = await fire(['webhook'], { webhookPath: '/restart-waiting' });
     const lost = await fire(['webhook'], { webhookPath: '/restart-lost' });
     await first.close();
     const enqueuer = await open({ work: false });
-    await enqueuer.enqueue([waiting.ids.webhook, done.ids.webhook]);
+    await enqueuer.enqueue([waiting.ids.webhook!, done.ids.webhook!]);
     await enqueuer.close();
-    expect((await row(waiting.ids.webhook)).status).toBe('pending');
+    expect((await row(waiting.ids.webhook!))!.status).toBe('pending');
 
     const second = await open();
     try {
       expect(await second.sweep()).toBe(1);
       expect(await second.sweep()).toBe(0);
-      await settled(waiting.ids.webhook);
-      await settled(lost.ids.webhook);
+      await settled(waiting.ids.webhook!);
+      await settled(lost.ids.webhook!);
       await new Promise((resolve) => setTimeout(resolve, 1000));
       expect(hits.get('/restart-done')).toHaveLength(1);
       expect(hits.get('/restart-waiting')).toHaveLength(1);
       expect(hits.get('/restart-lost')).toHaveLength(1);
       for (const id of [done.ids.webhook, waiting.ids.webhook, lost.ids.webhook])
-        expect(await row(id)).toMatchObject({ status: 'delivered', attempts: 1 });
+        expect(await row(id!)).toMatchObject({ status: 'delivered', attempts: 1 });
     } finally {
       await second.close();
     }
@@ -493,24 +493,24 @@ describe('rule delivery queue', () => {
       await database.db
         .update(ruleDeliveries)
         .set({ createdAt: new Date(Date.now() - 2 * 86_400_000) })
-        .where(eq(ruleDeliveries.id, stale.ids.webhook));
+        .where(eq(ruleDeliveries.id, stale.ids.webhook!));
       // Its job failed for good while the row still says retrying (the instance died).
       const abandoned = await fire(['webhook'], { webhookPath: '/abandoned' });
-      await queue.enqueue([abandoned.ids.webhook]);
+      await queue.enqueue([abandoned.ids.webhook!]);
       await database.db
         .update(ruleDeliveries)
         .set({ status: 'retrying', attempts: 3, lastError: 'The receiver answered 503' })
-        .where(eq(ruleDeliveries.id, abandoned.ids.webhook));
+        .where(eq(ruleDeliveries.id, abandoned.ids.webhook!));
       await query(
-        sql`update pgboss.job set state = 'failed', completed_on = now() where name = ${DELIVERY_QUEUE} and id = ${deliveryJobId(abandoned.ids.webhook)}::uuid`,
+        sql`update pgboss.job set state = 'failed', completed_on = now() where name = ${DELIVERY_QUEUE} and id = ${deliveryJobId(abandoned.ids.webhook!)}::uuid`,
       );
       expect(await queue.sweep()).toBe(0);
-      expect(await row(stale.ids.webhook)).toMatchObject({
+      expect(await row(stale.ids.webhook!)).toMatchObject({
         status: 'failed',
         attempts: 0,
         lastError: 'Not queued for delivery within 24 hours (the server stopped before queueing it)',
       });
-      expect(await row(abandoned.ids.webhook)).toMatchObject({
+      expect(await row(abandoned.ids.webhook!)).toMatchObject({
         status: 'failed',
         attempts: 3,
         lastError: 'The receiver answered 503',

@@ -268,7 +268,7 @@ export async function openDeliveryQueue(options: DeliveryQueueOptions): Promise<
       if (result.ok) sent += 1;
       else if (result.gone) {
         gone += 1;
-        await removeGoneSubscription(db, context.userId, subscriptions[index].endpoint);
+        await removeGoneSubscription(db, context.userId, subscriptions[index]!.endpoint);
       } else failures.push({ error: result.error ?? 'Push not sent', retryable: result.retryable });
     }
     const browsers = (count: number) => `${count} browser${count === 1 ? '' : 's'}`;
@@ -282,7 +282,7 @@ export async function openDeliveryQueue(options: DeliveryQueueOptions): Promise<
     return {
       kind: 'failed',
       target: browsers(subscriptions.length - gone),
-      error: failures[0].error,
+      error: failures[0]!.error,
       retryable: failures.some((failure) => failure.retryable),
     };
   }

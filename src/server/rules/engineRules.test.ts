@@ -58,7 +58,7 @@ async function minuteBars() {
     .select({ n: count() })
     .from(candles)
     .where(and(eq(candles.productId, 'BTC-USD'), eq(candles.granularity, 60)));
-  return row.n;
+  return row!.n;
 }
 
 beforeAll(async () => {
@@ -80,12 +80,12 @@ describe('alert rules in the alert engine', () => {
     // half hour, so the feed crosses it; the expected bar is the first close at or above it.
     const [last] = await latestCandles(test.database.db, 'BTC-USD', 60, 1);
     const ahead = createDemoFeed({ now: () => clock + 31 * MINUTE });
-    const next = await ahead.candles('BTC-USD', 60, new Date(last.time + MINUTE), new Date(last.time + 31 * MINUTE));
+    const next = await ahead.candles('BTC-USD', 60, new Date(last!.time + MINUTE), new Date(last!.time + 31 * MINUTE));
     const highest = Math.max(...next.map((bar) => bar.close));
-    expect(highest).toBeGreaterThan(last.close);
-    const level = Math.round(((last.close + highest) / 2) * 100) / 100;
+    expect(highest).toBeGreaterThan(last!.close);
+    const level = Math.round(((last!.close + highest) / 2) * 100) / 100;
     const crossing = next.find(
-      (bar, index) => (index === 0 ? last.close : next[index - 1].close) < level && bar.close >= level,
+      (bar, index) => (index === 0 ? last!.close : next[index - 1]!.close) < level && bar.close >= level,
     )!;
     expect(crossing).toBeDefined();
 
@@ -133,10 +133,10 @@ describe('alert rules in the alert engine', () => {
     expect(firings).toHaveLength(1);
     expect(firings[0]).toMatchObject({ ruleId: created.id, userId: trader.userId, barTime: new Date(crossing.time) });
     const time = new Date(crossing.time + MINUTE).toISOString().slice(0, 16).replace('T', ' ');
-    expect(firings[0].message).toBe(`BTC through ${formatPrice(crossing.close)} at ${time} UTC`);
-    expect(firings[0].price).toBe(crossing.close);
+    expect(firings[0]!.message).toBe(`BTC through ${formatPrice(crossing.close)} at ${time} UTC`);
+    expect(firings[0]!.price).toBe(crossing.close);
     expect(heard).toHaveLength(1);
-    expect(heard[0].userId).toBe(trader.userId);
+    expect(heard[0]!.userId).toBe(trader.userId);
     stop();
 
     // The e-mail goes out once through the queue; the in-app row was delivered at once.
@@ -153,7 +153,7 @@ describe('alert rules in the alert engine', () => {
       mail.subject.startsWith('Alert:'),
     );
     expect(mails).toHaveLength(1);
-    expect(mails[0].text).toContain(firings[0].message);
+    expect(mails[0]!.text).toContain(firings[0]!.message);
 
     const triggered = jsonBody<{ firings: RuleFiring[] }>(await trader.browser.get('/api/alert-rules/triggered'));
     expect(triggered.firings.map((firing) => firing.price)).toEqual([crossing.close]);

@@ -67,7 +67,7 @@ class Market {
   /** Hours whose last minute was delivered. */
   private closedHours(count: number): CandleInput[] {
     if (count === 0) return [];
-    const end = this.minutes[count - 1].time + MINUTE;
+    const end = this.minutes[count - 1]!.time + MINUTE;
     return this.hours.filter((hour) => hour.time + HOUR <= end);
   }
   history = (productId: string, granularity: 60 | 3600, limit: number): Promise<CandleInput[]> => {
@@ -285,7 +285,7 @@ describe('indicators on the forming bar', () => {
     });
     // Expected from indicators.ts directly: RSI over the closed hours plus the forming close.
     const values = [last, ...minuteCloses].map((close) => rsi(Float64Array.from([...hourCloses, close]), 14)[30]);
-    const crossing = values.findIndex((value, index) => index > 0 && values[index - 1] <= 70 && value > 70);
+    const crossing = values.findIndex((value, index) => index > 0 && values[index - 1]! <= 70 && value! > 70);
     expect(crossing).toBeGreaterThan(1);
     expect(crossing).toBeLessThan(60);
     expect(values[0]).toBeLessThan(70);
@@ -304,9 +304,9 @@ describe('EMA crossings, Bollinger bands and volume surges on crafted bars', () 
     const { firings } = await run([up, down], new Market(minutesAt(at(0), closes)), [closes.length]);
     const fast = ema(Float64Array.from(closes), 2);
     const slow = ema(Float64Array.from(closes), 4);
-    const diff = closes.map((_, index) => fast[index] - slow[index]);
+    const diff = closes.map((_, index) => fast[index]! - slow[index]!);
     const crossings = (sign: 1 | -1) =>
-      diff.flatMap((value, index) => (index > 0 && sign * diff[index - 1] <= 0 && sign * value > 0 ? [index] : []));
+      diff.flatMap((value, index) => (index > 0 && sign * diff[index - 1]! <= 0 && sign * value > 0 ? [index] : []));
     expect(crossings(-1)).toEqual([5, 11]);
     expect(crossings(1)).toEqual([8]);
     expect(minuteOf(firings, up.id)).toEqual([8]);
@@ -323,8 +323,8 @@ describe('EMA crossings, Bollinger bands and volume surges on crafted bars', () 
     const narrow = bollinger(values, 5, 1);
     const becomes = (state: (index: number) => boolean) =>
       closes.flatMap((_, index) => (index > 0 && state(index) && !state(index - 1) ? [index] : []));
-    expect(becomes((index) => closes[index] > wide.upper[index])).toEqual([6]);
-    expect(becomes((index) => closes[index] < narrow.lower[index])).toEqual([9]);
+    expect(becomes((index) => closes[index]! > wide.upper[index]!)).toEqual([6]);
+    expect(becomes((index) => closes[index]! < narrow.lower[index]!)).toEqual([9]);
     expect(minuteOf(firings, above.id)).toEqual([6]);
     expect(minuteOf(firings, below.id)).toEqual([9]);
   });
@@ -459,7 +459,7 @@ describe('agreement with the reference and after a restart', () => {
       for (const active of rules) {
         if (active.condition.kind === 'builtin') continue;
         if (!ruleFiresAt(active.condition, active.timeframe, bars, index)) continue;
-        const time = minutes[index].time;
+        const time = minutes[index]!.time;
         expected.push([time, active.id, triggerKey(active, time)]);
       }
     const dedup = new Set<string>();

@@ -166,7 +166,7 @@ function clean(row: CandleInput, index: number, rows: readonly CandleInput[]): b
     row.low <= Math.min(row.open, row.close) &&
     row.volume >= 0 &&
     Number.isFinite(row.high + row.volume) &&
-    (index === 0 || row.time > rows[index - 1].time)
+    (index === 0 || row.time > rows[index - 1]!.time)
   );
 }
 
@@ -198,7 +198,7 @@ class BarBuffer implements CandleSeries {
 
   /** Appends the bars newer than the last one held (cleaned as candleSeries does); returns how many. */
   append(rows: readonly CandleInput[]): number {
-    const last = this.length > 0 ? this.time[this.length - 1] : -Infinity;
+    const last = this.length > 0 ? this.time[this.length - 1]! : -Infinity;
     const fresh = rows.filter((row) => row.time > last);
     if (fresh.length === 0) return 0;
     if (fresh.every(clean)) {
@@ -214,14 +214,14 @@ class BarBuffer implements CandleSeries {
     let added = 0;
     for (let index = from; index < series.length; index += 1) {
       // Rows out of order (never expected) are skipped rather than breaking the ordering.
-      if (this.length > 0 && series.time[index] <= this.time[this.length - 1]) continue;
+      if (this.length > 0 && series.time[index]! <= this.time[this.length - 1]!) continue;
       const at = this.length;
-      this.time[at] = series.time[index];
-      this.open[at] = series.open[index];
-      this.high[at] = series.high[index];
-      this.low[at] = series.low[index];
-      this.close[at] = series.close[index];
-      this.volume[at] = series.volume[index];
+      this.time[at] = series.time[index]!;
+      this.open[at] = series.open[index]!;
+      this.high[at] = series.high[index]!;
+      this.low[at] = series.low[index]!;
+      this.close[at] = series.close[index]!;
+      this.volume[at] = series.volume[index]!;
       this.length += 1;
       added += 1;
     }
@@ -241,12 +241,12 @@ class BarBuffer implements CandleSeries {
 
   bar(index: number): CandleInput {
     return {
-      time: this.time[index],
-      open: this.open[index],
-      high: this.high[index],
-      low: this.low[index],
-      close: this.close[index],
-      volume: this.volume[index],
+      time: this.time[index]!,
+      open: this.open[index]!,
+      high: this.high[index]!,
+      low: this.low[index]!,
+      close: this.close[index]!,
+      volume: this.volume[index]!,
     };
   }
 
@@ -484,7 +484,7 @@ function frameAt(frame: Frame, bars: RuleBars, time: number): FrameBars {
   const source = fromHours(frame.timeframe) ? bars.hours : bars.minutes;
   const anchor = bucketStart(time, frameMs);
   const end = lowerBound(source.time, source.length, anchor);
-  const lastTime = end > 0 ? source.time[end - 1] : NaN;
+  const lastTime = end > 0 ? source.time[end - 1]! : NaN;
   if (frame.bars && frame.anchor === anchor && frame.end === end && Object.is(frame.lastTime, lastTime))
     return frame.bars;
   frame.anchor = anchor;
@@ -500,7 +500,7 @@ function frameAt(frame: Frame, bars: RuleBars, time: number): FrameBars {
 /** Sets group.a (and group.b) to the group's value at minute `index`. */
 function computeGroup(group: IndicatorGroup, bars: RuleBars, index: number): void {
   const { condition, frame } = group;
-  const frameBars = frameAt(frame, bars, bars.minutes.time[index]);
+  const frameBars = frameAt(frame, bars, bars.minutes.time[index]!);
   if (group.seedVersion !== frame.version) {
     group.seedVersion = frame.version;
     const start = windowStart(frameBars, frame.end, group.timeframe, group.window);
@@ -520,7 +520,7 @@ function computeGroup(group: IndicatorGroup, bars: RuleBars, index: number): voi
       group.slow = emaSeed(closed.close, condition.slow);
     }
   }
-  const close = bars.minutes.close[index];
+  const close = bars.minutes.close[index]!;
   switch (condition.kind) {
     case 'rsi':
       group.a = rsiNext(group.rsi!, close, condition.period);
@@ -616,8 +616,8 @@ export function createRuleEvaluator(options: RuleEvaluatorOptions): RuleEvaluato
     const symbol = update.productId;
     let rules = index.get(symbol);
     if (!rules || caches.get(symbol) !== cache) return [];
-    const firstMinute = update.minutes.length > 0 ? update.minutes[0].time : Infinity;
-    const firstHour = update.hours.length > 0 ? update.hours[0].time : Infinity;
+    const firstMinute = update.minutes.length > 0 ? update.minutes[0]!.time : Infinity;
+    const firstHour = update.hours.length > 0 ? update.hours[0]!.time : Infinity;
     if (cache.minuteLimit < rules.minuteNeed && !cache.minuteComplete)
       await load(symbol, cache, 60, rules.minuteNeed, firstMinute);
     if (rules.hourNeed > 0 && cache.hourLimit < rules.hourNeed && !cache.hourComplete)
@@ -665,16 +665,16 @@ export function createRuleEvaluator(options: RuleEvaluatorOptions): RuleEvaluato
 
   function evaluateMinute(rules: SymbolRules, bars: RuleBars, at: number, source: string, out: FiringDraft[]): void {
     const { minutes } = bars;
-    const time = minutes.time[at];
-    const close = minutes.close[at];
-    const previousClose = minutes.close[at - 1];
+    const time = minutes.time[at]!;
+    const close = minutes.close[at]!;
+    const previousClose = minutes.close[at - 1]!;
     const closeTime = time + MINUTE_MS;
     const emit = (slot: Slot) => fire(slot, time, close, closeTime, source, out);
 
     const [upFrom, upTo] = levelsCrossedUp(rules.upLevels, previousClose, close);
-    for (let slot = upFrom; slot < upTo; slot += 1) emit(rules.up[slot]);
+    for (let slot = upFrom; slot < upTo; slot += 1) emit(rules.up[slot]!);
     const [downFrom, downTo] = levelsCrossedDown(rules.downLevels, previousClose, close);
-    for (let slot = downFrom; slot < downTo; slot += 1) emit(rules.down[slot]);
+    for (let slot = downFrom; slot < downTo; slot += 1) emit(rules.down[slot]!);
 
     for (const slot of rules.channels) {
       const condition = slot.rule.condition as Extract<RuleCondition, { kind: 'channel' }>;
@@ -688,8 +688,8 @@ export function createRuleEvaluator(options: RuleEvaluatorOptions): RuleEvaluato
       for (const slot of slots) {
         const { percent } = slot.rule.condition as Extract<RuleCondition, { kind: 'percent_move' }>;
         if (
-          percentMoveMet(percent, close, minutes.close[reference]) &&
-          !(previousReference >= 0 && percentMoveMet(percent, previousClose, minutes.close[previousReference]))
+          percentMoveMet(percent, close, minutes.close[reference]!) &&
+          !(previousReference >= 0 && percentMoveMet(percent, previousClose, minutes.close[previousReference]!))
         )
           emit(slot);
       }
@@ -732,7 +732,7 @@ export function createRuleEvaluator(options: RuleEvaluatorOptions): RuleEvaluato
         // does not pay for two reports.
         if (Number.isNaN(group.lastTime)) {
           const previous = previousWatosEvaluation(minutes, at, group.timeframe);
-          group.lastTime = previous >= 0 ? minutes.time[previous] : -Infinity;
+          group.lastTime = previous >= 0 ? minutes.time[previous]! : -Infinity;
           if (previous >= 0) group.lastProbabilities = watosProbabilitiesAt(bars, group.timeframe, previous);
         }
         continue;
@@ -768,9 +768,9 @@ export function createRuleEvaluator(options: RuleEvaluatorOptions): RuleEvaluato
     const at = lowerBound(minutes.time, minutes.length, alert.time);
     const price =
       at < minutes.length && minutes.time[at] === alert.time
-        ? minutes.close[at]
+        ? minutes.close[at]!
         : minutes.length > 0
-          ? minutes.close[minutes.length - 1]
+          ? minutes.close[minutes.length - 1]!
           : 0;
     for (const slot of slots) fire(slot, alert.time, price, alert.time, source, out);
   }

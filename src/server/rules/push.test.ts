@@ -102,10 +102,10 @@ describe('push sender and store', () => {
     expect(result).toEqual({ ok: true, status: 201, gone: false, retryable: false, error: null });
     expect(service.received).toHaveLength(1);
     const [message] = service.received;
-    expect(message.payload).toEqual(payload);
-    expect(message.ttl).toBe(120);
-    expect(message.vapid).toMatchObject({ aud: new URL(service.url).origin, sub: 'mailto:desk@watos.test' });
-    expect(message.vapid.publicKey).toBe(vapid.publicKey);
+    expect(message!.payload).toEqual(payload);
+    expect(message!.ttl).toBe(120);
+    expect(message!.vapid).toMatchObject({ aud: new URL(service.url).origin, sub: 'mailto:desk@watos.test' });
+    expect(message!.vapid.publicKey).toBe(vapid.publicKey);
   });
 
   it('is refused by the push service when signed with another VAPID key', async () => {
@@ -129,7 +129,7 @@ describe('push sender and store', () => {
     const authorization = String(details.headers.Authorization);
     const forged = authorization.replace(/(t=[^.]+\.[^.]+\.)([^,]+)/, (_whole, signed: string, signature: string) => {
       const bytes = Buffer.from(signature, 'base64url');
-      bytes[0] ^= 0xff;
+      bytes[0]! ^= 0xff;
       return `${signed}${bytes.toString('base64url')}`;
     });
     expect(forged).not.toBe(authorization);

@@ -202,7 +202,9 @@ describe('alert rules API', () => {
 
     // Another user's cursor reads only that user's own rules.
     const other = await subscribedUser(test, 'rules-pages-other@example.com');
-    expect(jsonBody<AlertRuleList>(await other.browser.get(`/api/alert-rules?cursor=${ids[4] + 1}`)).rules).toEqual([]);
+    expect(jsonBody<AlertRuleList>(await other.browser.get(`/api/alert-rules?cursor=${ids[4]! + 1}`)).rules).toEqual(
+      [],
+    );
 
     for (const [query, message] of [
       ['cursor=abc', 'cursor: cursor must be the nextCursor of an earlier page'],
@@ -234,7 +236,7 @@ describe('alert rules API', () => {
           channels: ['in_app'],
         })
         .returning({ id: alertRules.id });
-      return row.id;
+      return row!.id;
     };
     const fire = async (userId: string, ruleId: number, triggerKey: number) => {
       const [firing] = await db
@@ -252,9 +254,9 @@ describe('alert rules API', () => {
         .returning({ id: ruleFirings.id });
       const [delivery] = await db
         .insert(ruleDeliveries)
-        .values({ firingId: firing.id, userId, channel: 'in_app', target: 'Dashboard', status: 'delivered' })
+        .values({ firingId: firing!.id, userId, channel: 'in_app', target: 'Dashboard', status: 'delivered' })
         .returning({ id: ruleDeliveries.id });
-      return { firing: firing.id, delivery: delivery.id };
+      return { firing: firing!.id, delivery: delivery!.id };
     };
     const mine = await ruleOf(trader.userId);
     const theirs = await ruleOf(other.userId);
@@ -272,7 +274,7 @@ describe('alert rules API', () => {
         const response = await trader.browser.get(`${path}?limit=2${cursor ? `&cursor=${cursor}` : ''}`);
         expect(response.statusCode).toBe(200);
         const body = jsonBody<Record<string, T[]> & { nextCursor: string | null }>(response);
-        pages.push(body[field].map((row) => row.id));
+        pages.push(body[field]!.map((row) => row.id));
         cursor = body.nextCursor;
       } while (cursor !== null && pages.length < 10);
       return pages;

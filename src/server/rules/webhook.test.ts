@@ -127,15 +127,15 @@ describe('postWebhook', () => {
     expect(result.latencyMs).toBeGreaterThanOrEqual(0);
     expect(received).toHaveLength(1);
     const [request] = received;
-    expect(request.method).toBe('POST');
-    expect(request.body).toBe(body);
-    expect(request.headers['content-type']).toBe('application/json');
-    expect(request.headers['user-agent']).toBe('WATOS-Alerts/1.0');
-    expect(request.headers['x-watos-delivery']).toBe('7-webhook');
-    const signature = String(request.headers['x-watos-signature']);
+    expect(request!.method).toBe('POST');
+    expect(request!.body).toBe(body);
+    expect(request!.headers['content-type']).toBe('application/json');
+    expect(request!.headers['user-agent']).toBe('WATOS-Alerts/1.0');
+    expect(request!.headers['x-watos-delivery']).toBe('7-webhook');
+    const signature = String(request!.headers['x-watos-signature']);
     expect(signature).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
-    expect(documented.verify(secret, request.body, signature)).toBe(true);
-    expect(documented.verify('whsec_wrong', request.body, signature)).toBe(false);
+    expect(documented.verify(secret, request!.body, signature)).toBe(true);
+    expect(documented.verify('whsec_wrong', request!.body, signature)).toBe(false);
   });
 
   it('treats 5xx, 408 and 429 as retryable, other 4xx and redirects as final', async () => {
@@ -214,11 +214,11 @@ describe('postWebhook', () => {
     const result = await testWebhook(`${base}/hook`, 'whsec_t', loopback);
     expect(result).toMatchObject({ ok: true, status: 204, error: null });
     const [request] = received;
-    const payload = JSON.parse(request.body) as Record<string, unknown>;
+    const payload = JSON.parse(request!.body) as Record<string, unknown>;
     expect(payload.test).toBe(true);
     expect(payload).toHaveProperty('rule');
-    expect(String(request.headers['x-watos-delivery'])).toMatch(/^test-/);
-    expect(documented.verify('whsec_t', request.body, String(request.headers['x-watos-signature']))).toBe(true);
+    expect(String(request!.headers['x-watos-delivery'])).toMatch(/^test-/);
+    expect(documented.verify('whsec_t', request!.body, String(request!.headers['x-watos-signature']))).toBe(true);
     answer = (response) => response.writeHead(404).end('no such hook');
     expect(await testWebhook(`${base}/missing`, 'whsec_t', loopback)).toMatchObject({
       ok: false,
@@ -252,7 +252,7 @@ describe('webhook secrets', () => {
     expect(both).not.toBe(first);
     const rows = await database.db.select().from(webhookSecrets).where(eq(webhookSecrets.userId, 'u2'));
     expect(rows).toHaveLength(1);
-    expect(rows[0].secret).toBe(both);
+    expect(rows[0]!.secret).toBe(both);
   });
 
   it('rotates to a new secret', async () => {

@@ -30,6 +30,7 @@
 import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { eq, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
+import { onlyRow } from '../db/rows.ts';
 import { webhookSecrets } from '../db/schema.ts';
 import {
   OutboundBlockedError,
@@ -85,10 +86,9 @@ export async function getOrCreateWebhookSecret(db: Database, userId: string): Pr
   if (existing) return existing.secret;
   // Two first uses at once: one insert wins, both read the winner.
   await db.insert(webhookSecrets).values({ userId, secret: newSecret() }).onConflictDoNothing();
-  const [row] = await db
-    .select({ secret: webhookSecrets.secret })
-    .from(webhookSecrets)
-    .where(eq(webhookSecrets.userId, userId));
+  const row = onlyRow(
+    await db.select({ secret: webhookSecrets.secret }).from(webhookSecrets).where(eq(webhookSecrets.userId, userId)),
+  );
   return row.secret;
 }
 

@@ -92,7 +92,7 @@ describe('symbol routes', () => {
       ['MES=F', 'MES1!'],
       ['Bitcoin', 'BTC-USD'],
     ]) {
-      const response = await resolve(input);
+      const response = await resolve(input!);
       expect(response.statusCode, input).toBe(200);
       expect(symbolResolveResponse.parse(response.json()).symbol.id, input).toBe(id);
     }

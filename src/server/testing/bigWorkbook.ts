@@ -33,12 +33,12 @@ export function bigWorkbookRow(index: number): string[] {
   const date = new Date(Date.UTC(2026, 0, 1) + (index % 3650) * 86_400_000).toISOString().slice(0, 10);
   return [
     date,
-    SYMBOLS[index % 6],
-    SYMBOLS[6 + (index % 2)],
+    SYMBOLS[index % 6]!,
+    SYMBOLS[6 + (index % 2)]!,
     String(figures.quantity),
     String(figures.price),
     String(figures.notional),
-    SYMBOLS[8 + (index % 2)],
+    SYMBOLS[8 + (index % 2)]!,
   ];
 }
 

@@ -19,11 +19,11 @@ export class CookieJar {
   receive(setCookieLines: readonly string[]): void {
     for (const line of setCookieLines) {
       const [pair, ...attributes] = line.split(';');
-      const [name, ...rest] = pair.split('=');
+      const [name, ...rest] = pair!.split('=');
       const value = rest.join('=');
       if (value === '' || attributes.some((attribute) => /max-age=0/i.test(attribute.trim())))
-        this.cookies.delete(name.trim());
-      else this.cookies.set(name.trim(), value);
+        this.cookies.delete(name!.trim());
+      else this.cookies.set(name!.trim(), value);
     }
   }
 }

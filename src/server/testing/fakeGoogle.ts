@@ -57,13 +57,13 @@ export async function startFakeGoogle(): Promise<FakeGoogle> {
 
     if ((match = /^\/spreadsheets\/d\/(?:e\/)?([^/]+)\/(export|pub)$/.exec(url.pathname))) {
       const [, id, kind] = match;
-      if (hanging.has(id)) return; // never answered: the client's deadline must end it
-      const redirect = redirects.get(id);
+      if (hanging.has(id!)) return; // never answered: the client's deadline must end it
+      const redirect = redirects.get(id!);
       if (redirect) {
         response.writeHead(307, { location: redirect });
         return void response.end();
       }
-      const sheet = sheets.get(id);
+      const sheet = sheets.get(id!);
       const published = kind === 'pub';
       if (!sheet || published !== (sheet.visibility === 'published')) {
         response.writeHead(404, { 'content-type': 'text/html' });
@@ -77,12 +77,12 @@ export async function startFakeGoogle(): Promise<FakeGoogle> {
       }
       // Like Google: the export redirects to a short-lived download URL.
       const token = randomBytes(8).toString('hex');
-      downloads.set(token, id);
+      downloads.set(token, id!);
       response.writeHead(307, { location: `/download/${token}` });
       return void response.end();
     }
     if ((match = /^\/download\/([^/]+)$/.exec(url.pathname))) {
-      const id = downloads.get(match[1]);
+      const id = downloads.get(match[1]!);
       const sheet = id ? sheets.get(id) : undefined;
       if (!sheet) {
         response.writeHead(404);
@@ -103,7 +103,7 @@ export async function startFakeGoogle(): Promise<FakeGoogle> {
       }
       if (url.searchParams.get('fields') !== 'sheets.properties.title')
         return json(response, 400, { error: { code: 400, message: 'Bad fields', status: 'INVALID_ARGUMENT' } });
-      const sheet = sheets.get(match[1]);
+      const sheet = sheets.get(match[1]!);
       if (!sheet || sheet.visibility === 'published')
         return json(response, 404, {
           error: { code: 404, message: 'Requested entity was not found.', status: 'NOT_FOUND' },

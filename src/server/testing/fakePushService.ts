@@ -73,7 +73,7 @@ function checkVapid(header: string | undefined, origin: string): PushMessage['va
   const match = /^vapid\s+(.+)$/i.exec(header ?? '');
   if (!match) throw new Rejection(401, 'no vapid Authorization header');
   const fields = Object.fromEntries(
-    match[1].split(',').map((part) => {
+    match[1]!.split(',').map((part) => {
       const index = part.indexOf('=');
       return [part.slice(0, index).trim(), part.slice(index + 1).trim()];
     }),
@@ -121,7 +121,7 @@ function decrypt(body: Buffer, entry: Entry): string {
   if (body.length < 21) throw new Rejection(400, 'body too short for an aes128gcm header');
   const salt = body.subarray(0, 16);
   const recordSize = body.readUInt32BE(16);
-  const idLength = body[20];
+  const idLength = body[20]!;
   const senderKey = body.subarray(21, 21 + idLength);
   const ciphertext = body.subarray(21 + idLength);
   if (idLength !== 65) throw new Rejection(400, 'keyid is not the sender P-256 public key');

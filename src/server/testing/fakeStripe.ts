@@ -138,18 +138,18 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       return send(response, 200, createSession(form));
     }
     if (method === 'GET' && (match = /^\/v1\/checkout\/sessions\/([^/]+)$/.exec(path))) {
-      const session = sessions.get(match[1]);
+      const session = sessions.get(match[1]!);
       return session ? send(response, 200, session) : notFound(response, 'checkout.session');
     }
     if ((match = /^\/v1\/subscriptions\/([^/]+)$/.exec(path))) {
-      const subscription = subscriptions.get(match[1]);
+      const subscription = subscriptions.get(match[1]!);
       if (!subscription) return notFound(response, 'subscription');
       if (method === 'POST' && form.cancel_at_period_end)
         subscription.cancel_at_period_end = form.cancel_at_period_end === 'true';
       return send(response, 200, subscription);
     }
     if (method === 'GET' && (match = /^\/v1\/invoices\/([^/]+)$/.exec(path))) {
-      const invoice = invoices.get(match[1]);
+      const invoice = invoices.get(match[1]!);
       return invoice ? send(response, 200, invoice) : notFound(response, 'invoice');
     }
     send(response, 404, {

@@ -301,7 +301,7 @@ export async function startFakeYahoo(options: FakeYahooOptions = {}): Promise<Fa
       Object.assign(bar, barOverrides.get(`${symbol}@${time}`));
       for (const field of Object.keys(columns) as BarField[]) columns[field].push(bar[field]);
     }
-    const template = (symbol.endsWith('=F') ? FUTURE_CHART_FIXTURE : CHART_FIXTURE).chart.result[0];
+    const template = (symbol.endsWith('=F') ? FUTURE_CHART_FIXTURE : CHART_FIXTURE).chart.result[0]!;
     const quote = quoteEntry(symbol);
     const meta: Json = {
       ...(template.meta as Json),

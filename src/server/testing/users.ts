@@ -14,7 +14,7 @@ export async function signedInUser(
   const registered = await browser.post('/api/auth/register', { email, password, username: email.split('@')[0] });
   expect(registered.statusCode).toBe(200);
   const [mail] = await latestOutboxMessages(test.database.db, email);
-  const link = new URL(mail.text.match(/https?:\/\/\S+/)![0]);
+  const link = new URL(mail!.text.match(/https?:\/\/\S+/)![0]);
   await browser.get(`${link.pathname}${link.search}`);
   const me = jsonBody<{ user: { id: string; email: string } }>(await browser.get('/api/me'));
   expect(me.user.email).toBe(email);

@@ -199,7 +199,7 @@ const PLACEHOLDER = /\{\{\s*([^}]*?)\s*\}\}/g;
 /** The placeholders of a template that are not ours, in order of appearance. */
 export function unknownPlaceholders(template: string): string[] {
   const known: readonly string[] = RULE_TEMPLATE_FIELDS;
-  return [...template.matchAll(PLACEHOLDER)].map((match) => match[1]).filter((name) => !known.includes(name));
+  return [...template.matchAll(PLACEHOLDER)].map((match) => match[1]!).filter((name) => !known.includes(name));
 }
 
 /** Fills `{{ticker}}`-style placeholders; unknown ones are left as written. */

@@ -25,7 +25,7 @@ export const UPLOAD_ACCEPT =
 
 /** A MIME type without parameters, lower-cased: `text/csv; charset=utf-8` -> `text/csv`. */
 function bareMimeType(value: string): string {
-  return value.split(';')[0].trim().toLowerCase();
+  return value.split(';')[0]!.trim().toLowerCase();
 }
 
 export function isAcceptedUploadMimeType(value: string): boolean {
@@ -170,9 +170,9 @@ export function parseGoogleSheetUrl(value: string): GoogleSheetRef | null {
   )
     return null;
   const published = /^\/spreadsheets(?:\/u\/\d+)?\/d\/e\/([A-Za-z0-9_-]{20,200})(?:\/|$)/.exec(url.pathname);
-  if (published) return { kind: 'published', id: published[1] };
+  if (published) return { kind: 'published', id: published[1]! };
   const editor = /^\/spreadsheets(?:\/u\/\d+)?\/d\/([A-Za-z0-9_-]{20,200})(?:\/|$)/.exec(url.pathname);
-  return editor ? { kind: 'spreadsheet', id: editor[1] } : null;
+  return editor ? { kind: 'spreadsheet', id: editor[1]! } : null;
 }
 
 export const sheetMetadataBody = z.object({

@@ -70,9 +70,9 @@ describe('tour steps', () => {
       'Prompt Catalog & File Management',
       'Alert Rules',
     ]);
-    expect(TOUR_STEPS[8].target).toBe('[data-tour="alert-rules"] h2');
+    expect(TOUR_STEPS[8]!.target).toBe('[data-tour="alert-rules"] h2');
     expect(stepsAreValid(TOUR_STEPS)).toBe(true);
-    expect(TOUR_STEPS[0].skipBeacon).toBe(true);
+    expect(TOUR_STEPS[0]!.skipBeacon).toBe(true);
   });
   it('refuses steps that are not an array of objects with a target', () => {
     expect(stepsAreValid('steps')).toBe(false);

@@ -147,7 +147,7 @@ describe('SymbolSearch while new suggestions load', () => {
     const input = screen.getByRole('combobox');
 
     fireEvent.change(input, { target: { value: 'Micro E-mini' } });
-    const first = (await screen.findAllByRole('option'))[0];
+    const first = (await screen.findAllByRole('option'))[0]!;
     // The trader types a new symbol while the pointer rests on the earlier list's first option.
     fireEvent.change(input, { target: { value: 'nasdaq:aapl' } });
     fireEvent.mouseEnter(first);
@@ -160,7 +160,7 @@ describe('SymbolSearch while new suggestions load', () => {
     // Once the list is the typed text's own, pointing at an option chooses it as before.
     fireEvent.change(input, { target: { value: 'apple' } });
     await waitFor(() => expect(screen.getAllByRole('option')[0]?.textContent).toContain('NASDAQ:AAPL'));
-    fireEvent.mouseEnter(screen.getAllByRole('option')[0]);
+    fireEvent.mouseEnter(screen.getAllByRole('option')[0]!);
     fireEvent.keyDown(input, { key: 'Enter' });
     expect(onPick).toHaveBeenCalledWith('NASDAQ:AAPL');
   });

@@ -12,7 +12,9 @@ export const twoDigits = (value: number) => String(value).padStart(2, '0');
 
 /** 'Jan' to 'Dec' for a month index 0 to 11. */
 export function shortMonth(monthIndex: number): string {
-  return MONTHS[monthIndex];
+  const month = MONTHS[monthIndex];
+  if (month === undefined) throw new RangeError(`month index ${monthIndex} is not 0 to 11`);
+  return month;
 }
 
 /** '02:35 PM': the local hour (01 to 12), minute and half of the day. */
@@ -23,7 +25,7 @@ export function timeOfDay(date: Date): string {
 
 /** 'Mon': the local weekday. */
 export function shortWeekday(date: Date): string {
-  return WEEKDAYS[date.getDay()];
+  return WEEKDAYS[date.getDay()]!;
 }
 
 export function shortDate(value: string | Date): string {

@@ -144,7 +144,7 @@ describe('the WATOS grid on every market', () => {
     renderGrid('AAPL', cardOf({}, { index: 1, odds }));
     const grid = screen.getByTestId('watos-grid');
     const tiles = await within(grid).findAllByTestId('watos-tile');
-    const momentum = tiles[1];
+    const momentum = tiles[1]!;
     expect(within(momentum).getByTestId('watos-odds').textContent).toBe(
       '52.0% chance of a higher close 24 bars later (n=1,234) no measurable edge',
     );
@@ -154,7 +154,7 @@ describe('the WATOS grid on every market', () => {
     );
     // Only the tile whose interval includes the base rate carries the label.
     expect(within(grid).getAllByTestId('watos-no-edge')).toHaveLength(1);
-    expect(within(tiles[0]).getByText('Not active on the latest bar')).toBeTruthy();
+    expect(within(tiles[0]!).getByText('Not active on the latest bar')).toBeTruthy();
   });
 
   it('shows a measurable edge without the label, and no number below 30 samples', async () => {
@@ -169,7 +169,7 @@ describe('the WATOS grid on every market', () => {
     };
     renderGrid('AAPL', cardOf({}, { index: 2, odds: edge }));
     const grid = screen.getByTestId('watos-grid');
-    const tile = (await within(grid).findAllByTestId('watos-tile'))[2];
+    const tile = (await within(grid).findAllByTestId('watos-tile'))[2]!;
     expect(within(tile).getByTestId('watos-odds').textContent).toBe(
       '71.0% chance of a higher close 24 bars later (n=300)',
     );
@@ -186,7 +186,7 @@ describe('the WATOS grid on every market', () => {
       reason: 'not enough history',
     };
     renderGrid('AAPL', cardOf({}, { index: 0, odds: thin }));
-    const thinTile = (await within(screen.getByTestId('watos-grid')).findAllByTestId('watos-tile'))[0];
+    const thinTile = (await within(screen.getByTestId('watos-grid')).findAllByTestId('watos-tile'))[0]!;
     expect(within(thinTile).getByText('Not enough history (12 past bars)')).toBeTruthy();
     expect(within(thinTile).queryByTestId('watos-odds')).toBeNull();
     expect(within(thinTile).queryByTestId('watos-no-edge')).toBeNull();
@@ -253,15 +253,15 @@ describe('the WATOS grid on every market', () => {
     const flag = await within(grid).findByTestId('watos-flag');
     expect(within(grid).getAllByTestId('watos-flag')).toHaveLength(1);
     const tiles = within(grid).getAllByTestId('watos-tile');
-    expect(tiles[0].contains(flag)).toBe(true);
+    expect(tiles[0]!.contains(flag)).toBe(true);
     expect(flag.textContent).toContain(FLAG_TEXT);
     expect(flag.getAttribute('title')).toBe(
       "Over 1,212 resolved 1h forecasts on demo data, this signal's stated odds scored worse than quoting the base rate (Brier skill -0.021): treat its probability with caution.",
     );
-    expect(tiles[0].getAttribute('aria-label')).toBe(`Volume Surge: bullish, medium strength, ${FLAG_TEXT}`);
-    expect(tiles[1].getAttribute('aria-label')).toBe('Price Momentum: inactive, low strength');
+    expect(tiles[0]!.getAttribute('aria-label')).toBe(`Volume Surge: bullish, medium strength, ${FLAG_TEXT}`);
+    expect(tiles[1]!.getAttribute('aria-label')).toBe('Price Momentum: inactive, low strength');
     // The odds keep their sample size and the "no measurable edge" label beside the flag.
-    expect(within(tiles[0]).getByTestId('watos-odds').textContent).toBe(
+    expect(within(tiles[0]!).getByTestId('watos-odds').textContent).toBe(
       '58.0% chance of a higher close 24 bars later (n=800) no measurable edge',
     );
     expect(asked).toEqual(['/api/watos/BTC?timeframe=1h', '/api/track-record?timeframe=1h&period=all&source=demo']);

@@ -69,7 +69,7 @@ describe('chat rules', () => {
       { id: '4', role: 'assistant', content: '', streaming: true },
     ]);
     expect(history.map((message) => message.role)).toEqual(['user', 'assistant']);
-    expect(history[1].content.length).toBe(8000);
+    expect(history[1]!.content.length).toBe(8000);
   });
 
   it('shows prompts without surrounding quotes and fills the selections', () => {
@@ -185,11 +185,11 @@ describe('ChatPanel', () => {
     expect(within(grid).getByRole('heading', { name: 'WATOS Grid: ETH' })).toBeTruthy();
     expect(within(grid).getByText('What Are The Odds?')).toBeTruthy();
     await waitFor(() => expect(within(grid).getAllByTestId('watos-tile')).toHaveLength(6));
-    const support = within(grid).getAllByTestId('watos-tile')[4];
+    const support = within(grid).getAllByTestId('watos-tile')[4]!;
     expect(support.getAttribute('data-strength')).toBe('medium');
     expect(support.className).toContain('border-blue');
     expect(support.textContent).toContain('61.0% chance of a higher close 24 bars later (n=120)');
-    expect(within(grid).getAllByTestId('watos-tile')[0].className).toContain('border-yellow');
+    expect(within(grid).getAllByTestId('watos-tile')[0]!.className).toContain('border-yellow');
     expect(within(grid).getByText(/^Last updated: \d/)).toBeTruthy();
     // Only the answer that mentions WATOS has a grid.
     expect(screen.getAllByTestId('watos-grid')).toHaveLength(1);
@@ -235,10 +235,10 @@ describe('ChatPanel', () => {
     });
     await screen.findByText('File analysis: max pain 100');
     expect(sent).toHaveLength(1);
-    expect(JSON.parse(sent[0].get('messages') as string)).toEqual([
+    expect(JSON.parse(sent[0]!.get('messages') as string)).toEqual([
       { role: 'user', content: 'What is the max pain? [chain.csv]' },
     ]);
-    expect((sent[0].get('file') as File).name).toBe('chain.csv');
+    expect((sent[0]!.get('file') as File).name).toBe('chain.csv');
     expect(screen.getAllByTestId('user-message').map((item) => item.textContent)).toEqual([
       'What is the max pain? [chain.csv]',
     ]);

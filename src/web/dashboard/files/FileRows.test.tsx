@@ -94,8 +94,8 @@ describe('FileRows', () => {
       />,
     );
     const rows = screen.getAllByTestId('file-row');
-    expect(rows[0].querySelector('[role="alert"]')).toBeNull();
-    expect(rows[1].querySelector('[role="alert"]')?.textContent).toBe('Failed to delete file: not yours');
+    expect(rows[0]!.querySelector('[role="alert"]')).toBeNull();
+    expect(rows[1]!.querySelector('[role="alert"]')?.textContent).toBe('Failed to delete file: not yours');
   });
 });
 
@@ -127,9 +127,9 @@ describe('FileRows versions', () => {
     expect(toggle.getAttribute('aria-controls')).toBe(list.parentElement?.id);
     const items = within(list).getAllByRole('listitem');
     expect(items.map((item) => item.textContent?.slice(0, 2))).toEqual(['v3', 'v2', 'v1']);
-    expect(within(items[0]).getByText('current')).toBeTruthy();
-    expect(within(items[2]).getByText('1000 Bytes')).toBeTruthy();
-    expect(items[2].querySelector('time')?.getAttribute('dateTime')).toBe('2026-01-01T10:00:00.000Z');
+    expect(within(items[0]!).getByText('current')).toBeTruthy();
+    expect(within(items[2]!).getByText('1000 Bytes')).toBeTruthy();
+    expect(items[2]!.querySelector('time')?.getAttribute('dateTime')).toBe('2026-01-01T10:00:00.000Z');
     const download = within(list).getByRole('link', { name: 'Download version 1 of journal.csv' });
     expect(download.getAttribute('href')).toBe('/files/a/versions/1/download');
     expect(download.getAttribute('download')).toBe('journal.csv');

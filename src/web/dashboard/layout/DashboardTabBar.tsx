@@ -30,7 +30,7 @@ export function DashboardTabBar({ tab, onChange }: { tab: DashboardTab; onChange
               : -1;
     if (target === -1) return;
     event.preventDefault();
-    choose(DASHBOARD_TABS[target].id, true);
+    choose(DASHBOARD_TABS[target]!.id, true);
   };
 
   return (

@@ -203,7 +203,7 @@ function rule(id: number, symbol: string, status: AlertRule['status'], condition
     id,
     name: `Rule ${id}`,
     symbol,
-    ticker: symbol.split('-')[0],
+    ticker: symbol.split('-')[0]!,
     timeframe: '1h',
     condition,
     trigger: 'once',
@@ -279,7 +279,7 @@ describe('the own chart controls, legend and alert levels', () => {
     render(withClient(<CandleChart productId="BTC-USD" onClose={() => undefined} />));
     const chart = screen.getByRole('dialog', { name: 'BTC-USD chart' });
     await within(chart).findByTestId('chart-legend');
-    const first = candleRequests(asked)[0].searchParams;
+    const first = candleRequests(asked)[0]!.searchParams;
     expect(Object.fromEntries(first)).toEqual({
       symbol: 'BTC-USD',
       timeframe: '1h',
@@ -315,7 +315,7 @@ describe('the own chart controls, legend and alert levels', () => {
     expect(legend.textContent).toBe(
       '2026-11-24 13:00 UTCO 103.00H 106.00L 101.50C 102.00V 2.5MSMA20 101.25RSI 14 55.50',
     );
-    act(() => chartMock.crosshair?.({ time: Date.parse(HOUR_BARS[0].time) / 1000 }));
+    act(() => chartMock.crosshair?.({ time: Date.parse(HOUR_BARS[0]!.time) / 1000 }));
     expect(legend.textContent).toBe('2026-11-24 12:00 UTCO 100.00H 104.00L 99.00C 103.00V 1.2KSMA20 –RSI 14 –');
     act(() => chartMock.crosshair?.({}));
     expect(legend.textContent).toContain('C 102.00');
@@ -339,7 +339,7 @@ describe('the own chart controls, legend and alert levels', () => {
     expect(streams.map((stream) => stream.url)).toEqual(['/api/alerts/stream?symbol=BTC-USD']);
     const before = candleRequests(asked).length;
     act(() => {
-      streams[0].dispatchEvent(new MessageEvent('alert', { data: '{}' }));
+      streams[0]!.dispatchEvent(new MessageEvent('alert', { data: '{}' }));
     });
     await vi.waitFor(() => expect(candleRequests(asked).length).toBe(before + 1));
     // The first bars fit the view once; the refresh puts back the trader's range (on the live edge).

@@ -215,10 +215,10 @@ export function useCandleChart(
     const previous = shown.current && shown.current.timeframe === data.timeframe ? shown.current : null;
     const range = previous ? timeScale.getVisibleLogicalRange() : null;
 
-    chart.candles.setData(data.candles.map((candle, index) => ({ ...candle, time: times[index] })));
+    chart.candles.setData(data.candles.map((candle, index) => ({ ...candle, time: times[index]! })));
     chart.volume.setData(
       data.candles.map((candle, index) => ({
-        time: times[index],
+        time: times[index]!,
         value: candle.volume,
         color: candle.close >= candle.open ? `${UP}80` : `${DOWN}80`,
       })),
@@ -266,7 +266,7 @@ export function useCandleChart(
     else if (range) {
       // Logical indexes count from the oldest bar: bars that left the start shift the view back,
       // and on the live edge the view follows the bars that were added.
-      const shift = Math.max(0, previous.times.indexOf(times[0]));
+      const shift = Math.max(0, previous.times.indexOf(times[0]!));
       const atLiveEdge = range.to >= previous.times.length - 1;
       const move = atLiveEdge ? times.length - previous.times.length : -shift;
       timeScale.setVisibleLogicalRange({ from: range.from + move, to: range.to + move });

@@ -52,9 +52,9 @@ describe('the Prompt Catalog symbols', () => {
       const classes = new Set(values.map((id) => SYMBOL_TABLE.find((row) => row.id === id)?.assetClass));
       expect(classes.size).toBe(1);
     }
-    expect(within(groups[0]).getAllByRole('option')).toHaveLength(28);
+    expect(within(groups[0]!).getAllByRole('option')).toHaveLength(28);
     expect(symbol.value).toBe('BTC-USD');
-    expect(within(groups[5]).getByRole('option', { name: 'MES1! · Micro E-mini S&P 500' })).toBeTruthy();
+    expect(within(groups[5]!).getByRole('option', { name: 'MES1! · Micro E-mini S&P 500' })).toBeTruthy();
 
     await within(form).findByRole('option', { name: 'Probability & Odds' });
     fireEvent.change(within(form).getByLabelText('Category'), { target: { value: 'Probability & Odds' } });

@@ -347,7 +347,7 @@ export function AlertRulesPanel() {
     if (!step) return;
     event.preventDefault();
     const next = (index + step + TABS.length) % TABS.length;
-    setTab(TABS[next][0]);
+    setTab(TABS[next]![0]);
     tabButtons.current[next]?.focus();
   }
 

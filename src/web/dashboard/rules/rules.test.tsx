@@ -375,7 +375,7 @@ describe('the alert rules panel', () => {
     expect(await within(panel).findByText('No alert has triggered yet.')).toBeTruthy();
     expect(streams.map((stream) => stream.url)).toEqual(['/api/alerts/stream?kind=rules']);
 
-    act(() => streams[0].emit('rule', FIRING));
+    act(() => streams[0]!.emit('rule', FIRING));
     const toast = await screen.findByTestId('rule-toast');
     expect(toast.closest('[role="status"]')).toBeTruthy();
     expect(within(toast).getByText('BTC alert: BTC crosses above 50,000')).toBeTruthy();

@@ -87,7 +87,8 @@ export function withFiring(
     ...page,
     firings: page.firings.filter((existing) => existing.id !== firing.id),
   }));
-  pages[0] = { ...pages[0], firings: [firing, ...pages[0].firings] };
+  const first = pages[0]!; // not empty: checked above
+  pages[0] = { ...first, firings: [firing, ...first.firings] };
   return { ...current, pages };
 }
 

@@ -106,7 +106,7 @@ export function stepsAreValid(steps: unknown): steps is Step[] {
   );
 }
 
-function elementOf(selector: Step['target']): Element | null {
+function elementOf(selector: Step['target'] | undefined): Element | null {
   return typeof selector === 'string' ? document.querySelector(selector) : null;
 }
 
@@ -245,8 +245,11 @@ export function GuidedTour({ steps = TOUR_STEPS }: { steps?: Step[] }) {
   const visibleFrom = useCallback(
     (from: number, direction: 1 | -1) => {
       for (let index = from; index >= 0 && index < steps.length; index += direction) {
-        if (canShow(steps[index].target)) return index;
-        console.warn(isMounted(steps[index].target) ? 'Target not visible' : 'Target not mounted', steps[index].target);
+        if (canShow(steps[index]!.target)) return index;
+        console.warn(
+          isMounted(steps[index]!.target) ? 'Target not visible' : 'Target not mounted',
+          steps[index]!.target,
+        );
       }
       return -1;
     },

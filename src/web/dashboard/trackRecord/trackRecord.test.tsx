@@ -165,8 +165,8 @@ describe('the Track record view', () => {
     expect(points.map((point) => point.getAttribute('data-count'))).toEqual(['300', '1000', '200']);
     expect(points.map((point) => point.textContent)).toEqual(['n=300', 'n=1,000', 'n=200']);
     const radii = points.map((point) => Number(point.querySelector('circle')!.getAttribute('r')));
-    expect(radii[1]).toBeGreaterThan(radii[0]);
-    expect(radii[0]).toBeGreaterThan(radii[2]);
+    expect(radii[1]).toBeGreaterThan(radii[0]!);
+    expect(radii[0]).toBeGreaterThan(radii[2]!);
     const rows = within(within(diagram).getByRole('table')).getAllByRole('row');
     expect(rows.map((row) => [...row.children].map((cell) => cell.textContent))).toEqual([
       ['Decile', 'Forecasts', 'Stated', 'Realised', '95% interval'],
@@ -177,10 +177,10 @@ describe('the Track record view', () => {
 
     const signals = within(live).getAllByTestId('track-record-signal');
     expect(signals.map((signal) => signal.getAttribute('data-signal'))).toEqual(['watos1', 'watos4']);
-    expect(signals[0].textContent).toContain('Hit rate 49.0% of 1,212 forecasts');
-    expect(within(signals[0]).getByTestId('track-record-flag').textContent).toContain('Below base rate');
-    expect(within(signals[1]).queryByTestId('track-record-flag')).toBeNull();
-    expect(signals[1].textContent).toContain('Hit rate 57.0% of 288 forecasts');
+    expect(signals[0]!.textContent).toContain('Hit rate 49.0% of 1,212 forecasts');
+    expect(within(signals[0]!).getByTestId('track-record-flag').textContent).toContain('Below base rate');
+    expect(within(signals[1]!).queryByTestId('track-record-flag')).toBeNull();
+    expect(signals[1]!.textContent).toContain('Hit rate 57.0% of 288 forecasts');
   });
 
   it('sends the filters and labels real-data records as such', async () => {

@@ -161,9 +161,9 @@ describe('the watchlist table', () => {
         .map((header) => header.textContent),
     ).toEqual(['Symbol', 'Last', 'Change', '% Change', 'Last hour', 'Latest alert', 'Actions']);
     const [aapl, tsla, , msft, vod] = bodyRows();
-    expect(within(aapl).getByRole('rowheader').textContent).toBe('AAPLApple');
+    expect(within(aapl!).getByRole('rowheader').textContent).toBe('AAPLApple');
     expect(
-      within(aapl)
+      within(aapl!)
         .getAllByRole('cell')
         .map((cell) => cell.textContent),
     ).toEqual([
@@ -174,16 +174,16 @@ describe('the watchlist table', () => {
       expect.stringMatching(/^Breakout /),
       '×',
     ]);
-    expect(within(aapl).getByTestId('watchlist-change-percent').className).toContain('text-green-400');
-    expect(within(aapl).getByRole('img', { name: 'AAPL last hour, from 200.00 to 202.50' })).toBeTruthy();
-    expect(within(tsla).getByTestId('watchlist-change-percent').textContent).toBe('−3.23%');
-    expect(within(tsla).getByTestId('watchlist-change-percent').className).toContain('text-red-400');
-    expect(within(tsla).getAllByRole('cell')[4].textContent).toBe('-');
-    expect(within(msft).getByTestId('watchlist-no-data').textContent).toBe(
+    expect(within(aapl!).getByTestId('watchlist-change-percent').className).toContain('text-green-400');
+    expect(within(aapl!).getByRole('img', { name: 'AAPL last hour, from 200.00 to 202.50' })).toBeTruthy();
+    expect(within(tsla!).getByTestId('watchlist-change-percent').textContent).toBe('−3.23%');
+    expect(within(tsla!).getByTestId('watchlist-change-percent').className).toContain('text-red-400');
+    expect(within(tsla!).getAllByRole('cell')[4]!.textContent).toBe('-');
+    expect(within(msft!).getByTestId('watchlist-no-data').textContent).toBe(
       'No prices for MSFT yet: its first bars have not been stored.',
     );
-    expect(within(msft).queryByRole('img')).toBeNull();
-    expect(within(vod).getAllByRole('cell')[0].textContent).toBe(
+    expect(within(msft!).queryByRole('img')).toBeNull();
+    expect(within(vod!).getAllByRole('cell')[0]!.textContent).toBe(
       'No market data for LSE:VOD: it is not a market we cover.',
     );
     expect(screen.getByText(/Demo data/)).toBeTruthy();
@@ -214,24 +214,24 @@ describe('the watchlist table', () => {
     const { onOpen, onRemove } = await renderTable();
     const rows = bodyRows();
     expect(rows.map((row) => row.tabIndex)).toEqual([0, -1, -1, -1, -1]);
-    rows[0].focus();
-    fireEvent.keyDown(rows[0], { key: 'ArrowDown' });
+    rows[0]!.focus();
+    fireEvent.keyDown(rows[0]!, { key: 'ArrowDown' });
     expect(document.activeElement).toBe(rows[1]);
-    fireEvent.keyDown(rows[1], { key: 'End' });
+    fireEvent.keyDown(rows[1]!, { key: 'End' });
     expect(document.activeElement).toBe(rows[4]);
-    fireEvent.keyDown(rows[4], { key: 'ArrowDown' });
+    fireEvent.keyDown(rows[4]!, { key: 'ArrowDown' });
     expect(document.activeElement).toBe(rows[4]);
-    fireEvent.keyDown(rows[4], { key: 'Home' });
-    fireEvent.keyDown(rows[0], { key: 'ArrowDown' });
-    fireEvent.keyDown(rows[1], { key: 'ArrowDown' });
-    fireEvent.keyDown(rows[2], { key: 'ArrowUp' });
+    fireEvent.keyDown(rows[4]!, { key: 'Home' });
+    fireEvent.keyDown(rows[0]!, { key: 'ArrowDown' });
+    fireEvent.keyDown(rows[1]!, { key: 'ArrowDown' });
+    fireEvent.keyDown(rows[2]!, { key: 'ArrowUp' });
     expect(document.activeElement).toBe(rows[1]);
     expect(bodyRows().map((row) => row.tabIndex)).toEqual([-1, 0, -1, -1, -1]);
-    fireEvent.keyDown(rows[1], { key: 'Enter' });
+    fireEvent.keyDown(rows[1]!, { key: 'Enter' });
     expect(onOpen).toHaveBeenLastCalledWith('NASDAQ:TSLA', 'TSLA');
-    fireEvent.click(within(rows[2]).getByText('Bitcoin'));
+    fireEvent.click(within(rows[2]!).getByText('Bitcoin'));
     expect(onOpen).toHaveBeenLastCalledWith('BINANCE:BTCUSDT', 'BTC-USD');
-    fireEvent.click(within(rows[4]).getByRole('button', { name: 'Remove LSE:VOD' }));
+    fireEvent.click(within(rows[4]!).getByRole('button', { name: 'Remove LSE:VOD' }));
     expect(onRemove).toHaveBeenCalledWith('LSE:VOD');
     expect(onOpen).toHaveBeenCalledTimes(2);
   });
@@ -243,16 +243,16 @@ describe('the watchlist table', () => {
       );
     const view = render(table(CHART_LIST));
     await screen.findByText('202.50');
-    bodyRows()[0].focus();
-    fireEvent.keyDown(bodyRows()[0], { key: 'ArrowDown' });
+    bodyRows()[0]!.focus();
+    fireEvent.keyDown(bodyRows()[0]!, { key: 'ArrowDown' });
     expect(document.activeElement?.getAttribute('data-symbol')).toBe('NASDAQ:TSLA');
 
     // Ascending % Change puts TSLA first: the tab stop and the focus follow it there.
     fireEvent.click(within(screen.getByRole('columnheader', { name: /% Change/ })).getByRole('button'));
     expect(rowSymbols()[0]).toBe('NASDAQ:TSLA');
     expect(bodyRows().map((row) => row.tabIndex)).toEqual([0, -1, -1, -1, -1]);
-    bodyRows()[0].focus();
-    fireEvent.keyDown(bodyRows()[0], { key: 'ArrowDown' });
+    bodyRows()[0]!.focus();
+    fireEvent.keyDown(bodyRows()[0]!, { key: 'ArrowDown' });
     expect(document.activeElement?.getAttribute('data-symbol')).toBe('BINANCE:BTCUSDT');
     fireEvent.keyDown(document.activeElement!, { key: 'Enter' });
     expect(onOpen).toHaveBeenLastCalledWith('BINANCE:BTCUSDT', 'BTC-USD');
@@ -277,9 +277,9 @@ describe('the Table / Chips switch', () => {
       ),
     );
     await screen.findByText('202.50');
-    expect(bodyRows()[0].getAttribute('aria-current')).toBe('true');
-    fireEvent.keyDown(bodyRows()[0], { key: 'ArrowDown' });
-    fireEvent.keyDown(bodyRows()[1], { key: 'Enter' });
+    expect(bodyRows()[0]!.getAttribute('aria-current')).toBe('true');
+    fireEvent.keyDown(bodyRows()[0]!, { key: 'ArrowDown' });
+    fireEvent.keyDown(bodyRows()[1]!, { key: 'Enter' });
     expect(onOpen).toHaveBeenCalledWith('NASDAQ:TSLA');
     expect(screen.queryByRole('list', { name: 'Chart watchlist' })).toBeNull();
 
@@ -306,7 +306,7 @@ describe('the Table / Chips switch', () => {
     render(withClient(<WatchlistAlerts onOpenChart={onOpenChart} />));
     await waitFor(() => expect(rowSymbols()).toEqual(['AAPL', 'BTC']));
     await screen.findByText('90,000.00');
-    fireEvent.click(bodyRows()[1]);
+    fireEvent.click(bodyRows()[1]!);
     expect(onOpenChart).toHaveBeenCalledWith('BTC-USD');
     expect(screen.getByRole('button', { name: 'Add symbol' })).toBeTruthy();
   });

@@ -93,8 +93,8 @@ function Sparkline({ ticker, closes }: { ticker: string; closes: readonly number
       return `${x.toFixed(1)},${y.toFixed(1)}`;
     })
     .join(' ');
-  const first = closes[0];
-  const last = closes[closes.length - 1];
+  const first = closes[0]!;
+  const last = closes[closes.length - 1]!;
   const name = `${ticker} last hour, from ${formatPrice(first)} to ${formatPrice(last)}`;
   return (
     // Narrower in a narrow table (a phone), so the row's actions stay in view.
@@ -206,7 +206,7 @@ export function WatchlistTable({
   }
 
   function focusRow(index: number) {
-    setFocused(rows[index].symbol);
+    setFocused(rows[index]!.symbol);
     body.current?.querySelectorAll<HTMLTableRowElement>('tr')[index]?.focus();
   }
 
@@ -219,12 +219,13 @@ export function WatchlistTable({
       Home: 0,
       End: rows.length - 1,
     };
-    if (event.key in moves) {
+    const move = moves[event.key];
+    if (move !== undefined) {
       event.preventDefault();
-      focusRow(moves[event.key]);
+      focusRow(move);
     } else if (event.key === 'Enter' || event.key === ' ') {
       event.preventDefault();
-      open(rows[index].symbol, rows[index].entry);
+      open(rows[index]!.symbol, rows[index]!.entry);
     }
   }
 
