@@ -26,7 +26,7 @@ describe('rate limits in memory', () => {
     const statuses = [];
     for (const url of ['/one', '/two', '/one']) statuses.push(await app.inject(url));
     expect(statuses.map((answer) => answer.statusCode)).toEqual([200, 200, 429]);
-    const refused = statuses[2];
+    const refused = statuses[2]!;
     expect(Number(refused.headers['retry-after'])).toBeGreaterThan(55);
     expect(refused.json()).toEqual({ error: 'Wait 60 seconds.' });
     for (const answer of statuses)
