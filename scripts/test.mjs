@@ -77,8 +77,8 @@ function runHeld(command, args) {
 const durations = [];
 const suiteStarted = Date.now();
 
-function finish(title, status, started) {
-  const seconds = ((Date.now() - started) / 1000).toFixed(1);
+/** Records a step's duration; stops the suite (with the durations so far) if it failed. */
+function finish(title, status, seconds) {
   durations.push([title, seconds]);
   if (status !== 0) {
     console.error(`\n✖ ${title} failed (exit ${status}, ${seconds} s).`);
@@ -113,21 +113,14 @@ for (const step of steps) {
         return { title, status: result.status, seconds };
       }),
     );
-    for (const { title, status, seconds } of results) {
-      durations.push([title, seconds]);
-      if (status !== 0) {
-        console.error(`\n✖ ${title} failed (exit ${status}, ${seconds} s).`);
-        printDurations();
-        process.exit(status);
-      }
-      console.log(`✔ ${title} (${seconds} s)`);
-    }
+    for (const { title, status, seconds } of results) finish(title, status, seconds);
     continue;
   }
   const [title, command, args] = step;
   console.log(`\n▶ ${title}`);
   const started = Date.now();
-  finish(title, run(command, args), started);
+  const status = run(command, args);
+  finish(title, status, ((Date.now() - started) / 1000).toFixed(1));
 }
 printDurations();
 console.log('\nAll test steps passed.');
