@@ -101,7 +101,7 @@ export async function buyPlan(page: Page, planName: string) {
  * checkout make (create-checkout, then the checkout form's post with a working card), without
  * drawing those pages: the journeys through them are billing.spec.ts's.
  */
-export async function subscribe(page: Page, priceId = 'three-day') {
+async function subscribe(page: Page, priceId = 'three-day') {
   const headers = { origin: originOf(page) };
   const me = (await (await page.request.get('/api/me')).json()) as { user: { id: string; email: string } | null };
   expect(me.user).not.toBeNull();

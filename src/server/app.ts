@@ -107,7 +107,7 @@ export interface AppOptions {
   googleSheets?: GoogleSheetsLocation;
 }
 
-export interface AppServices {
+interface AppServices {
   config: Config;
   database: DatabaseHandle;
   mailer: Mailer;
@@ -131,7 +131,7 @@ export interface AppServices {
 }
 
 /** One registered route: the method and the URL pattern (`:id` parameters, `*` wildcards). */
-export interface RouteEntry {
+interface RouteEntry {
   method: string;
   url: string;
   /** Registered in the dashboard API scope (401 without a user, 403 without a subscription). */
@@ -154,7 +154,7 @@ export type App = FastifyInstance;
  * Fastify's trustProxy for TRUST_PROXY. A hop count becomes "trust the nearest N addresses"
  * (Fastify itself takes a bare number as trusting nothing).
  */
-export function trustProxyOption(
+function trustProxyOption(
   trust: Config['TRUST_PROXY'],
 ): boolean | string[] | ((address: string, hop: number) => boolean) {
   if (typeof trust !== 'number') return trust;

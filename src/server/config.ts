@@ -212,7 +212,7 @@ const envSchema = z.object({
   ),
 });
 
-export type Env = z.infer<typeof envSchema>;
+type Env = z.infer<typeof envSchema>;
 
 export interface Config extends Env {
   /** Absolute data directory. */
@@ -264,7 +264,7 @@ export function isLoopbackHost(host: string): boolean {
  * deployments apart. The database name alone, not host or user: instances that reach the same
  * database under different host names must still share their channel.
  */
-export function defaultRedisPrefix(databaseUrl: string | undefined, dataDir: string): string {
+function defaultRedisPrefix(databaseUrl: string | undefined, dataDir: string): string {
   let identity = `pglite:${dataDir}`;
   if (databaseUrl) {
     let name: string;

@@ -112,7 +112,7 @@ const timeframeInput = z
   .optional()
   .describe('Bar size; 1h when omitted');
 
-export function assistantTools(tools: AssistantTools, request: AssistantRequest, now: () => number): ToolSet {
+function assistantTools(tools: AssistantTools, request: AssistantRequest, now: () => number): ToolSet {
   const set: ToolSet = {
     getQuote: tool({
       description:

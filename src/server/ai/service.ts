@@ -28,7 +28,7 @@ import {
   type StoredFileReader,
 } from './tools.ts';
 
-export interface AiServices {
+interface AiServices {
   tools: AssistantTools;
   assistant: Assistant;
 }

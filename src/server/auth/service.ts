@@ -11,16 +11,9 @@ import type { Auth } from './auth.ts';
 import { CURRENT_PASSWORD_REQUIRED, CURRENT_PASSWORD_WRONG } from './passwords.ts';
 
 export { createAuth, type Auth } from './auth.ts';
-export { dashboardFeature, registerDashboardApi, type DashboardFeature } from './dashboardScope.ts';
+export { dashboardFeature, registerDashboardApi } from './dashboardScope.ts';
 export { createSessionChanges, type SessionChanges } from './sessionChanges.ts';
-export {
-  createSubscriptionAccess,
-  requireSignedIn,
-  requireSubscription,
-  sessionTokenIn,
-  sessionUser,
-  type SubscriptionAccess,
-} from './guards.ts';
+export { createSubscriptionAccess, requireSignedIn, sessionUser } from './guards.ts';
 export { resolveAuthSecret } from './secret.ts';
 export type { AuthRateLimitPolicy } from './rateLimits.ts';
 export type { UserRow };

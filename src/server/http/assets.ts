@@ -36,7 +36,7 @@ interface Variant {
   etag: string;
 }
 
-export interface Asset {
+interface Asset {
   type: string;
   lastModified: string;
   identity: Variant;
@@ -49,7 +49,7 @@ function variant(bytes: Buffer): Variant {
 }
 
 /** Every file of `dir` by name, with the compressed files beside it attached to it. */
-export function loadAssets(dir: string): Map<string, Asset> {
+function loadAssets(dir: string): Map<string, Asset> {
   const assets = new Map<string, Asset>();
   if (!existsSync(dir)) return assets;
   const files = readdirSync(dir, { withFileTypes: true }).filter((entry) => entry.isFile());

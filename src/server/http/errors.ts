@@ -84,7 +84,7 @@ function hasSqlState(error: unknown, pattern: RegExp): boolean {
   return false;
 }
 
-export const DATABASE_UNAVAILABLE = 'The service is briefly unavailable. Please try again in a moment.';
+const DATABASE_UNAVAILABLE = 'The service is briefly unavailable. Please try again in a moment.';
 
 const CONNECTION_FAILURE =
   /ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|Connection terminated|connection.*(closed|ended)|terminating connection|57P0[123]|08\d{3}/i;

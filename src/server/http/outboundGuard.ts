@@ -209,7 +209,7 @@ export async function vetUrl(input: string | URL, options: OutboundOptions): Pro
 }
 
 /** A `lookup` for http(s).request that answers every query with the vetted address. */
-export function pinnedLookup(target: VettedTarget): LookupFunction {
+function pinnedLookup(target: VettedTarget): LookupFunction {
   return (_hostname, options, callback) => {
     if ((options as { all?: boolean }).all) callback(null, [{ address: target.address, family: target.family }]);
     else callback(null, target.address, target.family);

@@ -39,7 +39,7 @@ export function pathProblem(rawUrl: string): string | null {
 }
 
 /** Why a parsed body is out of bounds, or null. Iterative: a deep body cannot overflow the stack here. */
-export function bodyProblem(body: unknown): string | null {
+function bodyProblem(body: unknown): string | null {
   if (body === null || typeof body !== 'object' || Buffer.isBuffer(body)) {
     return typeof body === 'string' && body.length > MAX_BODY_STRING
       ? `a text field is longer than ${MAX_BODY_STRING.toLocaleString('en-US')} characters`

@@ -9,7 +9,7 @@ import fp from 'fastify-plugin';
 import { BOOT_SCRIPT } from '../../shared/bootScript.ts';
 import type { Config } from '../config.ts';
 
-export const THIRD_PARTY_ORIGINS = {
+const THIRD_PARTY_ORIGINS = {
   tradingView: ['https://s3.tradingview.com', 'https://*.tradingview.com', 'https://*.tradingview-widget.com'],
   barchart: ['https://*.barchart.com', 'https://*.barchartcontent.com'],
   stripe: [
@@ -27,13 +27,13 @@ export const THIRD_PARTY_ORIGINS = {
  * for its modules with it once painted): that exact text, by its hash; any other inline script
  * stays blocked.
  */
-export const BOOT_SCRIPT_SOURCE = `'sha256-${createHash('sha256').update(BOOT_SCRIPT).digest('base64')}'`;
+const BOOT_SCRIPT_SOURCE = `'sha256-${createHash('sha256').update(BOOT_SCRIPT).digest('base64')}'`;
 
 function originOf(url: string | undefined): string[] {
   return url ? [new URL(url).origin] : [];
 }
 
-export function helmetOptions(config: Config): FastifyHelmetOptions {
+function helmetOptions(config: Config): FastifyHelmetOptions {
   const { tradingView, barchart, stripe, googleSheets } = THIRD_PARTY_ORIGINS;
   const embeds = [...originOf(config.SPREADSHEET_EMBED_URL), ...originOf(config.DEMO_TRADING_EMBED_URL)];
   const https = config.publicUrl.startsWith('https://');

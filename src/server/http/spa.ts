@@ -22,7 +22,7 @@ import { attributeText, withBootScript } from '../../shared/bootScript.ts';
 /** Paths that belong to the API: an unknown one is a JSON 404, never the app shell. */
 const API_PREFIXES = ['/api/', '/external-api/', '/files', '/upload', '/sheets/', '/prompts', '/healthz'];
 
-export function isApiPath(url: string): boolean {
+function isApiPath(url: string): boolean {
   const path = url.split('?')[0]!;
   return API_PREFIXES.some((prefix) => path === prefix.replace(/\/$/, '') || path.startsWith(prefix));
 }
@@ -116,7 +116,7 @@ export function withFetchPreloads(html: string, paths: readonly string[]): strin
  * `html` with its one stylesheet link replaced by the stylesheet's text in a <style> element;
  * as it is when there is not exactly one, or the file cannot be inlined as it is.
  */
-export function withInlineStylesheet(html: string, webRoot: string): string {
+function withInlineStylesheet(html: string, webRoot: string): string {
   const links = [...html.matchAll(/<link rel="stylesheet" crossorigin href="\/(assets\/[^"]+\.css)">/g)];
   if (links.length !== 1) return html;
   // One match (checked above); its group always takes part.

@@ -9,7 +9,7 @@ import { subscriptionState } from '../../shared/subscription.ts';
 import { accountApi } from '../api/account.ts';
 import { queryKeys } from '../api/queryKeys.ts';
 
-export type AuthUser = MeUser;
+type AuthUser = MeUser;
 export type { MeResponse };
 
 export interface AuthState {

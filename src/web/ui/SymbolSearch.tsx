@@ -10,12 +10,12 @@ import { queryKeys } from '../api/queryKeys.ts';
 import { ASSET_CLASS_LABELS } from './assetClasses.ts';
 import { searchSymbols } from '../api/symbols.ts';
 
-export const SEARCH_DEBOUNCE_MS = 150;
+const SEARCH_DEBOUNCE_MS = 150;
 
 /** What a pick adds: the chart watchlist's EXCHANGE:SYMBOL or the alerts panel's plain ticker. */
 export type SymbolForm = 'tradingView' | 'ticker';
 
-export function symbolInForm(symbol: MarketSymbolView, form: SymbolForm): string {
+function symbolInForm(symbol: MarketSymbolView, form: SymbolForm): string {
   return form === 'tradingView' ? symbol.tradingView : symbol.ticker;
 }
 

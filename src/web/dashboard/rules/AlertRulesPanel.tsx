@@ -60,7 +60,7 @@ const DELIVERY_LABELS: Record<DeliveryStatus, string> = {
 };
 
 /** A time as the trader reads it: the time today, otherwise the date and time. */
-export function whenLabel(iso: string, now = new Date()): string {
+function whenLabel(iso: string, now = new Date()): string {
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return iso;
   const sameDay = date.toDateString() === now.toDateString();

@@ -29,7 +29,7 @@ export function useRuleEditor(): RuleEditor | null {
 }
 
 /** How long a firing's toast stays. */
-export const FIRING_TOAST_MS = 10_000;
+const FIRING_TOAST_MS = 10_000;
 
 function parseEventData(event: Event): unknown {
   try {
@@ -39,7 +39,7 @@ function parseEventData(event: Event): unknown {
   }
 }
 
-export function firingTitle(firing: RuleFiring): string {
+function firingTitle(firing: RuleFiring): string {
   return `${firing.ticker} alert: ${firing.ruleName}`;
 }
 

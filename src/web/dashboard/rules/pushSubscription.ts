@@ -6,12 +6,12 @@ import { apiFetch, apiSend } from '../../api/http.ts';
 
 export const PUSH_BLOCKED =
   "Notifications are blocked for this site: allow them in the browser's site settings to get push alerts";
-export const PUSH_UNSUPPORTED = 'This browser cannot receive push notifications; choose another channel.';
+const PUSH_UNSUPPORTED = 'This browser cannot receive push notifications; choose another channel.';
 
 export type PushOutcome = { ok: true } | { ok: false; message: string };
 
 /** A base64url VAPID key as the bytes PushManager.subscribe expects. */
-export function base64UrlToBytes(value: string): Uint8Array<ArrayBuffer> {
+function base64UrlToBytes(value: string): Uint8Array<ArrayBuffer> {
   const base64 = value
     .replace(/-/g, '+')
     .replace(/_/g, '/')
@@ -28,7 +28,7 @@ function sameKey(current: ArrayBuffer | null | undefined, wanted: Uint8Array): b
   return bytes.length === wanted.length && bytes.every((byte, index) => byte === wanted[index]);
 }
 
-export function pushSupported(): boolean {
+function pushSupported(): boolean {
   return (
     typeof window !== 'undefined' && 'Notification' in window && 'PushManager' in window && 'serviceWorker' in navigator
   );

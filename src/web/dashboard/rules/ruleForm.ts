@@ -155,7 +155,7 @@ export function emptyForm(prefill: RulePrefill = {}): RuleFormState {
 }
 
 /** An ISO time as a datetime-local value in the trader's time zone. */
-export function toLocalInput(iso: string): string {
+function toLocalInput(iso: string): string {
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return '';
   const pad = (n: number) => String(n).padStart(2, '0');

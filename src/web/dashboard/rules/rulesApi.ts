@@ -11,7 +11,6 @@ import {
   type RuleFiring,
   type RuleInput,
   type ruleFiringList as ruleFiringListSchema,
-  type webhookTestResponse as webhookTestSchema,
 } from '../../../shared/schemas/alertRules.ts';
 import { apiFetch, apiSend, schemaOnDemand } from '../../api/http.ts';
 import { queryKeys } from '../../api/queryKeys.ts';
@@ -137,8 +136,6 @@ export function useRotateWebhookSecret() {
     onSuccess: (secret) => queryClient.setQueryData(queryKeys.rules.webhookSecret, secret),
   });
 }
-
-export type WebhookTestResult = z.output<typeof webhookTestSchema>;
 
 export function useWebhookTest() {
   return useMutation({
