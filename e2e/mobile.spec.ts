@@ -3,6 +3,7 @@
 // Escape and an outside click close), the dashboard's tabs, and the guided tour fitting the
 // screen and opening the tab that holds each step.
 import type { Page } from '@playwright/test';
+import { DEFAULT_CHART_WATCHLIST } from '../src/shared/constants.ts';
 import { expect, OPEN_ROUTES, TOUR_TITLES, test } from './fixtures.ts';
 
 const PHONE = { width: 390, height: 844 };
@@ -124,6 +125,23 @@ test.describe('at 390x844', () => {
       await page.waitForLoadState('networkidle');
       await expectNoSidewaysScroll(page, `${route} signed in`);
     }
+  });
+
+  test('a symbol of a long name added to the chart watchlist keeps the Chart tab within the width', async ({
+    subscribedPage: page,
+  }) => {
+    await blockThirdParties(page);
+    await page.reload();
+    const input = page.getByRole('combobox', { name: 'Add symbol to the chart watchlist' });
+    await input.fill('Micro E-mini S&P 500');
+    await page
+      .getByRole('listbox', { name: 'Symbol suggestions' })
+      .getByRole('option', { name: /CME_MINI:MES1!/ })
+      .click();
+    const table = page.getByRole('table', { name: /^Chart watchlist/ });
+    await expect(table.locator('tbody tr')).toHaveCount(DEFAULT_CHART_WATCHLIST.length + 1);
+    // The table scrolls inside its own wrapper; its visually hidden "Actions" header too.
+    await expectNoSidewaysScroll(page, 'the Chart tab with a long symbol added');
   });
 
   test("the tour fits the phone: step 1's Next is on screen and each step opens its tab", async ({

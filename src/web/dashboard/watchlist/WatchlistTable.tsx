@@ -234,7 +234,8 @@ export function WatchlistTable({
 
   return (
     <div className="@container w-full min-w-0">
-      <div className="max-w-full overflow-x-auto">
+      {/* relative: the visually hidden header text (sr-only, absolutely placed) stays inside what scrolls. */}
+      <div className="relative max-w-full overflow-x-auto">
         <table className="w-full border-collapse text-xs" data-testid="watchlist-table">
           <caption className="sr-only">
             {label}: change since the session open (crypto: since 00:00 UTC). Arrow keys move between rows, Enter opens
