@@ -4,6 +4,7 @@ import multipart from '@fastify/multipart';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Redis } from 'ioredis';
+import { Gauge, Histogram, type Registry } from 'prom-client';
 import { authRoutes } from './auth/routes.ts';
 import {
   createAuth,
@@ -21,6 +22,7 @@ import { compression } from './http/compression.ts';
 import { csrfGuard } from './http/csrf.ts';
 import { errorHandling } from './http/errors.ts';
 import { loggerOptions } from './http/logging.ts';
+import { createMetricsRegistry, METRICS_PREFIX, metrics } from './http/metrics.ts';
 import { rateLimits } from './http/rateLimit.ts';
 import { requestGuards } from './http/requestGuards.ts';
 import { securityHeaders } from './http/security.ts';
@@ -61,6 +63,7 @@ import {
   createPushSender,
   createRuleEvaluator,
   createRulesRuntime,
+  deliveryCounts,
   deliveryPolicy,
   firingsAfter,
   lazyDeliveryQueue,
@@ -161,6 +164,27 @@ function trustProxyOption(
   return (_address, hop) => hop < trust;
 }
 
+/** The rules runtime with each engine pass's evaluation (and recording) timed in the registry. */
+function timedRulePasses(runtime: RulesRuntime, registry: Registry): RulesRuntime {
+  const passDuration = new Histogram({
+    name: `${METRICS_PREFIX}rule_pass_duration_seconds`,
+    help: "Time to evaluate one engine pass's updates against the alert rules and record what fired",
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [registry],
+  });
+  return {
+    ...runtime,
+    async onPass(updates) {
+      const end = passDuration.startTimer();
+      try {
+        return await runtime.onPass(updates);
+      } finally {
+        end();
+      }
+    },
+  };
+}
+
 export async function buildApp(options: AppOptions): Promise<App> {
   const { config, database } = options;
   const app = Fastify({
@@ -195,6 +219,9 @@ export async function buildApp(options: AppOptions): Promise<App> {
   await app.register(csrfGuard, { publicUrl: config.publicUrl });
   // Counted in Redis under the deployment's namespace when configured, in memory otherwise.
   await app.register(rateLimits, { redis, nameSpace: config.redisPrefix });
+  // GET /metrics and the request timing, only with METRICS_TOKEN (one registry per app).
+  const metricsRegistry = config.METRICS_TOKEN ? createMetricsRegistry() : null;
+  await app.register(metrics, { token: config.METRICS_TOKEN, registry: metricsRegistry });
 
   // With SMTP_URL, this instance also delivers the queued mail (stopped in onClose below).
   const mailer = await createMailer(config, database, app.log, { deliver: true });
@@ -263,7 +290,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     analysis,
     backtestPool,
   });
-  const rules = createRulesRuntime({
+  const rulesRuntime = createRulesRuntime({
     db: database.db,
     bus: alertBus,
     evaluator: createRuleEvaluator({
@@ -274,6 +301,36 @@ export async function buildApp(options: AppOptions): Promise<App> {
     // A WATOS-odds alert states an edge: the odds behind it go to the track record like the grid's.
     onStatedOdds: recordStatedOdds(analysis, forecasts),
   });
+  const rules = metricsRegistry ? timedRulePasses(rulesRuntime, metricsRegistry) : rulesRuntime;
+  // The alert streams open in this process, and the delivery queue from its table, read when scraped.
+  const openStreams = { open: 0 };
+  if (metricsRegistry) {
+    new Gauge({
+      name: `${METRICS_PREFIX}alert_streams_open`,
+      help: 'Live alert streams (server-sent events) open in this process',
+      registers: [metricsRegistry],
+      collect() {
+        this.set(openStreams.open);
+      },
+    });
+    new Gauge({
+      name: `${METRICS_PREFIX}rule_deliveries`,
+      help: 'Rule deliveries queued (pending, retrying) and failed for good in the last 24 hours (failed_last_day)',
+      labelNames: ['status'],
+      registers: [metricsRegistry],
+      async collect() {
+        try {
+          const counts = await deliveryCounts(database.db);
+          this.set({ status: 'pending' }, counts.pending);
+          this.set({ status: 'retrying' }, counts.retrying);
+          this.set({ status: 'failed_last_day' }, counts.failedLastDay);
+        } catch (error) {
+          // The other metrics still answer; the gauge keeps its last reading.
+          app.log.warn({ err: error }, 'metrics: could not count the rule deliveries');
+        }
+      },
+    });
+  }
   const aiOptions = createAiRouteOptions({
     config,
     db: database.db,
@@ -374,6 +431,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
         bus: alertBus,
         sessionChanges,
         firingsAfter: (userId, lastId) => firingsAfter(database.db, userId, lastId),
+        openStreams,
       }),
       dashboardFeature(alertRuleRoutes, {
         db: database.db,

@@ -74,6 +74,13 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ COINBASE_EXCHANGE_API_URL: 'exchange' })).toThrow(/COINBASE_EXCHANGE_API_URL/);
   });
 
+  it('turns GET /metrics on only with a METRICS_TOKEN of 16 characters or more', () => {
+    expect(loadConfig({}).METRICS_TOKEN).toBeUndefined();
+    expect(loadConfig({ METRICS_TOKEN: '' }).METRICS_TOKEN).toBeUndefined();
+    expect(loadConfig({ METRICS_TOKEN: 'a-scrape-token-16' }).METRICS_TOKEN).toBe('a-scrape-token-16');
+    expect(() => loadConfig({ METRICS_TOKEN: 'short' })).toThrow(/METRICS_TOKEN: must be at least 16 characters/);
+  });
+
   it('treats empty strings as unset', () => {
     const config = loadConfig({ DATABASE_URL: '', REDIS_URL: '' });
     expect(config.DATABASE_URL).toBeUndefined();

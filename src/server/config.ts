@@ -181,6 +181,9 @@ const envSchema = z.object({
   SPREADSHEET_EMBED_URL: z.preprocess(emptyToUndefined, optionalUrl),
   DEMO_TRADING_EMBED_URL: z.preprocess(emptyToUndefined, optionalUrl),
 
+  /** Turns on GET /metrics (Prometheus text format), answered only with `Authorization: Bearer <METRICS_TOKEN>`; unset: no /metrics. */
+  METRICS_TOKEN: z.preprocess(emptyToUndefined, z.string().min(16, 'must be at least 16 characters').optional()),
+
   // --- Deployment guards and HTTP timeouts (issue 14: items 4, 7, 15c) ---
   /** Payments: `stripe` (the Stripe keys are required), `test` (the built-in TEST MODE checkout, on purpose), unset: decided by the keys. */
   BILLING: z.preprocess(emptyToUndefined, z.enum(['stripe', 'test']).optional()),

@@ -53,6 +53,12 @@ export interface AlertStreamOptions {
   recheckMs?: number;
   /** A user's rule firings after `lastId`, oldest first (the rules stream's replay). */
   firingsAfter?: (userId: string, lastId: number) => Promise<RuleFiring[]>;
+  /** Kept at the number of streams open in this process (read by GET /metrics). */
+  openStreams?: OpenStreamCount;
+}
+
+interface OpenStreamCount {
+  open: number;
 }
 
 /**
@@ -60,8 +66,13 @@ export interface AlertStreamOptions {
  * is gone (sign-out, revocation, password change), a subscription that is no longer active
  * (at its period end, or revoked), and the per-user cap.
  */
-function createStreamRegistry(options: { db: Database; maxPerUser: number; log: FastifyBaseLogger }) {
-  const { db, maxPerUser, log } = options;
+function createStreamRegistry(options: {
+  db: Database;
+  maxPerUser: number;
+  log: FastifyBaseLogger;
+  count?: OpenStreamCount;
+}) {
+  const { db, maxPerUser, log, count } = options;
   const byUser = new Map<string, OpenStream[]>();
   const expiries = new Map<string, NodeJS.Timeout>();
 
@@ -137,6 +148,7 @@ function createStreamRegistry(options: { db: Database; maxPerUser: number; log: 
       // Set after the loop: ending the last one forgot the user's list.
       byUser.set(stream.userId, streams);
       streams.push(stream);
+      if (count) count.open += 1;
       // Checked once registered, so a sign-out racing the opening cannot slip between the
       // gate's (possibly cached) grant and the registration; this also arms the expiry timer.
       void checkUsers([stream.userId]);
@@ -145,7 +157,10 @@ function createStreamRegistry(options: { db: Database; maxPerUser: number; log: 
       const streams = byUser.get(stream.userId);
       if (!streams) return;
       const index = streams.indexOf(stream);
-      if (index >= 0) streams.splice(index, 1);
+      if (index >= 0) {
+        streams.splice(index, 1);
+        if (count) count.open -= 1;
+      }
       if (streams.length === 0) forget(stream.userId);
     },
     sweep,
@@ -175,6 +190,7 @@ export async function alertStreamRoutes(app: FastifyInstance, options: AlertStre
     db: options.db,
     maxPerUser: options.maxStreamsPerUser ?? MAX_STREAMS_PER_USER,
     log: app.log,
+    count: options.openStreams,
   });
   const stopListening = options.sessionChanges?.onChange(() => void registry.sweep());
   const recheck = setInterval(() => void registry.sweep(), options.recheckMs ?? STREAM_RECHECK_MS);

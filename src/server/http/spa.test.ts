@@ -137,6 +137,10 @@ describe('registerSpa', () => {
 
   it('keeps unknown API paths a JSON 404 and serves the assets themselves', async () => {
     expect((await app.inject({ url: '/api/nothing' })).statusCode).toBe(404);
+    // GET /metrics exists only with METRICS_TOKEN; without it, never the app shell.
+    const metrics = await app.inject({ url: '/metrics' });
+    expect(metrics.statusCode).toBe(404);
+    expect(metrics.body).not.toContain('<html');
     const asset = await app.inject({ url: '/assets/app-1.js' });
     expect(asset.statusCode).toBe(200);
     expect(asset.headers['cache-control']).toContain('immutable');

@@ -20,7 +20,7 @@ import { registerAssets } from './assets.ts';
 import { attributeText, withBootScript } from '../../shared/bootScript.ts';
 
 /** Paths that belong to the API: an unknown one is a JSON 404, never the app shell. */
-const API_PREFIXES = ['/api/', '/external-api/', '/files', '/upload', '/sheets/', '/prompts', '/healthz'];
+const API_PREFIXES = ['/api/', '/external-api/', '/files', '/upload', '/sheets/', '/prompts', '/healthz', '/metrics'];
 
 function isApiPath(url: string): boolean {
   const path = url.split('?')[0]!;

@@ -21,9 +21,9 @@
 // again on the retry: the X-Watos-Delivery header (the same on every retry) lets a receiver
 // drop the repeat.
 import type PgBoss from 'pg-boss';
-import { and, eq, gte, inArray, lt, sql } from 'drizzle-orm';
+import { and, eq, gte, inArray, lt, or, sql } from 'drizzle-orm';
 import type { Config } from '../config.ts';
-import type { DatabaseHandle } from '../db/client.ts';
+import type { Database, DatabaseHandle } from '../db/client.ts';
 import { alertRules, ruleDeliveries, ruleFirings, user, webhookSecrets } from '../db/schema.ts';
 import { BOSS_SCHEMA, sqlExecutor, startBoss } from '../jobs/boss.ts';
 import type { Mailer } from '../mail/service.ts';
@@ -530,6 +530,35 @@ function errorText(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
   const code = (error as { code?: unknown }).code;
   return typeof code === 'string' && !error.message.includes(code) ? `${code}: ${error.message}` : error.message;
+}
+
+interface DeliveryCounts {
+  /** Deliveries waiting for their first attempt or for a retry (every instance's queue). */
+  pending: number;
+  retrying: number;
+  /** Deliveries of the last 24 hours that failed for good. */
+  failedLastDay: number;
+}
+
+/**
+ * The delivery queue's depth and recent failures from rule_deliveries (one grouped count over
+ * its (status, created_at) index), for GET /metrics. Read from the table, not pg-boss: the
+ * queue opens lazily, and the table says the same for every instance.
+ */
+export async function deliveryCounts(db: Database, now = new Date()): Promise<DeliveryCounts> {
+  const since = new Date(now.getTime() - 24 * 3600_000);
+  const rows = await db
+    .select({ status: ruleDeliveries.status, count: sql<number>`count(*)::int` })
+    .from(ruleDeliveries)
+    .where(
+      or(
+        inArray(ruleDeliveries.status, ['pending', 'retrying']),
+        and(eq(ruleDeliveries.status, 'failed'), gte(ruleDeliveries.createdAt, since)),
+      ),
+    )
+    .groupBy(ruleDeliveries.status);
+  const of = (status: string) => Number(rows.find((row) => row.status === status)?.count ?? 0);
+  return { pending: of('pending'), retrying: of('retrying'), failedLastDay: of('failed') };
 }
 
 /**

@@ -4,5 +4,11 @@
 export { firingsAfter } from './store.ts';
 export { createRulesRuntime, recordStatedOdds, type RulesRuntime } from './runtime.ts';
 export { createRuleEvaluator } from './evaluator.ts';
-export { deliveryPolicy, lazyDeliveryQueue, openDeliveryQueue, type DeliveryQueue } from './delivery.ts';
+export {
+  deliveryCounts,
+  deliveryPolicy,
+  lazyDeliveryQueue,
+  openDeliveryQueue,
+  type DeliveryQueue,
+} from './delivery.ts';
 export { createPushSender, resolveVapidKeys } from './push.ts';
