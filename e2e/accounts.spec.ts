@@ -160,6 +160,9 @@ test('forgot password: e-mailed link, short and mismatched passwords refused, th
   await expect(page.getByRole('heading', { name: 'Choose your plan' })).toBeVisible({ timeout: 10_000 });
 
   await page.getByRole('button', { name: 'Sign Out' }).click();
+  // Signed out once the server has answered (the button goes): only then is the link opened,
+  // or the navigation could cancel the sign-out and the page would greet a signed-in user.
+  await expect(page.getByRole('button', { name: 'Sign Out' })).toHaveCount(0);
   // The used link lands on the login form saying why, with a way to ask for a new one.
   await page.goto(resetLink);
   await expect(page).toHaveURL(/\/$/);
