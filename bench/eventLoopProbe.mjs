@@ -2,9 +2,8 @@
 // --import; plain JavaScript so it loads before tsx): it watches the server's own event-loop
 // delay (perf_hooks, 10 ms resolution) and, on SIGWINCH, prints the delay since the previous
 // signal as one marked line on stdout, then starts over (EVENT_LOOP_PROBE_SIGNAL names another).
-// SIGWINCH, because its default is to do nothing and the server's shutdown (close-with-grace)
-// does not listen to it, while it closes the server on SIGUSR2 and SIGHUP. It measures nothing
-// else and the app never loads it.
+// SIGWINCH, because its default is to do nothing: a server started without the probe is not
+// ended by it, as it would be by SIGUSR2. It measures nothing else and the app never loads it.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 
 export const EVENT_LOOP_PROBE_MARKER = 'EVENT_LOOP_DELAY';

@@ -2,8 +2,8 @@
 // --import ./bench/serverMemoryProbe.ts src/server/main.ts`): on SIGURG it runs a full
 // garbage collection and prints the memory left after it as one marked line on stdout, so the
 // bench compares memory that is still held (a leak) rather than garbage not yet collected.
-// SIGURG, whose default is to do nothing, because the server's shutdown (close-with-grace)
-// answers SIGUSR2. It measures nothing by itself and the app never loads it.
+// SIGURG, whose default is to do nothing: a server started without the probe is not ended by
+// it, as it would be by SIGUSR2. It measures nothing by itself and the app never loads it.
 export const MEMORY_PROBE_MARKER = 'LOAD_BENCH_MEMORY';
 
 export interface MemoryReading {

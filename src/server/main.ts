@@ -1,9 +1,7 @@
 // Entry point: read the configuration, open and migrate the database, build the app, listen.
-// A termination signal (SIGINT, SIGTERM and the others close-with-grace knows) or an uncaught
-// error closes the server and then the database, so PGlite's directory is always left
-// consistent; a second signal forces the exit.
+// SIGINT/SIGTERM close the server and then the database, so PGlite's directory is always
+// left consistent; a second signal forces the exit.
 import { join, resolve } from 'node:path';
-import closeWithGrace from 'close-with-grace';
 import { buildApp } from './app.ts';
 import { ConfigError, loadConfig, startupWarnings, type Config } from './config.ts';
 import { openDatabase } from './db/client.ts';
@@ -38,8 +36,7 @@ async function main(): Promise<void> {
   await database.migrate();
 
   const app = await buildApp({ config, database, webRoot: resolve('dist/web') });
-  // Idle and slow-body limits against slow clients (http/timeouts.ts; buildApp sets the
-  // headers and whole-request ones).
+  // Header, body, idle and whole-request limits against slow clients (http/timeouts.ts).
   applyHttpTimeouts(app.server, config.httpTimeouts, app.log);
   const { alertBus, market, fileStorage, rules, deliveries, forecasts } = app.services;
   let engine: ReturnType<typeof createAlertEngine> | null = null;
@@ -49,42 +46,29 @@ async function main(): Promise<void> {
     await engine?.stop();
   });
 
-  // close-with-grace runs the close once, whatever asked for it, and exits 0 (1 after an
-  // error); no time limit: PGlite's directory must be closed whole, and a second Ctrl-C is
-  // how the operator forces the exit.
-  /** When the close began (0: not yet), whatever began it. */
-  let closingSince = 0;
-  const grace = closeWithGrace(
-    {
-      delay: false,
-      // SIGINT and SIGTERM are ours (below): close-with-grace exits on any repeat.
-      skip: ['SIGINT', 'SIGTERM'],
-      logger: { error: (error: unknown) => console.error('Shutdown failed', error) },
-      onSecondSignal: (signal) => console.error(`${signal} again: exiting now.`),
-      onSecondError: (error) => console.error('Another error while shutting down: exiting now.', error),
-    },
-    async ({ err, signal }) => {
-      closingSince = Date.now();
-      if (err) app.log.error({ err }, 'uncaught error: shutting down');
-      else if (signal) app.log.info({ signal }, 'shutting down');
-      await app.close();
-      await database.close();
-      if (!err) console.log('Stopped cleanly.');
-    },
-  );
   // `npm start` forwards signals to this process, which may also get the terminal's own
   // Ctrl-C: a repeat within a second is the same request, a later one means "force it".
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.on(signal, () => {
-      if (closingSince === 0) {
-        app.log.info({ signal }, 'shutting down');
-        grace.close();
-      } else if (Date.now() - closingSince >= 1000) {
-        console.error(`${signal} again: exiting now.`);
-        process.exit(1);
-      }
-    });
-  }
+  let closingSince = 0;
+  const shutdown = async (signal: string) => {
+    if (closingSince !== 0) {
+      if (Date.now() - closingSince < 1000) return;
+      console.error(`${signal} again: exiting now.`);
+      process.exit(1);
+    }
+    closingSince = Date.now();
+    app.log.info({ signal }, 'shutting down');
+    try {
+      await app.close();
+      await database.close();
+      console.log('Stopped cleanly.');
+      process.exit(0);
+    } catch (error) {
+      console.error('Shutdown failed', error);
+      process.exit(1);
+    }
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
 
   await app.listen({ host: config.HOST, port: config.PORT });
   const address = app.server.address();
