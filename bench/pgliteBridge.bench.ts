@@ -101,14 +101,7 @@ async function socketOnThread(dir: string): Promise<Bridge> {
     worker.once('message', (message: { conn: string }) => resolve(message.conn));
     worker.once('error', reject);
   });
-  const [host, port] = conn.split(':');
-  const pool = new pg.Pool({
-    host,
-    port: Number(port),
-    user: 'postgres',
-    database: 'postgres',
-    max: PGLITE_CONNECTIONS,
-  });
+  const pool = poolOnto(conn);
   return {
     name: 'pglite-socket, PGlite on a worker thread (TCP)',
     pool,
@@ -120,6 +113,12 @@ async function socketOnThread(dir: string): Promise<Bridge> {
       await worker.terminate();
     },
   };
+}
+
+/** A pool of the bridges' size onto a pglite-socket server at `host:port`. */
+function poolOnto(conn: string): pg.Pool {
+  const [host, port] = conn.split(':');
+  return new pg.Pool({ host, port: Number(port), user: 'postgres', database: 'postgres', max: PGLITE_CONNECTIONS });
 }
 
 /** pglite-socket as its README starts it: PGlite and the server on this thread. */
@@ -140,14 +139,7 @@ async function socketOnMain(dir: string): Promise<Bridge> {
   const db = await PGlite.create({ dataDir: freshDir() });
   const server = new PGLiteSocketServer({ db, port: 0, host: '127.0.0.1', maxConnections: 16 });
   await server.start();
-  const [host, port] = server.getServerConn().split(':');
-  const pool = new pg.Pool({
-    host,
-    port: Number(port),
-    user: 'postgres',
-    database: 'postgres',
-    max: PGLITE_CONNECTIONS,
-  });
+  const pool = poolOnto(server.getServerConn());
   return {
     name: 'pglite-socket, PGlite on the server thread (TCP)',
     pool,
