@@ -24,6 +24,7 @@ import { lazyPanel, PanelSuspense } from '../dashboard/layout/lazyPanel.tsx';
 import { DASHBOARD_TABS, ShowDashboardTab, type DashboardTab } from '../dashboard/layout/dashboardTabs.tsx';
 import { ChartWatchlist } from '../dashboard/watchlist/ChartWatchlist.tsx';
 import { useChartWatchlist } from '../dashboard/watchlist/useChartWatchlist.ts';
+import { LiveProvider } from '../live/index.ts';
 import { useNotify } from '../ui/Notifications.tsx';
 import { TopNav, TOUR_ON_ARRIVAL } from '../ui/TopNav.tsx';
 
@@ -226,11 +227,14 @@ export function DashboardPage() {
       <RenderInSlices>
         <div className="min-h-screen">
           <TopNav />
-          <AssistantProvider>
-            <AlertRulesProvider>
-              <Dashboard />
-            </AlertRulesProvider>
-          </AssistantProvider>
+          {/* The tab's one live connection: prices on screen, alerts and rule firings (issue 34). */}
+          <LiveProvider>
+            <AssistantProvider>
+              <AlertRulesProvider>
+                <Dashboard />
+              </AlertRulesProvider>
+            </AssistantProvider>
+          </LiveProvider>
           <StartTourOnArrival />
         </div>
       </RenderInSlices>
