@@ -157,17 +157,33 @@ const testFiles = ['**/*.test.ts', '**/*.test.tsx'];
 const otherFeatureFile = String.raw`^\.\./(?:\.\./dashboard/)?[\w-]+/(?!index\.ts$)`;
 const dashboardFeatureMessage =
   "Import another dashboard feature only through its index.ts (see eslint.config.js: 'Dashboard features').";
+// The tab's live connection (src/web/live/, issue 34) is used by every feature the same way:
+// through its index.ts (the provider and hooks), never its connection class or store.
+const liveInternalFile = String.raw`^\.\./\.\./live/(?!index\.ts$)`;
+const liveMessage =
+  "Use the live connection through src/web/live/index.ts (see eslint.config.js: 'Dashboard features').";
 const dashboardFeatureBlock = {
   files: ['src/web/dashboard/*/**/*.{ts,tsx}'],
   ignores: testFiles,
   rules: {
-    'no-restricted-imports': ['error', { patterns: [{ regex: otherFeatureFile, message: dashboardFeatureMessage }] }],
-    'no-restricted-syntax': [
+    'no-restricted-imports': [
       'error',
       {
-        selector: `ImportExpression > Literal.source[value=/${otherFeatureFile.replaceAll('/', String.raw`\/`)}/]`,
-        message: dashboardFeatureMessage,
+        patterns: [
+          { regex: otherFeatureFile, message: dashboardFeatureMessage },
+          { regex: liveInternalFile, message: liveMessage },
+        ],
       },
+    ],
+    'no-restricted-syntax': [
+      'error',
+      ...[
+        [otherFeatureFile, dashboardFeatureMessage],
+        [liveInternalFile, liveMessage],
+      ].map(([pattern, message]) => ({
+        selector: `ImportExpression > Literal.source[value=/${pattern.replaceAll('/', String.raw`\/`)}/]`,
+        message,
+      })),
     ],
   },
 };

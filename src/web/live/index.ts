@@ -12,3 +12,4 @@ export {
 } from './hooks.ts';
 export type { LiveStatus, TickEntry } from './liveConnection.ts';
 export { LiveStateLabel } from './LiveStateLabel.tsx';
+export { FLASH_MS, useFlash } from './useFlash.ts';

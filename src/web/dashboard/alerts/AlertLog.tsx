@@ -1,10 +1,11 @@
 // All-Market Alert Log (docs/SPEC.md): filters by type, market (asset class), symbol, count and
 // time window with 'Apply Filters'; 'Loading alerts...' / 'No alerts found'; colour by display
-// type; each row names its market (the ticker's asset class). New alerts matching the applied
-// filters arrive live over server-sent events.
+// type; each row names its market (the ticker's asset class). New alerts arrive live on the tab's
+// one live connection (src/web/live/), which carries every market's; the applied filters pick
+// the ones that belong in the list.
 import { Panel } from '../../ui/Panel.tsx';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useId, useState } from 'react';
+import { useId, useState } from 'react';
 import { ALERT_TYPES } from '../../../shared/constants.ts';
 import {
   alertTimeLabel,
@@ -12,12 +13,12 @@ import {
   type AlertDisplayType,
   type AlertRecord,
 } from '../../../shared/alertDisplay.ts';
-import { alertStreamEnd, liveAlert } from '../../../shared/schemas/alerts.ts';
 import { queryKeys } from '../../api/queryKeys.ts';
+import { useLiveAlerts } from '../../live/index.ts';
 import { ASSET_CLASS_GROUP_LABELS, ASSET_CLASS_LABELS, ASSET_CLASSES } from '../../ui/assetClasses.ts';
 import {
+  alertMatchesFilters,
   alertQueryString,
-  alertStreamQueryString,
   alertWindowLabel,
   effectiveMaxCount,
   EMPTY_FILTERS,
@@ -58,15 +59,6 @@ function AlertItem({ alert }: { alert: AlertRecord }) {
   );
 }
 
-/** The JSON data of a server-sent event (undefined when it is not JSON). */
-function parseEventData(event: Event): unknown {
-  try {
-    return JSON.parse((event as MessageEvent<string>).data) as unknown;
-  } catch {
-    return undefined;
-  }
-}
-
 export function AlertLog() {
   const queryClient = useQueryClient();
   const marketId = useId();
@@ -96,38 +88,23 @@ export function AlertLog() {
     },
   });
 
-  useEffect(() => {
-    const source = new EventSource(`/api/alerts/stream?${alertStreamQueryString(applied.filters)}`);
-    source.addEventListener('alert', (event) => {
-      const parsed = liveAlert.safeParse(parseEventData(event));
-      // A fixed end time means a historical view: live alerts do not belong in it.
-      if (!parsed.success || applied.filters.endTime) return;
-      const alert = parsed.data;
-      queryClient.setQueryData<AlertRecord[]>(queryKeys.alerts.log(applied.query), (current = []) =>
-        [
-          alert,
-          ...current.filter(
-            (existing) =>
-              !(
-                existing.ticker === alert.ticker &&
-                existing.alert_type === alert.alert_type &&
-                existing.timestamp === alert.timestamp
-              ),
-          ),
-        ].slice(0, Math.max(current.length, 1)),
-      );
-    });
-    // The server ends a stream whose access ended (sign-out elsewhere, a revoked session, the
-    // plan's period end): stop reconnecting and re-read the auth state, whose guard then shows
-    // the login or the plans. Other reasons (too many tabs, a restart) reconnect by themselves.
-    source.addEventListener('end', (event) => {
-      const reason = alertStreamEnd.safeParse(parseEventData(event)).data?.reason;
-      if (reason !== 'signed-out' && reason !== 'subscription-ended') return;
-      source.close();
-      void queryClient.invalidateQueries({ queryKey: queryKeys.me });
-    });
-    return () => source.close();
-  }, [applied, queryClient]);
+  useLiveAlerts((alert) => {
+    // A fixed end time means a historical view: live alerts do not belong in it.
+    if (applied.filters.endTime || !alertMatchesFilters(applied.filters)(alert)) return;
+    queryClient.setQueryData<AlertRecord[]>(queryKeys.alerts.log(applied.query), (current = []) =>
+      [
+        alert,
+        ...current.filter(
+          (existing) =>
+            !(
+              existing.ticker === alert.ticker &&
+              existing.alert_type === alert.alert_type &&
+              existing.timestamp === alert.timestamp
+            ),
+        ),
+      ].slice(0, Math.max(current.length, 1)),
+    );
+  });
 
   const field = 'w-full rounded border border-gray-700 bg-gray-800 px-2 py-1 text-sm text-white';
   return (

@@ -1,7 +1,9 @@
 // Browser side of the alert calls: the filtered log query (docs/SPEC.md's client rules for the
-// filter form) and the live stream.
+// filter form) and the same filters applied to the alerts of the tab's live connection.
 import { ALERT_LOG_DEFAULT_MAX, ALERT_LOG_DEFAULT_WINDOW_MS, ALERT_LOG_MAX_CAP } from '../../../shared/constants.ts';
 import { formatAlertTimestamp, type AlertRecord } from '../../../shared/alertDisplay.ts';
+import { resolveSymbol } from '../../../shared/symbols.ts';
+import { assetClassOfTicker, tickerOf } from '../../../shared/tickers.ts';
 import { alertLogResponse } from '../../../shared/schemas/alerts.ts';
 import { apiFetch } from '../../api/http.ts';
 
@@ -43,7 +45,7 @@ export function maxCountNotice(input: string): string | null {
   return `Max count is a whole number; showing ${effective}.`;
 }
 
-/** The filters the live stream applies too: alert type, market (asset class) and symbol. */
+/** The filters the server applies to the log query: alert type, market (asset class) and symbol. */
 function streamParams(filters: AlertFilters): URLSearchParams {
   const params = new URLSearchParams();
   if (filters.alertType) params.set('alert_type', filters.alertType);
@@ -52,9 +54,21 @@ function streamParams(filters: AlertFilters): URLSearchParams {
   return params;
 }
 
-/** The query string of the live stream (GET /api/alerts/stream) for the applied filters. */
-export function alertStreamQueryString(filters: AlertFilters): string {
-  return streamParams(filters).toString();
+/**
+ * Whether a live alert belongs in the log under these filters: the tab's one live connection
+ * carries every market alert, so the type, market and symbol filters apply here, as the server
+ * applies them to the log query (a symbol in any form the table resolves: BTC-USD and BTC are
+ * both the ticker BTC).
+ */
+export function alertMatchesFilters(
+  filters: AlertFilters,
+): (alert: Pick<AlertRecord, 'ticker' | 'alert_type'>) => boolean {
+  const typed = filters.symbol.trim().toUpperCase();
+  const ticker = typed ? (resolveSymbol(typed)?.ticker ?? tickerOf(typed)) : null;
+  return (alert) =>
+    (!filters.alertType || alert.alert_type === filters.alertType) &&
+    (!ticker || alert.ticker === ticker) &&
+    (!filters.market || assetClassOfTicker(alert.ticker) === filters.market);
 }
 
 /** The query string docs/SPEC.md describes: empty start is an hour ago, empty end is now (UTC). */

@@ -5,7 +5,10 @@
 // measured frequency and 95% interval, and "no measurable edge" beside the probability when the
 // interval includes the base rate; or "not enough history". A symbol without data says so
 // instead of showing tiles. Any symbol of the table works (AAPL, MES, CME_MINI:MES1!); demo
-// figures are labelled "Demo data" and Yahoo Finance figures "Delayed". A signal whose realised
+// figures are labelled "Demo data" and Yahoo Finance figures "Delayed". The card's "last close"
+// becomes the "last price" of the tab's live connection once its symbol ticks, with its state
+// (Live, Delayed N min, Demo, Stale) beside it; the odds stay those of the last closed bar. A
+// signal whose realised
 // Brier skill is negative over enough resolved forecasts (the track record's `flagged`, on the
 // card's timeframe and source: one request per grid, cached and shared between grids) carries
 // a "below base rate in track record" badge on its tile.
@@ -16,6 +19,7 @@ import { formatPrice } from '../../../shared/format.ts';
 import { queryKeys } from '../../api/queryKeys.ts';
 import { symbolById } from '../../../shared/tickers.ts';
 import { ASSET_CLASS_LABELS } from '../../ui/assetClasses.ts';
+import { LiveStateLabel, useLiveState, useLiveTick } from '../../live/index.ts';
 import { DELAYED_TITLE } from '../market/index.ts';
 import type { ForecastSourceName, LiveTrackRecord } from '../../../shared/schemas/trackRecord.ts';
 import { ALL_RECORDS, recordSourceOf, trackRecordQuery } from '../trackRecord/index.ts';
@@ -127,6 +131,9 @@ function Tile({ signal, horizon, flag }: { signal: WatosCardSignal; horizon: num
 }
 
 function Body({ card, flags }: { card: WatosCard; flags: ReadonlyMap<string, Flag> }) {
+  const productId = card.available ? card.productId : null;
+  const live = useLiveTick(productId);
+  const liveState = useLiveState(productId);
   if (!card.available) return <p className="mt-2 text-sm text-gray-300">{card.message}</p>;
   const name = symbolById(card.productId)?.name;
   // Dollars for crypto, stocks and ETFs; index points for indices and futures (MES 6,012.25).
@@ -135,9 +142,15 @@ function Body({ card, flags }: { card: WatosCard; flags: ReadonlyMap<string, Fla
     <>
       <p className="mt-1 text-[11px] text-gray-400" data-testid="watos-market">
         {card.productId}
-        {name ? ` · ${name}` : ''} · {ASSET_CLASS_LABELS[card.assetClass]} · {card.timeframe} bars · last close{' '}
-        {inDollars ? '$' : ''}
-        {formatPrice(card.lastClose)}
+        {name ? ` · ${name}` : ''} · {ASSET_CLASS_LABELS[card.assetClass]} · {card.timeframe} bars ·{' '}
+        {live ? 'last price' : 'last close'} {inDollars ? '$' : ''}
+        {formatPrice(live ? live.tick.price : card.lastClose)}
+        {liveState ? (
+          <>
+            {' '}
+            <LiveStateLabel state={liveState} />
+          </>
+        ) : null}
         {card.baseRate.probability !== null
           ? ` · base rate ${percent(card.baseRate.probability)} higher after ${card.horizonBars} bars (n=${card.baseRate.samples.toLocaleString('en-US')})`
           : ''}

@@ -5,9 +5,11 @@
 // Bollinger) and an RSI(14) pane, all computed on the server; the trader's active alert levels
 // as labelled lines; the alerts that fired as markers on their bars (green up-arrows bullish,
 // red down-arrows bearish, yellow circles caution); a legend with the hovered (else the last)
-// bar's O H L C V. The newest bars are re-read every 30 s and when an alert on the symbol
-// arrives on the live stream, without moving the trader's zoom.
-// Demo bars are labelled "Demo data" and Yahoo Finance bars "Delayed". A click on the price pane
+// bar's O H L C V. The forming candle moves with each tick of the tab's live connection; the
+// stored bars are re-read every minute and when an alert on the symbol arrives on it, without
+// moving the trader's zoom. Demo bars are labelled "Demo data" and Yahoo Finance bars "Delayed"
+// ("Delayed 15 min" once ticks say by how much); a live price is labelled Live, or Stale when its
+// market is open and no tick came for a while. A click on the price pane
 // picks a price; "Alert at ..." opens the alert-rule form with a price-cross at that price.
 // The chart library (about a third of the dashboard's code) is fetched the first time a chart
 // is drawn, not with the page: the header and controls show at once, the canvas and its legend
@@ -25,6 +27,7 @@ import {
 import { resolveSymbol } from '../../../shared/symbols.ts';
 import { BellIcon, useRuleEditor, roundPrice, useActiveRules } from '../rules/index.ts';
 import { ASSET_CLASS_LABELS } from '../../ui/assetClasses.ts';
+import { LiveStateLabel, useLiveState } from '../../live/index.ts';
 import { alertLevels } from './chartLevels.ts';
 import { DELAYED_TITLE, isDelayedSource, useCandles, useRefetchOnAlert } from './marketApi.ts';
 import { OVERLAY_COLORS, RSI_PERIOD, seconds, useCandleChart } from './useCandleChart.ts';
@@ -67,6 +70,7 @@ export function CandleChart({
   const ruleEditor = useRuleEditor();
   const activeRules = useActiveRules();
   const levels = useMemo(() => alertLevels(activeRules.data, symbolId), [activeRules.data, symbolId]);
+  const liveState = useLiveState(symbolId);
   const lastClose = data?.candles.at(-1)?.close;
   const { container, hovered, picked: clicked, drawn, libraryError } = useCandleChart(productId, data, levels);
   const alertPrice = clicked ?? (lastClose === undefined ? undefined : roundPrice(lastClose));
@@ -131,10 +135,14 @@ export function CandleChart({
         {data?.source === 'demo' && (
           <span className="rounded bg-amber-500 px-2 py-0.5 text-xs font-bold text-gray-900">Demo data</span>
         )}
-        {isDelayedSource(data?.source) && (
+        {isDelayedSource(data?.source) && liveState?.kind !== 'delayed' && (
           <span className="rounded bg-sky-300 px-2 py-0.5 text-xs font-bold text-gray-900" title={DELAYED_TITLE}>
             Delayed
           </span>
+        )}
+        {/* Demo data has its label above; the others say how live the forming candle is. */}
+        {liveState && !(liveState.kind === 'demo' && data?.source === 'demo') && (
+          <LiveStateLabel state={liveState} className="py-0.5 text-xs" />
         )}
         <span className="text-xs text-gray-400">{data ? `${data.alerts.length} alerts marked` : ''}</span>
         {ruleEditor && alertPrice !== undefined && (

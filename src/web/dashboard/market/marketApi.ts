@@ -1,11 +1,13 @@
 // Browser side of the market-data calls: the exchange price snapshot and one asset's candles,
 // parsed with the shared schemas the server serialises them with.
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { useEffect } from 'react';
 import { EXCHANGE_REFRESH_INTERVAL_MS } from '../../../shared/constants.ts';
 import type { ChartOverlay, ChartTimeframe } from '../../../shared/schemas/chartOptions.ts';
 import { ApiError, apiFetch, schemaOnDemand, UNEXPECTED_RESPONSE } from '../../api/http.ts';
 import { queryKeys } from '../../api/queryKeys.ts';
+import { useLiveAlerts } from '../../live/index.ts';
+import { resolveSymbol } from '../../../shared/symbols.ts';
+import { tickerOf } from '../../../shared/tickers.ts';
 
 // The answers' schemas, imported with the first answer (the fallback chart is on the first paint).
 const marketSchemas = () => import('../../../shared/schemas/market.ts');
@@ -34,12 +36,16 @@ export function usePrices(active: boolean) {
   });
 }
 
-/** How often the own chart re-reads its newest bars. */
-const CANDLE_REFRESH_INTERVAL_MS = 30_000;
+/**
+ * How often the own chart re-reads its newest bars: once a minute (it was every 30 s), since
+ * the live connection's ticks move the forming candle in between (useCandleChart.ts); the
+ * re-read brings the stored bars, the indicators and the alert markers.
+ */
+const CANDLE_REFRESH_INTERVAL_MS = 60_000;
 
 /**
  * The newest 300 bars of one asset and timeframe with the overlays and RSI asked for and the
- * alerts that fired on them, re-read every 30 s. While another timeframe or overlay set loads,
+ * alerts that fired on them, re-read every minute. While another timeframe or overlay set loads,
  * the previous answer stays (no blank chart).
  */
 export function useCandles(
@@ -63,18 +69,15 @@ export function useCandles(
 }
 
 /**
- * Re-reads the chart's bars as soon as a market alert on its symbol arrives on the live stream,
- * so its marker shows without waiting for the 30 s refresh. A stream the server ends (too many
- * open, the session ended) is closed: the 30 s refresh still runs.
+ * Re-reads the chart's bars as soon as a market alert on its symbol arrives on the tab's live
+ * connection, so its marker shows without waiting for the minute's refresh.
  */
 export function useRefetchOnAlert(productId: string, refetch: () => unknown) {
-  useEffect(() => {
-    if (typeof EventSource === 'undefined') return;
-    const source = new EventSource(`/api/alerts/stream?${new URLSearchParams({ symbol: productId }).toString()}`);
-    source.addEventListener('alert', () => void refetch());
-    source.addEventListener('end', () => source.close());
-    return () => source.close();
-  }, [productId, refetch]);
+  // Alerts are stored under the plain ticker (BTC for BTC-USD).
+  const ticker = resolveSymbol(productId)?.ticker ?? tickerOf(productId);
+  useLiveAlerts((alert) => {
+    if (alert.ticker === ticker) void refetch();
+  });
 }
 
 /**

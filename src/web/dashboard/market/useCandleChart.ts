@@ -2,7 +2,8 @@
 // library on the first chart, makes the chart with its candle, volume and RSI panes once the
 // first bars are there, draws the bars, overlays, alert markers and the trader's alert levels on
 // it in place (a refresh of the same timeframe keeps the trader's zoom), reports the hovered bar
-// and a clicked price, and removes the chart when the symbol changes or the view unmounts.
+// and a clicked price, moves the forming candle with each live tick (series.update: the canvas
+// alone, no re-render), and removes the chart when the symbol changes or the view unmounts.
 import type {
   IChartApi,
   IPriceLine,
@@ -18,7 +19,10 @@ import { CHUNK_FAILED_MESSAGE, loadWithin } from '../../chunkLoad.ts';
 import { alertDisplayType, parseAlertTimestamp } from '../../../shared/alertDisplay.ts';
 import type { ChartOverlay } from '../../../shared/schemas/chartOptions.ts';
 import type { CandleResponse } from '../../../shared/schemas/market.ts';
+import type { LiveTick } from '../../../shared/schemas/live.ts';
+import { useLiveTickListener } from '../../live/index.ts';
 import { roundPrice } from '../rules/index.ts';
+import { mergeTick, type ChartCandle } from './formingCandle.ts';
 import { crosshairTimeText, tickMarkText } from './chartTime.ts';
 import type { alertLevels } from './chartLevels.ts';
 
@@ -162,6 +166,9 @@ export function useCandleChart(
   const parts = useRef<ChartParts | null>(null);
   // The timeframe and bar times last drawn, to keep the view across refreshes.
   const shown = useRef<{ timeframe: string; times: number[] } | null>(null);
+  // The newest candle drawn (the answer's last, then as ticks moved it) and the newest tick.
+  const forming = useRef<{ candle: ChartCandle | undefined; bucket: number } | null>(null);
+  const lastTick = useRef<LiveTick | null>(null);
   // The price the trader clicked on the chart, for "Alert at ...".
   const [picked, setPicked] = useState<{ chart: unknown; price: number } | null>(null);
   // The bar under the crosshair (its time in seconds), or null for the last bar.
@@ -191,6 +198,7 @@ export function useCandleChart(
           });
           made = parts.current.chart;
           shown.current = null;
+          forming.current = null;
           setDrawn((count) => count + 1);
         },
         (error: unknown) => {
@@ -200,9 +208,32 @@ export function useCandleChart(
     return () => {
       cancelled = true;
       parts.current = null;
+      lastTick.current = null;
       made?.remove();
     };
   }, [hasBars, productId]);
+
+  /** Draws `tick` into the forming candle, if it is not older than the newest candle drawn. */
+  function drawTick(tick: LiveTick) {
+    const chart = parts.current;
+    const current = forming.current;
+    if (!chart || !current) return;
+    const candle = mergeTick(current.candle, tick, current.bucket);
+    if (!candle) return;
+    const time = candle.time as UTCTimestamp;
+    chart.candles.update({ time, open: candle.open, high: candle.high, low: candle.low, close: candle.close });
+    chart.volume.update({
+      time,
+      value: candle.volume,
+      color: candle.close >= candle.open ? `${UP}80` : `${DOWN}80`,
+    });
+    forming.current = { candle, bucket: current.bucket };
+  }
+
+  useLiveTickListener(productId, ({ tick }) => {
+    lastTick.current = tick;
+    drawTick(tick);
+  });
 
   // Bars, volume, RSI, overlays and markers. The first bars of a timeframe fit the view; a
   // refresh of the same timeframe keeps the trader's zoom and scroll (following the live edge
@@ -272,6 +303,10 @@ export function useCandleChart(
       timeScale.setVisibleLogicalRange({ from: range.from + move, to: range.to + move });
     }
     shown.current = { timeframe: data.timeframe, times };
+    // The stored bars end at the last complete minute: the newest tick puts the forming candle back.
+    const newest = data.candles.at(-1)!;
+    forming.current = { candle: { ...newest, time: times.at(-1)! }, bucket: data.granularity };
+    if (lastTick.current) drawTick(lastTick.current);
   }, [data, drawn]);
 
   // The trader's alert levels as labelled horizontal lines.

@@ -1,13 +1,14 @@
 // What the dashboard's alert-rule entry points share: one rule form (opened from the rules
 // panel, a watchlist chip's bell or the candle chart, prefilled with a symbol and a price), and
-// the live stream of this trader's firings (GET /api/alerts/stream?kind=rules): each firing goes
+// this trader's firings on the tab's live connection (src/web/live/): each firing goes
 // first in the Triggered list, shows as a toast in the page and, while the tab is hidden and the
 // browser allows it, as a system notification. The form's code loads the first time it opens.
 import { useQueryClient } from '@tanstack/react-query';
-import { createContext, Suspense, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
+import { createContext, Suspense, useCallback, useContext, useMemo, useState, type ReactNode } from 'react';
 import type { AlertRule, RuleFiring } from '../../../shared/schemas/alertRules.ts';
 import { formatPrice } from '../../../shared/format.ts';
 import { queryKeys } from '../../api/queryKeys.ts';
+import { useLiveRuleFirings } from '../../live/index.ts';
 import type { RulePrefill } from './ruleForm.ts';
 import { lazyPanel } from '../layout/index.ts';
 import { withFiring } from './rulesApi.ts';
@@ -30,14 +31,6 @@ export function useRuleEditor(): RuleEditor | null {
 
 /** How long a firing's toast stays. */
 const FIRING_TOAST_MS = 10_000;
-
-function parseEventData(event: Event): unknown {
-  try {
-    return JSON.parse((event as MessageEvent<string>).data) as unknown;
-  } catch {
-    return undefined;
-  }
-}
 
 function firingTitle(firing: RuleFiring): string {
   return `${firing.ticker} alert: ${firing.ruleName}`;
@@ -63,66 +56,19 @@ function showSystemNotification(firing: RuleFiring) {
   }
 }
 
-type StreamSchemas = [
-  typeof import('../../../shared/schemas/alertRules.ts'),
-  typeof import('../../../shared/schemas/alerts.ts'),
-];
-let streamSchemas: Promise<StreamSchemas> | null = null;
-
-/**
- * Runs `handle` with the stream's event schemas, imported with its first event (the stream opens
- * with the dashboard's first paint, which does not wait for zod). Events are handled in arrival
- * order: each waits on the same import. A failed import is logged and tried again on the next event.
- */
-function withStreamSchemas(handle: (schemas: StreamSchemas) => void) {
-  streamSchemas ??= Promise.all([
-    import('../../../shared/schemas/alertRules.ts'),
-    import('../../../shared/schemas/alerts.ts'),
-  ]);
-  streamSchemas.then(handle, (error: unknown) => {
-    streamSchemas = null;
-    console.error('Alert stream: the event schemas could not be loaded', error);
-  });
-}
-
-/** Listens to this trader's firings while mounted; calls `onFiring` for each new one. */
+/** Takes this trader's firings from the tab's live connection while mounted; calls `onFiring` for each new one. */
 function useRuleStream(onFiring: (firing: RuleFiring) => void) {
   const queryClient = useQueryClient();
-  useEffect(() => {
-    if (typeof EventSource === 'undefined') return;
-    const source = new EventSource('/api/alerts/stream?kind=rules');
-    let closed = false;
-    source.addEventListener('rule', (event) => {
-      const data = parseEventData(event);
-      withStreamSchemas(([{ ruleFiring }]) => {
-        const parsed = ruleFiring.safeParse(data);
-        if (closed || !parsed.success) return;
-        const firing = parsed.data;
-        queryClient.setQueryData(queryKeys.rules.firings, (current: Parameters<typeof withFiring>[0]) =>
-          withFiring(current, firing),
-        );
-        // The rule's last-triggered time and status (a "once" rule is done) changed on the server,
-        // and the firing's deliveries are under way.
-        void queryClient.invalidateQueries({ queryKey: queryKeys.rules.list });
-        void queryClient.invalidateQueries({ queryKey: queryKeys.rules.deliveries });
-        onFiring(firing);
-      });
-    });
-    // As the alert log: an ended access stops the stream and re-reads the auth state.
-    source.addEventListener('end', (event) => {
-      const data = parseEventData(event);
-      withStreamSchemas(([, { alertStreamEnd }]) => {
-        const reason = alertStreamEnd.safeParse(data).data?.reason;
-        if (closed || (reason !== 'signed-out' && reason !== 'subscription-ended')) return;
-        source.close();
-        void queryClient.invalidateQueries({ queryKey: queryKeys.me });
-      });
-    });
-    return () => {
-      closed = true;
-      source.close();
-    };
-  }, [queryClient, onFiring]);
+  useLiveRuleFirings((firing) => {
+    queryClient.setQueryData(queryKeys.rules.firings, (current: Parameters<typeof withFiring>[0]) =>
+      withFiring(current, firing),
+    );
+    // The rule's last-triggered time and status (a "once" rule is done) changed on the server,
+    // and the firing's deliveries are under way.
+    void queryClient.invalidateQueries({ queryKey: queryKeys.rules.list });
+    void queryClient.invalidateQueries({ queryKey: queryKeys.rules.deliveries });
+    onFiring(firing);
+  });
 }
 
 function FiringToasts({ firings, onDismiss }: { firings: RuleFiring[]; onDismiss: (id: number) => void }) {

@@ -1,7 +1,11 @@
 // The watchlist as a table (issue 17, items 3 and 7), shared by the chart watchlist and the
 // alerts panel: per symbol its ticker and name, last price, change and % change since the
-// session open, a sparkline of the last hour and the newest engine alert, refreshed every
-// 15 s. Headers sort (aria-sort); a click on a row, or Enter on it, opens that symbol's chart;
+// session open, a sparkline of the last hour and the newest engine alert. Last, change and %
+// follow the ticks of the tab's live connection (a brief green or red flash when a tick moves
+// the price; nothing is announced per tick) and each priced row says how live it is: Live,
+// Delayed N min, Demo or Stale (its market open and no tick for a while), back to Live with the
+// next tick; the rest is re-read every minute. Headers sort (on the re-read figures, so rows do
+// not jump with every tick) (aria-sort); a click on a row, or Enter on it, opens that symbol's chart;
 // the arrow keys (and Home / End) move between rows. The Table / Chips switch beside it
 // chooses this or the compact chips.
 //
@@ -12,6 +16,7 @@ import { useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
 import { alertDisplayType } from '../../../shared/alertDisplay.ts';
 import { formatPrice } from '../../../shared/format.ts';
 import type { WatchlistEntry, WatchlistQuote } from '../../../shared/schemas/market.ts';
+import { LiveStateLabel, useFlash, useLiveState, useLiveTick, useLiveTicks } from '../../live/index.ts';
 import { shortDate, shortWeekday, timeOfDay } from '../../ui/dates.ts';
 import { useWatchlistQuotes, type WatchlistView } from './watchlistQuotes.ts';
 
@@ -174,6 +179,8 @@ export function WatchlistTable({
   current?: string;
 }) {
   const quotes = useWatchlistQuotes(symbols);
+  // The whole list at once, so that the first URL of the live connection (or one PUT) names them all.
+  useLiveTicks(symbols);
   const [sort, setSort] = useState<Sort>(null);
   // The row that keeps the tab stop, by symbol: a re-sort or a live update that reorders the
   // rows leaves it on the same symbol, not on whichever row moved into its place.
@@ -350,6 +357,47 @@ function WatchlistCells({
   return <QuoteCells quote={entry} />;
 }
 
+/** Last, change and % of a priced row: the newest tick's price when it is newer than the stored bar's. */
+function LivePriceCells({ quote }: { quote: WatchlistQuote }) {
+  const live = useLiveTick(quote.id);
+  const state = useLiveState(quote.id);
+  const flash = useFlash(live);
+  const ticked = live && (quote.lastTime === null || live.tick.time >= Date.parse(quote.lastTime)) ? live.tick : null;
+  const last = ticked ? ticked.price : quote.last;
+  const change = ticked ? (quote.sessionOpen === null ? null : ticked.price - quote.sessionOpen) : quote.change;
+  const changePercent = ticked
+    ? quote.sessionOpen === null || quote.sessionOpen === 0 || change === null
+      ? null
+      : (change / quote.sessionOpen) * 100
+    : quote.changePercent;
+  return (
+    <>
+      <td
+        className={`px-1 py-1 text-right text-white tabular-nums ${flash ? `live-flash-${flash}` : ''}`}
+        title={quote.delayed && !state ? 'Delayed' : undefined}
+        data-testid="watchlist-last"
+        data-flash={flash ?? undefined}
+      >
+        {last === null ? '-' : formatPrice(last)}
+        {state ? (
+          <LiveStateLabel state={state} className="block w-fit ml-auto" />
+        ) : (
+          quote.delayed && <span className="ml-0.5 text-[10px] text-amber-300">D</span>
+        )}
+      </td>
+      <td className={`hidden px-1 py-1 text-right tabular-nums @md:table-cell ${trendClass(change)}`}>
+        {change === null ? '-' : signed(change, formatPrice(Math.abs(change)))}
+      </td>
+      <td
+        className={`px-1 py-1 text-right font-medium tabular-nums ${trendClass(changePercent)}`}
+        data-testid="watchlist-change-percent"
+      >
+        {changePercent === null ? '-' : signed(changePercent, `${changePercent.toFixed(2)}%`)}
+      </td>
+    </>
+  );
+}
+
 function QuoteCells({ quote }: { quote: WatchlistQuote }) {
   const alert = quote.latestAlert;
   return (
@@ -364,19 +412,7 @@ function QuoteCells({ quote }: { quote: WatchlistQuote }) {
         </td>
       ) : (
         <>
-          <td className="px-1 py-1 text-right text-white tabular-nums" title={quote.delayed ? 'Delayed' : undefined}>
-            {quote.last === null ? '-' : formatPrice(quote.last)}
-            {quote.delayed && <span className="ml-0.5 text-[10px] text-amber-300">D</span>}
-          </td>
-          <td className={`hidden px-1 py-1 text-right tabular-nums @md:table-cell ${trendClass(quote.change)}`}>
-            {quote.change === null ? '-' : signed(quote.change, formatPrice(Math.abs(quote.change)))}
-          </td>
-          <td
-            className={`px-1 py-1 text-right font-medium tabular-nums ${trendClass(quote.changePercent)}`}
-            data-testid="watchlist-change-percent"
-          >
-            {quote.changePercent === null ? '-' : signed(quote.changePercent, `${quote.changePercent.toFixed(2)}%`)}
-          </td>
+          <LivePriceCells quote={quote} />
           <td className="px-1 py-1">
             <Sparkline ticker={quote.ticker} closes={quote.sparkline} />
           </td>
