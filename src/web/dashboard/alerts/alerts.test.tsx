@@ -1,19 +1,21 @@
 // @vitest-environment jsdom
 // The alert panels on every market (issue 15), over a stubbed fetch and EventSource: the alert
-// log's market (asset class) filter goes to the log query and the live stream, and each row
+// log's market (asset class) filter goes to the log query and picks the live alerts of the tab's
+// one live connection (which carries every market's), and each row
 // names its asset class; the watchlist alerts panel tracks every symbol the table knows (the
 // default AAPL, TSLA, BTC, ETH included), explains only unknown ones in the table's words, and
 // its chart button opens the chart of the table's canonical id.
-import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
+import { act, cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { AlertRecord } from '../../../shared/alertDisplay.ts';
 import { unknownSymbolMessage } from '../../../shared/symbols.ts';
 import { assetClassOfTicker } from '../../../shared/tickers.ts';
 import { AlertLog } from './AlertLog.tsx';
-import { alertQueryString, alertStreamQueryString, alertWindowLabel, EMPTY_FILTERS } from './alertApi.ts';
+import { alertMatchesFilters, alertQueryString, alertWindowLabel, EMPTY_FILTERS } from './alertApi.ts';
 import { WatchlistAlerts } from './WatchlistAlerts.tsx';
 import { requestedUrl } from '../../api/testFetch.ts';
 import { withClient } from '../../ui/testProviders.tsx';
+import { FakeEventSource, withLive } from '../../live/testLive.tsx';
 
 function json(status: number, body: unknown): Response {
   return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
@@ -52,18 +54,8 @@ function stubServer(savedAlerts: string[] = ['AAPL', 'TSLA', 'BTC', 'ETH']) {
   return alertQueries;
 }
 
-/** The URLs of the live streams opened (jsdom has no EventSource). */
-let streams: string[] = [];
-class FakeEventSource {
-  constructor(readonly url: string) {
-    streams.push(url);
-  }
-  addEventListener() {}
-  close() {}
-}
-
 beforeEach(() => {
-  streams = [];
+  FakeEventSource.reset();
   vi.stubGlobal('EventSource', FakeEventSource);
 });
 
@@ -74,16 +66,69 @@ afterEach(() => {
 });
 
 describe('the alert log market filter', () => {
-  it('builds the log and stream queries with the market', () => {
+  it('builds the log query with the market and applies the same filters to live alerts', () => {
     const at = new Date('2026-01-02T03:04:05Z');
     const filters = { ...EMPTY_FILTERS, market: 'micro-future', symbol: ' mes ' };
     expect(new URLSearchParams(alertQueryString(filters, at)).get('market')).toBe('micro-future');
-    expect(alertStreamQueryString(filters)).toBe('market=micro-future&symbol=MES');
     expect(new URLSearchParams(alertQueryString(EMPTY_FILTERS, at)).has('market')).toBe(false);
-    expect(alertStreamQueryString(EMPTY_FILTERS)).toBe('');
+    const breakout = 'BreakoutAlertGenerator';
+    const matches = alertMatchesFilters(filters);
+    expect(matches({ ticker: 'MES', alert_type: breakout })).toBe(true);
+    expect(matches({ ticker: 'ES', alert_type: breakout })).toBe(false);
+    // Any form the table resolves: BTC-USD and MES1! are the tickers BTC and MES.
+    expect(alertMatchesFilters({ ...EMPTY_FILTERS, symbol: 'btc-usd' })({ ticker: 'BTC', alert_type: breakout })).toBe(
+      true,
+    );
+    expect(alertMatchesFilters({ ...EMPTY_FILTERS, symbol: 'MES1!' })({ ticker: 'MES', alert_type: breakout })).toBe(
+      true,
+    );
+    expect(alertMatchesFilters({ ...EMPTY_FILTERS, market: 'stock' })({ ticker: 'BTC', alert_type: breakout })).toBe(
+      false,
+    );
+    expect(
+      alertMatchesFilters({ ...EMPTY_FILTERS, alertType: 'RSIAlertGenerator' })({
+        ticker: 'BTC',
+        alert_type: breakout,
+      }),
+    ).toBe(false);
+    expect(alertMatchesFilters(EMPTY_FILTERS)({ ticker: 'ZZZ', alert_type: breakout })).toBe(true);
   });
 
-  it('offers every asset class, sends the chosen one to the API and the stream, and labels each row', async () => {
+  it('adds the live alerts that match the applied filters, from the one live connection', async () => {
+    stubServer();
+    render(withClient(withLive(<AlertLog />)));
+    const log = screen.getByRole('region', { name: 'All-Market Alert Log' });
+    await waitFor(() => expect(within(log).getAllByTestId('alert-item')).toHaveLength(STORED.length));
+    fireEvent.change(within(log).getByLabelText('Market'), { target: { value: 'crypto' } });
+    fireEvent.click(within(log).getByRole('button', { name: 'Apply Filters' }));
+    await waitFor(() => expect(within(log).getAllByTestId('alert-item')).toHaveLength(2));
+    await waitFor(() => expect(FakeEventSource.opened).toHaveLength(1));
+    const stream = FakeEventSource.latest();
+    const live = (id: number, ticker: string) => ({
+      id,
+      ticker,
+      alert_type: 'VolumeSpikeAlertGenerator',
+      message: `${ticker} volume spike`,
+      timestamp: now(),
+      source: 'demo',
+    });
+    act(() => {
+      stream.emit('alert', live(1, 'AAPL'));
+      stream.emit('alert', live(2, 'SOL'));
+    });
+    // The stock's alert is not of the applied market; the crypto one goes first.
+    const texts = () =>
+      within(log)
+        .getAllByTestId('alert-item')
+        .map((item) => item.querySelector('p')?.textContent);
+    // The list keeps its length (the max count's rows): the newest first.
+    await waitFor(() => expect(texts()).toEqual(['SOL volume spike', 'BTC broke out above resistance']));
+    // Applying new filters keeps the same connection: no stream per filter any more.
+    fireEvent.click(within(log).getByRole('button', { name: 'Apply Filters' }));
+    expect(FakeEventSource.opened).toHaveLength(1);
+  });
+
+  it('offers every asset class, sends the chosen one to the API, and labels each row', async () => {
     const queries = stubServer();
     render(withClient(<AlertLog />));
     const log = screen.getByRole('region', { name: 'All-Market Alert Log' });
@@ -107,13 +152,11 @@ describe('the alert log market filter', () => {
     expect(within(labelOf('SPX')!).getByTestId('alert-market').textContent).toBe('Index');
     expect(within(labelOf('MES')!).getByTestId('alert-market').textContent).toBe('Micro future');
     expect(queries[0]?.has('market')).toBe(false);
-    expect(streams.at(-1)).toBe('/api/alerts/stream?');
 
     fireEvent.change(market, { target: { value: 'stock' } });
     fireEvent.click(within(log).getByRole('button', { name: 'Apply Filters' }));
     await waitFor(() => expect(within(log).getAllByTestId('alert-item')).toHaveLength(2));
     expect(queries.at(-1)?.get('market')).toBe('stock');
-    expect(streams.at(-1)).toBe('/api/alerts/stream?market=stock');
     for (const item of within(log).getAllByTestId('alert-item')) {
       expect(item.getAttribute('data-market')).toBe('stock');
       expect(within(item).getByTestId('alert-market').textContent).toBe('Stock');
@@ -130,9 +173,6 @@ describe('the alert log market filter', () => {
       ).toEqual(['crypto', 'crypto']),
     );
     expect(queries.at(-1)?.get('market')).toBe('crypto');
-    expect(new URLSearchParams(streams.at(-1)!.split('?')[1])).toEqual(
-      new URLSearchParams({ alert_type: 'BreakoutAlertGenerator', market: 'crypto' }),
-    );
 
     fireEvent.change(market, { target: { value: '' } });
     fireEvent.click(within(log).getByRole('button', { name: 'Apply Filters' }));

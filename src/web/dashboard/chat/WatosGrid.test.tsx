@@ -3,15 +3,17 @@
 // endpoint (CME_MINI:MES1! encoded), the card names its market and class, prices futures in
 // points and stocks in dollars, and says "Demo data" or "Delayed" as the response tells it.
 // With the card, one request reads the track record of its timeframe and source; a signal the
-// record flags (negative Brier skill over enough forecasts) says so on its tile.
+// record flags (negative Brier skill over enough forecasts) says so on its tile. On the tab's live
+// connection, the last close becomes the ticked last price with its state.
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
+import { act, cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import type { ComponentProps } from 'react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { WatosCard } from '../../../shared/schemas/chat.ts';
 import { trackRecordResponse, type LiveTrackRecord } from '../../../shared/schemas/trackRecord.ts';
 import { FLAG_TEXT, WatosGrid } from './WatosGrid.tsx';
 import { watosCardOf } from './watosCardFixture.ts';
+import { FakeEventSource, tickOf, withLive } from '../../live/testLive.tsx';
 
 const cardOf = watosCardOf;
 
@@ -34,6 +36,7 @@ function renderGrid(
   card: WatosCard,
   props: Partial<ComponentProps<typeof WatosGrid>> = {},
   record: LiveTrackRecord = EMPTY_RECORD,
+  { live = false } = {},
 ) {
   const asked: string[] = [];
   vi.stubGlobal(
@@ -47,7 +50,7 @@ function renderGrid(
   const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
   render(
     <QueryClientProvider client={client}>
-      <WatosGrid symbol={symbol} {...props} />
+      {live ? withLive(<WatosGrid symbol={symbol} {...props} />) : <WatosGrid symbol={symbol} {...props} />}
     </QueryClientProvider>,
   );
   return asked;
@@ -56,6 +59,21 @@ function renderGrid(
 afterEach(() => {
   cleanup();
   vi.unstubAllGlobals();
+});
+
+describe('the WATOS grid on the live connection', () => {
+  it('turns its last close into the ticked last price, with the price’s state beside it', async () => {
+    FakeEventSource.reset();
+    vi.stubGlobal('EventSource', FakeEventSource);
+    renderGrid('AAPL', cardOf({}), {}, EMPTY_RECORD, { live: true });
+    const market = await screen.findByTestId('watos-market');
+    expect(market.textContent).toMatch(/· 1h bars · last close \$231\.50 · base rate/);
+    // (AAPL is on the first URL or in a PUT after it, whichever the card's answer came before.)
+    await waitFor(() => expect(FakeEventSource.opened).toHaveLength(1));
+    act(() => FakeEventSource.latest().emit('ticks', [tickOf('AAPL', 232.75, { source: 'yahoo', delayMinutes: 15 })]));
+    expect(market.textContent).toMatch(/· 1h bars · last price \$232\.75 Delayed 15 min · base rate 52\.0% higher/);
+    expect(within(market).getByTestId('live-state').getAttribute('data-live-state')).toBe('delayed');
+  });
 });
 
 describe('the WATOS grid on every market', () => {

@@ -15,17 +15,24 @@ import { CandleChart } from './CandleChart.tsx';
 import { ChartSymbolPicker } from './ChartSymbolPicker.tsx';
 import { requestedUrl } from '../../api/testFetch.ts';
 import { withClient } from '../../ui/testProviders.tsx';
+import { FakeEventSource, tickOf, urlSymbols, withLive } from '../../live/testLive.tsx';
 
 const chartMock = vi.hoisted(() => ({
   crosshair: null as null | ((param: { time?: number }) => void),
   priceLines: [] as Array<{ price: number; title: string }>,
   removedPriceLines: 0,
   timeScale: { fitContent: 0, ranges: [] as Array<{ from: number; to: number }> },
+  /** series.update calls of the candle and volume series (the first two a chart adds). */
+  updates: { candles: [] as unknown[], volume: [] as unknown[] },
 }));
 
 vi.mock('lightweight-charts', () => {
-  const series = () => ({
+  const series = (index: number) => ({
     setData: vi.fn(),
+    update: vi.fn((bar: unknown) => {
+      if (index === 0) chartMock.updates.candles.push(bar);
+      if (index === 1) chartMock.updates.volume.push(bar);
+    }),
     coordinateToPrice: vi.fn(),
     createPriceLine: vi.fn((options: { price: number; title: string }) => {
       chartMock.priceLines.push({ price: options.price, title: options.title });
@@ -41,25 +48,28 @@ vi.mock('lightweight-charts', () => {
     LineSeries: {},
     LineStyle: { Solid: 0, Dashed: 2 },
     ColorType: { Solid: 'solid' },
-    createChart: () => ({
-      addSeries: () => series(),
-      removeSeries: vi.fn(),
-      panes: () => [0, 1, 2].map(() => ({ setStretchFactor: vi.fn() })),
-      timeScale: () => ({
-        fitContent: () => {
-          chartMock.timeScale.fitContent += 1;
+    createChart: () => {
+      let added = 0;
+      return {
+        addSeries: () => series(added++),
+        removeSeries: vi.fn(),
+        panes: () => [0, 1, 2].map(() => ({ setStretchFactor: vi.fn() })),
+        timeScale: () => ({
+          fitContent: () => {
+            chartMock.timeScale.fitContent += 1;
+          },
+          getVisibleLogicalRange: () => ({ from: 0.5, to: 1 }),
+          setVisibleLogicalRange: (range: { from: number; to: number }) => {
+            chartMock.timeScale.ranges.push(range);
+          },
+        }),
+        subscribeClick: vi.fn(),
+        subscribeCrosshairMove: (callback: (param: { time?: number }) => void) => {
+          chartMock.crosshair = callback;
         },
-        getVisibleLogicalRange: () => ({ from: 0.5, to: 1 }),
-        setVisibleLogicalRange: (range: { from: number; to: number }) => {
-          chartMock.timeScale.ranges.push(range);
-        },
-      }),
-      subscribeClick: vi.fn(),
-      subscribeCrosshairMove: (callback: (param: { time?: number }) => void) => {
-        chartMock.crosshair = callback;
-      },
-      remove: vi.fn(),
-    }),
+        remove: vi.fn(),
+      };
+    },
     createSeriesMarkers: () => ({ setMarkers: vi.fn() }),
   };
 });
@@ -272,6 +282,9 @@ describe('the own chart controls, legend and alert levels', () => {
     chartMock.priceLines = [];
     chartMock.removedPriceLines = 0;
     chartMock.timeScale = { fitContent: 0, ranges: [] };
+    chartMock.updates = { candles: [], volume: [] };
+    FakeEventSource.reset();
+    vi.stubGlobal('EventSource', FakeEventSource);
   });
 
   it('asks for 1h bars with SMA 20 and RSI 14 first, then the timeframe and overlays picked', async () => {
@@ -321,30 +334,63 @@ describe('the own chart controls, legend and alert levels', () => {
     expect(legend.textContent).toContain('C 102.00');
   });
 
-  it('re-reads the bars when an alert on the symbol arrives on the live stream, keeping the view', async () => {
+  it('re-reads the bars when an alert on the symbol arrives on the live connection, keeping the view', async () => {
     const asked = stubChartServer([], { newCloseEachTime: true });
-    const streams: Array<EventTarget & { url: string; close: () => void }> = [];
-    vi.stubGlobal(
-      'EventSource',
-      class extends EventTarget {
-        constructor(public url: string) {
-          super();
-          streams.push(this);
-        }
-        close() {}
-      },
-    );
-    render(withClient(<CandleChart productId="BTC-USD" onClose={() => undefined} />));
+    render(withClient(withLive(<CandleChart productId="BTC-USD" onClose={() => undefined} />)));
     await screen.findByTestId('chart-legend');
-    expect(streams.map((stream) => stream.url)).toEqual(['/api/alerts/stream?symbol=BTC-USD']);
+    await vi.waitFor(() => expect(FakeEventSource.opened.map(urlSymbols)).toEqual([['BTC-USD']]));
     const before = candleRequests(asked).length;
-    act(() => {
-      streams[0]!.dispatchEvent(new MessageEvent('alert', { data: '{}' }));
+    const alert = (id: number, ticker: string) => ({
+      id,
+      ticker,
+      alert_type: 'BreakoutAlertGenerator',
+      message: `${ticker} broke out`,
+      timestamp: '2026-11-24 14:00:00',
+      source: 'demo',
     });
+    // Another symbol's alert changes nothing here.
+    act(() => FakeEventSource.latest().emit('alert', alert(1, 'ETH')));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(candleRequests(asked).length).toBe(before);
+    act(() => FakeEventSource.latest().emit('alert', alert(2, 'BTC')));
     await vi.waitFor(() => expect(candleRequests(asked).length).toBe(before + 1));
     // The first bars fit the view once; the refresh puts back the trader's range (on the live edge).
     await vi.waitFor(() => expect(chartMock.timeScale.ranges).toEqual([{ from: 0.5, to: 1 }]));
     expect(chartMock.timeScale.fitContent).toBe(1);
+  });
+
+  it('moves the forming candle with each tick and labels the price Live', async () => {
+    stubChartServer();
+    render(withClient(withLive(<CandleChart productId="BTC-USD" onClose={() => undefined} />)));
+    await screen.findByTestId('chart-legend');
+    await vi.waitFor(() => expect(FakeEventSource.opened).toHaveLength(1));
+    const at = (iso: string) => Date.parse(iso);
+    const minute = at('2026-11-24T13:42:00Z');
+    act(() =>
+      FakeEventSource.latest().emit('ticks', [
+        tickOf('BTC-USD', 106.5, { time: minute + 10_000, bar: [minute, 105, 106.8, 104.9, 106.5, 12] }),
+      ]),
+    );
+    // The 13:00 hour (open 103, high 106, low 101.5) takes the forming minute's high in.
+    const hour13 = at('2026-11-24T13:00:00Z') / 1000;
+    expect(chartMock.updates.candles).toEqual([{ time: hour13, open: 103, high: 106.8, low: 101.5, close: 106.5 }]);
+    expect(screen.getByTestId('live-state').textContent).toBe('Live');
+
+    // The next hour's first tick starts a candle at the forming bar's open.
+    const next = at('2026-11-24T14:00:00Z');
+    act(() =>
+      FakeEventSource.latest().emit('ticks', [
+        tickOf('BTC-USD', 107.25, { time: next + 2000, bar: [next, 107, 107.3, 106.9, 107.25, 1] }),
+      ]),
+    );
+    expect(chartMock.updates.candles.at(-1)).toEqual({
+      time: next / 1000,
+      open: 107,
+      high: 107.3,
+      low: 106.9,
+      close: 107.25,
+    });
+    expect(chartMock.updates.volume.at(-1)).toEqual({ time: next / 1000, value: 1, color: '#22c55e80' });
   });
 
   it('draws the active price-cross levels and channel bounds of the rules on this symbol', async () => {

@@ -4,7 +4,7 @@
 // rule as the API's RuleInput and shows the server's refusal; picking Push asks the browser and,
 // when notifications are blocked, says so and leaves Push unticked; the panel shows the cap,
 // pauses and deletes (after a confirm); "Load more" reads the next page of the rules and of the
-// Triggered list; a `rule` event of the live stream becomes a toast and the first row of the
+// Triggered list; a `rule` event of the tab's live connection becomes a toast and the first row of the
 // Triggered list.
 import { act, cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -12,6 +12,7 @@ import { ruleInput, type AlertRule, type RuleFiring } from '../../../shared/sche
 import { unknownSymbolMessage } from '../../../shared/symbols.ts';
 import { requestedUrl } from '../../api/testFetch.ts';
 import { withClient } from '../../ui/testProviders.tsx';
+import { FakeEventSource, withLive } from '../../live/testLive.tsx';
 import { AlertRulesPanel } from './AlertRulesPanel.tsx';
 import { AlertRulesProvider } from './AlertRulesProvider.tsx';
 import { PUSH_BLOCKED } from './pushSubscription.ts';
@@ -105,25 +106,8 @@ function stubServer(answers: Record<string, (url: URL) => Response> = {}) {
   return calls;
 }
 
-/** The live streams opened (jsdom has no EventSource); `emit` sends a named event to them. */
-let streams: FakeEventSource[] = [];
-class FakeEventSource {
-  listeners = new Map<string, ((event: Event) => void)[]>();
-  constructor(readonly url: string) {
-    streams.push(this);
-  }
-  addEventListener(name: string, listener: (event: Event) => void) {
-    this.listeners.set(name, [...(this.listeners.get(name) ?? []), listener]);
-  }
-  emit(name: string, data: unknown) {
-    for (const listener of this.listeners.get(name) ?? [])
-      listener(new MessageEvent(name, { data: JSON.stringify(data) }));
-  }
-  close() {}
-}
-
 beforeEach(() => {
-  streams = [];
+  FakeEventSource.reset();
   vi.stubGlobal('EventSource', FakeEventSource);
 });
 
@@ -300,13 +284,15 @@ describe('the form state', () => {
   });
 });
 
-/** The rules panel inside its provider, as the dashboard mounts it. */
+/** The rules panel inside its provider and the tab's live connection, as the dashboard mounts it. */
 function renderPanel() {
   render(
     withClient(
-      <AlertRulesProvider>
-        <AlertRulesPanel />
-      </AlertRulesProvider>,
+      withLive(
+        <AlertRulesProvider>
+          <AlertRulesPanel />
+        </AlertRulesProvider>,
+      ),
     ),
   );
 }
@@ -373,9 +359,10 @@ describe('the alert rules panel', () => {
     const panel = screen.getByTestId('alert-rules-panel');
     fireEvent.click(within(panel).getByRole('tab', { name: 'Triggered' }));
     expect(await within(panel).findByText('No alert has triggered yet.')).toBeTruthy();
-    expect(streams.map((stream) => stream.url)).toEqual(['/api/alerts/stream?kind=rules']);
+    // The firings come on the tab's one live connection.
+    await waitFor(() => expect(FakeEventSource.opened.map((stream) => stream.url)).toEqual(['/api/live']));
 
-    act(() => streams[0]!.emit('rule', FIRING));
+    act(() => FakeEventSource.latest().emit('rule', FIRING));
     const toast = await screen.findByTestId('rule-toast');
     expect(toast.closest('[role="status"]')).toBeTruthy();
     expect(within(toast).getByText('BTC alert: BTC crosses above 50,000')).toBeTruthy();
