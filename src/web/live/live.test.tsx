@@ -17,6 +17,7 @@ import { withClient } from '../ui/testProviders.tsx';
 import { AlertLog } from '../dashboard/alerts/AlertLog.tsx';
 import { AlertRulesProvider } from '../dashboard/rules/AlertRulesProvider.tsx';
 import { WatchlistTable } from '../dashboard/watchlist/WatchlistTable.tsx';
+import { useLiveStatus } from './hooks.ts';
 import { FLASH_MS } from './useFlash.ts';
 import { FakeEventSource, tickOf, urlSymbols, withLive } from './testLive.tsx';
 
@@ -205,15 +206,35 @@ describe('one live connection per tab', () => {
     await waitFor(() => expect(puts).toEqual([{ connection: 'c-2', symbols: ['BTC-USD', 'SOL-USD'] }]));
   });
 
-  it('closes for good when the access ended, but waits out a too-many-streams retry', async () => {
+  it('reports its status, closes for good when the access ended, but waits out a too-many-streams retry', async () => {
     stubServer();
-    render(withClient(withLive(<Table label="Chart watchlist" symbols={['BTC']} />)));
+    function Status() {
+      return <p data-testid="status">{useLiveStatus()}</p>;
+    }
+    render(
+      withClient(
+        withLive(
+          <>
+            <Status />
+            <Table label="Chart watchlist" symbols={['BTC']} />
+          </>,
+        ),
+      ),
+    );
     await waitFor(() => expect(FakeEventSource.opened).toHaveLength(1));
+    const status = screen.getByTestId('status');
+    expect(status.textContent).toBe('connecting');
     const stream = FakeEventSource.latest();
+    act(() => stream.emit('hello', { connection: 'c-3', symbols: ['BTC-USD'] }));
+    expect(status.textContent).toBe('open');
+    // The server asked the browser to wait a minute before it reconnects by itself: left open.
     act(() => stream.emit('end', { reason: 'too-many-streams' }));
     expect(stream.closed).toBe(false);
+    expect(status.textContent).toBe('connecting');
     act(() => stream.emit('end', { reason: 'signed-out' }));
     expect(stream.closed).toBe(true);
+    expect(status.textContent).toBe('closed');
+    expect(FakeEventSource.opened).toHaveLength(1);
   });
 });
 
