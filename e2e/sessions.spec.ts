@@ -1,5 +1,5 @@
 // Session journeys: a dashboard whose session is ended from elsewhere (another device signs
-// out every other session) leaves the dashboard at once, through the live alert stream the
+// out every other session) leaves the dashboard at once, through the tab's live connection the
 // server ends, instead of showing a subscriber's screen until the next 5-minute auth refresh.
 import { buyPlan, createVerifiedUser, expect, test } from './fixtures.ts';
 
@@ -7,7 +7,7 @@ test('a session revoked from another device leaves the dashboard at once', async
   const { email, password } = await createVerifiedUser(page);
   await buyPlan(page, 'three-day');
   const streamOpened = page.waitForResponse(
-    (response) => response.url().includes('/api/alerts/stream') && response.status() === 200,
+    (response) => response.url().includes('/api/live') && response.status() === 200,
   );
   await page.goto('/dashboard');
   await expect(page.getByTestId('subscription-status')).toContainText('Active');
