@@ -43,3 +43,9 @@ export const intervalScheduler: Scheduler = (callback, everyMs) => {
   timer.unref();
   return () => clearInterval(timer);
 };
+
+/** A `ws` message's text (ws hands a Buffer, an ArrayBuffer or fragments). */
+export function messageText(data: Buffer | ArrayBuffer | Buffer[]): string {
+  if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
+  return Buffer.isBuffer(data) ? data.toString('utf8') : Buffer.from(data).toString('utf8');
+}
