@@ -137,7 +137,7 @@ describe('Coinbase WebSocket feed', () => {
     h.fake.silence(false);
     await waitFor(() => h.gaps.length === 1 && h.feed.stats().connected, 'the gap');
     expect(h.gaps).toEqual([['BTC-USD']]);
-    expect(h.warnings).toContain('Coinbase feed silent past the heartbeat timeout: reconnecting');
+    expect(h.warnings).toContain('upstream silent too long: reconnecting');
     expect(h.feed.stats().reconnects).toBe(1);
   });
 

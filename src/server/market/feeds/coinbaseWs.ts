@@ -2,9 +2,11 @@
 // connection (config COINBASE_WS_URL, default wss://ws-feed.exchange.coinbase.com) carrying every
 // crypto symbol asked for, on the `ticker` channel (a message per match, batched in cascades:
 // price, time, last_size, trade_id, sequence) and the `heartbeat` channel (a message per product
-// each second: sequence, last_trade_id). This module owns that connection: subscribe and
-// unsubscribe diffs on the open socket, reconnection with exponential backoff and full jitter,
-// the silence watchdog, ordering and gap detection, and never crashing on what arrives.
+// each second: sequence, last_trade_id). This module owns the protocol: subscribe and unsubscribe
+// diffs on the open connection, resubscription and a gap for every carried symbol after a
+// reconnection, ordering and gap detection, and never crashing on what arrives. The connection
+// discipline (backoff with full jitter, the silence watchdog: 5 s, five missed heartbeats) is
+// reconnectingSocket.ts's.
 //
 // Ordering and gaps. Coinbase's `sequence` is per product and counts every order-book event, so
 // on the ticker channel consecutive messages legitimately skip sequences: a jump is NOT a gap.
@@ -14,12 +16,15 @@
 // ticker seen by the next heartbeat (one second of grace for in-flight tickers), a ticker was lost
 // and the product gets onGap. Every reconnection reports onGap for all carried symbols, since
 // nothing that traded while the connection was down was seen.
-import WebSocket from 'ws';
+import type WebSocket from 'ws';
 import { SYMBOL_TABLE, type MarketSymbol } from '../../../shared/symbolTable.ts';
 // Type-only import of the live path's feed contract (see demoTicks.ts on the boundary rule).
 // eslint-disable-next-line boundaries/dependencies
 import type { FeedStats, FeedTick, TickFeed } from '../../live/types.ts';
-import { listenerSet, messageText, SILENT_FEED_LOG, type FeedLog } from './listeners.ts';
+import { listenerSet, SILENT_FEED_LOG, type FeedLog } from './listeners.ts';
+import { createReconnectingSocket } from './reconnectingSocket.ts';
+
+export { fullJitterDelay } from './reconnectingSocket.ts';
 
 const CHANNELS = ['ticker', 'heartbeat'];
 
@@ -32,7 +37,7 @@ export interface CoinbaseTickFeedOptions {
   now?: () => number;
   /** Silence (no message at all) longer than this ends the connection (default 5 s: five heartbeats). */
   heartbeatTimeoutMs?: number;
-  /** Reconnection delay: uniform in [0, min(cap, base * 2^attempt)] (full jitter). */
+  /** Reconnection delay: uniform in [0, min(cap, base * 2^attempt)] (full jitter); defaults 500 ms, 30 s. */
   backoffBaseMs?: number;
   backoffCapMs?: number;
   /** Opening handshake limit (default 10 s). */
@@ -52,11 +57,6 @@ interface ProductState {
   heartbeatTradeId: number | null;
 }
 
-/** Full jitter (uniform in [0, min(cap, base * 2^attempt)]): reconnecting clients spread out. */
-export function fullJitterDelay(attempt: number, baseMs: number, capMs: number, random: () => number): number {
-  return random() * Math.min(capMs, baseMs * 2 ** Math.min(attempt, 30));
-}
-
 /** Reads a JSON number or numeric string; NaN when it is neither. */
 function numeric(value: unknown): number {
   if (typeof value === 'number') return value;
@@ -65,13 +65,7 @@ function numeric(value: unknown): number {
 }
 
 export function createCoinbaseTickFeed(options: CoinbaseTickFeedOptions): TickFeed {
-  const Client = options.WebSocket ?? WebSocket;
   const now = options.now ?? Date.now;
-  const heartbeatTimeoutMs = options.heartbeatTimeoutMs ?? 5000;
-  const backoffBaseMs = options.backoffBaseMs ?? 500;
-  const backoffCapMs = options.backoffCapMs ?? 30_000;
-  const connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
-  const random = options.random ?? Math.random;
   const log = options.log ?? SILENT_FEED_LOG;
   // Canonical id <-> Coinbase product id (the same for every row of the table today).
   const productOf = new Map<string, string>();
@@ -85,19 +79,10 @@ export function createCoinbaseTickFeed(options: CoinbaseTickFeedOptions): TickFe
   const ticks = listenerSet<FeedTick>(log, 'coinbase tick');
   const gapListeners = listenerSet<readonly string[]>(log, 'coinbase gap');
   const stats: FeedStats = { connected: false, reconnects: 0, gaps: 0, rejected: 0, lastTickAt: null };
-  /** Products wanted now, and those subscribed on the open socket. */
+  /** Products wanted now, and those subscribed on the open connection. */
   let wanted = new Set<string>();
   let subscribed = new Set<string>();
   let products = new Map<string, ProductState>();
-  let socket: WebSocket | null = null;
-  let open = false;
-  let attempt = 0;
-  /** A connection was lost (not closed by us): the next open is a reconnection with a gap. */
-  let lost = false;
-  let closed = false;
-  let reconnectTimer: NodeJS.Timeout | null = null;
-  let watchdog: NodeJS.Timeout | null = null;
-  let lastMessageAt = 0;
 
   function reportGap(ids: string[]): void {
     if (ids.length === 0) return;
@@ -105,96 +90,48 @@ export function createCoinbaseTickFeed(options: CoinbaseTickFeedOptions): TickFe
     gapListeners.emit(ids);
   }
 
-  function send(type: 'subscribe' | 'unsubscribe', productIds: string[]): void {
-    if (productIds.length === 0 || !socket || !open) return;
-    socket.send(JSON.stringify({ type, product_ids: productIds, channels: CHANNELS }));
-  }
-
-  /** Brings the open socket's subscriptions to `wanted`: one subscribe and one unsubscribe at most. */
+  /** Brings the open connection's subscriptions to `wanted`: one unsubscribe and one subscribe at most. */
   function syncSubscriptions(): void {
-    if (!open) return;
+    if (!upstream.isOpen()) return;
     const add = [...wanted].filter((product) => !subscribed.has(product));
     const remove = [...subscribed].filter((product) => !wanted.has(product));
-    send('unsubscribe', remove);
-    send('subscribe', add);
+    if (remove.length > 0) upstream.send({ type: 'unsubscribe', product_ids: remove, channels: CHANNELS });
+    if (add.length > 0) upstream.send({ type: 'subscribe', product_ids: add, channels: CHANNELS });
     for (const product of remove) products.delete(product);
     subscribed = new Set(wanted);
   }
 
-  function checkSilence(): void {
-    watchdog = null;
-    if (!socket || !open) return;
-    const silentFor = performance.now() - lastMessageAt;
-    if (silentFor < heartbeatTimeoutMs) {
-      watchdog = setTimeout(checkSilence, heartbeatTimeoutMs - silentFor);
-      return;
-    }
-    log.warn({ silentMs: Math.round(silentFor) }, 'Coinbase feed silent past the heartbeat timeout: reconnecting');
-    // terminate: a silent peer would never answer a closing handshake; 'close' reconnects.
-    socket.terminate();
-  }
-
-  function scheduleReconnect(): void {
-    if (closed || wanted.size === 0 || reconnectTimer) return;
-    const delay = fullJitterDelay(attempt, backoffBaseMs, backoffCapMs, random);
-    attempt += 1;
-    reconnectTimer = setTimeout(() => {
-      reconnectTimer = null;
-      connect();
-    }, delay);
-  }
-
-  function connect(): void {
-    if (closed || socket || wanted.size === 0) return;
-    let client: WebSocket;
-    try {
-      client = new Client(options.url, { handshakeTimeout: connectTimeoutMs });
-    } catch (error) {
-      log.warn({ err: error }, 'Coinbase feed could not connect');
-      scheduleReconnect();
-      return;
-    }
-    socket = client;
-    client.on('open', () => {
-      if (client !== socket) return;
-      open = true;
+  const upstream = createReconnectingSocket({
+    url: options.url,
+    name: 'coinbase',
+    WebSocket: options.WebSocket,
+    silenceMs: options.heartbeatTimeoutMs ?? 5000,
+    backoffBaseMs: options.backoffBaseMs ?? 500,
+    backoffCapMs: options.backoffCapMs ?? 30_000,
+    connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
+    random: options.random ?? Math.random,
+    log,
+    onOpen(afterLoss) {
       stats.connected = true;
+      // Sequences are per connection as far as we are concerned: start afresh.
       subscribed = new Set();
       products = new Map();
-      if (lost) {
+      if (afterLoss) {
         stats.reconnects += 1;
-        lost = false;
         reportGap([...wanted].map((product) => idOf.get(product)!));
       }
       syncSubscriptions();
-      lastMessageAt = performance.now();
-      checkSilence();
-    });
-    client.on('message', (data: WebSocket.RawData) => {
-      if (client !== socket) return;
-      lastMessageAt = performance.now();
-      handle(messageText(data));
-    });
-    client.on('error', (error: Error) => {
-      log.warn({ err: error }, 'Coinbase feed connection failed');
-    });
-    client.on('close', () => {
-      if (client !== socket) return;
-      socket = null;
-      open = false;
+    },
+    onText: handle,
+    onDown() {
       stats.connected = false;
       subscribed = new Set();
-      if (watchdog) clearTimeout(watchdog);
-      watchdog = null;
-      if (closed || wanted.size === 0) return;
-      lost = true;
-      scheduleReconnect();
-    });
-  }
+    },
+  });
 
   function reject(reason: string, detail?: object): void {
     stats.rejected += 1;
-    // At debug volume a flood of garbage would flood the log too: the counter is the signal.
+    // A flood of garbage must not flood the log too: the counter is the signal.
     if (stats.rejected <= 10 || stats.rejected % 1000 === 0) log.warn({ ...detail, rejected: stats.rejected }, reason);
   }
 
@@ -213,11 +150,8 @@ export function createCoinbaseTickFeed(options: CoinbaseTickFeedOptions): TickFe
       log.warn({ message: message.message, reason: message.reason }, 'Coinbase feed error');
       return;
     }
-    if (type === 'subscriptions') {
-      // The connection works: the next failure starts its backoff from the bottom again.
-      attempt = 0;
-      return;
-    }
+    // The connection works: the next failure starts its backoff from the bottom again.
+    if (type === 'subscriptions') return upstream.succeeded();
     // New message types may appear at any time; Coinbase asks clients to ignore them.
     if (type !== 'ticker' && type !== 'heartbeat') return;
     const product = message.product_id;
@@ -257,7 +191,7 @@ export function createCoinbaseTickFeed(options: CoinbaseTickFeedOptions): TickFe
     if (Number.isSafeInteger(tradeId) && (state.tradeId === null || tradeId > state.tradeId)) state.tradeId = tradeId;
     const size = numeric(message.last_size);
     stats.lastTickAt = now();
-    attempt = 0;
+    upstream.succeeded();
     ticks.emit({
       symbol: id,
       price,
@@ -271,48 +205,23 @@ export function createCoinbaseTickFeed(options: CoinbaseTickFeedOptions): TickFe
   return {
     name: 'coinbase',
     setSymbols(symbols) {
-      if (closed) return;
       const next = new Set<string>();
       for (const id of symbols) {
         const product = productOf.get(id);
         if (product) next.add(product);
       }
       wanted = next;
-      if (wanted.size === 0) {
-        // Nothing to carry: Coinbase drops a connection without subscriptions anyway.
-        if (reconnectTimer) clearTimeout(reconnectTimer);
-        if (watchdog) clearTimeout(watchdog);
-        reconnectTimer = null;
-        watchdog = null;
-        lost = false;
-        // Forgotten before it closes, so its 'close' neither reconnects nor touches the next socket.
-        const client = socket;
-        socket = null;
-        open = false;
-        stats.connected = false;
-        client?.close();
-        return;
-      }
-      if (socket) syncSubscriptions();
-      else if (!reconnectTimer) connect();
+      // Nothing to carry: no connection (Coinbase drops one without subscriptions anyway).
+      upstream.setActive(wanted.size > 0);
+      syncSubscriptions();
     },
     onTick: ticks.add,
     onGap: gapListeners.add,
     stats: () => ({ ...stats }),
     async close() {
-      closed = true;
-      if (reconnectTimer) clearTimeout(reconnectTimer);
-      if (watchdog) clearTimeout(watchdog);
-      reconnectTimer = null;
-      watchdog = null;
       ticks.clear();
       gapListeners.clear();
-      const client = socket;
-      if (!client) return;
-      await new Promise<void>((resolve) => {
-        client.once('close', () => resolve());
-        client.terminate();
-      });
+      await upstream.close();
       stats.connected = false;
     },
   };
