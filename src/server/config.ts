@@ -7,11 +7,13 @@ import { z } from 'zod';
 import { MARKET_DATA_MODES } from './market/service.ts';
 
 /**
- * Coinbase's public market-data hosts (no key needed): the price API (spot, buy, sell) and
- * Coinbase Exchange (candles); COINBASE_PRICE_API_URL and COINBASE_EXCHANGE_API_URL override them.
+ * Coinbase's public market-data hosts (no key needed): the price API (spot, buy, sell), Coinbase
+ * Exchange (candles) and its WebSocket feed (live ticks); COINBASE_PRICE_API_URL,
+ * COINBASE_EXCHANGE_API_URL and COINBASE_WS_URL override them.
  */
 const COINBASE_PRICE_API = 'https://api.coinbase.com';
 const COINBASE_EXCHANGE_API = 'https://api.exchange.coinbase.com';
+const COINBASE_WS_FEED = 'wss://ws-feed.exchange.coinbase.com';
 
 const optionalUrl = z.url().optional();
 
@@ -132,6 +134,10 @@ const envSchema = z.object({
   /** Coinbase's public API hosts; change only to go through an egress proxy or mirror. */
   COINBASE_PRICE_API_URL: z.preprocess(emptyToUndefined, z.url().default(COINBASE_PRICE_API)),
   COINBASE_EXCHANGE_API_URL: z.preprocess(emptyToUndefined, z.url().default(COINBASE_EXCHANGE_API)),
+  COINBASE_WS_URL: z.preprocess(
+    emptyToUndefined,
+    z.url({ protocol: /^wss?$/, error: 'COINBASE_WS_URL must be a ws:// or wss:// URL' }).default(COINBASE_WS_FEED),
+  ),
 
   LLM_BASE_URL: z.preprocess(emptyToUndefined, optionalUrl),
   LLM_API_KEY: z.preprocess(emptyToUndefined, z.string().optional()),

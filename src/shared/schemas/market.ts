@@ -9,8 +9,11 @@ import { CHART_OVERLAYS, CHART_TIMEFRAMES, WATCHLIST_QUOTES_MAX, type ChartOverl
 // The zod-free options and limits (the browser's first paint uses them without zod).
 export * from './chartOptions.ts';
 
-/** Who produced market figures: Coinbase (real time), Yahoo Finance (delayed where the exchange delays) or the demo feed. */
-export const marketSource = z.enum(['coinbase', 'yahoo', 'demo']);
+/**
+ * Who produced market figures: Coinbase (real time), Yahoo Finance (delayed where the exchange
+ * delays), the demo feed, or Alpaca's licensed US-stock stream (real time; only with a key).
+ */
+export const marketSource = z.enum(['coinbase', 'yahoo', 'demo', 'alpaca']);
 export type MarketSource = z.infer<typeof marketSource>;
 
 export const priceEntry = z.object({
