@@ -1,53 +1,10 @@
 // The live path's parts as they hand each other ticks (issue 34): a streaming feed (Coinbase's
-// WebSocket, Yahoo's quotes polled every few seconds, the demo feed's deterministic ticks)
-// gives ticks for the symbols it is asked to carry; the instance that owns a symbol's shard
-// runs its feed, evaluates price rules on each tick and publishes coalesced ticks on the bus;
-// every instance forwards them to the browsers that watch the symbol (live/hub.ts).
+// WebSocket, Yahoo's quotes polled every few seconds, the demo feed's deterministic ticks; their
+// interface belongs to the market feature) gives ticks for the symbols it is asked to carry; the
+// instance that owns a symbol's shard runs its feed, evaluates price rules on each tick and
+// publishes coalesced ticks on the bus; every instance forwards them to the browsers that watch
+// the symbol (live/hub.ts).
 import type { LiveTick } from '../../shared/schemas/live.ts';
-import type { MarketSource } from '../../shared/schemas/market.ts';
 
 export type { LiveTick };
-
-/** A price as a feed reports it, before the owner adds the forming bar. */
-export interface FeedTick {
-  /** Canonical id: BTC-USD, AAPL, MES1!. */
-  symbol: string;
-  price: number;
-  /** The provider's time stamp, epoch ms. */
-  time: number;
-  /** Size traded at this price, when the provider says (0 when unknown). */
-  size: number;
-  source: MarketSource;
-  /** Minutes the exchange delays it by (0: real time). */
-  delayMinutes: number;
-}
-
-export interface FeedStats {
-  /** Whether the upstream connection is open (polling feeds: the last poll answered). */
-  connected: boolean;
-  /** Upstream (re)connections after the first. */
-  reconnects: number;
-  /** Sequence gaps and silences that needed a refill from REST. */
-  gaps: number;
-  /** Messages that could not be read (malformed, unknown product, out of order). */
-  rejected: number;
-  /** When the last tick arrived here, epoch ms, or null. */
-  lastTickAt: number | null;
-}
-
-/** One streaming source of ticks. */
-export interface TickFeed {
-  /** 'coinbase' | 'yahoo' | 'demo' | 'alpaca': the metric label. */
-  readonly name: string;
-  /** The symbols to carry from now on (subscribes and unsubscribes upstream as needed). */
-  setSymbols(symbols: readonly string[]): void;
-  /** Each tick as it arrives. */
-  onTick(listener: (tick: FeedTick) => void): () => void;
-  /**
-   * Ticks of these symbols may have been missed (a reconnect, a sequence gap, silence past the
-   * heartbeat): their minute bars must be filled from REST (the alert engine does that).
-   */
-  onGap(listener: (symbols: readonly string[]) => void): () => void;
-  stats(): FeedStats;
-  close(): Promise<void>;
-}
+export type { FeedStats, FeedTick, TickFeed } from '../market/service.ts';

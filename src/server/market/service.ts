@@ -12,6 +12,7 @@ export { appendToBucket, createDemoFeed, DEMO_EPOCH } from './demoFeed.ts';
 export { createQuoteService, type QuoteService } from './quotes.ts';
 export { createMarketRouter, MARKET_DATA_MODES, type MarketRouterWithPin } from './router.ts';
 export { createYahooProvider } from './yahoo.ts';
+export type { FeedStats, FeedTick, TickFeed } from './feeds/types.ts';
 export type { CandleRow, Granularity, MarketDataProvider, MarketRouter, MarketSource, Quote } from './types.ts';
 
 /** A stored candle: the bar (open time in epoch ms) and the provider that produced it. */

@@ -15,9 +15,7 @@
 // back. Symbols: the table's stock and ETF ids are Alpaca's (BRK.B as Alpaca writes it).
 import type WebSocket from 'ws';
 import { SYMBOL_TABLE, type MarketSymbol } from '../../../shared/symbolTable.ts';
-// Type-only import of the live path's feed contract (see demoTicks.ts on the boundary rule).
-// eslint-disable-next-line boundaries/dependencies
-import type { FeedStats, FeedTick, TickFeed } from '../../live/types.ts';
+import type { FeedStats, FeedTick, TickFeed } from './types.ts';
 import { listenerSet, SILENT_FEED_LOG, type FeedLog } from './listeners.ts';
 import { createReconnectingSocket } from './reconnectingSocket.ts';
 

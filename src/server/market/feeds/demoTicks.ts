@@ -11,11 +11,7 @@
 // second extreme, close), clamped into [low, high] and rounded to the profile's tick size.
 import { SYMBOL_TABLE, type MarketSymbol } from '../../../shared/symbolTable.ts';
 import { symbolById } from '../../../shared/tickers.ts';
-// The feed contract of the live path (issue 34) lives with the live path; the market feature may
-// not import another feature by the boundaries rule, and this is a type-only import of the
-// interface these feeds implement (the lead decides the boundary when wiring them in).
-// eslint-disable-next-line boundaries/dependencies
-import type { FeedStats, FeedTick, TickFeed } from '../../live/types.ts';
+import type { FeedStats, FeedTick, TickFeed } from './types.ts';
 import { demoProfile } from '../demoProfiles.ts';
 import { DemoSeries } from '../demoSeries.ts';
 import { intervalScheduler, listenerSet, SILENT_FEED_LOG, type FeedLog, type Scheduler } from './listeners.ts';

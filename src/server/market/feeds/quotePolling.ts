@@ -14,9 +14,7 @@
 // Note for callers: the Yahoo provider caches quotes (quoteCacheMs, 15 s by default); give this
 // feed a provider whose cache is shorter than the poll interval, or polls repeat the cached price.
 import { SYMBOL_TABLE, type MarketSymbol } from '../../../shared/symbolTable.ts';
-// Type-only import of the live path's feed contract (see demoTicks.ts on the boundary rule).
-// eslint-disable-next-line boundaries/dependencies
-import type { FeedStats, FeedTick, TickFeed } from '../../live/types.ts';
+import type { FeedStats, FeedTick, TickFeed } from './types.ts';
 import type { MarketDataProvider, MarketSource, Quote, QuoteResult } from '../types.ts';
 import { intervalScheduler, listenerSet, SILENT_FEED_LOG, type FeedLog, type Scheduler } from './listeners.ts';
 
