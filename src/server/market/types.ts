@@ -17,6 +17,8 @@ export interface Quote {
   at: Date;
   /** True when the figures are delayed (Yahoo Finance: as the exchange delays them). */
   delayed?: boolean;
+  /** Minutes the exchange delays it by, when the provider says (Yahoo's exchangeDataDelayedBy). */
+  delayMinutes?: number;
 }
 
 export type QuoteResult = { ok: true; quote: Quote } | { ok: false; error: string };

@@ -70,6 +70,7 @@ describe('Yahoo provider: quotes', () => {
       sell: round2(aaplPrice - 0.01),
       at: new Date(tradedAt),
       delayed: false,
+      delayMinutes: 0,
     });
     expect(quoteOf(results.get('BRK.B')).spot).toBe(fakeYahooPrice('BRK-B', tradedAt));
 
@@ -83,6 +84,7 @@ describe('Yahoo provider: quotes', () => {
     const mesPrice = fakeYahooPrice('MES=F', tradedAt);
     expect(mes).toMatchObject({ productId: 'MES1!', spot: mesPrice, buy: mesPrice + 0.25, sell: mesPrice - 0.25 });
     expect(mes.delayed).toBe(true);
+    expect(mes.delayMinutes).toBe(10);
     expect(quoteOf(results.get('GC1!')).delayed).toBe(true);
   });
 

@@ -223,6 +223,9 @@ function quoteFromEntry(row: MarketSymbol, entry: Record<string, unknown> | unde
       sell: saneBook ? bid : spot,
       at: new Date(at),
       delayed: typeof delayedBy === 'number' && delayedBy > 0,
+      ...(typeof delayedBy === 'number' && Number.isInteger(delayedBy) && delayedBy >= 0
+        ? { delayMinutes: delayedBy }
+        : {}),
     },
   };
 }

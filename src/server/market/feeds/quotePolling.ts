@@ -53,7 +53,7 @@ function usualDelayMinutes(row: MarketSymbol | undefined): number {
   return row?.assetClass === 'future' || row?.assetClass === 'micro-future' ? 10 : 15;
 }
 
-function delayOf(quote: Quote & { delayMinutes?: unknown }, row: MarketSymbol | undefined): number {
+function delayOf(quote: Quote, row: MarketSymbol | undefined): number {
   if (typeof quote.delayMinutes === 'number' && Number.isInteger(quote.delayMinutes) && quote.delayMinutes >= 0) {
     return quote.delayMinutes;
   }
