@@ -39,6 +39,9 @@ describe('loadConfig', () => {
     [{ S3_BUCKET: 'uploads' }, 'S3_ACCESS_KEY_ID'],
     [{ AUTH_SECRET: 'short' }, 'AUTH_SECRET'],
     [{ LLM_BASE_URL: 'http://127.0.0.1:11434/v1' }, 'LLM_MODEL'],
+    [{ ALPACA_KEY_ID: 'PKTEST' }, 'ALPACA_SECRET_KEY'],
+    [{ ALPACA_WS_URL: 'https://stream.data.alpaca.markets/v2/iex' }, 'ALPACA_WS_URL'],
+    [{ LIVE_QUOTE_POLL_MS: '100' }, 'LIVE_QUOTE_POLL_MS'],
     [{ AI_RATE_LIMIT_PER_MINUTE: '0' }, 'AI_RATE_LIMIT_PER_MINUTE'],
     [{ AI_FILE_MAX_ROWS: 'many' }, 'AI_FILE_MAX_ROWS'],
   ])('rejects %o naming %s', (env, variable) => {

@@ -138,6 +138,17 @@ const envSchema = z.object({
     emptyToUndefined,
     z.url({ protocol: /^wss?$/, error: 'COINBASE_WS_URL must be a ws:// or wss:// URL' }).default(COINBASE_WS_FEED),
   ),
+  /** Alpaca market data (optional): with both keys, US stocks' and ETFs' live ticks come from its trade stream; Yahoo Finance stays the keyless default. */
+  ALPACA_KEY_ID: z.preprocess(emptyToUndefined, z.string().optional()),
+  ALPACA_SECRET_KEY: z.preprocess(emptyToUndefined, z.string().optional()),
+  ALPACA_WS_URL: z.preprocess(
+    emptyToUndefined,
+    z
+      .url({ protocol: /^wss?$/, error: 'ALPACA_WS_URL must be a ws:// or wss:// URL' })
+      .default('wss://stream.data.alpaca.markets/v2/iex'),
+  ),
+  /** How often the live path polls Yahoo Finance's quotes for the watched stocks, ETFs, indices and futures (ms). */
+  LIVE_QUOTE_POLL_MS: z.coerce.number().int().min(1_000).max(60_000).default(5_000),
 
   LLM_BASE_URL: z.preprocess(emptyToUndefined, optionalUrl),
   LLM_API_KEY: z.preprocess(emptyToUndefined, z.string().optional()),
@@ -318,6 +329,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (Boolean(values.VAPID_PUBLIC_KEY) !== Boolean(values.VAPID_PRIVATE_KEY)) {
     throw new ConfigError(
       'Invalid configuration:\n  VAPID_PUBLIC_KEY, VAPID_PRIVATE_KEY: set both (npx web-push generate-vapid-keys) or neither',
+    );
+  }
+  if (Boolean(values.ALPACA_KEY_ID) !== Boolean(values.ALPACA_SECRET_KEY)) {
+    throw new ConfigError(
+      'Invalid configuration:\n  ALPACA_KEY_ID, ALPACA_SECRET_KEY: set both (your Alpaca market-data keys) or neither',
     );
   }
   if (values.LLM_BASE_URL && !values.LLM_MODEL) {

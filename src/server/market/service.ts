@@ -13,6 +13,10 @@ export { createQuoteService, type QuoteService } from './quotes.ts';
 export { createMarketRouter, MARKET_DATA_MODES, type MarketRouterWithPin } from './router.ts';
 export { createYahooProvider } from './yahoo.ts';
 export type { FeedStats, FeedTick, TickFeed } from './feeds/types.ts';
+export { createAlpacaTickFeed } from './feeds/alpacaWs.ts';
+export { createCoinbaseTickFeed } from './feeds/coinbaseWs.ts';
+export { createDemoTickFeed, demoTicksBetween, demoTicksOfMinute } from './feeds/demoTicks.ts';
+export { createQuotePollingFeed } from './feeds/quotePolling.ts';
 export type { CandleRow, Granularity, MarketDataProvider, MarketRouter, MarketSource, Quote } from './types.ts';
 
 /** A stored candle: the bar (open time in epoch ms) and the provider that produced it. */
