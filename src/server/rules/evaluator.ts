@@ -43,10 +43,12 @@ import { formatPrice } from '../../shared/format.ts';
 import {
   describeCondition,
   fillTemplate,
+  isPriceCondition,
   RULE_TIMEFRAME_MS,
   type RuleCondition,
   type RuleTimeframe,
 } from '../../shared/schemas/alertRules.ts';
+import type { LiveTick } from '../../shared/schemas/live.ts';
 import { candleSeries, type CandleInput, type CandleSeries } from '../../signals/candles.ts';
 import {
   aggregate,
@@ -101,6 +103,24 @@ export interface RuleEvaluator {
   evaluate(update: SymbolUpdate): Promise<FiringDraft[]>;
   /** Forget a rule that fired with trigger 'once' (the caller also marks it in the database). */
   retire(ruleId: number): void;
+  /**
+   * Evaluates the tick-evaluated rules of the tick's symbol (price conditions whose trigger is
+   * not once_per_bar_close) against the move from the previous price to this one; returns the
+   * firings ordered by rule id. Synchronous and allocation-free when nothing fires.
+   */
+  evaluateTick(tick: LiveTick): FiringDraft[];
+  /** Symbols with at least one tick-evaluated rule (the same set object until the rules change). */
+  tickSymbols(): ReadonlySet<string>;
+  /**
+   * Reads the minute history of the tick symbols not read yet, so that their first tick has a
+   * previous close and percentage moves a reference.
+   */
+  prepareTicks(): Promise<void>;
+}
+
+/** A rule evaluated on ticks: a price condition whose trigger is not once_per_bar_close. */
+export function isTickRule(rule: Pick<ActiveRule, 'condition' | 'trigger'>): boolean {
+  return isPriceCondition(rule.condition.kind) && rule.trigger !== 'once_per_bar_close';
 }
 
 /** Minutes always held: the forming hour of 1h-1D bars and the previous close. */
@@ -152,7 +172,9 @@ export function firingMessage(rule: ActiveRule, time: number, price: number): st
 /** triggerKey of a firing at bar time `time`. */
 export function triggerKey(rule: Pick<ActiveRule, 'trigger' | 'timeframe'>, time: number): number {
   if (rule.trigger === 'once') return 0;
-  if (rule.trigger === 'once_per_bar') return bucketStart(time, RULE_TIMEFRAME_MS[rule.timeframe]);
+  if (rule.trigger === 'once_per_bar' || rule.trigger === 'once_per_bar_close')
+    return bucketStart(time, RULE_TIMEFRAME_MS[rule.timeframe]);
+  // every_time: the bar time as given (a tick passes its minute).
   return time;
 }
 
@@ -280,6 +302,8 @@ interface SymbolBars {
 interface RuleState {
   signature: string;
   lastBucket: number;
+  /** every_time on ticks: the minute it last fired in (at most once a one-minute bar). */
+  lastMinute: number;
   spent: boolean;
 }
 
@@ -328,8 +352,50 @@ interface WatosGroup {
   lastProbabilities: number[];
 }
 
+/** The percentage-move rules of one window, sorted by their percentage (rises and falls apart). */
+interface PercentGroup {
+  windowMinutes: number;
+  rises: Float64Array;
+  riseSlots: Slot[];
+  falls: Float64Array;
+  fallSlots: Slot[];
+}
+
+/**
+ * A symbol's tick-evaluated rules, sorted so that a move from one price to the next finds the
+ * rules it can fire by binary search: price levels, channel bounds, and percentages (a
+ * percentage move is met when (price / reference - 1) * 100 reaches the percentage, so the met
+ * rules of a window are a prefix of its rises and a suffix of its falls).
+ */
+interface TickRules {
+  upLevels: Float64Array;
+  up: Slot[];
+  downLevels: Float64Array;
+  down: Slot[];
+  /** Channels by lower bound and by upper bound. */
+  lowers: Float64Array;
+  byLower: Slot[];
+  uppers: Float64Array;
+  byUpper: Slot[];
+  percent: PercentGroup[];
+}
+
+/** The last price a symbol's tick rules saw (a tick's, or a closed bar's when no tick covered its minute). */
+interface TickState {
+  /** NaN: none yet (the first tick compares with the last closed bar held). */
+  price: number;
+  /** Open time of the minute of that price (-Infinity: none). */
+  minute: number;
+  /** Time of the newest tick (older ones are out of order and ignored). */
+  time: number;
+  /** Per percentage window: (price / reference - 1) * 100 at that price (NaN: no reference). */
+  change: Map<number, number>;
+}
+
 interface SymbolRules {
   rules: ActiveRule[];
+  /** The rules evaluated on ticks; null when the symbol has none. */
+  tick: TickRules | null;
   /** Rules retired since the index was built (still in it, silent). */
   retired: Set<number>;
   minuteNeed: number;
@@ -367,7 +433,50 @@ function levelOf(slot: Slot): number {
   return (slot.rule.condition as Extract<RuleCondition, { kind: 'price_cross' }>).level;
 }
 
+function channelOf(slot: Slot): Extract<RuleCondition, { kind: 'channel' }> {
+  return slot.rule.condition as Extract<RuleCondition, { kind: 'channel' }>;
+}
+
+function percentOf(slot: Slot): number {
+  return (slot.rule.condition as Extract<RuleCondition, { kind: 'percent_move' }>).percent;
+}
+
+function indexTickRules(slots: readonly Slot[]): TickRules {
+  const up: Slot[] = [];
+  const down: Slot[] = [];
+  const channels: Slot[] = [];
+  const windows = new Map<number, Slot[]>();
+  for (const slot of slots) {
+    const { condition } = slot.rule;
+    if (condition.kind === 'price_cross') (condition.direction === 'above' ? up : down).push(slot);
+    else if (condition.kind === 'channel') channels.push(slot);
+    else if (condition.kind === 'percent_move') {
+      const list = windows.get(condition.windowMinutes) ?? [];
+      list.push(slot);
+      windows.set(condition.windowMinutes, list);
+    }
+  }
+  const [upLevels, upSorted] = sortedLevels(up, levelOf);
+  const [downLevels, downSorted] = sortedLevels(down, levelOf);
+  const [lowers, byLower] = sortedLevels(channels, (slot) => channelOf(slot).lower);
+  const [uppers, byUpper] = sortedLevels(channels, (slot) => channelOf(slot).upper);
+  const percent: PercentGroup[] = [];
+  for (const [windowMinutes, list] of windows) {
+    const [rises, riseSlots] = sortedLevels(
+      list.filter((slot) => percentOf(slot) > 0),
+      percentOf,
+    );
+    const [falls, fallSlots] = sortedLevels(
+      list.filter((slot) => percentOf(slot) < 0),
+      percentOf,
+    );
+    percent.push({ windowMinutes, rises, riseSlots, falls, fallSlots });
+  }
+  return { upLevels, up: upSorted, downLevels, down: downSorted, lowers, byLower, uppers, byUpper, percent };
+}
+
 function indexRules(rules: readonly ActiveRule[], stateOf: (rule: ActiveRule) => RuleState): SymbolRules {
+  const ticked: Slot[] = [];
   const up: Slot[] = [];
   const down: Slot[] = [];
   const channels: Slot[] = [];
@@ -385,6 +494,12 @@ function indexRules(rules: readonly ActiveRule[], stateOf: (rule: ActiveRule) =>
   for (const rule of rules) {
     const slot: Slot = { rule, state: stateOf(rule) };
     const { condition, timeframe } = rule;
+    if (isTickRule(rule)) {
+      ticked.push(slot);
+      // The bars still give the first tick its previous close and a percentage its reference.
+      if (condition.kind === 'percent_move') minuteNeed = Math.max(minuteNeed, condition.windowMinutes + MINUTE_BASE);
+      continue;
+    }
     switch (condition.kind) {
       case 'price_cross':
         (condition.direction === 'above' ? up : down).push(slot);
@@ -463,6 +578,7 @@ function indexRules(rules: readonly ActiveRule[], stateOf: (rule: ActiveRule) =>
   const [downLevels, downSorted] = sortedLevels(down, levelOf);
   return {
     rules: [...rules],
+    tick: ticked.length > 0 ? indexTickRules(ticked) : null,
     retired: new Set(),
     minuteNeed: Math.min(MINUTE_HISTORY_MAX, minuteNeed),
     hourNeed: Math.min(HOUR_HISTORY_MAX, hourNeed),
@@ -544,6 +660,17 @@ export function createRuleEvaluator(options: RuleEvaluatorOptions): RuleEvaluato
   const caches = new Map<string, SymbolBars>();
   const states = new Map<number, RuleState>();
   const symbolOf = new Map<number, string>();
+  const tickStates = new Map<string, TickState>();
+  let tickSet = new Set<string>();
+
+  function refreshTickSymbols(): void {
+    const next = new Set<string>();
+    for (const [symbol, rules] of index) if (rules.tick) next.add(symbol);
+    // A symbol that lost its tick rules forgets its last price: should it gain some again, its
+    // first tick compares with the bars, not with a price from long ago.
+    for (const symbol of tickStates.keys()) if (!next.has(symbol)) tickStates.delete(symbol);
+    tickSet = next;
+  }
 
   const signatureOf = (rule: ActiveRule) => JSON.stringify([rule.symbol, rule.timeframe, rule.trigger, rule.condition]);
 
@@ -551,7 +678,7 @@ export function createRuleEvaluator(options: RuleEvaluatorOptions): RuleEvaluato
     const signature = signatureOf(rule);
     const known = states.get(rule.id);
     if (known && known.signature === signature) return known;
-    const state: RuleState = { signature, lastBucket: NaN, spent: false };
+    const state: RuleState = { signature, lastBucket: NaN, lastMinute: NaN, spent: false };
     states.set(rule.id, state);
     return state;
   }
@@ -571,6 +698,7 @@ export function createRuleEvaluator(options: RuleEvaluatorOptions): RuleEvaluato
     for (const rule of rules) symbolOf.set(rule.id, rule.symbol);
     for (const symbol of caches.keys()) if (!next.has(symbol)) caches.delete(symbol);
     index = next;
+    refreshTickSymbols();
   }
 
   function retire(ruleId: number): void {
@@ -590,6 +718,7 @@ export function createRuleEvaluator(options: RuleEvaluatorOptions): RuleEvaluato
       index.delete(symbol);
       caches.delete(symbol);
     }
+    refreshTickSymbols();
   }
 
   async function load(
@@ -633,7 +762,7 @@ export function createRuleEvaluator(options: RuleEvaluatorOptions): RuleEvaluato
     const bars: RuleBars = { minutes, hours };
     const out: FiringDraft[] = [];
     for (let at = Math.max(1, firstNew); at < minutes.length; at += 1)
-      evaluateMinute(rules, bars, at, update.source, out);
+      evaluateMinute(symbol, rules, bars, at, update.source, out);
     for (const alert of update.alerts) evaluateAlert(rules, minutes, alert, update.source, out);
     out.sort((a, b) => a.barTime - b.barTime || a.ruleId - b.ruleId);
 
@@ -646,7 +775,7 @@ export function createRuleEvaluator(options: RuleEvaluatorOptions): RuleEvaluato
     const { rule, state } = slot;
     if (state.spent) return;
     if (rule.expiresAt !== null && barTime >= rule.expiresAt) return;
-    if (rule.trigger === 'once_per_bar') {
+    if (rule.trigger === 'once_per_bar' || rule.trigger === 'once_per_bar_close') {
       const bucket = bucketStart(barTime, RULE_TIMEFRAME_MS[rule.timeframe]);
       if (state.lastBucket === bucket) return;
       state.lastBucket = bucket;
@@ -663,13 +792,182 @@ export function createRuleEvaluator(options: RuleEvaluatorOptions): RuleEvaluato
     });
   }
 
-  function evaluateMinute(rules: SymbolRules, bars: RuleBars, at: number, source: string, out: FiringDraft[]): void {
+  function tickStateOf(symbol: string): TickState {
+    let state = tickStates.get(symbol);
+    if (!state) {
+      state = { price: NaN, minute: -Infinity, time: -Infinity, change: new Map() };
+      tickStates.set(symbol, state);
+    }
+    return state;
+  }
+
+  /**
+   * A tick rule's firing at `time` (a tick's time, or a closed bar's open time) in the minute
+   * `minute`: once_per_bar keyed by its bucket, every_time by the minute (at most once a minute),
+   * once by 0 and then spent.
+   */
+  function fireTick(
+    slot: Slot,
+    time: number,
+    minute: number,
+    price: number,
+    messageTime: number,
+    source: string,
+    out: FiringDraft[] | null,
+  ): FiringDraft[] | null {
+    const { rule, state } = slot;
+    if (state.spent) return out;
+    if (rule.expiresAt !== null && time >= rule.expiresAt) return out;
+    if (rule.trigger === 'once_per_bar') {
+      const bucket = bucketStart(minute, RULE_TIMEFRAME_MS[rule.timeframe]);
+      if (state.lastBucket === bucket) return out;
+      state.lastBucket = bucket;
+    } else if (rule.trigger === 'every_time') {
+      if (state.lastMinute === minute) return out;
+      state.lastMinute = minute;
+    } else state.spent = true;
+    const draft: FiringDraft = {
+      ruleId: rule.id,
+      userId: rule.userId,
+      symbol: rule.symbol,
+      triggerKey: triggerKey(rule, minute),
+      barTime: minute,
+      price,
+      message: firingMessage(rule, messageTime, price),
+      source,
+    };
+    if (out) out.push(draft);
+    else out = [draft];
+    return out;
+  }
+
+  /**
+   * Moves a symbol's tick rules from the last price they saw to `price` (at `time`, in the minute
+   * `minute`) and fires those whose condition becomes true. Before any price, the previous one is
+   * the close of the last minute bar held before `minute`; with none, nothing fires.
+   */
+  function moveTo(
+    tick: TickRules,
+    state: TickState,
+    minutes: CandleSeries | undefined,
+    price: number,
+    time: number,
+    minute: number,
+    messageTime: number,
+    source: string,
+    found: FiringDraft[] | null,
+  ): FiringDraft[] | null {
+    let out = found;
+    let previous = state.price;
+    let previousMinute = state.minute;
+    if (Number.isNaN(previous) && minutes) {
+      const at = lowerBound(minutes.time, minutes.length, minute) - 1;
+      if (at >= 0) {
+        previous = minutes.close[at]!;
+        previousMinute = minutes.time[at]!;
+      }
+    }
+    const known = !Number.isNaN(previous);
+    if (known && price !== previous) {
+      if (price > previous) {
+        // Levels in (previous, price].
+        const to = upperBound(tick.upLevels, price);
+        for (let at = upperBound(tick.upLevels, previous); at < to; at += 1)
+          out = fireTick(tick.up[at]!, time, minute, price, messageTime, source, out);
+      } else {
+        // Levels in [price, previous).
+        const to = lowerBound(tick.downLevels, tick.downLevels.length, previous);
+        for (let at = lowerBound(tick.downLevels, tick.downLevels.length, price); at < to; at += 1)
+          out = fireTick(tick.down[at]!, time, minute, price, messageTime, source, out);
+      }
+      if (tick.byLower.length > 0) {
+        // A channel changes sides only when a bound lies between the two prices (inclusive).
+        const low = Math.min(previous, price);
+        const high = Math.max(previous, price);
+        const lowerTo = upperBound(tick.lowers, high);
+        for (let at = lowerBound(tick.lowers, tick.lowers.length, low); at < lowerTo; at += 1) {
+          const slot = tick.byLower[at]!;
+          const { direction, lower, upper } = channelOf(slot);
+          if (channelCrossed(direction, previous, price, lower, upper))
+            out = fireTick(slot, time, minute, price, messageTime, source, out);
+        }
+        const upperTo = upperBound(tick.uppers, high);
+        for (let at = lowerBound(tick.uppers, tick.uppers.length, low); at < upperTo; at += 1) {
+          const slot = tick.byUpper[at]!;
+          const { direction, lower, upper } = channelOf(slot);
+          // Seen above already when its lower bound is in the range too.
+          if (lower >= low && lower <= high) continue;
+          if (channelCrossed(direction, previous, price, lower, upper))
+            out = fireTick(slot, time, minute, price, messageTime, source, out);
+        }
+      }
+    }
+    for (const group of tick.percent) {
+      const windowMs = group.windowMinutes * MINUTE_MS;
+      // The same arithmetic as percentMoveMet, so the sorted percentages split exactly where it does.
+      const change = (price / closeAtOrBefore(minutes, minute - windowMs) - 1) * 100;
+      if (known) {
+        let before = state.change.get(group.windowMinutes);
+        if (before === undefined) before = (previous / closeAtOrBefore(minutes, previousMinute - windowMs) - 1) * 100;
+        const { rises, falls } = group;
+        // Rises met: the percentages <= change (none when the change is unknown).
+        const risesBefore = Number.isNaN(before) ? 0 : upperBound(rises, before);
+        const risesNow = Number.isNaN(change) ? 0 : upperBound(rises, change);
+        for (let at = risesBefore; at < risesNow; at += 1)
+          out = fireTick(group.riseSlots[at]!, time, minute, price, messageTime, source, out);
+        // Falls met: the percentages >= change.
+        const fallsBefore = Number.isNaN(before) ? falls.length : lowerBound(falls, falls.length, before);
+        const fallsNow = Number.isNaN(change) ? falls.length : lowerBound(falls, falls.length, change);
+        for (let at = fallsNow; at < fallsBefore; at += 1)
+          out = fireTick(group.fallSlots[at]!, time, minute, price, messageTime, source, out);
+      }
+      state.change.set(group.windowMinutes, change);
+    }
+    state.price = price;
+    state.minute = minute;
+    return out;
+  }
+
+  function evaluateTick(tick: LiveTick): FiringDraft[] {
+    const ticked = index.get(tick.symbol)?.tick;
+    if (!ticked) return [];
+    const { price, time } = tick;
+    if (!(price > 0) || !Number.isFinite(price) || !Number.isFinite(time)) return [];
+    const state = tickStateOf(tick.symbol);
+    // Out of order (an older quote arriving late): the newer price already stands.
+    if (time < state.time) return [];
+    state.time = time;
+    const minute = bucketStart(time, MINUTE_MS);
+    const out = moveTo(ticked, state, caches.get(tick.symbol)?.minutes, price, time, minute, time, tick.source, null);
+    if (!out) return [];
+    if (out.length > 1) out.sort((a, b) => a.ruleId - b.ruleId);
+    return out;
+  }
+
+  function evaluateMinute(
+    symbol: string,
+    rules: SymbolRules,
+    bars: RuleBars,
+    at: number,
+    source: string,
+    out: FiringDraft[],
+  ): void {
     const { minutes } = bars;
     const time = minutes.time[at]!;
     const close = minutes.close[at]!;
     const previousClose = minutes.close[at - 1]!;
     const closeTime = time + MINUTE_MS;
     const emit = (slot: Slot) => fire(slot, time, close, closeTime, source, out);
+
+    if (rules.tick) {
+      // Tick rules whose minute no tick covered (no feed, or a gap filled from the bars): the
+      // close is their next price. A minute some tick reached is left to the ticks.
+      const state = tickStateOf(symbol);
+      if (state.minute < time) {
+        state.time = Math.max(state.time, closeTime);
+        moveTo(rules.tick, state, minutes, close, time, time, closeTime, source, out);
+      }
+    }
 
     const [upFrom, upTo] = levelsCrossedUp(rules.upLevels, previousClose, close);
     for (let slot = upFrom; slot < upTo; slot += 1) emit(rules.up[slot]!);
@@ -775,31 +1073,70 @@ export function createRuleEvaluator(options: RuleEvaluatorOptions): RuleEvaluato
     for (const slot of slots) fire(slot, alert.time, price, alert.time, source, out);
   }
 
+  function evaluate(update: SymbolUpdate): Promise<FiringDraft[]> {
+    if (!index.has(update.productId)) return Promise.resolve([]);
+    let cache = caches.get(update.productId);
+    if (!cache) {
+      cache = {
+        minutes: new BarBuffer(),
+        hours: new BarBuffer(),
+        minuteLimit: 0,
+        hourLimit: 0,
+        minuteComplete: false,
+        hourComplete: false,
+        queue: Promise.resolve(),
+      };
+      caches.set(update.productId, cache);
+    }
+    const held = cache;
+    const result = cache.queue.then(() => run(update, held));
+    cache.queue = result.catch(() => undefined);
+    return result;
+  }
+
+  async function prepareTicks(): Promise<void> {
+    for (const symbol of [...tickSet]) {
+      const cache = caches.get(symbol);
+      if (cache && cache.minuteLimit > 0) continue;
+      // An update without bars reads the history the symbol's rules need and evaluates nothing.
+      await evaluate({ productId: symbol, source: 'history', minutes: [], hours: [], alerts: [] });
+    }
+  }
+
   return {
     setRules,
     symbols: () => new Set(index.keys()),
-    evaluate(update) {
-      if (!index.has(update.productId)) return Promise.resolve([]);
-      let cache = caches.get(update.productId);
-      if (!cache) {
-        cache = {
-          minutes: new BarBuffer(),
-          hours: new BarBuffer(),
-          minuteLimit: 0,
-          hourLimit: 0,
-          minuteComplete: false,
-          hourComplete: false,
-          queue: Promise.resolve(),
-        };
-        caches.set(update.productId, cache);
-      }
-      const held = cache;
-      const result = cache.queue.then(() => run(update, held));
-      cache.queue = result.catch(() => undefined);
-      return result;
-    },
+    evaluate,
     retire,
+    evaluateTick,
+    tickSymbols: () => tickSet,
+    prepareTicks,
   };
+}
+
+/** First index whose value is > target (length when none). */
+function upperBound(values: Float64Array, target: number): number {
+  let low = 0;
+  let high = values.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (values[middle]! <= target) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
+/** Close of the last minute bar held at or before `time` (NaN when none). */
+function closeAtOrBefore(minutes: CandleSeries | undefined, time: number): number {
+  if (!minutes) return NaN;
+  let low = 0;
+  let high = minutes.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (minutes.time[middle]! <= time) low = middle + 1;
+    else high = middle;
+  }
+  return low > 0 ? minutes.close[low - 1]! : NaN;
 }
 
 /**
