@@ -131,7 +131,17 @@ const HOUR_MARGIN = 72;
 /** Bars beyond the need held before a trim, so trims copy rarely. */
 const TRIM_SLACK = 1024;
 
-const DEFAULT_TIME = (time: number) => `${new Date(time).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+// The time's text changes once a minute; the firings of a minute share it.
+let lastMinuteText = NaN;
+let minuteText = '';
+const DEFAULT_TIME = (time: number) => {
+  const minute = Math.floor(time / 60_000);
+  if (minute !== lastMinuteText) {
+    lastMinuteText = minute;
+    minuteText = `${new Date(minute * 60_000).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+  }
+  return minuteText;
+};
 
 // describeCondition and formatPrice format numbers through Intl, which costs microseconds a
 // call: a rule's words are kept per rule object, and the last price's text is reused (the
@@ -388,8 +398,45 @@ interface TickState {
   minute: number;
   /** Time of the newest tick (older ones are out of order and ignored). */
   time: number;
-  /** Per percentage window: (price / reference - 1) * 100 at that price (NaN: no reference). */
-  change: Map<number, number>;
+  /** The tick rules whose percentage groups the arrays below follow (null: none yet). */
+  layout: TickRules | null;
+  /** Per percentage group: (price / reference - 1) * 100 at that price (NaN: no reference). */
+  changes: Float64Array;
+  /** Per percentage group: 1 when `changes` holds its value (0: the group is new). */
+  seen: Uint8Array;
+  /** Per percentage group: its reference close for `referenceMinute` over the bars held then. */
+  references: Float64Array;
+  referenceMinute: number;
+  /** The bars the references were read from: their count and newest time. */
+  referenceLength: number;
+  referenceLast: number;
+}
+
+/** A symbol with tick rules: everything a tick needs, behind one lookup. */
+interface Ticker {
+  rules: TickRules;
+  state: TickState;
+  cache: SymbolBars | undefined;
+}
+
+/** Lays a tick state's percentage arrays out for `rules`, keeping each window's last change. */
+function relayout(state: TickState, rules: TickRules): void {
+  const count = rules.percent.length;
+  const changes = new Float64Array(count);
+  const seen = new Uint8Array(count);
+  const old = state.layout?.percent ?? [];
+  for (let group = 0; group < count; group += 1) {
+    const at = old.findIndex((entry) => entry.windowMinutes === rules.percent[group]!.windowMinutes);
+    if (at >= 0 && state.seen[at] === 1) {
+      changes[group] = state.changes[at]!;
+      seen[group] = 1;
+    }
+  }
+  state.layout = rules;
+  state.changes = changes;
+  state.seen = seen;
+  state.references = new Float64Array(count);
+  state.referenceMinute = NaN;
 }
 
 interface SymbolRules {
@@ -661,15 +708,18 @@ export function createRuleEvaluator(options: RuleEvaluatorOptions): RuleEvaluato
   const states = new Map<number, RuleState>();
   const symbolOf = new Map<number, string>();
   const tickStates = new Map<string, TickState>();
+  let tickers = new Map<string, Ticker>();
   let tickSet = new Set<string>();
 
   function refreshTickSymbols(): void {
-    const next = new Set<string>();
-    for (const [symbol, rules] of index) if (rules.tick) next.add(symbol);
+    const next = new Map<string, Ticker>();
+    for (const [symbol, rules] of index)
+      if (rules.tick) next.set(symbol, { rules: rules.tick, state: tickStateOf(symbol), cache: caches.get(symbol) });
     // A symbol that lost its tick rules forgets its last price: should it gain some again, its
     // first tick compares with the bars, not with a price from long ago.
     for (const symbol of tickStates.keys()) if (!next.has(symbol)) tickStates.delete(symbol);
-    tickSet = next;
+    tickers = next;
+    tickSet = new Set(next.keys());
   }
 
   const signatureOf = (rule: ActiveRule) => JSON.stringify([rule.symbol, rule.timeframe, rule.trigger, rule.condition]);
@@ -795,7 +845,18 @@ export function createRuleEvaluator(options: RuleEvaluatorOptions): RuleEvaluato
   function tickStateOf(symbol: string): TickState {
     let state = tickStates.get(symbol);
     if (!state) {
-      state = { price: NaN, minute: -Infinity, time: -Infinity, change: new Map() };
+      state = {
+        price: NaN,
+        minute: -Infinity,
+        time: -Infinity,
+        layout: null,
+        changes: new Float64Array(0),
+        seen: new Uint8Array(0),
+        references: new Float64Array(0),
+        referenceMinute: NaN,
+        referenceLength: 0,
+        referenceLast: NaN,
+      };
       tickStates.set(symbol, state);
     }
     return state;
@@ -902,13 +963,33 @@ export function createRuleEvaluator(options: RuleEvaluatorOptions): RuleEvaluato
         }
       }
     }
-    for (const group of tick.percent) {
-      const windowMs = group.windowMinutes * MINUTE_MS;
+    const groups = tick.percent.length;
+    if (groups > 0) {
+      if (state.layout !== tick) relayout(state, tick);
+      const length = minutes ? minutes.length : 0;
+      const last = length > 0 ? minutes!.time[length - 1]! : NaN;
+      // The references change with the minute and with the bars held, not with each tick.
+      if (
+        state.referenceMinute !== minute ||
+        state.referenceLength !== length ||
+        !Object.is(state.referenceLast, last)
+      ) {
+        for (let group = 0; group < groups; group += 1)
+          state.references[group] = closeAtOrBefore(minutes, minute - tick.percent[group]!.windowMinutes * MINUTE_MS);
+        state.referenceMinute = minute;
+        state.referenceLength = length;
+        state.referenceLast = last;
+      }
+    }
+    for (let index = 0; index < groups; index += 1) {
+      const group = tick.percent[index]!;
       // The same arithmetic as percentMoveMet, so the sorted percentages split exactly where it does.
-      const change = (price / closeAtOrBefore(minutes, minute - windowMs) - 1) * 100;
+      const change = (price / state.references[index]! - 1) * 100;
       if (known) {
-        let before = state.change.get(group.windowMinutes);
-        if (before === undefined) before = (previous / closeAtOrBefore(minutes, previousMinute - windowMs) - 1) * 100;
+        const before =
+          state.seen[index] === 1
+            ? state.changes[index]!
+            : (previous / closeAtOrBefore(minutes, previousMinute - group.windowMinutes * MINUTE_MS) - 1) * 100;
         const { rises, falls } = group;
         // Rises met: the percentages <= change (none when the change is unknown).
         const risesBefore = Number.isNaN(before) ? 0 : upperBound(rises, before);
@@ -921,7 +1002,8 @@ export function createRuleEvaluator(options: RuleEvaluatorOptions): RuleEvaluato
         for (let at = fallsNow; at < fallsBefore; at += 1)
           out = fireTick(group.fallSlots[at]!, time, minute, price, messageTime, source, out);
       }
-      state.change.set(group.windowMinutes, change);
+      state.changes[index] = change;
+      state.seen[index] = 1;
     }
     state.price = price;
     state.minute = minute;
@@ -929,16 +1011,16 @@ export function createRuleEvaluator(options: RuleEvaluatorOptions): RuleEvaluato
   }
 
   function evaluateTick(tick: LiveTick): FiringDraft[] {
-    const ticked = index.get(tick.symbol)?.tick;
-    if (!ticked) return [];
+    const ticker = tickers.get(tick.symbol);
+    if (!ticker) return [];
     const { price, time } = tick;
     if (!(price > 0) || !Number.isFinite(price) || !Number.isFinite(time)) return [];
-    const state = tickStateOf(tick.symbol);
+    const { state } = ticker;
     // Out of order (an older quote arriving late): the newer price already stands.
     if (time < state.time) return [];
     state.time = time;
     const minute = bucketStart(time, MINUTE_MS);
-    const out = moveTo(ticked, state, caches.get(tick.symbol)?.minutes, price, time, minute, time, tick.source, null);
+    const out = moveTo(ticker.rules, state, ticker.cache?.minutes, price, time, minute, time, tick.source, null);
     if (!out) return [];
     if (out.length > 1) out.sort((a, b) => a.ruleId - b.ruleId);
     return out;
@@ -1087,6 +1169,8 @@ export function createRuleEvaluator(options: RuleEvaluatorOptions): RuleEvaluato
         queue: Promise.resolve(),
       };
       caches.set(update.productId, cache);
+      const ticker = tickers.get(update.productId);
+      if (ticker) ticker.cache = cache;
     }
     const held = cache;
     const result = cache.queue.then(() => run(update, held));
