@@ -5,7 +5,15 @@
 // minute, one WATOS report per timeframe) and must agree with its reference `ruleFiresAt`.
 //
 // Semantics:
-// - Price updates are the closes of one-minute bars. Each new minute bar of an update (in order)
+// - Ticks (issue 34): the price conditions (price_cross, channel, percent_move) whose trigger is
+//   not once_per_bar_close are tick rules, evaluated by evaluateTick on each tick: the previous
+//   price (the previous tick's; before any, the last closed bar's close held) against the new
+//   one, with the same predicates as below; percent_move's reference is the close of the last
+//   bar held at or before windowMinutes before the tick's minute. A closed minute bar whose
+//   minute no tick reached moves the tick rules to its close (no feed, or a gap filled from
+//   bars); a minute some tick reached is left to the ticks. tickReference.ts is the reference
+//   that checks every rule on every tick; the two must agree.
+// - Other rules see price updates as the closes of one-minute bars. Each new minute bar of an update (in order)
 //   is evaluated for every rule of that symbol; a rule fires when its condition becomes true
 //   (false at the previous minute bar, true now). The previous minute is the previous bar held
 //   (from history for the first minute of an update); without one nothing fires.
@@ -29,9 +37,10 @@
 //   (fall: 1 - p) reaches threshold %. It fires when true and the previous evaluation held in
 //   the bars was false.
 // - Triggers: 'once' fires at most once (triggerKey 0) and then stays silent until retire();
-//   'once_per_bar' at most once per T-bucket (triggerKey = bucket open time; the last bucket
-//   fired is kept in memory, the database's unique (ruleId, triggerKey) backs it after a
-//   restart); 'every_time' each time (triggerKey = the minute bar's time).
+//   'once_per_bar' (on ticks for tick rules) and 'once_per_bar_close' (closed bars only) at
+//   most once per T-bucket (triggerKey = bucket open time; the last bucket fired is kept in
+//   memory, the database's unique (ruleId, triggerKey) backs it after a restart); 'every_time'
+//   each time (triggerKey = the minute bar's time; on ticks at most once a minute).
 // - No firing for a bar at or after the rule's expiresAt.
 // - message: the rule's template filled (time = the bar's close, 'YYYY-MM-DD HH:MM UTC'; for a
 //   builtin, the alert's time), or `<condition in words> (<timeframe>): <ticker> at <price>`.

@@ -64,7 +64,10 @@ export interface RulesRuntime {
    * without tick rules.
    */
   onTick(tick: LiveTick): void;
-  /** Records the tick firings still waiting; resolves with everything recorded from ticks since the last call. */
+  /**
+   * Records the tick firings still waiting; resolves with what was recorded from ticks since
+   * the last call (tests and benches: the newest 10,000 firings at most).
+   */
   flushTicks(): Promise<RecordedFirings>;
   /** The symbols with rules evaluated on ticks: the ones whose ticks onTick wants. */
   tickSymbols(): ReadonlySet<string>;
@@ -95,6 +98,8 @@ const MINUTE = 60_000;
 const EMPTY: RecordedFirings = { firings: [], retired: [], queued: [] };
 /** A tick batch that failed this many times is dropped (logged): the database is not coming back soon. */
 const TICK_ATTEMPTS = 5;
+/** Tick firings kept for flushTicks (the newest batches); nothing calls it in production. */
+const KEPT_FIRINGS = 10_000;
 
 function merge(into: RecordedFirings, from: RecordedFirings): RecordedFirings {
   if (from.firings.length === 0 && from.retired.length === 0 && from.queued.length === 0) return into;
@@ -195,7 +200,9 @@ export function createRulesRuntime(options: RulesRuntimeOptions): RulesRuntime {
   let pending: FiringDraft[] = [];
   let batchTimer: ReturnType<typeof setTimeout> | null = null;
   let recording: Promise<void> = Promise.resolve();
-  let recorded: RecordedFirings = EMPTY;
+  // The batches' results since the last flushTicks, the oldest dropped beyond KEPT_FIRINGS.
+  const kept: RecordedFirings[] = [];
+  let keptFirings = 0;
 
   function startBatch(): void {
     if (batchTimer) clearTimeout(batchTimer);
@@ -209,7 +216,12 @@ export function createRulesRuntime(options: RulesRuntimeOptions): RulesRuntime {
   async function recordBatch(batch: FiringDraft[]): Promise<void> {
     for (let attempt = 1; ; attempt += 1) {
       try {
-        recorded = merge(recorded, await record(batch));
+        const result = await record(batch);
+        if (result.firings.length > 0 || result.retired.length > 0) {
+          kept.push(result);
+          keptFirings += result.firings.length;
+          while (keptFirings > KEPT_FIRINGS && kept.length > 1) keptFirings -= kept.shift()!.firings.length;
+        }
         return;
       } catch (error) {
         // Safe to try again: a draft already recorded hits the unique key.
@@ -249,8 +261,9 @@ export function createRulesRuntime(options: RulesRuntimeOptions): RulesRuntime {
       current = recording;
       await current;
     } while (current !== recording || pending.length > 0);
-    const result = recorded;
-    recorded = EMPTY;
+    const result = kept.reduce(merge, EMPTY);
+    kept.length = 0;
+    keptFirings = 0;
     return result;
   }
 
