@@ -5,7 +5,15 @@
 // minute, one WATOS report per timeframe) and must agree with its reference `ruleFiresAt`.
 //
 // Semantics:
-// - Price updates are the closes of one-minute bars. Each new minute bar of an update (in order)
+// - Ticks (issue 34): the price conditions (price_cross, channel, percent_move) whose trigger is
+//   not once_per_bar_close are tick rules, evaluated by evaluateTick on each tick: the previous
+//   price (the previous tick's; before any, the last closed bar's close held) against the new
+//   one, with the same predicates as below; percent_move's reference is the close of the last
+//   bar held at or before windowMinutes before the tick's minute. A closed minute bar whose
+//   minute no tick reached moves the tick rules to its close (no feed, or a gap filled from
+//   bars); a minute some tick reached is left to the ticks. tickReference.ts is the reference
+//   that checks every rule on every tick; the two must agree.
+// - Other rules see price updates as the closes of one-minute bars. Each new minute bar of an update (in order)
 //   is evaluated for every rule of that symbol; a rule fires when its condition becomes true
 //   (false at the previous minute bar, true now). The previous minute is the previous bar held
 //   (from history for the first minute of an update); without one nothing fires.
@@ -29,9 +37,10 @@
 //   (fall: 1 - p) reaches threshold %. It fires when true and the previous evaluation held in
 //   the bars was false.
 // - Triggers: 'once' fires at most once (triggerKey 0) and then stays silent until retire();
-//   'once_per_bar' at most once per T-bucket (triggerKey = bucket open time; the last bucket
-//   fired is kept in memory, the database's unique (ruleId, triggerKey) backs it after a
-//   restart); 'every_time' each time (triggerKey = the minute bar's time).
+//   'once_per_bar' (on ticks for tick rules) and 'once_per_bar_close' (closed bars only) at
+//   most once per T-bucket (triggerKey = bucket open time; the last bucket fired is kept in
+//   memory, the database's unique (ruleId, triggerKey) backs it after a restart); 'every_time'
+//   each time (triggerKey = the minute bar's time; on ticks at most once a minute).
 // - No firing for a bar at or after the rule's expiresAt.
 // - message: the rule's template filled (time = the bar's close, 'YYYY-MM-DD HH:MM UTC'; for a
 //   builtin, the alert's time), or `<condition in words> (<timeframe>): <ticker> at <price>`.
@@ -43,10 +52,12 @@ import { formatPrice } from '../../shared/format.ts';
 import {
   describeCondition,
   fillTemplate,
+  isPriceCondition,
   RULE_TIMEFRAME_MS,
   type RuleCondition,
   type RuleTimeframe,
 } from '../../shared/schemas/alertRules.ts';
+import type { LiveTick } from '../../shared/schemas/live.ts';
 import { candleSeries, type CandleInput, type CandleSeries } from '../../signals/candles.ts';
 import {
   aggregate,
@@ -101,6 +112,24 @@ export interface RuleEvaluator {
   evaluate(update: SymbolUpdate): Promise<FiringDraft[]>;
   /** Forget a rule that fired with trigger 'once' (the caller also marks it in the database). */
   retire(ruleId: number): void;
+  /**
+   * Evaluates the tick-evaluated rules of the tick's symbol (price conditions whose trigger is
+   * not once_per_bar_close) against the move from the previous price to this one; returns the
+   * firings ordered by rule id. Synchronous and allocation-free when nothing fires.
+   */
+  evaluateTick(tick: LiveTick): FiringDraft[];
+  /** Symbols with at least one tick-evaluated rule (the same set object until the rules change). */
+  tickSymbols(): ReadonlySet<string>;
+  /**
+   * Reads the minute history of the tick symbols not read yet, so that their first tick has a
+   * previous close and percentage moves a reference.
+   */
+  prepareTicks(): Promise<void>;
+}
+
+/** A rule evaluated on ticks: a price condition whose trigger is not once_per_bar_close. */
+export function isTickRule(rule: Pick<ActiveRule, 'condition' | 'trigger'>): boolean {
+  return isPriceCondition(rule.condition.kind) && rule.trigger !== 'once_per_bar_close';
 }
 
 /** Minutes always held: the forming hour of 1h-1D bars and the previous close. */
@@ -111,7 +140,17 @@ const HOUR_MARGIN = 72;
 /** Bars beyond the need held before a trim, so trims copy rarely. */
 const TRIM_SLACK = 1024;
 
-const DEFAULT_TIME = (time: number) => `${new Date(time).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+// The time's text changes once a minute; the firings of a minute share it.
+let lastMinuteText = NaN;
+let minuteText = '';
+const DEFAULT_TIME = (time: number) => {
+  const minute = Math.floor(time / 60_000);
+  if (minute !== lastMinuteText) {
+    lastMinuteText = minute;
+    minuteText = `${new Date(minute * 60_000).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+  }
+  return minuteText;
+};
 
 // describeCondition and formatPrice format numbers through Intl, which costs microseconds a
 // call: a rule's words are kept per rule object, and the last price's text is reused (the
@@ -152,7 +191,9 @@ export function firingMessage(rule: ActiveRule, time: number, price: number): st
 /** triggerKey of a firing at bar time `time`. */
 export function triggerKey(rule: Pick<ActiveRule, 'trigger' | 'timeframe'>, time: number): number {
   if (rule.trigger === 'once') return 0;
-  if (rule.trigger === 'once_per_bar') return bucketStart(time, RULE_TIMEFRAME_MS[rule.timeframe]);
+  if (rule.trigger === 'once_per_bar' || rule.trigger === 'once_per_bar_close')
+    return bucketStart(time, RULE_TIMEFRAME_MS[rule.timeframe]);
+  // every_time: the bar time as given (a tick passes its minute).
   return time;
 }
 
@@ -280,6 +321,8 @@ interface SymbolBars {
 interface RuleState {
   signature: string;
   lastBucket: number;
+  /** every_time on ticks: the minute it last fired in (at most once a one-minute bar). */
+  lastMinute: number;
   spent: boolean;
 }
 
@@ -328,8 +371,87 @@ interface WatosGroup {
   lastProbabilities: number[];
 }
 
+/** The percentage-move rules of one window, sorted by their percentage (rises and falls apart). */
+interface PercentGroup {
+  windowMinutes: number;
+  rises: Float64Array;
+  riseSlots: Slot[];
+  falls: Float64Array;
+  fallSlots: Slot[];
+}
+
+/**
+ * A symbol's tick-evaluated rules, sorted so that a move from one price to the next finds the
+ * rules it can fire by binary search: price levels, channel bounds, and percentages (a
+ * percentage move is met when (price / reference - 1) * 100 reaches the percentage, so the met
+ * rules of a window are a prefix of its rises and a suffix of its falls).
+ */
+interface TickRules {
+  upLevels: Float64Array;
+  up: Slot[];
+  downLevels: Float64Array;
+  down: Slot[];
+  /** Channels by lower bound and by upper bound. */
+  lowers: Float64Array;
+  byLower: Slot[];
+  uppers: Float64Array;
+  byUpper: Slot[];
+  percent: PercentGroup[];
+}
+
+/** The last price a symbol's tick rules saw (a tick's, or a closed bar's when no tick covered its minute). */
+interface TickState {
+  /** NaN: none yet (the first tick compares with the last closed bar held). */
+  price: number;
+  /** Open time of the minute of that price (-Infinity: none). */
+  minute: number;
+  /** Time of the newest tick (older ones are out of order and ignored). */
+  time: number;
+  /** The tick rules whose percentage groups the arrays below follow (null: none yet). */
+  layout: TickRules | null;
+  /** Per percentage group: (price / reference - 1) * 100 at that price (NaN: no reference). */
+  changes: Float64Array;
+  /** Per percentage group: 1 when `changes` holds its value (0: the group is new). */
+  seen: Uint8Array;
+  /** Per percentage group: its reference close for `referenceMinute` over the bars held then. */
+  references: Float64Array;
+  referenceMinute: number;
+  /** The bars the references were read from: their count and newest time. */
+  referenceLength: number;
+  referenceLast: number;
+}
+
+/** A symbol with tick rules: everything a tick needs, behind one lookup. */
+interface Ticker {
+  rules: TickRules;
+  state: TickState;
+  cache: SymbolBars | undefined;
+}
+
+/** Lays a tick state's percentage arrays out for `rules`, keeping each window's last change. */
+function relayout(state: TickState, rules: TickRules): void {
+  const count = rules.percent.length;
+  const changes = new Float64Array(count);
+  const seen = new Uint8Array(count);
+  const old = state.layout?.percent ?? [];
+  for (let group = 0; group < count; group += 1) {
+    const at = old.findIndex((entry) => entry.windowMinutes === rules.percent[group]!.windowMinutes);
+    if (at >= 0 && state.seen[at] === 1) {
+      changes[group] = state.changes[at]!;
+      seen[group] = 1;
+    }
+  }
+  state.layout = rules;
+  state.changes = changes;
+  state.seen = seen;
+  state.references = new Float64Array(count);
+  state.referenceMinute = NaN;
+}
+
 interface SymbolRules {
   rules: ActiveRule[];
+  /** The rules evaluated on ticks; null when the symbol has none. */
+  tick: TickRules | null;
   /** Rules retired since the index was built (still in it, silent). */
   retired: Set<number>;
   minuteNeed: number;
@@ -367,7 +489,50 @@ function levelOf(slot: Slot): number {
   return (slot.rule.condition as Extract<RuleCondition, { kind: 'price_cross' }>).level;
 }
 
+function channelOf(slot: Slot): Extract<RuleCondition, { kind: 'channel' }> {
+  return slot.rule.condition as Extract<RuleCondition, { kind: 'channel' }>;
+}
+
+function percentOf(slot: Slot): number {
+  return (slot.rule.condition as Extract<RuleCondition, { kind: 'percent_move' }>).percent;
+}
+
+function indexTickRules(slots: readonly Slot[]): TickRules {
+  const up: Slot[] = [];
+  const down: Slot[] = [];
+  const channels: Slot[] = [];
+  const windows = new Map<number, Slot[]>();
+  for (const slot of slots) {
+    const { condition } = slot.rule;
+    if (condition.kind === 'price_cross') (condition.direction === 'above' ? up : down).push(slot);
+    else if (condition.kind === 'channel') channels.push(slot);
+    else if (condition.kind === 'percent_move') {
+      const list = windows.get(condition.windowMinutes) ?? [];
+      list.push(slot);
+      windows.set(condition.windowMinutes, list);
+    }
+  }
+  const [upLevels, upSorted] = sortedLevels(up, levelOf);
+  const [downLevels, downSorted] = sortedLevels(down, levelOf);
+  const [lowers, byLower] = sortedLevels(channels, (slot) => channelOf(slot).lower);
+  const [uppers, byUpper] = sortedLevels(channels, (slot) => channelOf(slot).upper);
+  const percent: PercentGroup[] = [];
+  for (const [windowMinutes, list] of windows) {
+    const [rises, riseSlots] = sortedLevels(
+      list.filter((slot) => percentOf(slot) > 0),
+      percentOf,
+    );
+    const [falls, fallSlots] = sortedLevels(
+      list.filter((slot) => percentOf(slot) < 0),
+      percentOf,
+    );
+    percent.push({ windowMinutes, rises, riseSlots, falls, fallSlots });
+  }
+  return { upLevels, up: upSorted, downLevels, down: downSorted, lowers, byLower, uppers, byUpper, percent };
+}
+
 function indexRules(rules: readonly ActiveRule[], stateOf: (rule: ActiveRule) => RuleState): SymbolRules {
+  const ticked: Slot[] = [];
   const up: Slot[] = [];
   const down: Slot[] = [];
   const channels: Slot[] = [];
@@ -385,6 +550,12 @@ function indexRules(rules: readonly ActiveRule[], stateOf: (rule: ActiveRule) =>
   for (const rule of rules) {
     const slot: Slot = { rule, state: stateOf(rule) };
     const { condition, timeframe } = rule;
+    if (isTickRule(rule)) {
+      ticked.push(slot);
+      // The bars still give the first tick its previous close and a percentage its reference.
+      if (condition.kind === 'percent_move') minuteNeed = Math.max(minuteNeed, condition.windowMinutes + MINUTE_BASE);
+      continue;
+    }
     switch (condition.kind) {
       case 'price_cross':
         (condition.direction === 'above' ? up : down).push(slot);
@@ -463,6 +634,7 @@ function indexRules(rules: readonly ActiveRule[], stateOf: (rule: ActiveRule) =>
   const [downLevels, downSorted] = sortedLevels(down, levelOf);
   return {
     rules: [...rules],
+    tick: ticked.length > 0 ? indexTickRules(ticked) : null,
     retired: new Set(),
     minuteNeed: Math.min(MINUTE_HISTORY_MAX, minuteNeed),
     hourNeed: Math.min(HOUR_HISTORY_MAX, hourNeed),
@@ -544,6 +716,20 @@ export function createRuleEvaluator(options: RuleEvaluatorOptions): RuleEvaluato
   const caches = new Map<string, SymbolBars>();
   const states = new Map<number, RuleState>();
   const symbolOf = new Map<number, string>();
+  const tickStates = new Map<string, TickState>();
+  let tickers = new Map<string, Ticker>();
+  let tickSet = new Set<string>();
+
+  function refreshTickSymbols(): void {
+    const next = new Map<string, Ticker>();
+    for (const [symbol, rules] of index)
+      if (rules.tick) next.set(symbol, { rules: rules.tick, state: tickStateOf(symbol), cache: caches.get(symbol) });
+    // A symbol that lost its tick rules forgets its last price: should it gain some again, its
+    // first tick compares with the bars, not with a price from long ago.
+    for (const symbol of tickStates.keys()) if (!next.has(symbol)) tickStates.delete(symbol);
+    tickers = next;
+    tickSet = new Set(next.keys());
+  }
 
   const signatureOf = (rule: ActiveRule) => JSON.stringify([rule.symbol, rule.timeframe, rule.trigger, rule.condition]);
 
@@ -551,7 +737,7 @@ export function createRuleEvaluator(options: RuleEvaluatorOptions): RuleEvaluato
     const signature = signatureOf(rule);
     const known = states.get(rule.id);
     if (known && known.signature === signature) return known;
-    const state: RuleState = { signature, lastBucket: NaN, spent: false };
+    const state: RuleState = { signature, lastBucket: NaN, lastMinute: NaN, spent: false };
     states.set(rule.id, state);
     return state;
   }
@@ -571,6 +757,7 @@ export function createRuleEvaluator(options: RuleEvaluatorOptions): RuleEvaluato
     for (const rule of rules) symbolOf.set(rule.id, rule.symbol);
     for (const symbol of caches.keys()) if (!next.has(symbol)) caches.delete(symbol);
     index = next;
+    refreshTickSymbols();
   }
 
   function retire(ruleId: number): void {
@@ -590,6 +777,7 @@ export function createRuleEvaluator(options: RuleEvaluatorOptions): RuleEvaluato
       index.delete(symbol);
       caches.delete(symbol);
     }
+    refreshTickSymbols();
   }
 
   async function load(
@@ -633,7 +821,7 @@ export function createRuleEvaluator(options: RuleEvaluatorOptions): RuleEvaluato
     const bars: RuleBars = { minutes, hours };
     const out: FiringDraft[] = [];
     for (let at = Math.max(1, firstNew); at < minutes.length; at += 1)
-      evaluateMinute(rules, bars, at, update.source, out);
+      evaluateMinute(symbol, rules, bars, at, update.source, out);
     for (const alert of update.alerts) evaluateAlert(rules, minutes, alert, update.source, out);
     out.sort((a, b) => a.barTime - b.barTime || a.ruleId - b.ruleId);
 
@@ -646,7 +834,7 @@ export function createRuleEvaluator(options: RuleEvaluatorOptions): RuleEvaluato
     const { rule, state } = slot;
     if (state.spent) return;
     if (rule.expiresAt !== null && barTime >= rule.expiresAt) return;
-    if (rule.trigger === 'once_per_bar') {
+    if (rule.trigger === 'once_per_bar' || rule.trigger === 'once_per_bar_close') {
       const bucket = bucketStart(barTime, RULE_TIMEFRAME_MS[rule.timeframe]);
       if (state.lastBucket === bucket) return;
       state.lastBucket = bucket;
@@ -663,13 +851,214 @@ export function createRuleEvaluator(options: RuleEvaluatorOptions): RuleEvaluato
     });
   }
 
-  function evaluateMinute(rules: SymbolRules, bars: RuleBars, at: number, source: string, out: FiringDraft[]): void {
+  function tickStateOf(symbol: string): TickState {
+    let state = tickStates.get(symbol);
+    if (!state) {
+      state = {
+        price: NaN,
+        minute: -Infinity,
+        time: -Infinity,
+        layout: null,
+        changes: new Float64Array(0),
+        seen: new Uint8Array(0),
+        references: new Float64Array(0),
+        referenceMinute: NaN,
+        referenceLength: 0,
+        referenceLast: NaN,
+      };
+      tickStates.set(symbol, state);
+    }
+    return state;
+  }
+
+  /**
+   * A tick rule's firing at `time` (a tick's time, or a closed bar's open time) in the minute
+   * `minute`: once_per_bar keyed by its bucket, every_time by the minute (at most once a minute),
+   * once by 0 and then spent.
+   */
+  function fireTick(
+    slot: Slot,
+    time: number,
+    minute: number,
+    price: number,
+    messageTime: number,
+    source: string,
+    out: FiringDraft[] | null,
+  ): FiringDraft[] | null {
+    const { rule, state } = slot;
+    if (state.spent) return out;
+    if (rule.expiresAt !== null && time >= rule.expiresAt) return out;
+    if (rule.trigger === 'once_per_bar') {
+      const bucket = bucketStart(minute, RULE_TIMEFRAME_MS[rule.timeframe]);
+      if (state.lastBucket === bucket) return out;
+      state.lastBucket = bucket;
+    } else if (rule.trigger === 'every_time') {
+      if (state.lastMinute === minute) return out;
+      state.lastMinute = minute;
+    } else state.spent = true;
+    const draft: FiringDraft = {
+      ruleId: rule.id,
+      userId: rule.userId,
+      symbol: rule.symbol,
+      triggerKey: triggerKey(rule, minute),
+      barTime: minute,
+      price,
+      message: firingMessage(rule, messageTime, price),
+      source,
+    };
+    if (out) out.push(draft);
+    else out = [draft];
+    return out;
+  }
+
+  /**
+   * Moves a symbol's tick rules from the last price they saw to `price` (at `time`, in the minute
+   * `minute`) and fires those whose condition becomes true. Before any price, the previous one is
+   * the close of the last minute bar held before `minute`; with none, nothing fires.
+   */
+  function moveTo(
+    tick: TickRules,
+    state: TickState,
+    minutes: CandleSeries | undefined,
+    price: number,
+    time: number,
+    minute: number,
+    messageTime: number,
+    source: string,
+    found: FiringDraft[] | null,
+  ): FiringDraft[] | null {
+    let out = found;
+    let previous = state.price;
+    let previousMinute = state.minute;
+    if (Number.isNaN(previous) && minutes) {
+      const at = lowerBound(minutes.time, minutes.length, minute) - 1;
+      if (at >= 0) {
+        previous = minutes.close[at]!;
+        previousMinute = minutes.time[at]!;
+      }
+    }
+    const known = !Number.isNaN(previous);
+    if (known && price !== previous) {
+      if (price > previous) {
+        // Levels in (previous, price].
+        const to = upperBound(tick.upLevels, price);
+        for (let at = upperBound(tick.upLevels, previous); at < to; at += 1)
+          out = fireTick(tick.up[at]!, time, minute, price, messageTime, source, out);
+      } else {
+        // Levels in [price, previous).
+        const to = lowerBound(tick.downLevels, tick.downLevels.length, previous);
+        for (let at = lowerBound(tick.downLevels, tick.downLevels.length, price); at < to; at += 1)
+          out = fireTick(tick.down[at]!, time, minute, price, messageTime, source, out);
+      }
+      if (tick.byLower.length > 0) {
+        // A channel changes sides only when a bound lies between the two prices (inclusive).
+        const low = Math.min(previous, price);
+        const high = Math.max(previous, price);
+        const lowerTo = upperBound(tick.lowers, high);
+        for (let at = lowerBound(tick.lowers, tick.lowers.length, low); at < lowerTo; at += 1) {
+          const slot = tick.byLower[at]!;
+          const { direction, lower, upper } = channelOf(slot);
+          if (channelCrossed(direction, previous, price, lower, upper))
+            out = fireTick(slot, time, minute, price, messageTime, source, out);
+        }
+        const upperTo = upperBound(tick.uppers, high);
+        for (let at = lowerBound(tick.uppers, tick.uppers.length, low); at < upperTo; at += 1) {
+          const slot = tick.byUpper[at]!;
+          const { direction, lower, upper } = channelOf(slot);
+          // Seen above already when its lower bound is in the range too.
+          if (lower >= low && lower <= high) continue;
+          if (channelCrossed(direction, previous, price, lower, upper))
+            out = fireTick(slot, time, minute, price, messageTime, source, out);
+        }
+      }
+    }
+    const groups = tick.percent.length;
+    if (groups > 0) {
+      if (state.layout !== tick) relayout(state, tick);
+      const length = minutes ? minutes.length : 0;
+      const last = length > 0 ? minutes!.time[length - 1]! : NaN;
+      // The references change with the minute and with the bars held, not with each tick.
+      if (
+        state.referenceMinute !== minute ||
+        state.referenceLength !== length ||
+        !Object.is(state.referenceLast, last)
+      ) {
+        for (let group = 0; group < groups; group += 1)
+          state.references[group] = closeAtOrBefore(minutes, minute - tick.percent[group]!.windowMinutes * MINUTE_MS);
+        state.referenceMinute = minute;
+        state.referenceLength = length;
+        state.referenceLast = last;
+      }
+    }
+    for (let index = 0; index < groups; index += 1) {
+      const group = tick.percent[index]!;
+      // The same arithmetic as percentMoveMet, so the sorted percentages split exactly where it does.
+      const change = (price / state.references[index]! - 1) * 100;
+      if (known) {
+        const before =
+          state.seen[index] === 1
+            ? state.changes[index]!
+            : (previous / closeAtOrBefore(minutes, previousMinute - group.windowMinutes * MINUTE_MS) - 1) * 100;
+        const { rises, falls } = group;
+        // Rises met: the percentages <= change (none when the change is unknown).
+        const risesBefore = Number.isNaN(before) ? 0 : upperBound(rises, before);
+        const risesNow = Number.isNaN(change) ? 0 : upperBound(rises, change);
+        for (let at = risesBefore; at < risesNow; at += 1)
+          out = fireTick(group.riseSlots[at]!, time, minute, price, messageTime, source, out);
+        // Falls met: the percentages >= change.
+        const fallsBefore = Number.isNaN(before) ? falls.length : lowerBound(falls, falls.length, before);
+        const fallsNow = Number.isNaN(change) ? falls.length : lowerBound(falls, falls.length, change);
+        for (let at = fallsNow; at < fallsBefore; at += 1)
+          out = fireTick(group.fallSlots[at]!, time, minute, price, messageTime, source, out);
+      }
+      state.changes[index] = change;
+      state.seen[index] = 1;
+    }
+    state.price = price;
+    state.minute = minute;
+    return out;
+  }
+
+  function evaluateTick(tick: LiveTick): FiringDraft[] {
+    const ticker = tickers.get(tick.symbol);
+    if (!ticker) return [];
+    const { price, time } = tick;
+    if (!(price > 0) || !Number.isFinite(price) || !Number.isFinite(time)) return [];
+    const { state } = ticker;
+    // Out of order (an older quote arriving late): the newer price already stands.
+    if (time < state.time) return [];
+    state.time = time;
+    const minute = bucketStart(time, MINUTE_MS);
+    const out = moveTo(ticker.rules, state, ticker.cache?.minutes, price, time, minute, time, tick.source, null);
+    if (!out) return [];
+    if (out.length > 1) out.sort((a, b) => a.ruleId - b.ruleId);
+    return out;
+  }
+
+  function evaluateMinute(
+    symbol: string,
+    rules: SymbolRules,
+    bars: RuleBars,
+    at: number,
+    source: string,
+    out: FiringDraft[],
+  ): void {
     const { minutes } = bars;
     const time = minutes.time[at]!;
     const close = minutes.close[at]!;
     const previousClose = minutes.close[at - 1]!;
     const closeTime = time + MINUTE_MS;
     const emit = (slot: Slot) => fire(slot, time, close, closeTime, source, out);
+
+    if (rules.tick) {
+      // Tick rules whose minute no tick covered (no feed, or a gap filled from the bars): the
+      // close is their next price. A minute some tick reached is left to the ticks.
+      const state = tickStateOf(symbol);
+      if (state.minute < time) {
+        state.time = Math.max(state.time, closeTime);
+        moveTo(rules.tick, state, minutes, close, time, time, closeTime, source, out);
+      }
+    }
 
     const [upFrom, upTo] = levelsCrossedUp(rules.upLevels, previousClose, close);
     for (let slot = upFrom; slot < upTo; slot += 1) emit(rules.up[slot]!);
@@ -775,31 +1164,72 @@ export function createRuleEvaluator(options: RuleEvaluatorOptions): RuleEvaluato
     for (const slot of slots) fire(slot, alert.time, price, alert.time, source, out);
   }
 
+  function evaluate(update: SymbolUpdate): Promise<FiringDraft[]> {
+    if (!index.has(update.productId)) return Promise.resolve([]);
+    let cache = caches.get(update.productId);
+    if (!cache) {
+      cache = {
+        minutes: new BarBuffer(),
+        hours: new BarBuffer(),
+        minuteLimit: 0,
+        hourLimit: 0,
+        minuteComplete: false,
+        hourComplete: false,
+        queue: Promise.resolve(),
+      };
+      caches.set(update.productId, cache);
+      const ticker = tickers.get(update.productId);
+      if (ticker) ticker.cache = cache;
+    }
+    const held = cache;
+    const result = cache.queue.then(() => run(update, held));
+    cache.queue = result.catch(() => undefined);
+    return result;
+  }
+
+  async function prepareTicks(): Promise<void> {
+    for (const symbol of [...tickSet]) {
+      const cache = caches.get(symbol);
+      if (cache && cache.minuteLimit > 0) continue;
+      // An update without bars reads the history the symbol's rules need and evaluates nothing.
+      await evaluate({ productId: symbol, source: 'history', minutes: [], hours: [], alerts: [] });
+    }
+  }
+
   return {
     setRules,
     symbols: () => new Set(index.keys()),
-    evaluate(update) {
-      if (!index.has(update.productId)) return Promise.resolve([]);
-      let cache = caches.get(update.productId);
-      if (!cache) {
-        cache = {
-          minutes: new BarBuffer(),
-          hours: new BarBuffer(),
-          minuteLimit: 0,
-          hourLimit: 0,
-          minuteComplete: false,
-          hourComplete: false,
-          queue: Promise.resolve(),
-        };
-        caches.set(update.productId, cache);
-      }
-      const held = cache;
-      const result = cache.queue.then(() => run(update, held));
-      cache.queue = result.catch(() => undefined);
-      return result;
-    },
+    evaluate,
     retire,
+    evaluateTick,
+    tickSymbols: () => tickSet,
+    prepareTicks,
   };
+}
+
+/** First index whose value is > target (length when none). */
+function upperBound(values: Float64Array, target: number): number {
+  let low = 0;
+  let high = values.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (values[middle]! <= target) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
+/** Close of the last minute bar held at or before `time` (NaN when none). */
+function closeAtOrBefore(minutes: CandleSeries | undefined, time: number): number {
+  if (!minutes) return NaN;
+  let low = 0;
+  let high = minutes.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (minutes.time[middle]! <= time) low = middle + 1;
+    else high = middle;
+  }
+  return low > 0 ? minutes.close[low - 1]! : NaN;
 }
 
 /**

@@ -1,9 +1,13 @@
-// The alert rules as the alert engine runs them: the active rules, reloaded only when the
-// rules table changed; after each slice of a pass, each symbol that moved is handed to the
-// evaluator, which touches only that symbol's rules; what fires is recorded and delivered
-// (firings.ts). The engine calls this before it stores the slice's bars, so a pass cut short
-// by a crash or a failover is re-run by the next leader from the same bars: its firings hit
-// the unique key instead of firing twice, and none is missed.
+// The alert rules as the alert engine and the live feed run them: the active rules, reloaded
+// only when the rules table changed; after each slice of a pass, each symbol that moved is
+// handed to the evaluator, which touches only that symbol's rules; what fires is recorded and
+// delivered (firings.ts). The engine calls this before it stores the slice's bars, so a pass
+// cut short by a crash or a failover is re-run by the next leader from the same bars: its
+// firings hit the unique key instead of firing twice, and none is missed.
+// Ticks (issue 34): the owner of a symbol's feed hands each tick of tickSymbols() to onTick,
+// which evaluates the price rules at once and records what fired in a short batch (drafts of a
+// few milliseconds together, in order, retried on a database error); the same unique key makes
+// a tick replayed after a restart or by the next owner fire nothing twice.
 import type { Database } from '../db/client.ts';
 import type { AlertBus } from '../alerts/service.ts';
 import type { MarketAnalysis } from '../analysis/service.ts';
@@ -12,12 +16,16 @@ import { recordFirings, type RecordedFirings } from './firings.ts';
 import { expireRules, loadActiveRules, rulesVersion, type EngineRule } from './store.ts';
 import type { ActiveRule, FiringDraft, SymbolUpdate } from './types.ts';
 import type { RuleTimeframe } from '../../shared/schemas/alertRules.ts';
+import type { LiveTick } from '../../shared/schemas/live.ts';
 
 export interface RuleEvaluatorLike {
   setRules(rules: readonly ActiveRule[]): void;
   symbols(): ReadonlySet<string>;
   evaluate(update: SymbolUpdate): Promise<FiringDraft[]>;
   retire(ruleId: number): void;
+  evaluateTick(tick: LiveTick): FiringDraft[];
+  tickSymbols(): ReadonlySet<string>;
+  prepareTicks(): Promise<void>;
 }
 
 export interface RulesRuntimeOptions {
@@ -33,6 +41,16 @@ export interface RulesRuntimeOptions {
    * track record (origin 'alert'). Called after the firing is recorded; never awaited by the pass.
    */
   onStatedOdds?(symbol: string, timeframe: RuleTimeframe): Promise<unknown>;
+  /** How long tick firings wait for others before they are recorded together (ms; default 5). */
+  tickBatchMs?: number;
+  /** The wait before a tick batch that failed to record is tried again (ms; default 1,000). */
+  tickRetryMs?: number;
+  /**
+   * While ticks arrive, the rules are reloaded (when the table changed) at most this often, so
+   * a new rule is live within about this long without waiting for the engine's pass (ms;
+   * default 1,000; 0: only the engine's pass and priceUpdate reload them).
+   */
+  tickSyncMs?: number;
 }
 
 export interface RulesRuntime {
@@ -41,8 +59,23 @@ export interface RulesRuntime {
   /** Evaluates the symbols of a slice that have rules and records what fired. */
   onPass(updates: readonly SymbolUpdate[]): Promise<RecordedFirings>;
   /**
-   * Test hook (TEST_HOOKS only): a one-minute bar closing at `price` for the symbol, as if its
-   * demo feed had moved there, through the same evaluation, recording and delivery.
+   * A tick of a symbol's feed: its price rules are evaluated now, what fired is recorded in a
+   * batch a few milliseconds later. Never throws (errors are logged); cheap for a symbol
+   * without tick rules.
+   */
+  onTick(tick: LiveTick): void;
+  /**
+   * Records the tick firings still waiting; resolves with what was recorded from ticks since
+   * the last call (tests and benches: the newest 10,000 firings at most).
+   */
+  flushTicks(): Promise<RecordedFirings>;
+  /** The symbols with rules evaluated on ticks: the ones whose ticks onTick wants. */
+  tickSymbols(): ReadonlySet<string>;
+  /**
+   * Test hook (TEST_HOOKS only): the symbol's price moves to `price`, as if its demo feed had
+   * moved there: a tick at `price` (the tick rules) in a minute of its own, then that minute's
+   * bar closing at `price` (the close-only and indicator rules), through the same evaluation,
+   * recording and delivery.
    */
   priceUpdate(symbol: string, price: number): Promise<RecordedFirings>;
 }
@@ -63,6 +96,19 @@ export function recordStatedOdds(
 
 const MINUTE = 60_000;
 const EMPTY: RecordedFirings = { firings: [], retired: [], queued: [] };
+/** A tick batch that failed this many times is dropped (logged): the database is not coming back soon. */
+const TICK_ATTEMPTS = 5;
+/** Tick firings kept for flushTicks (the newest batches); nothing calls it in production. */
+const KEPT_FIRINGS = 10_000;
+
+function merge(into: RecordedFirings, from: RecordedFirings): RecordedFirings {
+  if (from.firings.length === 0 && from.retired.length === 0 && from.queued.length === 0) return into;
+  return {
+    firings: [...into.firings, ...from.firings],
+    retired: [...into.retired, ...from.retired],
+    queued: [...into.queued, ...from.queued],
+  };
+}
 
 export function createRulesRuntime(options: RulesRuntimeOptions): RulesRuntime {
   const { db, evaluator, log } = options;
@@ -71,8 +117,21 @@ export function createRulesRuntime(options: RulesRuntimeOptions): RulesRuntime {
   let rules = new Map<number, EngineRule>();
   let lastExpiry = 0;
   const syntheticTimes = new Map<string, number>();
+  const tickBatchMs = options.tickBatchMs ?? 5;
+  const tickRetryMs = options.tickRetryMs ?? 1000;
+  const tickSyncMs = options.tickSyncMs ?? 1000;
+  let syncing: Promise<void> | null = null;
+  let lastTickSync = -Infinity;
 
-  async function sync(): Promise<void> {
+  /** One reload at a time: the engine's pass and the ticks' periodic one share it. */
+  function sync(): Promise<void> {
+    syncing ??= reload().finally(() => {
+      syncing = null;
+    });
+    return syncing;
+  }
+
+  async function reload(): Promise<void> {
     // Expiry is checked at most once a minute; the evaluator also never fires past it.
     if (now() - lastExpiry >= MINUTE) {
       lastExpiry = now();
@@ -84,6 +143,8 @@ export function createRulesRuntime(options: RulesRuntimeOptions): RulesRuntime {
     rules = new Map(loaded.map((rule) => [rule.id, rule]));
     evaluator.setRules(loaded);
     version = current;
+    // The first tick of a symbol compares with its last close: read it before ticks count on it.
+    await evaluator.prepareTicks();
   }
 
   async function onPass(updates: readonly SymbolUpdate[]): Promise<RecordedFirings> {
@@ -98,6 +159,11 @@ export function createRulesRuntime(options: RulesRuntimeOptions): RulesRuntime {
         log.error({ err: error, productId: update.productId }, 'alert rules: evaluation failed for this symbol');
       }
     }
+    return record(drafts);
+  }
+
+  /** Records drafts, starts the WATOS odds of the ones that state odds, retires fired "once" rules. */
+  async function record(drafts: readonly FiringDraft[]): Promise<RecordedFirings> {
     if (drafts.length === 0) return EMPTY;
     const recorded = await recordFirings(
       db,
@@ -129,16 +195,95 @@ export function createRulesRuntime(options: RulesRuntimeOptions): RulesRuntime {
     return recorded;
   }
 
+  // Tick firings: gathered for tickBatchMs, then recorded one batch after another (in order, so
+  // a retried batch never overtakes a later one's "once" retirement).
+  let pending: FiringDraft[] = [];
+  let batchTimer: ReturnType<typeof setTimeout> | null = null;
+  let recording: Promise<void> = Promise.resolve();
+  // The batches' results since the last flushTicks, the oldest dropped beyond KEPT_FIRINGS.
+  const kept: RecordedFirings[] = [];
+  let keptFirings = 0;
+
+  function startBatch(): void {
+    if (batchTimer) clearTimeout(batchTimer);
+    batchTimer = null;
+    if (pending.length === 0) return;
+    const batch = pending;
+    pending = [];
+    recording = recording.then(() => recordBatch(batch));
+  }
+
+  async function recordBatch(batch: FiringDraft[]): Promise<void> {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        const result = await record(batch);
+        if (result.firings.length > 0 || result.retired.length > 0) {
+          kept.push(result);
+          keptFirings += result.firings.length;
+          while (keptFirings > KEPT_FIRINGS && kept.length > 1) keptFirings -= kept.shift()!.firings.length;
+        }
+        return;
+      } catch (error) {
+        // Safe to try again: a draft already recorded hits the unique key.
+        if (attempt >= TICK_ATTEMPTS) {
+          log.error({ err: error, firings: batch.length }, 'alert rules: tick firings not recorded, dropped');
+          return;
+        }
+        log.warn({ err: error, attempt }, 'alert rules: tick firings not recorded, trying again');
+        await new Promise((resolve) => setTimeout(resolve, tickRetryMs * attempt));
+      }
+    }
+  }
+
+  function onTick(tick: LiveTick): void {
+    if (tickSyncMs > 0 && now() - lastTickSync >= tickSyncMs) {
+      lastTickSync = now();
+      sync().catch((error: unknown) => log.warn({ err: error }, 'alert rules: reload for ticks failed'));
+    }
+    let drafts: FiringDraft[];
+    try {
+      drafts = evaluator.evaluateTick(tick);
+    } catch (error) {
+      // A feed must never see an evaluation error; the symbol's next tick is evaluated again.
+      log.error({ err: error, symbol: tick.symbol }, 'alert rules: tick evaluation failed for this symbol');
+      return;
+    }
+    if (drafts.length === 0) return;
+    for (const draft of drafts) pending.push(draft);
+    batchTimer ??= setTimeout(startBatch, tickBatchMs);
+  }
+
+  async function flushTicks(): Promise<RecordedFirings> {
+    // Batches started while one was awaited (ticks keep coming) are recorded and awaited too.
+    let current: Promise<void>;
+    do {
+      startBatch();
+      current = recording;
+      await current;
+    } while (current !== recording || pending.length > 0);
+    const result = kept.reduce(merge, EMPTY);
+    kept.length = 0;
+    keptFirings = 0;
+    return result;
+  }
+
   return {
     sync,
     onPass,
+    onTick,
+    flushTicks,
+    tickSymbols: () => evaluator.tickSymbols(),
     async priceUpdate(symbol, price) {
       await sync();
       const minute = Math.floor(now() / MINUTE) * MINUTE;
       const time = Math.max(minute, (syntheticTimes.get(symbol) ?? 0) + MINUTE);
       syntheticTimes.set(symbol, time);
+      // The tick first (its minute is then covered, so the bar leaves the tick rules alone).
+      const drafts = evaluator.evaluateTick({ symbol, price, time, source: 'demo', delayMinutes: 0, bar: null });
+      const fromTick = await record(drafts);
       const bar = { time, open: price, high: price, low: price, close: price, volume: 0 };
-      return onPass([{ productId: symbol, source: 'demo', minutes: [bar], hours: [], alerts: [] }]);
+      const fromBar = await onPass([{ productId: symbol, source: 'demo', minutes: [bar], hours: [], alerts: [] }]);
+      return merge(fromTick, fromBar);
     },
   };
 }

@@ -44,6 +44,10 @@ function scriptedEvaluator(): RuleEvaluatorLike {
           message: rule.name,
           source: 'demo',
         })),
+    // Bar updates only: nothing here is evaluated on ticks.
+    evaluateTick: () => [],
+    tickSymbols: () => new Set(),
+    prepareTicks: () => Promise.resolve(),
   };
 }
 

@@ -19,12 +19,19 @@ export const RULE_TIMEFRAME_MS: Record<RuleTimeframe, number> = {
   '1D': 86_400_000,
 };
 
-/** once: fires one time, then the rule is done; once_per_bar: at most once per bar of its timeframe; every_time: whenever the condition becomes true. */
-export const RULE_TRIGGERS = ['once', 'once_per_bar', 'every_time'] as const;
+/**
+ * TradingView's triggers (issue 34). once: the first time the condition is met, then the rule
+ * is done; once_per_bar: at most once per bar of its timeframe, on the first price that meets
+ * it (a price condition is checked on every tick, an indicator condition on each closed
+ * one-minute bar); once_per_bar_close: checked only on closed one-minute bars, at most once per
+ * bar of its timeframe; every_time: each time the condition becomes true, at most once a minute.
+ */
+export const RULE_TRIGGERS = ['once', 'once_per_bar', 'once_per_bar_close', 'every_time'] as const;
 export type RuleTrigger = (typeof RULE_TRIGGERS)[number];
 export const RULE_TRIGGER_LABELS: Record<RuleTrigger, string> = {
   once: 'Only once',
   once_per_bar: 'Once per bar',
+  once_per_bar_close: 'Once per bar close',
   every_time: 'Every time',
 };
 
@@ -181,6 +188,22 @@ export const ruleCondition = z.discriminatedUnion(
 );
 export type RuleCondition = z.infer<typeof ruleCondition>;
 
+/** The conditions on the price itself: evaluated on every tick unless the trigger is once_per_bar_close. */
+export const PRICE_CONDITION_KINDS = ['price_cross', 'channel', 'percent_move'] as const;
+export type PriceConditionKind = (typeof PRICE_CONDITION_KINDS)[number];
+
+export function isPriceCondition(kind: RuleConditionKind): kind is PriceConditionKind {
+  return (PRICE_CONDITION_KINDS as readonly string[]).includes(kind);
+}
+
+/**
+ * The trigger a rule gets when none is given: once_per_bar (on the tick) for a price condition,
+ * once_per_bar_close for the others, which are computed from closed bars anyway.
+ */
+export function defaultTrigger(kind: RuleConditionKind): RuleTrigger {
+  return isPriceCondition(kind) ? 'once_per_bar' : 'once_per_bar_close';
+}
+
 /** Any symbol of the symbol table, in any form it resolves (AAPL, NASDAQ:AAPL, BTC, BTC-USD, MES1!); stored as its canonical id. */
 export const ruleSymbol = z
   .string({ error: 'symbol is required' })
@@ -254,9 +277,8 @@ export const ruleInput = z
       .enum(RULE_TIMEFRAMES, { error: `timeframe must be one of ${RULE_TIMEFRAMES.join(', ')}` })
       .default('1h'),
     condition: ruleCondition,
-    trigger: z
-      .enum(RULE_TRIGGERS, { error: `trigger must be one of ${RULE_TRIGGERS.join(', ')}` })
-      .default('once_per_bar'),
+    // Left out: defaultTrigger of the condition (filled in below, once the condition is known).
+    trigger: z.enum(RULE_TRIGGERS, { error: `trigger must be one of ${RULE_TRIGGERS.join(', ')}` }).optional(),
     expiresAt: isoTime.nullable().optional(),
     message: ruleMessage.optional(),
     channels: z
@@ -270,7 +292,8 @@ export const ruleInput = z
   .superRefine((value, context) => {
     if (value.channels.includes('webhook') && !value.webhookUrl)
       context.addIssue({ code: 'custom', message: 'A webhook rule needs a webhook URL', path: ['webhookUrl'] });
-  });
+  })
+  .transform((value) => ({ ...value, trigger: value.trigger ?? defaultTrigger(value.condition.kind) }));
 export type RuleInput = z.input<typeof ruleInput>;
 export type ParsedRuleInput = z.output<typeof ruleInput>;
 
@@ -419,8 +442,10 @@ export const ALERT_TYPE_LABELS: Record<AlertType, string> = {
   TrendChangeAlertGenerator: 'trend change',
 };
 
-const compact = (value: number) =>
-  Math.abs(value) >= 1000 ? value.toLocaleString('en-US', { maximumFractionDigits: 2 }) : String(value);
+// One formatter for all: toLocaleString builds a new one on every call (about 15 µs), and a
+// rule's words are made on its first firing, which may be on a tick.
+const grouped = new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 });
+const compact = (value: number) => (Math.abs(value) >= 1000 ? grouped.format(value) : String(value));
 
 /** A condition in words, e.g. "AAPL crosses above 190", "BTC RSI(14) above 70". */
 export function describeCondition(condition: RuleCondition, ticker: string): string {

@@ -9,6 +9,7 @@ import { zodResolver } from '@hookform/resolvers/zod';
 import { useEffect, useId, useRef, useState } from 'react';
 import { useForm, useWatch } from 'react-hook-form';
 import {
+  defaultTrigger,
   describeCondition,
   ruleInput,
   RULE_CHANNEL_LABELS,
@@ -21,6 +22,7 @@ import {
   RULE_TRIGGERS,
   type AlertRule,
   type RuleChannel,
+  type RuleConditionKind,
 } from '../../../shared/schemas/alertRules.ts';
 import { formatPrice } from '../../../shared/format.ts';
 import { resolveSymbol } from '../../../shared/symbols.ts';
@@ -94,6 +96,9 @@ export function RuleFormDialog({
   const saving = useSaveRule();
   const dialog = useRef<HTMLDivElement>(null);
   const message = useRef<HTMLTextAreaElement>(null);
+  // The trigger follows the condition kind's default (on the tick for a price, at the bar close
+  // for an indicator) until the trader picks one; an edited rule keeps its own.
+  const [triggerPicked, setTriggerPicked] = useState(rule !== undefined);
 
   // Opened from a watchlist chip without a price: the latest close becomes the level, unless typed over.
   const wantsPrice = !rule && prefill?.symbol !== undefined && prefill.level === undefined;
@@ -264,7 +269,15 @@ export function RuleFormDialog({
             <label htmlFor={`${id}-kind`} className={labelClass}>
               Condition
             </label>
-            <select id={`${id}-kind`} className={field} {...register('kind')}>
+            <select
+              id={`${id}-kind`}
+              className={field}
+              {...register('kind', {
+                onChange: (event: { target: { value: string } }) => {
+                  if (!triggerPicked) setValue('trigger', defaultTrigger(event.target.value as RuleConditionKind));
+                },
+              })}
+            >
               {RULE_CONDITION_KINDS.map((kind) => (
                 <option key={kind} value={kind}>
                   {RULE_CONDITION_LABELS[kind]}
@@ -315,7 +328,16 @@ export function RuleFormDialog({
             <label htmlFor={`${id}-trigger`} className={labelClass}>
               Trigger
             </label>
-            <select id={`${id}-trigger`} className={field} {...register('trigger')} {...invalid('trigger')}>
+            <select
+              id={`${id}-trigger`}
+              className={field}
+              {...register('trigger', {
+                onChange: () => {
+                  setTriggerPicked(true);
+                },
+              })}
+              {...invalid('trigger')}
+            >
               {RULE_TRIGGERS.map((trigger) => (
                 <option key={trigger} value={trigger}>
                   {RULE_TRIGGER_LABELS[trigger]}

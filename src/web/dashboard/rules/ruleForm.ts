@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { ALERT_TYPES } from '../../../shared/constants.ts';
 import {
   ALERT_TYPE_LABELS,
+  defaultTrigger,
   RULE_CONDITION_KINDS,
   ruleInput,
   type AlertRule,
@@ -144,7 +145,7 @@ export function emptyForm(prefill: RulePrefill = {}): RuleFormState {
     name: '',
     symbol: prefill.symbol ?? '',
     timeframe: '1h',
-    trigger: 'once_per_bar',
+    trigger: defaultTrigger('price_cross'),
     expiresAt: '',
     message: '',
     channels: ['in_app'],

@@ -175,6 +175,28 @@ describe('the rule form', () => {
     expect(within(dialog).getByLabelText('Price level')).toHaveProperty('value', '100');
   });
 
+  it("offers Once per bar close; the trigger follows the kind's default until the trader picks one", () => {
+    stubServer();
+    const { dialog } = renderForm({ prefill: { symbol: 'BTC', level: 100 } });
+    const kind = within(dialog).getByLabelText('Condition');
+    const trigger = within(dialog).getByLabelText('Trigger');
+    expect(
+      within(trigger)
+        .getAllByRole('option')
+        .map((option) => option.textContent),
+    ).toEqual(['Only once', 'Once per bar', 'Once per bar close', 'Every time']);
+    expect(trigger).toHaveProperty('value', 'once_per_bar');
+    // An indicator is evaluated on closed bars: its default is the bar close.
+    fireEvent.change(kind, { target: { value: 'rsi' } });
+    expect(trigger).toHaveProperty('value', 'once_per_bar_close');
+    fireEvent.change(kind, { target: { value: 'channel' } });
+    expect(trigger).toHaveProperty('value', 'once_per_bar');
+    // Picked by the trader: kept whatever the kind.
+    fireEvent.change(trigger, { target: { value: 'every_time' } });
+    fireEvent.change(kind, { target: { value: 'ema_cross' } });
+    expect(trigger).toHaveProperty('value', 'every_time');
+  });
+
   it('refuses a webhook rule without a URL and an unknown message placeholder', async () => {
     stubServer({ 'GET /api/alert-rules/webhook': () => json(200, { secret: 'whsec_1', header: 'X-Watos-Signature' }) });
     const { dialog } = renderForm({ prefill: { symbol: 'BTC', level: 100 } });
