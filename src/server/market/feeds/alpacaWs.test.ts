@@ -25,7 +25,7 @@ async function startFakeAlpaca() {
   const server = new WebSocketServer({ host: '127.0.0.1', port: 0 });
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
   const address = server.address();
-  if (typeof address === 'string') throw new Error('unexpected pipe address');
+  if (address === null || typeof address === 'string') throw new Error('the fake is not listening on a port');
   const sockets: WebSocket[] = [];
   const received: Array<{ connection: number; message: Record<string, unknown> }> = [];
   let trades = new Set<string>();

@@ -56,7 +56,7 @@ export async function startFakeCoinbaseWs(options: { heartbeatMs?: number } = {}
   const server = new WebSocketServer({ host: '127.0.0.1', port: 0 });
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
   const address = server.address();
-  if (typeof address === 'string') throw new Error('unexpected pipe address');
+  if (address === null || typeof address === 'string') throw new Error('the fake is not listening on a port');
   const connections: Connection[] = [];
   const log: Array<{ connection: number; message: Record<string, unknown> }> = [];
   let silent = false;
