@@ -89,7 +89,7 @@ function listeners(local: EventEmitter) {
  * The ticks of a batch read from a channel that look like ticks; anything else (another
  * writer's message) is dropped. A shape check only: the owner made them from our own types.
  */
-export function ticksOf(items: unknown): LiveTick[] {
+function ticksOf(items: unknown): LiveTick[] {
   if (!Array.isArray(items)) return [];
   return items.filter(
     (item): item is LiveTick =>

@@ -16,7 +16,7 @@ import { coalesced } from '../jobs/coalesce.ts';
 
 const HEARTBEAT_MS = 25_000;
 /** Streams one user may hold at once; opening one more closes that user's oldest. */
-export const MAX_STREAMS_PER_USER = 10;
+const MAX_STREAMS_PER_USER = 10;
 /**
  * How often every open stream's session and subscription are checked again. A sign-out or
  * revocation in this process bites at once (sessionChanges tells us); one made on another

@@ -6,7 +6,7 @@
 import type { AlertBus } from '../alerts/service.ts';
 
 /** How long an instance's announcement counts without being renewed (it renews every 5 s). */
-export const DEMAND_TTL_MS = 15_000;
+const DEMAND_TTL_MS = 15_000;
 
 export interface DemandBook {
   /** An instance's whole set now (an empty one withdraws it); true when the union changed. */

@@ -19,14 +19,14 @@ import type { AlertBus } from '../alerts/service.ts';
 import { noLiveMetrics, type LiveMetrics } from '../http/metrics.ts';
 
 /** How often the demand is renewed (the owners forget it after demand.ts's DEMAND_TTL_MS). */
-export const DEMAND_EVERY_MS = 5_000;
+const DEMAND_EVERY_MS = 5_000;
 /** A change of demand goes out this soon, so many subscriptions changing at once are one message. */
 const DEMAND_DEBOUNCE_MS = 50;
 /** Last ticks kept for new subscribers: far above the symbol table, a bound against strays. */
 const MAX_KNOWN_SYMBOLS = 20_000;
 
 /** The socket a connection writes to (a ServerResponse, or any Writable). */
-export interface LiveSink {
+interface LiveSink {
   readonly writableNeedDrain: boolean;
   readonly destroyed: boolean;
   write(chunk: string): boolean;
@@ -34,7 +34,7 @@ export interface LiveSink {
   removeListener(event: 'drain', listener: () => void): unknown;
 }
 
-export interface LiveConnection {
+interface LiveConnection {
   readonly id: string;
   readonly userId: string;
   /** Canonical ids carried now, in the order asked. */
@@ -45,7 +45,7 @@ export interface LiveConnection {
   close(): void;
 }
 
-export interface LiveHubStats {
+interface LiveHubStats {
   connections: number;
   /** Connections whose socket is backed up, waiting for 'drain'. */
   backedUp: number;

@@ -13,7 +13,7 @@ import type { LiveTick } from '../../shared/schemas/live.ts';
 import type { AlertBus } from '../alerts/service.ts';
 import { noLiveMetrics, type LiveMetrics } from '../http/metrics.ts';
 
-export const TICK_PUBLISH_INTERVAL_MS = 100;
+const TICK_PUBLISH_INTERVAL_MS = 100;
 
 export interface TickPublisherOptions {
   bus: Pick<AlertBus, 'publishTicks'>;

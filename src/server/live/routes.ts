@@ -35,10 +35,10 @@ import type { LiveMetrics } from '../http/metrics.ts';
 import { NOT_SIGNED_IN, requireUser } from '../http/requestUser.ts';
 import { createLiveHub, type LiveHub } from './hub.ts';
 
-// What the composition root and the owners of feeds wire (app.ts may import only routes.ts).
-export { createLiveHub, type LiveHub, type LiveSink } from './hub.ts';
-export { createTickPublisher, TICK_PUBLISH_INTERVAL_MS, type TickPublisher } from './publisher.ts';
-export { createDemandBook, followDemand, DEMAND_TTL_MS, type DemandBook } from './demand.ts';
+// What the composition root wires on the instances that own feeds (it may import only routes.ts):
+// the coalescing publisher the feeds' ticks go into, and the demand the feeds must carry.
+export { createTickPublisher, type TickPublisher } from './publisher.ts';
+export { followDemand } from './demand.ts';
 
 export const UNKNOWN_CONNECTION = 'This live connection is not open here any more. Reconnect to get live prices again.';
 
@@ -59,13 +59,13 @@ export interface LiveRouteOptions {
 }
 
 /** Where a browser's stream stood: the last alert id and the last firing id it received. */
-export interface StreamPosition {
+interface StreamPosition {
   alertId: number;
   firingId: number;
 }
 
 /** Reads Last-Event-ID: `<alert id>-<firing id>`, or a plain alert id; anything else is none. */
-export function parseStreamPosition(header: string | string[] | undefined): StreamPosition {
+function parseStreamPosition(header: string | string[] | undefined): StreamPosition {
   const text = (Array.isArray(header) ? header[0] : header)?.trim() ?? '';
   const match = /^(\d{1,15})(?:-(\d{1,15}))?$/.exec(text);
   if (!match) return { alertId: 0, firingId: 0 };
@@ -73,7 +73,7 @@ export function parseStreamPosition(header: string | string[] | undefined): Stre
 }
 
 /** The canonical ids of the symbols asked for, in order, once each; 400 for one we lack. */
-export function canonicalSymbols(inputs: readonly string[]): string[] {
+function canonicalSymbols(inputs: readonly string[]): string[] {
   const ids: string[] = [];
   for (const input of inputs) {
     const symbol = resolveSymbol(input);
