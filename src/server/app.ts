@@ -414,6 +414,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
 
   // One registry for both event streams: the per-user cap and the re-checks cover either kind.
   const eventStreams = createStreamRegistry({ db: database.db, log: app.log, sessionChanges, count: openStreams });
+  // The live path's counters (GET /metrics), one set for the hub and the tick publisher.
+  const liveMetrics = metricsRegistry ? createLiveMetrics(metricsRegistry) : undefined;
   await registerDashboardApi(app, {
     auth,
     subscriptionAccess,
@@ -441,7 +443,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
         bus: alertBus,
         registry: eventStreams,
         firingsAfter: (userId, lastId) => firingsAfter(database.db, userId, lastId),
-        metrics: metricsRegistry ? createLiveMetrics(metricsRegistry) : undefined,
+        metrics: liveMetrics,
       }),
       dashboardFeature(alertRuleRoutes, {
         db: database.db,
