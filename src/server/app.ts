@@ -22,7 +22,7 @@ import { compression } from './http/compression.ts';
 import { csrfGuard } from './http/csrf.ts';
 import { errorHandling } from './http/errors.ts';
 import { loggerOptions } from './http/logging.ts';
-import { createMetricsRegistry, METRICS_PREFIX, metrics } from './http/metrics.ts';
+import { createLiveMetrics, createMetricsRegistry, METRICS_PREFIX, metrics } from './http/metrics.ts';
 import { rateLimits } from './http/rateLimit.ts';
 import { requestGuards } from './http/requestGuards.ts';
 import { securityHeaders } from './http/security.ts';
@@ -56,7 +56,8 @@ import {
 } from './market/service.ts';
 import { marketRoutes } from './market/routes.ts';
 import { alertRoutes, alertStreamRoutes, alertTestHookRoutes, createRecentAlertLog } from './alerts/routes.ts';
-import { alertsSince, createAlertBus, latestAlertsOf, type AlertBus } from './alerts/service.ts';
+import { alertsSince, createAlertBus, createStreamRegistry, latestAlertsOf, type AlertBus } from './alerts/service.ts';
+import { liveRoutes } from './live/routes.ts';
 import { aiRoutes } from './ai/routes.ts';
 import { alertRuleRoutes, alertRuleTestHookRoutes } from './rules/routes.ts';
 import {
@@ -411,6 +412,10 @@ export async function buildApp(options: AppOptions): Promise<App> {
     limits: { fileSize: config.UPLOAD_MAX_MB * 1024 * 1024, files: 1, fields: 20, fieldSize: 1024 * 1024, parts: 25 },
   });
 
+  // One registry for both event streams: the per-user cap and the re-checks cover either kind.
+  const eventStreams = createStreamRegistry({ db: database.db, log: app.log, sessionChanges, count: openStreams });
+  // The live path's counters (GET /metrics), one set for the hub and the tick publisher.
+  const liveMetrics = metricsRegistry ? createLiveMetrics(metricsRegistry) : undefined;
   await registerDashboardApi(app, {
     auth,
     subscriptionAccess,
@@ -429,9 +434,16 @@ export async function buildApp(options: AppOptions): Promise<App> {
       dashboardFeature(alertStreamRoutes, {
         db: database.db,
         bus: alertBus,
-        sessionChanges,
+        registry: eventStreams,
         firingsAfter: (userId, lastId) => firingsAfter(database.db, userId, lastId),
-        openStreams,
+      }),
+      // The one live connection of a tab (issue 34): ticks, alerts and rule firings.
+      dashboardFeature(liveRoutes, {
+        db: database.db,
+        bus: alertBus,
+        registry: eventStreams,
+        firingsAfter: (userId, lastId) => firingsAfter(database.db, userId, lastId),
+        metrics: liveMetrics,
       }),
       dashboardFeature(alertRuleRoutes, {
         db: database.db,

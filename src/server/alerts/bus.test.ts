@@ -1,8 +1,18 @@
-// Live fan-out: in-process always; across instances through Redis when TEST_REDIS_URL is set.
+// Live fan-out: in-process always; across instances through Redis when TEST_REDIS_URL is set
+// and through Postgres LISTEN/NOTIFY when TEST_DATABASE_URL is set. Alerts, rule firings, and
+// the live path's tick batches and demand announcements (issue 34).
 import { describe, expect, it } from 'vitest';
 import { createRedis } from '../redis.ts';
 import { startTcpProxy } from '../testing/tcpProxy.ts';
-import { createAlertBus, type AlertBus, type LiveAlert, type UserFiring } from './bus.ts';
+import {
+  createAlertBus,
+  PG_PAYLOAD_MAX,
+  splitJson,
+  type AlertBus,
+  type LiveAlert,
+  type LiveTick,
+  type UserFiring,
+} from './bus.ts';
 
 const alert: LiveAlert = {
   id: 7,
@@ -165,4 +175,109 @@ describe('alert bus', () => {
     await theirs.close();
     for (const connection of connections) connection.disconnect();
   });
+});
+
+function tick(symbol: string, price: number): LiveTick {
+  return {
+    symbol,
+    price,
+    time: 1_767_225_600_000 + price,
+    source: 'demo',
+    delayMinutes: 0,
+    bar: [1_767_225_600_000, price - 1, price + 2, price - 3, price, 12.5],
+  };
+}
+
+/** 400 ticks with their bars: about 50 kB of JSON, over six NOTIFY payloads. */
+const bigBatch = Array.from({ length: 400 }, (_, index) => tick(`SYM${index}-USD`, 1000 + index));
+/** 900 symbols of up to 20 characters: about 17 kB, over a NOTIFY payload. */
+const manySymbols = Array.from({ length: 900 }, (_, index) => `LONGSYMBOLNAME${String(index).padStart(6, '0')}`);
+
+/** Ticks and demand from one instance reach the other whole, in batches, apart from alerts. */
+async function expectLivePath(owner: AlertBus, viewer: AlertBus) {
+  const batches: Array<readonly LiveTick[]> = [];
+  const demands: Array<[string, readonly string[]]> = [];
+  const alertsHeard: LiveAlert[] = [];
+  viewer.subscribeTicks((ticks) => batches.push(ticks));
+  owner.subscribeDemand((instance, symbols) => demands.push([instance, symbols]));
+  viewer.subscribe((item) => alertsHeard.push(item));
+
+  await owner.publishTicks([tick('BTC-USD', 100_000), tick('ETH-USD', 3_000)]);
+  await expect.poll(() => batches.length).toBe(1);
+  expect(batches[0]).toEqual([tick('BTC-USD', 100_000), tick('ETH-USD', 3_000)]);
+
+  await owner.publishTicks(bigBatch);
+  await expect.poll(() => batches.slice(1).flat().length).toBe(400);
+  expect(batches.slice(1).flat()).toEqual(bigBatch);
+
+  await viewer.publishDemand('viewer-1', ['AAPL', 'BTC-USD']);
+  await viewer.publishDemand('viewer-1', manySymbols);
+  await viewer.publishDemand('viewer-1', []);
+  await expect.poll(() => demands.length).toBe(3);
+  expect(demands[0]).toEqual(['viewer-1', ['AAPL', 'BTC-USD']]);
+  expect(demands[1]).toEqual(['viewer-1', manySymbols]);
+  expect(demands[2]).toEqual(['viewer-1', []]);
+  expect(alertsHeard).toEqual([]);
+}
+
+describe('live path on the bus', () => {
+  it('splits JSON into payloads under the limit, keeping every item in order', () => {
+    const texts = splitJson(bigBatch, (chunk) => chunk, PG_PAYLOAD_MAX);
+    expect(texts.length).toBeGreaterThan(5);
+    for (const text of texts) expect(Buffer.byteLength(text)).toBeLessThanOrEqual(PG_PAYLOAD_MAX);
+    expect(texts.flatMap((text) => JSON.parse(text) as LiveTick[])).toEqual(bigBatch);
+    expect(splitJson([tick('BTC-USD', 1)], (chunk) => chunk, PG_PAYLOAD_MAX)).toHaveLength(1);
+  });
+
+  it('carries tick batches and demand in-process, the batch itself to every listener', async () => {
+    const bus = createAlertBus();
+    await expectLivePath(bus, bus);
+    const seen: Array<readonly LiveTick[]> = [];
+    const stop = bus.subscribeTicks((ticks) => seen.push(ticks));
+    const batch = [tick('SOL-USD', 150)];
+    await bus.publishTicks(batch);
+    await bus.publishTicks([]);
+    stop();
+    await bus.publishTicks([tick('SOL-USD', 151)]);
+    expect(seen).toEqual([batch]);
+    expect(seen[0]).toBe(batch);
+    await bus.close();
+  });
+
+  it.runIf(process.env.TEST_DATABASE_URL)(
+    'carries them across instances through Postgres, split under 8000 bytes',
+    async () => {
+      const owner = createAlertBus(undefined, process.env.TEST_DATABASE_URL);
+      const viewer = createAlertBus(undefined, process.env.TEST_DATABASE_URL);
+      await Promise.all([owner.ready, viewer.ready]);
+      await expectLivePath(owner, viewer);
+      await owner.close();
+      await viewer.close();
+    },
+  );
+
+  it.runIf(process.env.TEST_REDIS_URL)(
+    'carries them across instances through Redis, and drops what is no tick',
+    async () => {
+      const connections = [0, 1, 2].map(() => createRedis(process.env.TEST_REDIS_URL!));
+      const prefix = `watos:live-${Math.random().toString(36).slice(2, 8)}:`;
+      const owner = createAlertBus(connections[0], undefined, prefix);
+      const viewer = createAlertBus(connections[1], undefined, prefix);
+      await Promise.all([owner.ready, viewer.ready]);
+      await expectLivePath(owner, viewer);
+
+      const later: Array<readonly LiveTick[]> = [];
+      viewer.subscribeTicks((ticks) => later.push(ticks));
+      // Another writer's messages on our channel: not JSON, not a list, no price.
+      await connections[2]!.publish(`${prefix}ticks`, 'not json');
+      await connections[2]!.publish(`${prefix}ticks`, '{"symbol":"BTC-USD"}');
+      await connections[2]!.publish(`${prefix}ticks`, JSON.stringify([{ symbol: 'BTC-USD', price: 'high', time: 1 }]));
+      await owner.publishTicks([tick('ADA-USD', 1)]);
+      await expect.poll(() => later.length).toBe(1);
+      expect(later[0]).toEqual([tick('ADA-USD', 1)]);
+      await owner.close();
+      await viewer.close();
+      for (const connection of connections) connection.disconnect();
+    },
+  );
 });

@@ -5,13 +5,17 @@
 // carry the firings of users' own alert rules (issue 16), each addressed to its user, and
 // stored-alert notices: after any instance stores alerts, every instance's recent alert log
 // (recent.ts) reads the rows it does not hold yet.
+// The live path (issue 34) rides the same transports: batches of coalesced ticks from the
+// instances that own the symbols' feeds, and each instance's demand (the symbols its browsers
+// watch), so the owners carry those symbols' feeds.
 import { EventEmitter } from 'node:events';
 import type { Redis } from 'ioredis';
 import pg from 'pg';
 import type { LiveAlert } from '../../shared/schemas/alerts.ts';
 import type { RuleFiring } from '../../shared/schemas/alertRules.ts';
+import type { LiveTick } from '../../shared/schemas/live.ts';
 
-export type { LiveAlert };
+export type { LiveAlert, LiveTick };
 
 /** A rule's firing on its way to its owner's open dashboards. */
 export interface UserFiring {
@@ -29,6 +33,16 @@ export interface AlertBus {
   /** Tells every instance that alerts up to this id are stored. */
   publishStored(newestId: number): Promise<void>;
   subscribeStored(listener: (newestId: number) => void): () => void;
+  /** A batch of ticks (already coalesced by the owner: live/hub.ts's createTickPublisher). */
+  publishTicks(ticks: LiveTick[]): Promise<void>;
+  /** Each batch as it arrives; listeners share the array and must not change it. */
+  subscribeTicks(listener: (ticks: readonly LiveTick[]) => void): () => void;
+  /**
+   * The whole set of symbols this instance's browsers watch now (an empty set withdraws it);
+   * each instance renews its demand every few seconds and the owners forget a silent one.
+   */
+  publishDemand(instanceId: string, symbols: readonly string[]): Promise<void>;
+  subscribeDemand(listener: (instanceId: string, symbols: readonly string[]) => void): () => void;
   close(): Promise<void>;
 }
 
@@ -36,6 +50,14 @@ export interface AlertBus {
 const PG_CHANNEL = 'watos_alerts';
 const PG_FIRINGS_CHANNEL = 'watos_rule_firings';
 const PG_STORED_CHANNEL = 'watos_alerts_stored';
+const PG_TICKS_CHANNEL = 'watos_ticks';
+const PG_DEMAND_CHANNEL = 'watos_live_demand';
+/**
+ * A NOTIFY payload must stay under 8000 bytes: larger tick batches and demands go as several
+ * notifications of at most this many bytes, sent in one statement (so one transaction: they
+ * arrive together, in order, or not at all).
+ */
+export const PG_PAYLOAD_MAX = 7_900;
 
 /** What every bus does the same: listeners on a local emitter. */
 function listeners(local: EventEmitter) {
@@ -52,6 +74,103 @@ function listeners(local: EventEmitter) {
       local.on('stored', listener);
       return () => local.off('stored', listener);
     },
+    subscribeTicks(listener: (ticks: readonly LiveTick[]) => void) {
+      local.on('ticks', listener);
+      return () => local.off('ticks', listener);
+    },
+    subscribeDemand(listener: (instanceId: string, symbols: readonly string[]) => void) {
+      local.on('demand', listener);
+      return () => local.off('demand', listener);
+    },
+  };
+}
+
+/**
+ * The ticks of a batch read from a channel that look like ticks; anything else (another
+ * writer's message) is dropped. A shape check only: the owner made them from our own types.
+ */
+function ticksOf(items: unknown): LiveTick[] {
+  if (!Array.isArray(items)) return [];
+  return items.filter(
+    (item): item is LiveTick =>
+      typeof item === 'object' &&
+      item !== null &&
+      typeof (item as LiveTick).symbol === 'string' &&
+      Number.isFinite((item as LiveTick).price) &&
+      Number.isFinite((item as LiveTick).time),
+  );
+}
+
+/**
+ * One demand announcement on the wire: the instance, a sequence number, and part `part` of
+ * `parts` of its symbols (one part except on Postgres when the set outgrows a payload).
+ */
+interface DemandPart {
+  instance: string;
+  seq: number;
+  part: number;
+  parts: number;
+  symbols: string[];
+}
+
+/** JSON texts of at most maxBytes each (UTF-8), each holding a run of the items in order. */
+export function splitJson<T>(items: readonly T[], wrap: (chunk: T[]) => unknown, maxBytes: number): string[] {
+  const whole = JSON.stringify(wrap([...items]));
+  if (Buffer.byteLength(whole) <= maxBytes || items.length <= 1) return [whole];
+  const half = Math.ceil(items.length / 2);
+  return [...splitJson(items.slice(0, half), wrap, maxBytes), ...splitJson(items.slice(half), wrap, maxBytes)];
+}
+
+let demandSeq = 0;
+
+/** A demand as payloads of at most maxBytes each. */
+function demandPayloads(instance: string, symbols: readonly string[], maxBytes: number): string[] {
+  demandSeq += 1;
+  const seq = demandSeq;
+  const chunks: string[][] = [];
+  // Split by size first (sets are small: a few hundred symbols of at most 20 characters).
+  const texts = splitJson(symbols, (chunk) => chunk, maxBytes - 120);
+  for (const text of texts) chunks.push(JSON.parse(text) as string[]);
+  return chunks.map((chunk, part) =>
+    JSON.stringify({ instance, seq, part, parts: chunks.length, symbols: chunk } satisfies DemandPart),
+  );
+}
+
+/**
+ * Reassembles demand announcements from their parts and emits each whole one. Parts of one
+ * announcement arrive together and in order (one NOTIFY transaction, or one Redis message), so
+ * only the newest announcement per instance is held while its parts come in.
+ */
+function demandReader(local: EventEmitter) {
+  const assembling = new Map<string, { seq: number; symbols: string[]; next: number }>();
+  return (payload: string) => {
+    let message: DemandPart;
+    try {
+      message = JSON.parse(payload) as DemandPart;
+    } catch {
+      return;
+    }
+    const { instance, seq, part, parts, symbols } = message;
+    if (typeof instance !== 'string' || !Array.isArray(symbols) || !Number.isInteger(parts) || parts < 1) return;
+    const strings = symbols.filter((symbol): symbol is string => typeof symbol === 'string');
+    if (parts === 1) {
+      assembling.delete(instance);
+      local.emit('demand', instance, strings);
+      return;
+    }
+    let current = assembling.get(instance);
+    if (part === 0) {
+      current = { seq, symbols: [], next: 0 };
+      assembling.set(instance, current);
+    }
+    // A part of an announcement whose start was missed is of no use.
+    if (!current || current.seq !== seq || current.next !== part) return;
+    current.symbols.push(...strings);
+    current.next += 1;
+    if (current.next === parts) {
+      assembling.delete(instance);
+      local.emit('demand', instance, current.symbols);
+    }
   };
 }
 
@@ -59,6 +178,19 @@ function listeners(local: EventEmitter) {
 function storedId(payload: string): number | null {
   const id = Number(payload);
   return Number.isSafeInteger(id) && id > 0 ? id : null;
+}
+
+/** Emits a batch read from a channel, unless nothing in it is a tick. */
+function emitTicks(local: EventEmitter, payload: string) {
+  let items: unknown;
+  try {
+    items = JSON.parse(payload);
+  } catch {
+    // A malformed message from another writer on the channel is not ours to deliver.
+    return;
+  }
+  const ticks = ticksOf(items);
+  if (ticks.length > 0) local.emit('ticks', ticks);
 }
 
 /**
@@ -70,6 +202,8 @@ export function createAlertBus(redis?: Redis, databaseUrl?: string, redisPrefix 
   const channel = `${redisPrefix}alerts`;
   const firingChannel = `${redisPrefix}rule-firings`;
   const storedChannel = `${redisPrefix}alerts-stored`;
+  const ticksChannel = `${redisPrefix}ticks`;
+  const demandChannel = `${redisPrefix}live-demand`;
   const local = new EventEmitter();
   local.setMaxListeners(0);
   if (!redis && databaseUrl) return createPostgresBus(local, databaseUrl);
@@ -85,6 +219,12 @@ export function createAlertBus(redis?: Redis, databaseUrl?: string, redisPrefix 
       async publishStored(newestId) {
         local.emit('stored', newestId);
       },
+      async publishTicks(ticks) {
+        if (ticks.length > 0) local.emit('ticks', ticks);
+      },
+      async publishDemand(instanceId, symbols) {
+        local.emit('demand', instanceId, [...symbols]);
+      },
       ...listeners(local),
       async close() {
         local.removeAllListeners();
@@ -94,8 +234,19 @@ export function createAlertBus(redis?: Redis, databaseUrl?: string, redisPrefix 
 
   // A subscribed Redis connection can do nothing else, so listening gets its own.
   const subscriber = redis.duplicate();
-  const ready = subscriber.subscribe(channel, firingChannel, storedChannel).then(() => undefined);
+  const ready = subscriber
+    .subscribe(channel, firingChannel, storedChannel, ticksChannel, demandChannel)
+    .then(() => undefined);
+  const readDemand = demandReader(local);
   subscriber.on('message', (from: string, payload: string) => {
+    if (from === ticksChannel) {
+      emitTicks(local, payload);
+      return;
+    }
+    if (from === demandChannel) {
+      readDemand(payload);
+      return;
+    }
     if (from === storedChannel) {
       const id = storedId(payload);
       if (id !== null) local.emit('stored', id);
@@ -120,6 +271,12 @@ export function createAlertBus(redis?: Redis, databaseUrl?: string, redisPrefix 
     async publishStored(newestId) {
       await redis.publish(storedChannel, String(newestId));
     },
+    async publishTicks(ticks) {
+      if (ticks.length > 0) await redis.publish(ticksChannel, JSON.stringify(ticks));
+    },
+    async publishDemand(instanceId, symbols) {
+      for (const payload of demandPayloads(instanceId, symbols, Infinity)) await redis.publish(demandChannel, payload);
+    },
     ...listeners(local),
     async close() {
       local.removeAllListeners();
@@ -140,7 +297,16 @@ function createPostgresBus(local: EventEmitter, databaseUrl: string): AlertBus {
   let reconnectTimer: NodeJS.Timeout | null = null;
   let client: pg.Client;
 
+  const readDemand = demandReader(local);
   const onNotification = (message: pg.Notification) => {
+    if (message.channel === PG_TICKS_CHANNEL) {
+      emitTicks(local, message.payload ?? '');
+      return;
+    }
+    if (message.channel === PG_DEMAND_CHANNEL) {
+      readDemand(message.payload ?? '');
+      return;
+    }
     if (message.channel === PG_STORED_CHANNEL) {
       const id = storedId(message.payload ?? '');
       if (id !== null) local.emit('stored', id);
@@ -182,8 +348,22 @@ function createPostgresBus(local: EventEmitter, databaseUrl: string): AlertBus {
     });
     return current
       .connect()
-      .then(() => current.query(`listen ${PG_CHANNEL}; listen ${PG_FIRINGS_CHANNEL}; listen ${PG_STORED_CHANNEL}`))
+      .then(() =>
+        current.query(
+          [PG_CHANNEL, PG_FIRINGS_CHANNEL, PG_STORED_CHANNEL, PG_TICKS_CHANNEL, PG_DEMAND_CHANNEL]
+            .map((name) => `listen ${name};`)
+            .join(' '),
+        ),
+      )
       .then(() => undefined);
+  }
+
+  /** Several payloads on one channel in one statement: one transaction, delivered together. */
+  async function notifyAll(channel: string, payloads: readonly string[]) {
+    if (payloads.length === 0) return;
+    await ready;
+    const calls = payloads.map((_, index) => `pg_notify($1, $${index + 2})`).join(', ');
+    await client.query(`select ${calls}`, [channel, ...payloads]);
   }
 
   let ready = connect();
@@ -205,6 +385,16 @@ function createPostgresBus(local: EventEmitter, databaseUrl: string): AlertBus {
     async publishStored(newestId) {
       await ready;
       await client.query('select pg_notify($1, $2)', [PG_STORED_CHANNEL, String(newestId)]);
+    },
+    async publishTicks(ticks) {
+      if (ticks.length === 0) return;
+      await notifyAll(
+        PG_TICKS_CHANNEL,
+        splitJson(ticks, (chunk) => chunk, PG_PAYLOAD_MAX),
+      );
+    },
+    async publishDemand(instanceId, symbols) {
+      await notifyAll(PG_DEMAND_CHANNEL, demandPayloads(instanceId, symbols, PG_PAYLOAD_MAX));
     },
     ...listeners(local),
     async close() {

@@ -14,6 +14,7 @@ import { tickersOfClass } from '../../shared/tickers.ts';
 import type { CandleInput } from '../../signals/candles.ts';
 
 export { createAlertBus, type AlertBus, type UserFiring } from './bus.ts';
+export { createStreamRegistry, openEventStream, type StreamRegistry } from './eventStreams.ts';
 export type { LiveAlert } from '../../shared/schemas/alerts.ts';
 
 export interface NewAlert {

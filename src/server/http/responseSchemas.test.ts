@@ -7,6 +7,7 @@ import { createTestApp, type TestApp } from '../testing/app.ts';
 
 const NOT_OUR_JSON: Record<string, string> = {
   'GET /api/alerts/stream': 'server-sent events',
+  'GET /api/live': 'server-sent events (the one live connection)',
   'POST /api/chat': "the AI SDK's UI message stream",
   'GET /files/:id/download': 'the stored file itself',
   'GET /files/:id/versions/:version/download': 'the stored file itself (an earlier version)',
