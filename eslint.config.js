@@ -47,6 +47,7 @@ const featureDependencies = {
   alerts: ['auth', 'billing', 'market'],
   rules: ['alerts', 'analysis', 'billing', 'forecasts', 'mail'],
   ai: ['alerts', 'analysis', 'files', 'forecasts', 'market', 'watchlists'],
+  live: ['alerts', 'auth', 'billing', 'market'],
 };
 const features = Object.keys(featureDependencies);
 const publicSurface = ['src/server/*/service.ts', 'src/server/*/*Service.ts', 'src/server/*/service/**/*'];

@@ -27,7 +27,7 @@ import { createAlertBus, type AlertBus, type LiveTick } from '../src/server/aler
 import { resolveAuthSecret } from '../src/server/auth/service.ts';
 import { loadConfig } from '../src/server/config.ts';
 import { openDatabase } from '../src/server/db/client.ts';
-import { createTickPublisher } from '../src/server/live/routes.ts';
+import { createTickPublisher } from '../src/server/live/publisher.ts';
 import { createRedis } from '../src/server/redis.ts';
 import { SYMBOL_TABLE } from '../src/shared/symbols.ts';
 import { portOf, stopAfter } from './benchProcess.ts';

@@ -22,7 +22,7 @@ import { compression } from './http/compression.ts';
 import { csrfGuard } from './http/csrf.ts';
 import { errorHandling } from './http/errors.ts';
 import { loggerOptions } from './http/logging.ts';
-import { createLiveMetrics, createMetricsRegistry, METRICS_PREFIX, metrics } from './http/metrics.ts';
+import { createLiveMetrics, createMetricsRegistry, METRICS_PREFIX, metrics, type LiveMetrics } from './http/metrics.ts';
 import { rateLimits } from './http/rateLimit.ts';
 import { requestGuards } from './http/requestGuards.ts';
 import { securityHeaders } from './http/security.ts';
@@ -57,7 +57,8 @@ import {
 import { marketRoutes } from './market/routes.ts';
 import { alertRoutes, alertStreamRoutes, alertTestHookRoutes, createRecentAlertLog } from './alerts/routes.ts';
 import { alertsSince, createAlertBus, createStreamRegistry, latestAlertsOf, type AlertBus } from './alerts/service.ts';
-import { liveRoutes } from './live/routes.ts';
+import { liveRoutes, liveTestHookRoutes } from './live/routes.ts';
+import type { LivePath } from './live/service.ts';
 import { aiRoutes } from './ai/routes.ts';
 import { alertRuleRoutes, alertRuleTestHookRoutes } from './rules/routes.ts';
 import {
@@ -131,6 +132,10 @@ interface AppServices {
   forecasts: ForecastService;
   /** The worker threads the track record's backtests run in (forecasts/backtestPool.ts). */
   backtestPool: BacktestPool;
+  /** This instance's live path (feeds, ticks, tick rules): main.ts starts it once the sources are pinned. */
+  live: { path: LivePath | null };
+  /** GET /metrics's registry and the live path's counters, when METRICS_TOKEN is set. */
+  metrics: { registry: Registry; live?: LiveMetrics } | null;
   redis?: Redis;
 }
 
@@ -343,6 +348,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   // The dashboard gate's subscription check, by the user id Better Auth verified (auth/guards.ts).
   const subscriptionAccess = createSubscriptionAccess((userId) => currentSubscription(database.db, userId));
   sessionChanges.onChange(() => subscriptionAccess.clear());
+  const live: AppServices['live'] = { path: null };
   const services: AppServices = {
     config,
     database,
@@ -357,6 +363,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
     deliveries,
     forecasts,
     backtestPool,
+    live,
+    metrics: null,
     redis,
   };
   app.decorate('services', services);
@@ -416,6 +424,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const eventStreams = createStreamRegistry({ db: database.db, log: app.log, sessionChanges, count: openStreams });
   // The live path's counters (GET /metrics), one set for the hub and the tick publisher.
   const liveMetrics = metricsRegistry ? createLiveMetrics(metricsRegistry) : undefined;
+  if (metricsRegistry) services.metrics = { registry: metricsRegistry, live: liveMetrics };
   await registerDashboardApi(app, {
     auth,
     subscriptionAccess,
@@ -472,6 +481,11 @@ export async function buildApp(options: AppOptions): Promise<App> {
         ? [
             dashboardFeature(alertTestHookRoutes, { db: database.db, bus: alertBus }),
             dashboardFeature(alertRuleTestHookRoutes, { runtime: rules }),
+            dashboardFeature(liveTestHookRoutes, {
+              owner: () => live.path?.owner ?? null,
+              syncRules: () => rules.sync(),
+              flushTicks: () => rules.flushTicks(),
+            }),
             dashboardFeature(trackRecordTestHookRoutes, { db: database.db, forecasts }),
           ]
         : []),

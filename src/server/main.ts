@@ -8,6 +8,7 @@ import { openDatabase } from './db/client.ts';
 import { createAlertEngine } from './alerts/routes.ts';
 import { scheduleOrphanReclaim } from './files/service.ts';
 import { applyHttpTimeouts } from './http/timeouts.ts';
+import { startLivePath } from './live/service.ts';
 
 /** A warning framed so it stands out in a scrolling terminal. */
 function framedWarning(text: string): string {
@@ -38,11 +39,13 @@ async function main(): Promise<void> {
   const app = await buildApp({ config, database, webRoot: resolve('dist/web') });
   // Header, body, idle and whole-request limits against slow clients (http/timeouts.ts).
   applyHttpTimeouts(app.server, config.httpTimeouts, app.log);
-  const { alertBus, market, fileStorage, rules, deliveries, forecasts } = app.services;
+  const { alertBus, market, fileStorage, rules, deliveries, forecasts, live, metrics } = app.services;
   let engine: ReturnType<typeof createAlertEngine> | null = null;
   const stopReclaim = scheduleOrphanReclaim(database.db, fileStorage, app.log);
   app.addHook('preClose', async () => {
     stopReclaim();
+    await live.path?.close();
+    live.path = null;
     await engine?.stop();
   });
 
@@ -110,6 +113,15 @@ async function main(): Promise<void> {
     .then((queued) => queued > 0 && app.log.info({ queued }, 'alert rules: queued deliveries left pending'))
     .catch((error: unknown) => app.log.warn({ err: error }, 'alert rules: delivery sweep failed'));
   engine.start();
+  // The live path: this instance's shards' feeds, ticks and tick rules, from the same sources.
+  live.path = startLivePath({
+    config,
+    sourceOf: (symbol) => provider.sourceOf(symbol),
+    bus: alertBus,
+    rules,
+    ...(metrics ? { metrics } : {}),
+    log: app.log,
+  });
   const label = (source: string) =>
     source === 'coinbase'
       ? 'Coinbase'

@@ -12,7 +12,7 @@
 // firings are held and sent after it, without those the replay already sent.
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import type { RuleFiring } from '../../shared/schemas/alertRules.ts';
+import { testRulePriceBody, testRulePriceResponse, type RuleFiring } from '../../shared/schemas/alertRules.ts';
 import {
   liveStreamQuery,
   liveSubscriptionsBody,
@@ -30,15 +30,11 @@ import {
   type StreamRegistry,
 } from '../alerts/service.ts';
 import type { Database } from '../db/client.ts';
-import { invalid, notFound, unauthenticated } from '../errors/domain.ts';
+import { conflict, invalid, notFound, unauthenticated, unavailable } from '../errors/domain.ts';
 import type { LiveMetrics } from '../http/metrics.ts';
 import { NOT_SIGNED_IN, requireUser } from '../http/requestUser.ts';
 import { createLiveHub, type LiveHub } from './hub.ts';
-
-// What the composition root wires on the instances that own feeds (it may import only routes.ts):
-// the coalescing publisher the feeds' ticks go into, and the demand the feeds must carry.
-export { createTickPublisher, type TickPublisher } from './publisher.ts';
-export { followDemand } from './demand.ts';
+import type { LiveOwner } from './owner.ts';
 
 export const UNKNOWN_CONNECTION = 'This live connection is not open here any more. Reconnect to get live prices again.';
 
@@ -201,6 +197,44 @@ export async function liveRoutes(app: FastifyInstance, options: LiveRouteOptions
       const symbols = canonicalSymbols(request.body.symbols);
       connection.setSymbols(symbols);
       return { symbols: [...connection.symbols()] };
+    },
+  );
+}
+
+export interface LiveTestHookOptions {
+  /** This instance's owner of the live path, once main.ts started it (null before). */
+  owner(): Pick<LiveOwner, 'accept'> | null;
+  /** Reloads the active rules first, so a rule created just before is evaluated (rules' sync). */
+  syncRules(): Promise<void>;
+  /** Waits until the tick rules recorded what this tick fired (the rules runtime's flushTicks). */
+  flushTicks(): Promise<{ firings: readonly unknown[] }>;
+}
+
+/**
+ * Test-only (TEST_HOOKS=true): a demo tick at `price` for the symbol, stamped now, through this
+ * instance's whole live path (the forming bar, the tick rules, the publisher, the bus and every
+ * hub), as if the demo feed had sent it: a journey need not wait for a market to move.
+ */
+export async function liveTestHookRoutes(app: FastifyInstance, options: LiveTestHookOptions): Promise<void> {
+  const routes = app.withTypeProvider<ZodTypeProvider>();
+  routes.post(
+    '/api/test/ticks',
+    { schema: { body: testRulePriceBody, response: { 200: testRulePriceResponse } } },
+    async (request) => {
+      const owner = options.owner();
+      if (!owner) throw unavailable('The live path has not started yet.', 1);
+      await options.syncRules();
+      const tick = owner.accept({
+        symbol: request.body.symbol,
+        price: request.body.price,
+        time: Date.now(),
+        size: 0,
+        source: 'demo',
+        delayMinutes: 0,
+      });
+      if (!tick) throw conflict(`This instance does not carry ${request.body.symbol} now.`);
+      const recorded = await options.flushTicks();
+      return { fired: recorded.firings.length };
     },
   );
 }
