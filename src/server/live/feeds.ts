@@ -30,6 +30,8 @@ export interface LiveFeedsOptions {
   /** Where a symbol's stored bars come from (the engine's pinned router). */
   sourceOf(symbol: string): MarketSource;
   log: { info(details: object, message: string): void; warn(details: object, message: string): void };
+  /** Tests: the Coinbase feed's silence limit and backoff (the feed's own defaults otherwise). */
+  coinbaseTimings?: { heartbeatTimeoutMs?: number; backoffBaseMs?: number; backoffCapMs?: number };
 }
 
 export interface LiveFeeds {
@@ -45,7 +47,7 @@ export function createLiveFeeds(options: LiveFeedsOptions): LiveFeeds {
     warn: (details: object, message: string) => options.log.warn(details, message),
   };
   const demo = createDemoTickFeed({ log });
-  const coinbase = createCoinbaseTickFeed({ url: config.COINBASE_WS_URL, log });
+  const coinbase = createCoinbaseTickFeed({ url: config.COINBASE_WS_URL, log, ...options.coinbaseTimings });
   // A provider of its own without the quote cache: a poll must see Yahoo's newest price.
   const yahoo = createQuotePollingFeed({
     provider: createYahooProvider({ apiBase: config.YAHOO_API_URL, quoteCacheMs: 0 }),

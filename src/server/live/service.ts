@@ -32,6 +32,8 @@ export interface LivePathOptions {
   };
   /** Tests: shards of their own (default: PostgreSQL leases with DATABASE_URL, else every shard). */
   shards?: ShardLeases;
+  /** Tests: short Coinbase heartbeat and backoff timings (live/faults.test.ts). */
+  coinbaseTimings?: LiveFeedsOptions['coinbaseTimings'];
 }
 
 export interface LivePath {
@@ -47,7 +49,12 @@ export function startLivePath(options: LivePathOptions): LivePath {
     (config.DATABASE_URL
       ? createPostgresShards({ databaseUrl: config.DATABASE_URL, group: config.redisPrefix.replace(/:$/, ''), log })
       : createAllShards());
-  const feeds = createLiveFeeds({ config, sourceOf: (symbol) => options.sourceOf(symbol), log });
+  const feeds = createLiveFeeds({
+    config,
+    sourceOf: (symbol) => options.sourceOf(symbol),
+    log,
+    ...(options.coinbaseTimings ? { coinbaseTimings: options.coinbaseTimings } : {}),
+  });
   let lastPublishWarning = -Infinity;
   const publisher = createTickPublisher({
     bus: options.bus,

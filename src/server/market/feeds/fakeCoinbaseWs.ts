@@ -37,6 +37,8 @@ export interface FakeCoinbaseWs {
   received(): Array<{ connection: number; message: Record<string, unknown> }>;
   /** Products the newest open connection is subscribed to, sorted. */
   subscribed(): string[];
+  /** Products each open connection is subscribed to, sorted (oldest connection first). */
+  subscribedPerConnection(): string[][];
   /** A ticker to every open connection subscribed to the product (raw JSON otherwise). */
   ticker(product: string, ticker: FakeTicker): void;
   /** Sends this text as is to every open connection. */
@@ -121,6 +123,7 @@ export async function startFakeCoinbaseWs(options: { heartbeatMs?: number } = {}
     openCount: () => open().length,
     received: () => [...log],
     subscribed: () => [...(open().at(-1)?.products ?? [])].sort(),
+    subscribedPerConnection: () => open().map((connection) => [...connection.products].sort()),
     ticker(product, ticker) {
       for (const connection of open()) {
         if (!connection.products.has(product)) continue;
