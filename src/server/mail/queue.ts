@@ -33,6 +33,8 @@ export interface MailRetryPolicy {
   retryWindowSeconds: number;
   /** How often an idle worker looks for due messages. */
   pollSeconds: number;
+  /** Messages handed to the SMTP server at once by this process (workers of one job each); default 8. */
+  concurrency?: number;
 }
 
 interface QueuedMail {
@@ -175,7 +177,7 @@ export async function openMailQueue(
       );
   }
 
-  let workerId: string | null = null;
+  const workerIds: string[] = [];
   return {
     async enqueue(message) {
       const expiresAt = new Date(Date.now() + policy.retryWindowSeconds * 1000).toISOString();
@@ -189,19 +191,36 @@ export async function openMailQueue(
         retentionSeconds: policy.retryWindowSeconds + 24 * 60 * 60,
       });
       if (!id) throw new Error('The e-mail could not be queued');
-      // A worker in this process tries it at once rather than at its next poll.
-      if (workerId) boss.notifyWorker(workerId);
+      // The workers in this process try it at once rather than at their next poll.
+      for (const workerId of workerIds) boss.notifyWorker(workerId);
       return id;
     },
 
     async work(deliver) {
-      workerId = await boss.work<QueuedMail>(
-        MAIL_QUEUE,
-        { batchSize: 1, includeMetadata: true, pollingIntervalSeconds: policy.pollSeconds },
-        async ([job]) => {
-          if (job) await attempt(job, deliver);
-        },
-      );
+      // pg-boss 10's worker waits its polling interval after every fetch, even a fruitful one,
+      // unless notified meanwhile: a burst queued faster than it was sent (a price level many
+      // rules share: one e-mail each) went out one message per poll. So a worker that found a
+      // job wakes itself to fetch again at once, and only an empty fetch waits for the poll.
+      // Several workers of one job each send in parallel (an SMTP round trip is mostly waiting)
+      // while each job keeps its own retry schedule (attempt() fails just its own job).
+      const workers = Math.max(1, Math.round(policy.concurrency ?? 8));
+      for (let index = 0; index < workers; index += 1) {
+        // Set once boss.work answers; a first job may run before that (then no self-wake).
+        const self: { id?: string } = {};
+        self.id = await boss.work<QueuedMail>(
+          MAIL_QUEUE,
+          { batchSize: 1, includeMetadata: true, pollingIntervalSeconds: policy.pollSeconds },
+          async ([job]) => {
+            if (!job) return;
+            try {
+              await attempt(job, deliver);
+            } finally {
+              if (self.id) boss.notifyWorker(self.id);
+            }
+          },
+        );
+        workerIds.push(self.id);
+      }
     },
 
     async list(filter = {}) {

@@ -122,15 +122,20 @@ export async function recordFirings(
   });
   // Recorded first, so a failure below loses nothing: the queue's sweep picks up deliveries
   // that were never queued, and a dashboard that missed the live event finds the firing in
-  // its Triggered list (and in the stream's replay after a reconnect).
-  if (result.queued.length > 0)
-    await sinks
-      .enqueue(result.queued)
-      .catch((error: unknown) =>
-        sinks.log.warn({ err: error }, 'alert rules: deliveries not queued; the sweep will queue them'),
-      );
-  await sinks.bus
-    .publishFirings(firings)
-    .catch((error: unknown) => sinks.log.warn({ err: error }, 'alert rules: live fan-out failed'));
+  // its Triggered list (and in the stream's replay after a reconnect). The live fan-out and
+  // the queueing go together: the toast never waits for the queue's insert of every
+  // e-mail, push and webhook job (hundreds when many rules share a level).
+  await Promise.all([
+    result.queued.length > 0
+      ? sinks
+          .enqueue(result.queued)
+          .catch((error: unknown) =>
+            sinks.log.warn({ err: error }, 'alert rules: deliveries not queued; the sweep will queue them'),
+          )
+      : undefined,
+    sinks.bus
+      .publishFirings(firings)
+      .catch((error: unknown) => sinks.log.warn({ err: error }, 'alert rules: live fan-out failed')),
+  ]);
   return { firings, retired: result.retired, queued: result.queued };
 }

@@ -9,6 +9,7 @@ import { alertRules, ruleFirings } from '../db/schema.ts';
 import { createTestApp, type TestApp } from '../testing/app.ts';
 import { jsonBody } from '../testing/http.ts';
 import { subscribedUser } from '../testing/users.ts';
+import { waitFor } from '../testing/waitFor.ts';
 import type { AlertRule } from '../../shared/schemas/alertRules.ts';
 import type { LiveTick } from '../../shared/schemas/live.ts';
 import { createRuleEvaluator, type RuleEvaluator } from './evaluator.ts';
@@ -26,7 +27,14 @@ const log = {
   error: (_: object, message: string) => logged.push(['error', message]),
 };
 
-function runtime(options: { db?: Database; evaluator?: RuleEvaluator; tickRetryMs?: number } = {}) {
+function runtime(
+  options: {
+    db?: Database;
+    evaluator?: RuleEvaluator;
+    tickRetryMs?: number;
+    enqueue?: (ids: number[]) => Promise<void>;
+  } = {},
+) {
   const { database, alertBus, deliveries } = test.app.services;
   return createRulesRuntime({
     db: options.db ?? database.db,
@@ -34,7 +42,7 @@ function runtime(options: { db?: Database; evaluator?: RuleEvaluator; tickRetryM
     evaluator:
       options.evaluator ??
       createRuleEvaluator({ history: (id, granularity, limit) => latestCandles(database.db, id, granularity, limit) }),
-    enqueue: (ids) => deliveries.enqueue(ids),
+    enqueue: options.enqueue ?? ((ids) => deliveries.enqueue(ids)),
     log,
     tickSyncMs: 0,
     tickRetryMs: options.tickRetryMs ?? 1000,
@@ -77,6 +85,40 @@ beforeEach(async () => {
 });
 
 describe('rules on ticks in the runtime', () => {
+  it('publishes a tick firing on the bus without waiting for its deliveries to be queued', async () => {
+    const rule = await create({
+      timeframe: '1m',
+      trigger: 'every_time',
+      channels: ['in_app', 'email'],
+      condition: { kind: 'price_cross', direction: 'above', level: 3000 },
+    });
+    // The queue's insert hangs until released: the toast must not wait for it.
+    let release = () => undefined as void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const queued: number[] = [];
+    const live = runtime({
+      enqueue: async (ids) => {
+        queued.push(...ids);
+        await held;
+      },
+    });
+    const published: number[] = [];
+    const stop = test.app.services.alertBus.subscribeFirings((event) => published.push(event.firing.ruleId));
+    try {
+      await live.sync();
+      live.onTick(tick(2995, T0 + 5 * SECOND));
+      live.onTick(tick(3001, T0 + 10 * SECOND));
+      await waitFor(() => published.length === 1 && queued.length === 1, 'the firing published while queueing');
+      expect(published).toEqual([rule.id]);
+      release();
+      const recorded = await live.flushTicks();
+      expect(recorded.queued).toEqual(queued);
+    } finally {
+      release();
+      stop();
+    }
+  });
+
   it('records tick firings in a batch, and a restarted runtime replaying the ticks records none twice', async () => {
     const perBar = await create({
       timeframe: '1h',
