@@ -3,7 +3,7 @@
 // rule in the same transaction, the rule's count (and a "once" rule marked triggered), then
 // the in-app fan-out and the durable queue for the other channels. Rules of users without an
 // active subscription do not fire.
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, inArray, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
 import { alertRules, ruleDeliveries, ruleFirings } from '../db/schema.ts';
 import { usersWithActiveSubscription } from '../billing/service.ts';
@@ -96,9 +96,18 @@ export async function recordFirings(
     const perRule = new Map<number, number>();
     for (const firing of inserted) perRule.set(firing.ruleId, (perRule.get(firing.ruleId) ?? 0) + 1);
     const retired: number[] = [];
+    // One statement per (count, once) pair rather than one per rule: a level that hundreds of
+    // rules share is a handful of updates, not hundreds of round trips inside the transaction.
+    const groups = new Map<string, { fired: number; once: boolean; ids: number[] }>();
     for (const [ruleId, fired] of perRule) {
       const once = rules.get(ruleId)!.trigger === 'once';
       if (once) retired.push(ruleId);
+      const key = `${fired}|${once}`;
+      const group = groups.get(key) ?? { fired, once, ids: [] };
+      group.ids.push(ruleId);
+      groups.set(key, group);
+    }
+    for (const { fired, once, ids } of groups.values()) {
       await tx
         .update(alertRules)
         .set({
@@ -108,7 +117,7 @@ export async function recordFirings(
           // and a firing needs no reload (the runtime retires a fired "once" rule itself).
           ...(once ? { status: 'triggered' } : {}),
         })
-        .where(and(eq(alertRules.id, ruleId), inArray(alertRules.status, ['active', 'triggered'])));
+        .where(and(inArray(alertRules.id, ids), inArray(alertRules.status, ['active', 'triggered'])));
     }
     return { inserted, queued: rows.filter((row) => row.channel !== 'in_app').map((row) => row.id), retired };
   });

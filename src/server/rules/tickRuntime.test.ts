@@ -165,6 +165,17 @@ describe('rules on ticks in the runtime', () => {
     expect(rows).toHaveLength(5);
     const [stored] = await test.database.db.select().from(alertRules).where(eq(alertRules.id, once.id));
     expect(stored).toMatchObject({ status: 'triggered', triggerCount: 1 });
+    // Each rule's count moved by its own firings (the batch's updates are grouped by count).
+    const counts = await test.database.db
+      .select({ id: alertRules.id, status: alertRules.status, triggerCount: alertRules.triggerCount })
+      .from(alertRules);
+    expect(new Map(counts.map((row) => [row.id, [row.status, row.triggerCount]]))).toEqual(
+      new Map([
+        [perBar.id, ['active', 1]],
+        [every.id, ['active', 3]],
+        [once.id, ['triggered', 1]],
+      ]),
+    );
   });
 
   it('a database failing while ticks fire: logged, tried again, recorded once; the feed never sees an error', async () => {
