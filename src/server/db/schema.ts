@@ -28,6 +28,7 @@ import {
   type RuleCondition,
 } from '../../shared/schemas/alertRules.ts';
 import type { ChatRole } from '../../shared/schemas/chat.ts';
+import type { ScanCondition } from '../../shared/schemas/scans.ts';
 import { WATOS_TIMEFRAMES } from '../../shared/schemas/chatTexts.ts';
 import { FORECAST_SOURCES } from '../../shared/schemas/trackRecord.ts';
 import type { WatchlistKind } from '../../shared/schemas/watchlists.ts';
@@ -505,8 +506,13 @@ export const forecasts = pgTable(
     sampleSize: integer('sample_size').notNull(),
     /** The market data provider serving the symbol when it was stated. */
     source: text('source', { enum: FORECAST_SOURCES }).notNull(),
-    /** Where it was shown: the grid card, an assistant's answer or a watos_odds rule's firing. */
-    origin: text('origin', { enum: ['grid', 'answer', 'alert'] }).notNull(),
+    /** Where it was shown: the grid card, an assistant's answer, a watos_odds rule's firing, or a trader's own rule's firing. */
+    origin: text('origin', { enum: ['grid', 'answer', 'alert', 'rule'] }).notNull(),
+    /** origin 'rule': the trader whose rule fired; private to them unless `published`. Null for the product's own. */
+    userId: text('user_id').references(() => user.id, { onDelete: 'cascade' }),
+    /** origin 'rule': the rule that fired (kept when the rule is deleted, so its record stays). */
+    ruleId: integer('rule_id'),
+    published: boolean('published').notNull().default(false),
     entryClose: doublePrecision('entry_close').notNull(),
     createdAt: createdAt(),
     status: text('status', { enum: ['pending', 'resolved', 'unresolvable'] })
@@ -523,5 +529,23 @@ export const forecasts = pgTable(
     index('forecasts_status_due_idx').on(table.status, table.dueAt),
     index('forecasts_score_idx').on(table.source, table.status, table.timeframe, table.signal, table.barTime),
     index('forecasts_symbol_idx').on(table.symbol, table.barTime),
+    index('forecasts_user_idx').on(table.userId, table.barTime),
   ],
+);
+
+/** A trader's saved scans (issue 36): a name, a timeframe and the conditions, all of which must hold. */
+export const savedScans = pgTable(
+  'saved_scans',
+  {
+    id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => user.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    timeframe: text('timeframe', { enum: RULE_TIMEFRAMES }).notNull(),
+    conditions: jsonb('conditions').$type<ScanCondition[]>().notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (table) => [uniqueIndex('saved_scans_user_name_idx').on(table.userId, table.name)],
 );
