@@ -160,8 +160,10 @@ export function createAlertEngine(options: AlertEngineOptions) {
   };
   const owned = (productId: string) => shards.owns(productId);
   const tracked = new Map<string, Tracked>();
-  /** Shards held at the start of the last pass and not lost since: the ones already backfilled. */
+  /** Shards held at the start of the last pass and not lost since: no backfill due for them. */
   let covered: ReadonlySet<number> = new Set();
+  /** Of those, the ones whose pass has ended: what the engine carries in full. */
+  let passed: ReadonlySet<number> = new Set();
   /** The shard set last logged, so each change is said once. */
   let announced: readonly number[] = [];
   let timer: NodeJS.Timeout | null = null;
@@ -372,11 +374,13 @@ export function createAlertEngine(options: AlertEngineOptions) {
     const held = new Set(shards.held());
     if (held.size === 0) {
       covered = held;
+      passed = held;
       return;
     }
     const fresh = gained(held);
     covered = held;
     const created = await tick();
+    passed = new Set([...held].filter((shard) => covered.has(shard)));
     if (fresh.length > 0) log.info({ created, shards: sortedShards(fresh) }, 'alert engine: backfill done');
   }
 
@@ -401,6 +405,7 @@ export function createAlertEngine(options: AlertEngineOptions) {
     // A shard lost, even if regained before the next pass, counts as new again: its symbols'
     // bars were another instance's to store meanwhile.
     covered = new Set([...covered].filter((shard) => held.has(shard)));
+    passed = new Set([...passed].filter((shard) => held.has(shard)));
     if (!started) return;
     announce(held);
     // Shards gained start their backfill now; during a pass, its end looks (nextDelay).
@@ -411,9 +416,9 @@ export function createAlertEngine(options: AlertEngineOptions) {
 
   return {
     tick,
-    /** The shards whose symbols the engine has covered since it gained them (operators, tests). */
+    /** The shards held whose symbols a pass has gone over since they were gained (tests, operators). */
     carried(): ReadonlySet<number> {
-      return covered;
+      return passed;
     },
     start() {
       stopped = false;
@@ -434,7 +439,9 @@ export function createAlertEngine(options: AlertEngineOptions) {
       timer = null;
       await running?.catch(() => undefined);
       covered = new Set();
-      announced = [];
+      passed = new Set();
+      // Stopped, it carries nothing, whatever its shards still hold until their creator closes them.
+      announce(new Set());
     },
   };
 }
