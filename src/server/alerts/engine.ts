@@ -30,7 +30,6 @@ import { symbolById, tickerOf } from '../../shared/tickers.ts';
 import { candleSeries, joinSeries, type CandleSeries } from '../../signals/candles.ts';
 import { runAlertGenerators } from '../../signals/alertGenerators.ts';
 import type { DatabaseHandle } from '../db/client.ts';
-import type { ShardLeases } from '../live/shards.ts';
 import {
   boundedConcurrency,
   lastCandleTimes,
@@ -59,6 +58,19 @@ const STANDBY_RETRY_MS = 3_000;
  * every minute like the others: so that work runs once a minute, on one instance.
  */
 export const GLOBAL_WORK_SHARD = 0;
+
+/**
+ * What the engine reads of the instance's shard leases (live/shards.ts ShardLeases, described
+ * here so that alerts need not depend on live, which depends on alerts).
+ */
+export interface EngineShards {
+  /** The shards this instance holds now. */
+  held(): ReadonlySet<number>;
+  /** Whether this instance carries the symbol now. */
+  owns(symbol: string): boolean;
+  /** Called after every change of the held set; answers the unsubscribe. */
+  onChange(listener: (held: ReadonlySet<number>) => void): () => void;
+}
 
 /** The default universe: every symbol of the table (so every symbol any trader can watch). */
 const DEFAULT_UNIVERSE: readonly string[] = SYMBOL_TABLE.map((symbol) => symbol.id);
@@ -90,7 +102,7 @@ export interface AlertEngineOptions {
    * alerts and rules; createAllShards() (every shard) for the embedded database or one instance.
    * The engine only reads it: whoever created it closes it.
    */
-  shards: ShardLeases;
+  shards: EngineShards;
   standbyRetryMs?: number;
   /** Provider calls in flight at once. */
   concurrency?: number;
