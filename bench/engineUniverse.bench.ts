@@ -30,6 +30,7 @@ import { tickerOf } from '../src/shared/tickers.ts';
 import { candleSeries } from '../src/signals/candles.ts';
 import { runAlertGenerators } from '../src/signals/alertGenerators.ts';
 import { percentile, report } from './report.ts';
+import { createAllShards } from '../src/server/live/shards.ts';
 
 const SYMBOLS = Number(process.env.BENCH_SYMBOLS ?? 2_000);
 const MINUTES = 15;
@@ -95,6 +96,7 @@ const database = await freshDatabase();
 const held: { engine: ReturnType<typeof createAlertEngine> | null } = {
   engine: createAlertEngine({
     database,
+    shards: createAllShards(),
     provider,
     source: 'demo',
     bus: createAlertBus(),

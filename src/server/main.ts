@@ -8,7 +8,7 @@ import { openDatabase } from './db/client.ts';
 import { createAlertEngine } from './alerts/routes.ts';
 import { scheduleOrphanReclaim } from './files/service.ts';
 import { applyHttpTimeouts } from './http/timeouts.ts';
-import { startLivePath } from './live/service.ts';
+import { createAllShards, createPostgresShards, startLivePath, type ShardLeases } from './live/service.ts';
 
 /** A warning framed so it stands out in a scrolling terminal. */
 function framedWarning(text: string): string {
@@ -41,12 +41,15 @@ async function main(): Promise<void> {
   applyHttpTimeouts(app.server, config.httpTimeouts, app.log);
   const { alertBus, market, fileStorage, rules, deliveries, forecasts, live, metrics } = app.services;
   let engine: ReturnType<typeof createAlertEngine> | null = null;
+  let shards: ShardLeases | null = null;
   const stopReclaim = scheduleOrphanReclaim(database.db, fileStorage, app.log);
   app.addHook('preClose', async () => {
     stopReclaim();
     await live.path?.close();
     live.path = null;
     await engine?.stop();
+    // Last: no other instance takes this one's symbols while it may still be writing them.
+    await shards?.close();
   });
 
   // `npm start` forwards signals to this process, which may also get the terminal's own
@@ -96,10 +99,20 @@ async function main(): Promise<void> {
   // after listening, so a slow network never delays the app.
   const provider = await market.pinned();
   if (closingSince !== 0) return;
-  // The leader also settles the track record's due forecasts after each pass, against the bars
-  // it just stored; a new leader after a failover picks up whatever is still pending.
+  // The shards this instance holds (live/shards.ts): the engine and the live path carry the same
+  // symbols. PostgreSQL leases shared by the deployment's instances; every shard with PGlite.
+  shards = config.DATABASE_URL
+    ? createPostgresShards({
+        databaseUrl: config.DATABASE_URL,
+        group: config.redisPrefix.replace(/:$/, ''),
+        log: app.log,
+      })
+    : createAllShards();
+  // The holder of shard 0 also settles the track record's due forecasts after each pass; after a
+  // failover the shard's next holder picks up whatever is still pending.
   engine = createAlertEngine({
     database,
+    shards,
     provider,
     bus: alertBus,
     log: app.log,
@@ -119,6 +132,7 @@ async function main(): Promise<void> {
     sourceOf: (symbol) => provider.sourceOf(symbol),
     bus: alertBus,
     rules,
+    shards,
     ...(metrics ? { metrics } : {}),
     log: app.log,
   });

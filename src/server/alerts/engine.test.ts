@@ -1,6 +1,8 @@
 // Alert engine + generators on the demo feed, against the real database: alerts appear, a
 // second pass or a restart adds no duplicates, an outage leaves no gap, new bars are pushed
-// live, and the alert API's filters return exactly the matching stored rows.
+// live, and the alert API's filters return exactly the matching stored rows. On shards: a pass
+// covers only the held shards' symbols, a regained symbol is read afresh, only shard 0's holder
+// does the global work, and gaining shards starts a pass at once.
 import { and, asc, count, desc, eq, inArray } from 'drizzle-orm';
 import { isTradingMinute } from '../../shared/sessions.ts';
 import { symbolById } from '../../shared/tickers.ts';
@@ -14,8 +16,10 @@ import { createAlertBus, type LiveAlert } from './bus.ts';
 import { createAlertEngine } from './engine.ts';
 import { queryAlerts } from './service.ts';
 import { storeCandleBatch } from '../market/service.ts';
+import { createAllShards, shardOf, type ShardLeases } from '../live/shards.ts';
 
 const quietLog = { info: () => undefined, warn: () => undefined, error: () => undefined };
+const MINUTE_MS = 60_000;
 const products = ['BTC-USD', 'ETH-USD'];
 let database: TestDatabase;
 let clock = Date.UTC(2026, 4, 20, 12, 0, 30);
@@ -24,6 +28,7 @@ const feed = createDemoFeed({ now: () => clock });
 function engine(provider: MarketDataProvider = feed, bus = createAlertBus()) {
   return createAlertEngine({
     database,
+    shards: createAllShards(),
     provider,
     source: 'demo',
     bus,
@@ -181,6 +186,7 @@ describe('alert engine across asset classes', () => {
     const make = () =>
       createAlertEngine({
         database,
+        shards: createAllShards(),
         provider: router,
         bus: createAlertBus(),
         log: quietLog,
@@ -226,6 +232,7 @@ describe('alert engine across asset classes', () => {
     const demo = createDemoFeed({ now: () => monday });
     const engine = createAlertEngine({
       database,
+      shards: createAllShards(),
       provider: demo,
       source: 'demo',
       bus: createAlertBus(),
@@ -271,6 +278,7 @@ describe('alert engine across asset classes', () => {
     };
     const options = {
       database,
+      shards: createAllShards(),
       provider,
       source: 'demo' as const,
       bus: createAlertBus(),
@@ -333,5 +341,195 @@ describe('alert engine across asset classes', () => {
     expect(bySymbol('SOL-USD')).toEqual(bars(700).map((bar) => bar.time));
     expect(bySymbol('XRP-USD')).toEqual(bars(300).map((bar) => bar.time));
     expect(await storeCandleBatch(database.db, batches)).toBe(true);
+  });
+});
+
+/** Shards a test hands out and takes back by hand, told to listeners like the real leases. */
+function manualShards(initial: readonly number[]) {
+  let held: ReadonlySet<number> = new Set(initial);
+  const listeners = new Set<(held: ReadonlySet<number>) => void>();
+  const shards: ShardLeases & { set(next: readonly number[]): void } = {
+    held: () => held,
+    owns: (symbol) => held.has(shardOf(symbol)),
+    onChange(listener) {
+      listeners.add(listener);
+      return () => void listeners.delete(listener);
+    },
+    close: async () => undefined,
+    set(next) {
+      held = new Set(next);
+      for (const listener of listeners) listener(held);
+    },
+  };
+  return shards;
+}
+
+/** The demo feed, recording each call's symbol and window start. */
+function recordingFeed(now: () => number) {
+  const demo = createDemoFeed({ now });
+  const calls: Array<{ productId: string; granularity: number; from: number }> = [];
+  const provider: MarketDataProvider = {
+    source: 'demo',
+    quotes: () => Promise.resolve(new Map()),
+    candles: (productId, granularity, from, to) => {
+      calls.push({ productId, granularity, from: from.getTime() });
+      return demo.candles(productId, granularity, from, to);
+    },
+  };
+  return { provider, calls };
+}
+
+describe('alert engine on shards', () => {
+  // Crypto symbols no other test of this file stores, in four different shards, none of them 0.
+  const ada = 'ADA-USD';
+  const link = 'LINK-USD';
+  const doge = 'DOGE-USD';
+  const ltc = 'LTC-USD';
+  const minuteCalls = (calls: Array<{ productId: string; granularity: number; from: number }>, productId: string) =>
+    calls.filter((call) => call.productId === productId && call.granularity === 60);
+
+  it('shard ids used here are distinct and not the global-work shard', () => {
+    const ids = [ada, link, doge, ltc].map(shardOf);
+    expect(new Set(ids).size).toBe(4);
+    expect(ids).not.toContain(0);
+  });
+
+  it('covers only the held shards; only the holder of shard 0 does the after-pass work', async () => {
+    const at = Date.UTC(2026, 4, 21, 12, 0, 30);
+    const { provider, calls } = recordingFeed(() => at);
+    const shards = manualShards([shardOf(ada)]);
+    let resolved = 0;
+    const engine = createAlertEngine({
+      database,
+      shards,
+      provider,
+      bus: createAlertBus(),
+      log: quietLog,
+      products: [ada, link],
+      now: () => at,
+      backfillHourDays: 1,
+      backfillMinuteDays: 0.1,
+      afterPass: async () => {
+        resolved += 1;
+      },
+    });
+    await engine.tick();
+    expect(new Set(calls.map((call) => call.productId))).toEqual(new Set([ada]));
+    expect(resolved).toBe(0);
+
+    calls.length = 0;
+    shards.set([shardOf(ada), shardOf(link), 0]);
+    await engine.tick();
+    // ADA is stored up to this minute already: only LINK, newly held, has bars to fetch.
+    expect(new Set(calls.map((call) => call.productId))).toEqual(new Set([link]));
+    expect(resolved).toBe(1);
+  });
+
+  it('reads a regained symbol from the database: another instance stored its bars meanwhile', async () => {
+    let clock = Date.UTC(2026, 4, 22, 12, 0, 30);
+    const { provider, calls } = recordingFeed(() => clock);
+    const shards = manualShards([shardOf(doge)]);
+    const options = {
+      database,
+      provider,
+      bus: createAlertBus(),
+      log: quietLog,
+      products: [doge],
+      now: () => clock,
+      backfillHourDays: 1,
+      backfillMinuteDays: 0.1,
+    };
+    const mine = createAlertEngine({ ...options, shards });
+    await mine.tick();
+    expect(minuteCalls(calls, doge)).toHaveLength(1);
+
+    // The shard goes to another instance, which stores ten more minutes of DOGE.
+    shards.set([]);
+    clock += 10 * MINUTE_MS;
+    await createAlertEngine({ ...options, shards: createAllShards() }).tick();
+    const otherLast = Math.floor(clock / MINUTE_MS) * MINUTE_MS - MINUTE_MS;
+
+    // Back here two minutes later: the next bar wanted is the one after the other's last.
+    shards.set([shardOf(doge)]);
+    clock += 2 * MINUTE_MS;
+    calls.length = 0;
+    await mine.tick();
+    expect(minuteCalls(calls, doge).map((call) => call.from)).toEqual([otherLast + MINUTE_MS]);
+    const rows = await database.db
+      .select({ time: candles.time })
+      .from(candles)
+      .where(and(eq(candles.productId, doge), eq(candles.granularity, 60)))
+      .orderBy(asc(candles.time));
+    const gaps = rows.filter(
+      (row, index) => index > 0 && row.time.getTime() - rows[index - 1]!.time.getTime() !== MINUTE_MS,
+    );
+    expect(gaps).toEqual([]);
+  });
+
+  it('waits without shards, backfills shards as soon as they come, even during a pass, and says so', async () => {
+    const at = Date.UTC(2026, 4, 23, 12, 0, 30);
+    const { provider: demo, calls } = recordingFeed(() => at);
+    // The first call of the pass waits until the test lets it go.
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const provider: MarketDataProvider = {
+      ...demo,
+      candles: async (productId, granularity, from, to) => {
+        const answer = demo.candles(productId, granularity, from, to);
+        if (productId === ltc) await gate;
+        return answer;
+      },
+    };
+    const messages: Array<{ message: string; fields: Record<string, unknown> }> = [];
+    const info = (fields: object, message?: string) =>
+      messages.push({ message: message ?? '', fields: fields as Record<string, unknown> });
+    const shards = manualShards([]);
+    const engine = createAlertEngine({
+      database,
+      shards,
+      provider,
+      bus: createAlertBus(),
+      log: { ...quietLog, info },
+      products: [ltc, link, ada],
+      now: () => at,
+      backfillHourDays: 1,
+      backfillMinuteDays: 0.1,
+      // Far off: a gain must start the pass by itself, not a standby round.
+      standbyRetryMs: 60_000,
+    });
+    engine.start();
+    try {
+      // Without shards nothing is asked.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(calls).toEqual([]);
+      expect(engine.carried().size).toBe(0);
+
+      shards.set([shardOf(ltc)]);
+      await vi.waitFor(() => expect(minuteCalls(calls, ltc)).toHaveLength(1));
+      expect(messages).toContainEqual({
+        message: 'alert engine: this instance carries shards',
+        fields: { shards: [shardOf(ltc)], count: 1 },
+      });
+      // Gained while LTC's pass waits: its turn comes right after, not at the next minute.
+      shards.set([shardOf(ltc), shardOf(ada)]);
+      expect(minuteCalls(calls, ada)).toHaveLength(0);
+      release();
+      await vi.waitFor(() => expect(minuteCalls(calls, ada)).toHaveLength(1));
+      await vi.waitFor(() => expect(engine.carried()).toEqual(new Set([shardOf(ltc), shardOf(ada)])));
+      await vi.waitFor(() =>
+        expect(messages.filter((entry) => entry.message === 'alert engine: backfill done')).toHaveLength(2),
+      );
+      expect(minuteCalls(calls, link)).toHaveLength(0);
+
+      shards.set([]);
+      expect(messages.at(-1)).toEqual({
+        message: 'alert engine: this instance carries no shards',
+        fields: { shards: [] },
+      });
+      expect(engine.carried().size).toBe(0);
+    } finally {
+      release();
+      await engine.stop();
+    }
   });
 });

@@ -1,18 +1,24 @@
 // The alert engine: keeps the candle store filled (backfilling 30 days of hourly and 2 days
 // of one-minute bars, 4 for markets with sessions, then appending each bar as it closes) and runs the four generators on
 // every new one-minute bar of every symbol of its universe (every class: crypto, stocks, ETFs,
-// indices, futures), storing each alert once and fanning it out live. Exactly one instance
-// runs it (a Postgres advisory lock); the others stand by and take over when the leader goes
-// away. After an outage it resumes from the last stored bar: no gaps, and the alerts table's
-// unique key means no repeats. Each slice's new bars also go to the users' alert rules
-// (src/server/rules) before they are stored.
+// indices, futures), storing each alert once and fanning it out live. Each slice's new bars
+// also go to the users' alert rules (src/server/rules) before they are stored.
+//
+// Instances share the work by shards (live/shards.ts, issue 34): an instance runs the engine
+// only for the symbols of the shards it holds, the same ones whose feeds, ticks and tick rules
+// its live path carries; an instance holding no shard waits. A shard gained (at start, from a
+// dead or departing instance) gets a pass at once, its symbols' stored bar times read fresh;
+// a shard lost is forgotten at once. Global work after a pass (the track record) runs on the
+// holder of shard 0 only. After an outage or a handover the engine resumes from the last
+// stored bar: no gaps, and the alerts table's unique key means no repeats; a symbol briefly
+// worked by two instances during a handover costs only duplicate, idempotent writes.
 //
 // Sessions: a provider gives bars only inside a symbol's trading sessions, so generators run
 // only there, and a gap at the open stays a gap. The engine asks a provider for a symbol only
 // when its calendar had a trading minute since the last stored bar: closed markets cost nothing.
 //
 // Scale (issue 15: 2,000 symbols and more): the newest stored bar times are read in one query
-// when the engine starts leading and then tracked in memory; each symbol keeps its generators'
+// when the engine takes a symbol on and then tracked in memory; each symbol keeps its generators'
 // warm-up window (the last `warmupBars` one-minute bars) in memory instead of re-reading it
 // every minute; new bars and alerts are written in batches of many symbols. A pass works
 // through the universe in slices of `sliceSize` symbols, so a first backfill holds at most one
@@ -23,7 +29,7 @@ import { nextOpen } from '../../shared/sessions.ts';
 import { symbolById, tickerOf } from '../../shared/tickers.ts';
 import { candleSeries, joinSeries, type CandleSeries } from '../../signals/candles.ts';
 import { runAlertGenerators } from '../../signals/alertGenerators.ts';
-import type { DatabaseHandle, Leadership } from '../db/client.ts';
+import type { DatabaseHandle } from '../db/client.ts';
 import {
   boundedConcurrency,
   lastCandleTimes,
@@ -39,15 +45,32 @@ import {
 import type { AlertBus } from './bus.ts';
 import { saveAlerts, toLiveAlert, type NewAlert, type SymbolUpdate } from './service.ts';
 
-/** Advisory-lock key shared by every instance ("WATOS" in ASCII). */
-export const ENGINE_LOCK_KEY = 0x5741544f;
 const MINUTE = 60_000;
 const DAY = 86_400_000;
 /**
- * How often a standby tries to take the lock: a leader that stops or dies is replaced within
- * about this long (the leader itself keeps its once-a-minute schedule).
+ * How often an instance holding no shard looks at its shards again. A belt only: it also reacts
+ * to every change of its shards at once (ShardLeases.onChange).
  */
 const STANDBY_RETRY_MS = 3_000;
+/**
+ * The shard whose holder does the global work after a pass (afterPass). Exactly one instance
+ * holds a shard at a time, every shard is held while any instance is up, and the holder passes
+ * every minute like the others: so that work runs once a minute, on one instance.
+ */
+export const GLOBAL_WORK_SHARD = 0;
+
+/**
+ * What the engine reads of the instance's shard leases (live/shards.ts ShardLeases, described
+ * here so that alerts need not depend on live, which depends on alerts).
+ */
+export interface EngineShards {
+  /** The shards this instance holds now. */
+  held(): ReadonlySet<number>;
+  /** Whether this instance carries the symbol now. */
+  owns(symbol: string): boolean;
+  /** Called after every change of the held set; answers the unsubscribe. */
+  onChange(listener: (held: ReadonlySet<number>) => void): () => void;
+}
 
 /** The default universe: every symbol of the table (so every symbol any trader can watch). */
 const DEFAULT_UNIVERSE: readonly string[] = SYMBOL_TABLE.map((symbol) => symbol.id);
@@ -73,6 +96,13 @@ export interface AlertEngineOptions {
   sessionMinuteBackfillDays?: number;
   /** Bars of history the generators see before the new ones (their warm-up). */
   warmupBars?: number;
+  /**
+   * The shards this instance holds: a pass covers only their symbols. main.ts hands the engine
+   * and the live path the same object, so one instance carries a symbol's feeds, ticks, bars,
+   * alerts and rules; createAllShards() (every shard) for the embedded database or one instance.
+   * The engine only reads it: whoever created it closes it.
+   */
+  shards: EngineShards;
   standbyRetryMs?: number;
   /** Provider calls in flight at once. */
   concurrency?: number;
@@ -85,8 +115,10 @@ export interface AlertEngineOptions {
    */
   rules?: { sync(): Promise<void>; onPass(updates: readonly SymbolUpdate[]): Promise<unknown> };
   /**
-   * Work the leader does after each pass, once the new bars are stored (the track record
-   * resolving due forecasts against them). Its failure is logged and does not fail the pass.
+   * Global work after each pass, once the new bars are stored (the track record resolving due
+   * forecasts against them), run only by the holder of GLOBAL_WORK_SHARD. It must tolerate bars
+   * of other instances' symbols not stored yet (the track record waits for them). Its failure is
+   * logged and does not fail the pass.
    */
   afterPass?: () => Promise<unknown>;
 }
@@ -120,8 +152,12 @@ function yieldToLoop(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
 
+function sortedShards(shards: Iterable<number>): number[] {
+  return [...shards].sort((a, b) => a - b);
+}
+
 export function createAlertEngine(options: AlertEngineOptions) {
-  const { database, provider, bus, log } = options;
+  const { database, provider, bus, log, shards } = options;
   const db = database.db;
   const now = options.now ?? Date.now;
   const warmupBars = options.warmupBars ?? 400;
@@ -134,11 +170,27 @@ export function createAlertEngine(options: AlertEngineOptions) {
     const products = options.products ?? DEFAULT_UNIVERSE;
     return typeof products === 'function' ? products() : products;
   };
+  const owned = (productId: string) => shards.owns(productId);
   const tracked = new Map<string, Tracked>();
+  /** Shards held at the start of the last pass and not lost since: no backfill due for them. */
+  let covered: ReadonlySet<number> = new Set();
+  /** Of those, the ones whose pass has ended: what the engine carries in full. */
+  let passed: ReadonlySet<number> = new Set();
+  /** The shard set last logged, so each change is said once. */
+  let announced: readonly number[] = [];
   let timer: NodeJS.Timeout | null = null;
-  let leadership: Leadership | null = null;
   let running: Promise<unknown> | null = null;
   let stopped = false;
+  /** Between start() and stop(): the schedule runs and shard changes are acted on. */
+  let started = false;
+
+  /**
+   * Forgets the symbols this instance no longer carries: another instance stores their bars from
+   * now on, so if this one gains them back it must read their last bar times and warm-up anew.
+   */
+  function forgetUnowned(): void {
+    for (const productId of tracked.keys()) if (!owned(productId)) tracked.delete(productId);
+  }
 
   /** Reads the newest stored bar times of symbols not yet tracked, in one query. */
   async function track(productIds: readonly string[]): Promise<void> {
@@ -146,6 +198,8 @@ export function createAlertEngine(options: AlertEngineOptions) {
     if (fresh.length === 0) return;
     const lasts = await lastCandleTimes(db, fresh);
     for (const productId of fresh) {
+      // Lost while the query ran: not ours to remember.
+      if (!owned(productId)) continue;
       const last = lasts.get(productId);
       tracked.set(productId, { last: { 60: last?.[60] ?? null, 3600: last?.[3600] ?? null }, window: null });
     }
@@ -166,14 +220,13 @@ export function createAlertEngine(options: AlertEngineOptions) {
   }
 
   /** Asks the provider for one symbol's closed bars since the last stored ones. */
-  async function fetchProduct(productId: string): Promise<Fetched | null> {
+  async function fetchProduct(productId: string, state: Tracked): Promise<Fetched | null> {
     // A turn for the event loop first: the demo feed computes bars synchronously, and awaits
     // that resolve at once do not let requests in between symbols.
     await yieldToLoop();
-    // A stop asked for mid-pass: symbols not yet fetched wait for the next run (or the next
-    // leader), which resumes from their last stored bar.
-    if (stopped) return null;
-    const state = tracked.get(productId)!;
+    // A stop asked for mid-pass, or the symbol's shard lost: symbols not yet fetched wait for
+    // the next run (or the shard's next holder), which resumes from their last stored bar.
+    if (stopped || !owned(productId)) return null;
     const hourWindow = due(productId, state, 3600, options.backfillHourDays ?? 30);
     const minuteDays = options.backfillMinuteDays ?? 2;
     const sessions = (symbolById(productId)?.calendar ?? 'crypto-24x7') !== 'crypto-24x7';
@@ -211,13 +264,22 @@ export function createAlertEngine(options: AlertEngineOptions) {
   }
 
   /** One slice of the universe: fetch, write the bars, run the generators, write the alerts. */
-  async function passSlice(productIds: readonly string[]): Promise<number> {
+  async function passSlice(slice: readonly string[]): Promise<number> {
+    const productIds = slice.filter(owned);
+    if (productIds.length === 0) return 0;
     await track(productIds);
+    // Each symbol's state object for this slice: if the shard goes meanwhile, the entry leaves
+    // `tracked` and whatever this slice still does to the object is dropped with it.
+    const states = new Map<string, Tracked>();
+    for (const productId of productIds) {
+      const state = tracked.get(productId);
+      if (state) states.set(productId, state);
+    }
     const fetched = await Promise.all(
-      productIds.map((productId) =>
+      [...states].map(([productId, state]) =>
         limit(async () => {
           try {
-            return await fetchProduct(productId);
+            return await fetchProduct(productId, state);
           } catch (error) {
             // An outage for one symbol must not stop the others; the next pass resumes it.
             log.warn({ err: error, productId }, 'alert engine could not update this symbol');
@@ -226,7 +288,9 @@ export function createAlertEngine(options: AlertEngineOptions) {
         }),
       ),
     );
-    const done = fetched.filter((entry): entry is Fetched => entry !== null);
+    // A shard lost while fetching belongs to another instance now: leave its symbols to it
+    // (writing them would only repeat its idempotent work).
+    const done = fetched.filter((entry): entry is Fetched => entry !== null && owned(entry.productId));
     const batches: CandleBatch[] = done.flatMap(({ productId, source, hours, minutes }) => [
       { productId, granularity: 3600 as const, source, rows: hours },
       { productId, granularity: 60 as const, source, rows: minutes },
@@ -260,7 +324,7 @@ export function createAlertEngine(options: AlertEngineOptions) {
     const stored = await storeCandleBatch(db, batches, () => stopped);
     // Only now that the bars are stored does the in-memory state move on.
     for (const { productId, hours, minutes, history } of stored ? done : []) {
-      const state = tracked.get(productId)!;
+      const state = states.get(productId)!;
       if (hours.length > 0) state.last[3600] = hours.at(-1)!.time;
       if (minutes.length > 0) {
         state.last[60] = minutes.at(-1)!.time;
@@ -273,15 +337,21 @@ export function createAlertEngine(options: AlertEngineOptions) {
     return saved.length;
   }
 
-  /** One pass over every symbol of the universe. Safe to call directly (tests) or from the schedule. */
+  /**
+   * One pass over the symbols of the shards held now (the whole universe with every shard). Safe
+   * to call directly (tests) or from the schedule.
+   */
   async function tick(): Promise<number> {
-    const products = universe();
+    forgetUnowned();
+    const products = universe().filter(owned);
     await options.rules?.sync();
     let created = 0;
     for (let start = 0; start < products.length && !stopped; start += sliceSize) {
       created += await passSlice(products.slice(start, start + sliceSize));
     }
-    if (options.afterPass && !stopped) {
+    // Checked after the pass: the shard's holder now, whose own bars are stored; bars of other
+    // instances' symbols may still come, and the track record waits for them.
+    if (options.afterPass && !stopped && shards.held().has(GLOBAL_WORK_SHARD)) {
       try {
         await options.afterPass();
       } catch (error) {
@@ -291,83 +361,99 @@ export function createAlertEngine(options: AlertEngineOptions) {
     return created;
   }
 
+  /** Says which shards the engine carries whenever that changes (benchmarks and operators read it). */
+  function announce(held: ReadonlySet<number>): void {
+    const list = sortedShards(held);
+    if (list.length === announced.length && list.every((shard, index) => shard === announced[index])) return;
+    announced = list;
+    if (list.length === 0) log.info({ shards: list }, 'alert engine: this instance carries no shards');
+    else log.info({ shards: list, count: list.length }, 'alert engine: this instance carries shards');
+  }
+
+  const gained = (held: ReadonlySet<number>) => [...held].filter((shard) => !covered.has(shard));
+
+  /** Until the next run: soon for shards not yet backfilled, two seconds past the next minute otherwise. */
+  function nextDelay(): number {
+    const held = shards.held();
+    if (held.size === 0) return standbyRetryMs;
+    if (gained(held).length > 0) return 0;
+    // Two seconds after the minute closes, so the provider has the bar.
+    return MINUTE - (now() % MINUTE) + 2000;
+  }
+
+  /** A scheduled run: nothing without shards; a pass otherwise, saying when it backfilled new shards. */
+  async function run(): Promise<void> {
+    const held = new Set(shards.held());
+    if (held.size === 0) {
+      covered = held;
+      passed = held;
+      return;
+    }
+    const fresh = gained(held);
+    covered = held;
+    const created = await tick();
+    passed = new Set([...held].filter((shard) => covered.has(shard)));
+    if (fresh.length > 0) log.info({ created, shards: sortedShards(fresh) }, 'alert engine: backfill done');
+  }
+
   function schedule(delayMs: number) {
     if (stopped) return;
+    if (timer) clearTimeout(timer);
     timer = setTimeout(() => {
       timer = null;
-      running = (leadership ? leadTick(leadership) : tryLead())
+      running = run()
         // A database outage must not end the process: log it and try again.
         .catch((error: unknown) => log.error({ err: error }, 'alert engine pass failed'))
         .finally(() => {
           running = null;
-          // The leader runs two seconds after each minute closes, so the provider has the bar;
-          // a standby tries for the lock again within seconds.
-          schedule(leadership ? MINUTE - (now() % MINUTE) + 2000 : standbyRetryMs);
+          schedule(nextDelay());
         });
     }, delayMs);
     timer.unref?.();
   }
 
-  /** Called when the lock is gone: stop leading at once and compete for it again soon. */
-  function stepDown(lost: Leadership) {
-    if (leadership !== lost) return;
-    leadership = null;
-    log.warn({}, 'alert engine: lost the leadership lock');
-    if (!running && timer && !stopped) {
-      clearTimeout(timer);
-      schedule(standbyRetryMs);
-    }
+  function onShardsChange(held: ReadonlySet<number>): void {
+    forgetUnowned();
+    // A shard lost, even if regained before the next pass, counts as new again: its symbols'
+    // bars were another instance's to store meanwhile.
+    covered = new Set([...covered].filter((shard) => held.has(shard)));
+    passed = new Set([...passed].filter((shard) => held.has(shard)));
+    if (!started) return;
+    announce(held);
+    // Shards gained start their backfill now; during a pass, its end looks (nextDelay).
+    if (!running && gained(held).length > 0) schedule(0);
   }
-
-  async function leadTick(current: Leadership): Promise<void> {
-    // A lock connection that died without a word must not leave two instances ticking.
-    if (!(await current.held())) {
-      stepDown(current);
-      return;
-    }
-    await tick();
-  }
-
-  async function tryLead(): Promise<void> {
-    let taken: Leadership | null = null;
-    taken = await database.tryLeadership(ENGINE_LOCK_KEY, () => {
-      if (taken) stepDown(taken);
-    });
-    if (!taken) return;
-    if (stopped) {
-      await taken();
-      return;
-    }
-    leadership = taken;
-    // Another instance may have stored bars while this one stood by.
-    tracked.clear();
-    log.info({ symbols: universe().length }, 'alert engine: this instance leads');
-    const created = await tick();
-    log.info({ created }, 'alert engine: backfill done');
-  }
+  // For the engine's whole life, so even passes run by hand (tests) forget what was lost.
+  shards.onChange(onShardsChange);
 
   return {
     tick,
-    /** Whether this instance currently holds the lock and runs the engine. */
-    isLeading(): boolean {
-      return leadership !== null;
+    /** The shards held whose symbols a pass has gone over since they were gained (tests, operators). */
+    carried(): ReadonlySet<number> {
+      return passed;
     },
     start() {
       stopped = false;
+      started = true;
+      announce(shards.held());
       schedule(0);
     },
     /**
-     * Stops the schedule and releases the lock, so a standby takes over within seconds. A pass
-     * under way ends after the symbols already fetched are stored, not after the whole universe
-     * (a first backfill takes minutes; a shutdown must not wait for it).
+     * Stops the schedule. A pass under way ends after the symbols already fetched are stored, not
+     * after every symbol (a first backfill takes minutes; a shutdown must not wait for it). The
+     * shards stay held until their creator closes them, after this: no other instance takes a
+     * symbol while this one may still be writing it.
      */
     async stop() {
       stopped = true;
+      started = false;
       if (timer) clearTimeout(timer);
+      timer = null;
       await running?.catch(() => undefined);
-      const held = leadership;
-      leadership = null;
-      await held?.();
+      covered = new Set();
+      passed = new Set();
+      // Stopped, it carries nothing, whatever its shards still hold until their creator closes them.
+      announce(new Set());
     },
   };
 }

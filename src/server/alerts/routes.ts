@@ -9,7 +9,7 @@ import type { RecentAlertLog } from './recent.ts';
 import { queryAlerts } from './service.ts';
 
 // What the composition root (app.ts, main.ts) wires besides the alert log: the live stream's
-// routes and the alert engine (run by main.ts on the single leader).
+// routes and the alert engine (run by main.ts on the shards this instance holds).
 export { alertStreamRoutes, alertTestHookRoutes } from './stream.ts';
 export { createAlertEngine } from './engine.ts';
 export { createRecentAlertLog, type RecentAlertLog } from './recent.ts';

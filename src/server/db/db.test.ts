@@ -66,20 +66,6 @@ describe.each(drivers)('database on %s', (driver) => {
     expect(profile!.username).toBe('trader');
   });
 
-  it('grants leadership to one holder at a time', async () => {
-    const release = await database.tryLeadership(4242);
-    expect(release).not.toBeNull();
-    if (driver === 'postgres') {
-      expect(await database.tryLeadership(4242)).toBeNull();
-      await release!();
-      const again = await database.tryLeadership(4242);
-      expect(again).not.toBeNull();
-      await again!();
-    } else {
-      await release!();
-    }
-  });
-
   it('enforces unique e-mails and cascades a user deletion to profile and subscriptions', async () => {
     const { db } = database;
     await db.insert(user).values({ id: 'u2', name: 'a', email: 'same@example.com' });

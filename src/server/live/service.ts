@@ -30,7 +30,11 @@ export interface LivePathOptions {
     info(details: object, message: string): void;
     warn(details: object, message: string): void;
   };
-  /** Tests: shards of their own (default: PostgreSQL leases with DATABASE_URL, else every shard). */
+  /**
+   * The instance's shards, shared with the alert engine (main.ts creates them and closes them
+   * after both stopped). Absent: the live path makes its own (PostgreSQL leases with
+   * DATABASE_URL, else every shard) and closes them itself.
+   */
   shards?: ShardLeases;
   /** Tests: short Coinbase heartbeat and backoff timings (live/faults.test.ts). */
   coinbaseTimings?: LiveFeedsOptions['coinbaseTimings'];
@@ -44,6 +48,8 @@ export interface LivePath {
 
 export function startLivePath(options: LivePathOptions): LivePath {
   const { config, log } = options;
+  // Whoever creates the shards closes them.
+  const ownShards = !options.shards;
   const shards =
     options.shards ??
     (config.DATABASE_URL
@@ -93,7 +99,7 @@ export function startLivePath(options: LivePathOptions): LivePath {
       owner.close();
       await feeds.close();
       await publisher.close();
-      await shards.close();
+      if (ownShards) await shards.close();
     },
   };
 }

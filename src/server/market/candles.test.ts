@@ -9,6 +9,7 @@ import { subscribedUser } from '../testing/users.ts';
 import type { CandleResponse } from '../../shared/schemas/market.ts';
 import { sma } from '../../signals/indicators.ts';
 import { createDemoFeed } from './demoFeed.ts';
+import { createAllShards } from '../live/shards.ts';
 
 let test: TestApp;
 let browser: Browser;
@@ -18,6 +19,7 @@ beforeAll(async () => {
   ({ browser } = await subscribedUser(test, 'candles@example.com'));
   const engine = createAlertEngine({
     database: test.database,
+    shards: createAllShards(),
     provider: createDemoFeed(),
     source: 'demo',
     bus: createAlertBus(),

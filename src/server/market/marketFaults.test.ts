@@ -18,6 +18,7 @@ import { createCoinbaseProvider } from './coinbase.ts';
 import { createDemoFeed } from './demoFeed.ts';
 import { createMarketRouter } from './router.ts';
 import { createYahooProvider } from './yahoo.ts';
+import { createAllShards } from '../live/shards.ts';
 
 const MINUTE = 60_000;
 // Tuesday 2026-11-24 10:00:30 ET: the NYSE and Coinbase both trade.
@@ -72,6 +73,7 @@ describe('the stock provider fails and recovers while crypto keeps flowing', () 
     expect(pinned.sourceOf('AAPL')).toBe('yahoo');
     const engine = createAlertEngine({
       database,
+      shards: createAllShards(),
       provider: pinned,
       bus: createAlertBus(),
       log: quietLog,

@@ -17,6 +17,7 @@ import { formatPrice } from '../../shared/format.ts';
 import type { AlertRule, RuleCondition, RuleDelivery, RuleFiring } from '../../shared/schemas/alertRules.ts';
 import { createRuleEvaluator } from './evaluator.ts';
 import { createRulesRuntime, type RulesRuntime } from './runtime.ts';
+import { createAllShards } from '../live/shards.ts';
 
 const MINUTE = 60_000;
 const quietLog = { info: () => undefined, warn: () => undefined, error: () => undefined };
@@ -27,6 +28,7 @@ const feed = createDemoFeed({ now: () => clock });
 function engine(rules: Pick<RulesRuntime, 'sync' | 'onPass'>) {
   return createAlertEngine({
     database: test.database,
+    shards: createAllShards(),
     provider: feed,
     source: 'demo',
     bus: test.app.services.alertBus,
