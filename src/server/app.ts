@@ -128,7 +128,7 @@ interface AppServices {
   rules: RulesRuntime;
   /** The durable queue delivering rule firings by e-mail, push and webhook (worked by every instance). */
   deliveries: DeliveryQueue;
-  /** The track record: records every WATOS statement; main.ts has the engine's leader resolve them. */
+  /** The track record: records every WATOS statement; the engine on shard 0's holder resolves them. */
   forecasts: ForecastService;
   /** The worker threads the track record's backtests run in (forecasts/backtestPool.ts). */
   backtestPool: BacktestPool;

@@ -162,7 +162,7 @@ export function bytesQuotaError(usage: QuotaUsage, maxBytes: number): DomainErro
 
 /**
  * Lock class of the per-user quota lock (the other key is hashtext(user id)). Two-key advisory
- * locks never collide with the one-key leader lock of the alert engine.
+ * locks of another class never collide: the shards' locks (live/shards.ts) use their own class.
  */
 const QUOTA_LOCK_CLASS = 0x57_46_51_00;
 

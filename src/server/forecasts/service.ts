@@ -6,8 +6,8 @@
 //   a failed insert is logged, never thrown.
 // - Resolving: resolveDue() settles forecasts past their due time against the candle store
 //   (resolution.ts), in batches, with UPDATE ... WHERE status = 'pending': idempotent, so the
-//   alert engine's leader runs it after each pass and a new leader after a failover simply
-//   picks up what is still pending.
+//   alert engine's holder of shard 0 runs it after each pass, and the next holder after a
+//   failover simply picks up what is still pending.
 // - Scoring: the live record is aggregated in SQL (GROUP BY signal and decile: at most 60
 //   rows whatever the number of forecasts) and merged into the streaming scorer
 //   (signals/forecastScore.ts); the backtest walks the grid's own history (market analysis,
@@ -492,7 +492,7 @@ export function createForecastService(options: ForecastServiceOptions) {
       await flush();
     },
 
-    /** Settles due forecasts (the alert engine's leader, after each pass; the test hook with a later `now`). */
+    /** Settles due forecasts (the alert engine on shard 0's holder, after each pass; the test hook with a later `now`). */
     resolveDue(at: number = now()): Promise<ResolveSummary> {
       return resolveDueForecasts(db, at);
     },

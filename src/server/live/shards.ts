@@ -93,7 +93,7 @@ export function createPostgresShards(options: PostgresShardOptions): ShardLeases
     const changed = next.size !== held.size || [...next].some((shard) => !held.has(shard));
     held = next;
     if (changed) {
-      log.info({ shards: [...next].sort((a, b) => a - b) }, 'live path: shards held');
+      log.info({ shards: [...next].sort((a, b) => a - b) }, 'shards held');
       changes.emit(held);
     }
   }

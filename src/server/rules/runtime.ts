@@ -2,7 +2,7 @@
 // only when the rules table changed; after each slice of a pass, each symbol that moved is
 // handed to the evaluator, which touches only that symbol's rules; what fires is recorded and
 // delivered (firings.ts). The engine calls this before it stores the slice's bars, so a pass
-// cut short by a crash or a failover is re-run by the next leader from the same bars: its
+// cut short by a crash or a failover is re-run by the symbol's next owner from the same bars: its
 // firings hit the unique key instead of firing twice, and none is missed.
 // Ticks (issue 34): the owner of a symbol's feed hands each tick of tickSymbols() to onTick,
 // which evaluates the price rules at once and records what fired in a short batch (drafts of a
