@@ -13,7 +13,7 @@ import { demoProfile } from '../src/server/market/demoProfiles.ts';
 import { DemoSeries } from '../src/server/market/demoSeries.ts';
 import { createCoinbaseTickFeed } from '../src/server/market/feeds/coinbaseWs.ts';
 import { createDemoTickFeed } from '../src/server/market/feeds/demoTicks.ts';
-import { startFakeCoinbaseWs } from '../src/server/market/feeds/fakeCoinbaseWs.ts';
+import { startFakeCoinbaseWs } from '../src/server/testing/fakeCoinbaseWs.ts';
 import { report } from './report.ts';
 
 const MINUTE = 60_000;

@@ -28,7 +28,7 @@ import { createAlertBus, type AlertBus } from '../alerts/service.ts';
 import { openTestDatabase, type TestDatabase } from '../db/testing.ts';
 import { alertRules, ruleFirings, subscriptions, user } from '../db/schema.ts';
 import { latestCandles } from '../market/service.ts';
-import { startFakeCoinbaseWs, type FakeCoinbaseWs } from '../market/feeds/fakeCoinbaseWs.ts';
+import { startFakeCoinbaseWs, type FakeCoinbaseWs } from '../testing/fakeCoinbaseWs.ts';
 import { createRuleEvaluator, createRulesRuntime, type RulesRuntime } from '../rules/service.ts';
 import { createLiveHub } from './hub.ts';
 import {

@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FeedTick, TickFeed } from '../../live/types.ts';
 import { createCoinbaseTickFeed, fullJitterDelay, type CoinbaseTickFeedOptions } from './coinbaseWs.ts';
-import { startFakeCoinbaseWs, type FakeCoinbaseWs } from './fakeCoinbaseWs.ts';
+import { startFakeCoinbaseWs, type FakeCoinbaseWs } from '../../testing/fakeCoinbaseWs.ts';
 
 async function waitFor(condition: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

@@ -5,8 +5,8 @@
 // per subscribed product on a timer, and lets a test send tickers, garbage, drop every
 // connection or fall silent.
 import { WebSocketServer, type WebSocket } from 'ws';
-import { SYMBOL_TABLE } from '../../../shared/symbolTable.ts';
-import { messageText } from './listeners.ts';
+import { SYMBOL_TABLE } from '../../shared/symbolTable.ts';
+import { messageText } from '../market/feeds/listeners.ts';
 
 const CHANNELS = ['ticker', 'heartbeat'] as const;
 
