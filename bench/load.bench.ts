@@ -29,7 +29,8 @@
 //
 // The load, 60 s (BENCH_LOAD_SECONDS), every subscriber at once: loads '/' and '/dashboard'
 // with the assets a browser fetches for them, polls the prices every 30 s and the alert log
-// every 10 s, holds one alert stream (server-sent events) open, sends a chat message every
+// every 10 s, holds the tab's one live connection open (GET /api/live: the default
+// watchlists' ticks, the alerts, the rule firings), sends a chat message every
 // 20 s (reading the answer's stream to the end) and uploads a small CSV every 30 s; five
 // alerts are pushed during the run. Each subscriber has its own address (X-Forwarded-For) and
 // its own keep-alive connections, like a browser at home; a request sent on a keep-alive
@@ -65,7 +66,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { eq } from 'drizzle-orm';
 import pg from 'pg';
-import { ALERT_TYPES } from '../src/shared/constants.ts';
+import { ALERT_TYPES, DEFAULT_ALERTS_WATCHLIST, DEFAULT_CHART_WATCHLIST } from '../src/shared/constants.ts';
 import { createAuth, createSessionChanges, createUser } from '../src/server/auth/service.ts';
 import { grantPlan, seedPlans } from '../src/server/billing/service.ts';
 import { loadConfig } from '../src/server/config.ts';
@@ -635,10 +636,16 @@ async function upload(user: Subscriber, recorder: Recorder | null, sequence: num
   }
 }
 
-/** Opens the subscriber's alert stream; records pushed alerts it receives until closed. */
+/** What a dashboard tab's one live connection carries: the ticks of both default watchlists' symbols. */
+const LIVE_PATH = `/api/live?symbols=${encodeURIComponent([...DEFAULT_CHART_WATCHLIST, ...DEFAULT_ALERTS_WATCHLIST].join(','))}`;
+
+/**
+ * Opens the subscriber's live connection (as the dashboard does: ticks of the watchlists' symbols,
+ * alerts, rule firings); records pushed alerts it receives until closed.
+ */
 async function openStream(user: Subscriber, recorder: Recorder | null, pushMarker: string): Promise<void> {
   try {
-    const { response, started } = await user.open('GET', '/api/alerts/stream', { accept: 'text/event-stream' });
+    const { response, started } = await user.open('GET', LIVE_PATH, { accept: 'text/event-stream' });
     recorder?.status('stream', response.statusCode ?? 0, performance.now() - started, '');
     if (response.statusCode !== 200) {
       response.resume();
