@@ -174,8 +174,8 @@ function hashGaussian(seed: number, index: number, salt: number): number {
   return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
 }
 
-/** mulberry32: small, fast, seedable. */
-function prng(seed: number): () => number {
+/** mulberry32: small, fast, seedable (also the demo ticks' path inside a minute). */
+export function prng(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;
@@ -186,7 +186,8 @@ function prng(seed: number): () => number {
   };
 }
 
-function seedOf(text: string): number {
+/** FNV-1a of the text: a symbol's (or a minute's) seed. */
+export function seedOf(text: string): number {
   let hash = 2166136261;
   for (let index = 0; index < text.length; index += 1) hash = Math.imul(hash ^ text.charCodeAt(index), 16777619);
   return hash >>> 0;

@@ -13,8 +13,9 @@ import { SYMBOL_TABLE, type MarketSymbol } from '../../../shared/symbolTable.ts'
 import { symbolById } from '../../../shared/tickers.ts';
 import type { FeedStats, FeedTick, TickFeed } from './types.ts';
 import { demoProfile } from '../demoProfiles.ts';
-import { DemoSeries } from '../demoSeries.ts';
+import { DemoSeries, prng, seedOf } from '../demoSeries.ts';
 import { intervalScheduler, listenerSet, SILENT_FEED_LOG, type FeedLog, type Scheduler } from './listeners.ts';
+import type { CandleRow } from '../types.ts';
 
 const MINUTE = 60_000;
 export const DEMO_TICK_MS = 250;
@@ -43,34 +44,6 @@ function ticksPerMinute(tickMs: number): number {
   // Whole slots keep every tick inside its minute; four are needed for open, two extremes, close.
   if (!Number.isInteger(count) || count < 4) throw new Error(`tickMs must divide a minute into at least 4 ticks`);
   return count;
-}
-
-/** FNV-1a of the text: the seed of a minute's path. */
-function seedOf(text: string): number {
-  let hash = 2166136261;
-  for (let index = 0; index < text.length; index += 1) hash = Math.imul(hash ^ text.charCodeAt(index), 16777619);
-  return hash >>> 0;
-}
-
-/** mulberry32, as demoSeries.ts uses for its minute walk. */
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-interface Bar {
-  time: number;
-  open: number;
-  high: number;
-  low: number;
-  close: number;
-  volume: number;
 }
 
 /** Sizes of `count` ticks that sum to `volume` exactly when added in order from 0 (see below). */
@@ -111,7 +84,7 @@ function tickSizes(volume: number, count: number, random: () => number): Float64
 }
 
 /** The ticks of one bar (see the header), appended to `out`. */
-function ticksOfBar(row: MarketSymbol, series: DemoSeries, bar: Bar, tickMs: number, out: FeedTick[]): void {
+function ticksOfBar(row: MarketSymbol, series: DemoSeries, bar: CandleRow, tickMs: number, out: FeedTick[]): void {
   const count = ticksPerMinute(tickMs);
   const random = prng(seedOf(`${row.id}@${bar.time}`));
   const prices = new Float64Array(count);
