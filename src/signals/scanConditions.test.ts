@@ -144,7 +144,7 @@ describe('evaluateSetup and setupSignals', () => {
     );
     // change >= 1%: bars 1, 2, 4 (+2.9%), 5 (+1.9%); price >= 103.5: bars 2, 4, 5.
     expect([...setup.met]).toEqual([0, 0, 1, 0, 1, 1]);
-    expect([...setupSignals(setup.met)]).toEqual([0, 0, 1, 0, 1, 0]);
+    expect([...setupSignals(setup)]).toEqual([0, 0, 1, 0, 1, 0]);
     expect(setup.values).toHaveLength(2);
   });
 });

@@ -34,6 +34,8 @@ export interface ConditionSeries {
   met: Uint8Array;
   /** The figure tested at the bar; NaN where there is none (warm-up, or a kind without one). */
   value: Float64Array;
+  /** The first bar whose state is known (the indicator's warm-up is over); met is 0 before it. */
+  from: number;
 }
 
 /** A condition the per-bar evaluation cannot compute (watos_edge). */
@@ -44,8 +46,28 @@ export class UnsupportedScanCondition extends Error {
   }
 }
 
-function empty(length: number): ConditionSeries {
-  return { met: new Uint8Array(length), value: new Float64Array(length).fill(NaN) };
+function empty(length: number, from = 0): ConditionSeries {
+  return { met: new Uint8Array(length), value: new Float64Array(length).fill(NaN), from };
+}
+
+/** The first bar each kind's state is known at: the warm-up of its indicator. */
+function warmUp(condition: ScanCondition): number {
+  switch (condition.kind) {
+    case 'change':
+      return condition.bars;
+    case 'rsi':
+      return condition.period;
+    // A crossing needs the difference at the bar before: known from the slow EMA's second value.
+    case 'ema_cross':
+      return Math.max(condition.fast, condition.slow);
+    case 'price_vs_ema':
+    case 'bollinger':
+      return condition.period - 1;
+    case 'volume_z':
+      return condition.period;
+    default:
+      return 0;
+  }
 }
 
 /** Which built-in alerts fire at which bar (the generators run once a series; they are causal). */
@@ -57,8 +79,7 @@ function builtinSeries(
   const out = empty(series.length);
   const fired = new Uint8Array(series.length);
   for (const alert of runAlertGenerators(series, context.ticker, context.barMs)) {
-    if (condition.alertType === undefined || alert.alert_type === condition.alertType)
-      fired[alert.index] = 1;
+    if (condition.alertType === undefined || alert.alert_type === condition.alertType) fired[alert.index] = 1;
   }
   let last = -1;
   for (let index = 0; index < series.length; index += 1) {
@@ -110,7 +131,7 @@ export function evaluateScanCondition(
   context: ScanContext,
 ): ConditionSeries {
   const { length, close } = series;
-  const out = empty(length);
+  const out = empty(length, warmUp(condition));
   const { met, value } = out;
   switch (condition.kind) {
     case 'change': {
@@ -205,20 +226,28 @@ export function evaluateSetup(
   conditions: readonly ScanCondition[],
   series: CandleSeries,
   context: ScanContext,
-): { met: Uint8Array; values: Float64Array[] } {
+): { met: Uint8Array; values: Float64Array[]; from: number } {
   const met = new Uint8Array(series.length).fill(1);
   const values: Float64Array[] = [];
+  let from = 0;
   for (const condition of conditions) {
     const one = evaluateScanCondition(condition, series, context);
     for (let index = 0; index < series.length; index += 1) met[index] = met[index]! & one.met[index]!;
     values.push(one.value);
+    from = Math.max(from, one.from);
   }
-  return { met, values };
+  return { met, values, from };
 }
 
-/** The bars where the setup became true: met at bar i and not at bar i - 1 (bar 0 never: nothing before it). */
-export function setupSignals(met: Uint8Array): Int8Array {
+/**
+ * The bars where the setup became true: met at bar i and not at bar i - 1, where the state at
+ * i - 1 was known (i - 1 >= from): the first bar after a warm-up is no event, as a rule cannot
+ * fire on it either.
+ */
+export function setupSignals(setup: { met: Uint8Array; from: number }): Int8Array {
+  const { met } = setup;
   const signals = new Int8Array(met.length);
-  for (let index = 1; index < met.length; index += 1) signals[index] = met[index] && !met[index - 1] ? 1 : 0;
+  for (let index = Math.max(1, setup.from + 1); index < met.length; index += 1)
+    signals[index] = met[index] && !met[index - 1] ? 1 : 0;
   return signals;
 }

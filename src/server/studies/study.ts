@@ -151,13 +151,13 @@ export function runStudy(input: StudyInput): StudyResponse {
       from = Math.min(from, series.time[0]!);
       to = Math.max(to, series.time[series.length - 1]!);
     }
-    const { met } = evaluateSetup(input.conditions, series, {
+    const setup = evaluateSetup(input.conditions, series, {
       ticker: symbol.ticker,
       assetClass: symbol.assetClass,
       calendar: symbol.calendar,
       barMs: input.barMs,
     });
-    const signals = setupSignals(met);
+    const signals = setupSignals(setup);
     const { close, high, low } = series;
     addMeasured(signalTotal, measure(close, signals, 1, horizon));
     addMeasured(baseTotal, measure(close, null, 0, horizon));
