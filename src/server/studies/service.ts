@@ -206,6 +206,9 @@ export function studyHistoryReader(
   return async (productId, granularity, start, end) => {
     const source = market.sourceOf(productId);
     if (source === 'demo') {
+      // Drawing two years of the demo path is CPU work (tens of ms a symbol): a turn of the event
+      // loop first, so a study's symbols are drawn one per turn, not all in one block.
+      await new Promise<void>((resolve) => setImmediate(resolve));
       const days = Math.ceil((now() - start.getTime()) / DAY) + 1;
       const feed = createDemoFeed({ now, keepHourDays: days, keepMinuteDays: days });
       return { rows: await feed.candles(productId, granularity, start, end), source };
