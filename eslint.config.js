@@ -44,9 +44,10 @@ const featureDependencies = {
   auth: ['mail'],
   billing: ['auth'],
   forecasts: ['analysis', 'market'],
+  studies: ['forecasts', 'market'],
   alerts: ['auth', 'billing', 'market'],
   rules: ['alerts', 'analysis', 'billing', 'forecasts', 'mail'],
-  ai: ['alerts', 'analysis', 'files', 'forecasts', 'market', 'watchlists'],
+  ai: ['alerts', 'analysis', 'files', 'forecasts', 'market', 'studies', 'watchlists'],
   live: ['alerts', 'auth', 'billing', 'market'],
 };
 const features = Object.keys(featureDependencies);

@@ -61,6 +61,8 @@ import { liveRoutes, liveTestHookRoutes } from './live/routes.ts';
 import type { LivePath } from './live/service.ts';
 import { aiRoutes } from './ai/routes.ts';
 import { alertRuleRoutes, alertRuleTestHookRoutes } from './rules/routes.ts';
+import { studyRoutes } from './studies/routes.ts';
+import { createStudyPool, createStudyService, recordRuleForecasts, studyHistoryReader } from './studies/service.ts';
 import {
   createPushSender,
   createRuleEvaluator,
@@ -289,6 +291,12 @@ export async function buildApp(options: AppOptions): Promise<App> {
     threads: config.BACKTEST_WORKERS ?? defaultBacktestThreads(),
     maxQueue: config.BACKTEST_QUEUE_MAX,
   });
+  // Setup studies (issue 36) run in worker threads of their own, bounded like the backtests.
+  const studyPool = createStudyPool({
+    threads: config.BACKTEST_WORKERS ?? defaultBacktestThreads(),
+    maxQueue: config.BACKTEST_QUEUE_MAX,
+  });
+  const studies = createStudyService({ db: database.db, pool: studyPool, readHistory: studyHistoryReader(market) });
   const forecasts = createForecastService({
     db: database.db,
     log: app.log,
@@ -306,6 +314,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
     log: app.log,
     // A WATOS-odds alert states an edge: the odds behind it go to the track record like the grid's.
     onStatedOdds: recordStatedOdds(analysis, forecasts),
+    // Every firing of a trader's rule states its setup's studied odds in the trader's own record.
+    onRuleFirings: recordRuleForecasts({ study: (request) => studies.study(request), forecasts, log: app.log }),
   });
   const rules = metricsRegistry ? timedRulePasses(rulesRuntime, metricsRegistry) : rulesRuntime;
   // The alert streams open in this process, and the delivery queue from its table, read when scraped.
@@ -344,6 +354,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     fileStorage,
     log: app.log,
     forecasts,
+    studies,
   });
   // The dashboard gate's subscription check, by the user id Better Auth verified (auth/guards.ts).
   const subscriptionAccess = createSubscriptionAccess((userId) => currentSubscription(database.db, userId));
@@ -373,6 +384,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     await deliveries.close();
     await forecasts.close();
     await backtestPool.close();
+    await studyPool.close();
     await mailer.close();
     await alertBus.close();
     await fileStorage.close();
@@ -470,6 +482,14 @@ export async function buildApp(options: AppOptions): Promise<App> {
         admitBacktest: createBacktestAdmission(app, {
           perMinute: config.BACKTEST_RATE_LIMIT_PER_MINUTE,
           concurrentPerUser: config.BACKTEST_CONCURRENT_PER_USER,
+        }),
+      }),
+      dashboardFeature(studyRoutes, {
+        studies,
+        admit: createBacktestAdmission(app, {
+          perMinute: config.BACKTEST_RATE_LIMIT_PER_MINUTE,
+          concurrentPerUser: config.BACKTEST_CONCURRENT_PER_USER,
+          noun: { one: 'study', many: 'studies' },
         }),
       }),
       dashboardFeature(fileRoutes, fileRouteOptions(services)),

@@ -19,6 +19,7 @@ import { SYMBOL_TABLE } from '../../shared/symbols.ts';
 import { symbolById, tickerOf } from '../../shared/tickers.ts';
 import type { MarketSource } from '../market/service.ts';
 import type { TrackRecordCitation } from '../forecasts/service.ts';
+import { describeStudy, parseStudyQuestion } from './studyTool.ts';
 
 const DISCLAIMER = '_Historical measurements on this data, not a forecast. Nothing here is financial advice._';
 const DEMO_NOTE =
@@ -683,6 +684,28 @@ function planAnswer(
       timeframe = 'D';
       note = `${error.message} Showing the daily (D) timeframe instead.`;
     }
+  }
+
+  // "How did MES do after RSI fell below 30 on 15m?": a setup study answers it, on its own.
+  const studyQuestion = request.file ? null : parseStudyQuestion(text);
+  if (studyQuestion) {
+    const heading = '## Setup study\n\n';
+    if ('problem' in studyQuestion)
+      return { sections: [{ heading, body: async () => `> ${studyQuestion.problem}\n` }] };
+    return {
+      sections: [
+        {
+          heading,
+          body: async () => {
+            try {
+              return describeStudy(await tools.study(studyQuestion.request));
+            } catch (error) {
+              return failure(error);
+            }
+          },
+        },
+      ],
+    };
   }
 
   const wantsFile = request.file !== null || FILE_WORDS.test(text);

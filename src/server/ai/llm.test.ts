@@ -107,6 +107,7 @@ describe('LLM provider (OpenAI-compatible, through the AI SDK)', () => {
       'getWatosOdds',
       'listMyFiles',
       'readStoredFile',
+      'runSetupStudy',
     ]);
     // The second call carries the assistant's tool call and our tool's real output.
     const call = second!.body.messages.find((entry) => entry.role === 'assistant')!.tool_calls![0]!;

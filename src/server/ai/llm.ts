@@ -11,6 +11,7 @@ import type { Assistant, AssistantRequest } from './assistant.ts';
 import type { FileAnalysis } from '../files/service.ts';
 import { ANALYSIS_TIMEFRAMES } from '../analysis/service.ts';
 import { isToolError, type AssistantTools } from './tools.ts';
+import { studyLlmTool } from './studyTool.ts';
 
 export interface LlmOptions {
   baseURL: string;
@@ -137,6 +138,7 @@ function assistantTools(tools: AssistantTools, request: AssistantRequest, now: (
           return { ...card, trackRecord: (await tools.trackRecord(card)).map((entry) => entry.text) };
         }),
     }),
+    runSetupStudy: studyLlmTool((input) => safely(() => tools.study(input))),
     findSymbol: tool({
       description:
         'Search the symbol table by ticker, chart symbol or name (e.g. "micro gold", "apple", "nasdaq"): up to 8 matches with canonical id, ticker, name, asset class and chart symbol.',

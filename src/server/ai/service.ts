@@ -43,6 +43,7 @@ function createAiServices(options: {
   readStoredFile?: StoredFileReader;
   /** The track record: records every WATOS statement and cites its record. */
   forecasts?: AssistantToolsOptions['forecasts'];
+  studies?: AssistantToolsOptions['studies'];
 }): AiServices {
   const { config } = options;
   const tools = createAssistantTools({
@@ -51,6 +52,7 @@ function createAiServices(options: {
     fileLimits: fileLimitsOf(config),
     readStoredFile: options.readStoredFile,
     forecasts: options.forecasts,
+    studies: options.studies,
   });
   const assistant =
     config.LLM_BASE_URL && config.LLM_MODEL
@@ -84,6 +86,8 @@ export interface AiDependencies {
   log?: FastifyBaseLogger;
   /** The track record (forecasts/service.ts): every WATOS statement the assistant makes is recorded. */
   forecasts?: AssistantToolsOptions['forecasts'];
+  /** Setup studies (studies/service.ts): "how did MES do after RSI fell below 30 on 15m?". */
+  studies?: AssistantToolsOptions['studies'];
 }
 
 /** The options of the assistant's routes (ai/routes.ts). */
@@ -129,6 +133,7 @@ export function createAiRouteOptions(deps: AiDependencies): AiRouteOptions {
       log: deps.log,
       readStoredFile: storedFileReader(deps.fileStorage, fileLimits),
       forecasts: deps.forecasts,
+      studies: deps.studies,
     }),
     fileLimits,
     rateLimit: { max: config.AI_RATE_LIMIT_PER_MINUTE, windowMs: 60_000 },

@@ -33,7 +33,10 @@ import {
   type FileAnalysis,
 } from '../files/service.ts';
 import type { ForecastOrigin, ForecastService, TrackRecordCitation } from '../forecasts/service.ts';
+import type { StudyRequest, StudyResponse } from '../../shared/schemas/scans.ts';
+import type { StudyService } from '../studies/service.ts';
 import { loadWatchlist } from '../watchlists/service.ts';
+import { assistantStudy } from './studyTool.ts';
 import { plainTicker } from './symbols.ts';
 
 /** An expected failure of the assistant's own tools (files), with the text to show. */
@@ -104,6 +107,8 @@ export interface AssistantToolsOptions {
   now?: () => number;
   /** The track record: every WATOS statement is recorded as forecasts, and its record can be cited. */
   forecasts?: Pick<ForecastService, 'record' | 'cite'>;
+  /** Setup studies (studies/service.ts), for "how did X do after ...". */
+  studies?: Pick<StudyService, 'study'>;
 }
 
 export function createAssistantTools(options: AssistantToolsOptions) {
@@ -137,6 +142,11 @@ export function createAssistantTools(options: AssistantToolsOptions) {
     /** What the track record says about the card's active signals (live, else a backtest); [] when nothing. */
     async trackRecord(card: AvailableWatosCard): Promise<TrackRecordCitation[]> {
       return (await options.forecasts?.cite(card)) ?? [];
+    },
+
+    /** A setup study (issue 36); its refusals are ToolErrors with the text to show. */
+    study(request: StudyRequest): Promise<StudyResponse> {
+      return assistantStudy(options.studies, request);
     },
 
     async alerts(filter: AlertFilter): Promise<AlertsFact> {

@@ -16,6 +16,8 @@ const WINDOW_MS = 60_000;
 export interface BacktestAdmissionOptions {
   perMinute: number;
   concurrentPerUser: number;
+  /** What is admitted, in the refusals' words and the counter's key (default backtest, backtests). */
+  noun?: { one: string; many: string };
 }
 
 /** Admits one backtest of the request's user or throws 429; the answer releases its place. */
@@ -23,10 +25,11 @@ export type BacktestAdmission = (request: FastifyRequest) => Promise<() => void>
 
 /** The admission of an app that has registered the rate limits (http/rateLimit.ts). */
 export function createBacktestAdmission(app: FastifyInstance, options: BacktestAdmissionOptions): BacktestAdmission {
+  const { one, many } = options.noun ?? { one: 'backtest', many: 'backtests' };
   const countStart = app.createRateLimit({
     max: options.perMinute,
     timeWindow: WINDOW_MS,
-    keyGenerator: (request) => `backtest:${userOrAddress(request)}`,
+    keyGenerator: (request) => `${one}:${userOrAddress(request)}`,
   });
   const inFlight = new Map<string, number>();
   const release = (who: string) => {
@@ -40,8 +43,8 @@ export function createBacktestAdmission(app: FastifyInstance, options: BacktestA
     if (mine >= options.concurrentPerUser)
       throw rateLimited(
         options.concurrentPerUser === 1
-          ? 'Your previous backtest is still running. Wait for its answer, then try again.'
-          : `You already have ${mine} backtests running. Wait for their answers, then try again.`,
+          ? `Your previous ${one} is still running. Wait for its answer, then try again.`
+          : `You already have ${mine} ${many} running. Wait for their answers, then try again.`,
         STILL_RUNNING_RETRY_SECONDS,
       );
     // Taken before the counter's await, so two requests arriving together cannot both pass.
@@ -50,7 +53,7 @@ export function createBacktestAdmission(app: FastifyInstance, options: BacktestA
       const counted = await countStart(request);
       if (!counted.isAllowed && counted.isExceeded)
         throw rateLimited(
-          `Too many backtests: at most ${options.perMinute} new backtests a minute. Please wait ${waitText(counted.ttl)} and try again.`,
+          `Too many ${many}: at most ${options.perMinute} new ${many} a minute. Please wait ${waitText(counted.ttl)} and try again.`,
           counted.ttl / 1000,
         );
     } catch (error) {

@@ -4,12 +4,17 @@
 // - GET /api/track-record/backtest?symbol=&signal=&timeframe=: a walk-forward backtest over
 //   the grid's history, scored the same way (kind 'backtest'). It runs in a worker; a client
 //   that goes away takes its backtest with it (dropped from the queue, or stopped).
+// - GET /api/track-record/mine?...: the signed-in trader's own rules' forecasts (issue 36),
+//   scored the same way; POST /api/track-record/mine/publish {ruleId, published} shows them in
+//   (or withdraws them from) the public record, which otherwise leaves them out.
 // - POST /api/test/forecasts/resolve (TEST_HOOKS only): the demo feed's bars stored up to `now`
 //   and the forecasts due by then resolved, so tests need not wait for the horizon.
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import {
   backtestQuery,
+  publishRuleRecordBody,
+  publishRuleRecordResponse,
   testResolveForecastsBody,
   testResolveForecastsResponse,
   trackRecordQuery,
@@ -28,6 +33,17 @@ export async function trackRecordRoutes(
     '/api/track-record',
     { schema: { querystring: trackRecordQuery, response: { 200: trackRecordResponse } } },
     async (request) => options.forecasts.trackRecord(request.query),
+  );
+  // "My rules" (issue 36): the signed-in trader's own rules' forecasts, scored the same way.
+  routes.get(
+    '/api/track-record/mine',
+    { schema: { querystring: trackRecordQuery, response: { 200: trackRecordResponse } } },
+    async (request) => options.forecasts.mine(requireUser(request).id, request.query),
+  );
+  routes.post(
+    '/api/track-record/mine/publish',
+    { schema: { body: publishRuleRecordBody, response: { 200: publishRuleRecordResponse } } },
+    async (request) => options.forecasts.publish(requireUser(request).id, request.body.ruleId, request.body.published),
   );
   routes.get(
     '/api/track-record/backtest',

@@ -14,7 +14,7 @@
 //   analysis/service.ts) in a worker (backtest.ts, backtestPool.ts), admitted per user
 //   (backtestAdmission.ts) and cached.
 // - Citing: what the assistant says about a signal's record (live, else the backtest).
-import { and, asc, eq, gte, lte, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, gte, inArray, lte, ne, or, sql, type SQL } from 'drizzle-orm';
 import { WATOS_SIGNALS } from '../../shared/constants.ts';
 import type { WatosTimeframe } from '../../shared/schemas/chat.ts';
 import type {
@@ -30,9 +30,9 @@ import { symbolById } from '../../shared/tickers.ts';
 import { FLAG_MIN_RESOLVED, ForecastScorer, type ScoreReport } from '../../signals/forecastScore.ts';
 import type { MarketAnalysis } from '../analysis/service.ts';
 import type { Database } from '../db/client.ts';
-import { forecasts } from '../db/schema.ts';
+import { alertRules, forecasts } from '../db/schema.ts';
 import { onlyRow } from '../db/rows.ts';
-import { invalid } from '../errors/domain.ts';
+import { invalid, notFound } from '../errors/domain.ts';
 import { createDemoFeed, storeCandles, storedCandlesBetween, type MarketSource } from '../market/service.ts';
 import type { BacktestPool } from './backtestPool.ts';
 import {
@@ -51,7 +51,13 @@ import {
   type ForecastOrigin,
 } from './statements.ts';
 
-export { type AvailableCard, type ForecastDraft, type ForecastOrigin } from './statements.ts';
+export {
+  forecastOfRuleFiring,
+  type AvailableCard,
+  type ForecastDraft,
+  type ForecastOrigin,
+  type RuleStatement,
+} from './statements.ts';
 export { FORECAST_TIMEFRAMES } from './resolution.ts';
 export { createBacktestAdmission, type BacktestAdmission } from './backtestAdmission.ts';
 export { createBacktestPool, defaultBacktestThreads, type BacktestPool } from './backtestPool.ts';
@@ -251,10 +257,17 @@ export interface LiveFilters {
   timeframe?: WatosTimeframe;
   period: TrackRecordQuery['period'];
   source: ForecastSourceName;
+  /**
+   * Whose record: a trader's own rules' forecasts (origin 'rule' of this user id), or, when
+   * absent, the product's record: every forecast but the traders' rules' unpublished ones.
+   */
+  owner?: string;
 }
 
 function filterConditions(filters: LiveFilters, now: number): SQL[] {
   const conditions: SQL[] = [eq(forecasts.source, filters.source)];
+  if (filters.owner !== undefined) conditions.push(eq(forecasts.origin, 'rule'), eq(forecasts.userId, filters.owner));
+  else conditions.push(or(ne(forecasts.origin, 'rule'), eq(forecasts.published, true))!);
   if (filters.signal) conditions.push(eq(forecasts.signal, filters.signal));
   if (filters.symbol) conditions.push(eq(forecasts.symbol, filters.symbol));
   if (filters.assetClass) conditions.push(eq(forecasts.assetClass, filters.assetClass));
@@ -310,13 +323,13 @@ export async function scoreForecasts(
   return { report: scorer.report(), counts };
 }
 
-function scoreFields(report: ScoreReport) {
+function scoreFields(report: ScoreReport, names: (id: string) => string = signalName) {
   return {
     brier: report.brier,
     baseBrier: report.baseBrier,
     brierSkill: report.brierSkill,
     reliability: report.reliability,
-    signals: report.signals.map((signal) => ({ ...signal, name: signalName(signal.signal) })),
+    signals: report.signals.map((signal) => ({ ...signal, name: names(signal.signal) })),
     flagMinResolved: FLAG_MIN_RESOLVED,
   };
 }
@@ -518,6 +531,58 @@ export function createForecastService(options: ForecastServiceOptions) {
     },
 
     backtest,
+
+    /**
+     * "My rules" (issue 36): the trader's own rules' resolved forecasts scored like the product's
+     * (reliability diagram, Brier skill), one row per rule (named by the rule's name while the
+     * rule exists, else "Rule <id>"). Published or not: they are the trader's own.
+     */
+    async mine(userId: string, query: TrackRecordQuery): Promise<LiveTrackRecord> {
+      const symbol = query.symbol ? canonical(query.symbol) : undefined;
+      const source = query.source ?? defaultSource(symbol, query.assetClass);
+      const filters: LiveFilters = { ...query, symbol, source, owner: userId };
+      const { report, counts } = await scoreForecasts(db, filters, now());
+      const ids = report.signals.flatMap((signal) => {
+        const id = Number(signal.signal.replace(/^rule:/, ''));
+        return Number.isInteger(id) ? [id] : [];
+      });
+      const rows = ids.length
+        ? await db
+            .select({ id: alertRules.id, name: alertRules.name })
+            .from(alertRules)
+            .where(and(inArray(alertRules.id, ids), eq(alertRules.userId, userId)))
+        : [];
+      const names = new Map(rows.map((row) => [`rule:${row.id}`, row.name]));
+      return {
+        kind: 'live',
+        source,
+        filters: {
+          signal: query.signal ?? null,
+          symbol: symbol ?? null,
+          assetClass: query.assetClass ?? null,
+          timeframe: query.timeframe ?? null,
+          period: query.period,
+        },
+        counts,
+        ...scoreFields(report, (id) => names.get(id) ?? `Rule ${id.replace(/^rule:/, '')}`),
+      };
+    },
+
+    /** Publishes (or withdraws) a rule's forecasts in the product's public record; 404 when the trader has none of that rule. */
+    async publish(
+      userId: string,
+      ruleId: number,
+      published: boolean,
+    ): Promise<{ ruleId: number; published: boolean; forecasts: number }> {
+      await flush();
+      const rows = await db
+        .update(forecasts)
+        .set({ published })
+        .where(and(eq(forecasts.origin, 'rule'), eq(forecasts.userId, userId), eq(forecasts.ruleId, ruleId)))
+        .returning({ id: forecasts.id });
+      if (rows.length === 0) throw notFound(`ruleId: no forecasts of rule ${ruleId} in your record yet`);
+      return { ruleId, published, forecasts: rows.length };
+    },
 
     /**
      * What the assistant can say about the record of the card's active signals on its timeframe

@@ -3,9 +3,10 @@
 // Inactive signals and "not enough history" state nothing, so they are not recorded.
 import { WATOS_TIMEFRAMES, type WatosCard, type WatosTimeframe } from '../../shared/schemas/chat.ts';
 import { symbolById } from '../../shared/tickers.ts';
+import type { RuleTimeframe } from '../../shared/schemas/alertRules.ts';
 import { dueTime, FORECAST_TIMEFRAMES, type ForecastSource } from './resolution.ts';
 
-export type ForecastOrigin = 'grid' | 'answer' | 'alert';
+export type ForecastOrigin = 'grid' | 'answer' | 'alert' | 'rule';
 export type AvailableCard = Extract<WatosCard, { available: true }>;
 
 /** A forecast about to be recorded (times in ms). */
@@ -28,6 +29,10 @@ export interface ForecastDraft {
   source: ForecastSource;
   origin: ForecastOrigin;
   entryClose: number;
+  /** origin 'rule': the trader and the rule; private unless published. */
+  userId?: string | null;
+  ruleId?: number | null;
+  published?: boolean;
 }
 
 export const isForecastTimeframe = (value: string): value is WatosTimeframe =>
@@ -82,4 +87,63 @@ export function forecastsOfCard(card: AvailableCard, origin: ForecastOrigin): Fo
     drafts.push({ ...draft, dedupKey: dedupKey(draft) });
   }
   return drafts;
+}
+
+/** What a trader's rule firing states (issue 36): the study of its condition on its symbol and timeframe. */
+export interface RuleStatement {
+  ruleId: number;
+  userId: string;
+  /** The firing's id: one forecast a firing. */
+  firingId: number;
+  symbol: string;
+  timeframe: RuleTimeframe;
+  /** Open time (ms) of the one-minute bar that triggered it, and the price it fired at. */
+  barTime: number;
+  price: number;
+  /** The feed of the firing's price (coinbase, yahoo, demo). */
+  source: string;
+  direction: 'bullish' | 'bearish';
+  /** The study's probability of a higher close `horizonBars` bars later, its interval and measured share. */
+  stated: number;
+  intervalLow: number;
+  intervalHigh: number;
+  rawFrequency: number | null;
+  baseRate: number;
+  sampleSize: number;
+  horizonBars: number;
+}
+
+/**
+ * The forecast of a rule firing: about the close of the rule-timeframe bar the firing fell in,
+ * entered at the firing's price, due `horizonBars` bars of that timeframe later (the rule's 1D is
+ * the forecasts' D). Private to its trader (published false).
+ */
+export function forecastOfRuleFiring(statement: RuleStatement): ForecastDraft {
+  const timeframe: WatosTimeframe = statement.timeframe === '1D' ? 'D' : statement.timeframe;
+  const { ms } = FORECAST_TIMEFRAMES[timeframe];
+  const market = symbolById(statement.symbol);
+  const barTime = Math.floor(statement.barTime / ms) * ms + ms;
+  return {
+    dedupKey: `rule|${statement.ruleId}|${statement.firingId}`,
+    symbol: statement.symbol,
+    assetClass: market?.assetClass ?? 'crypto',
+    timeframe,
+    signal: `rule:${statement.ruleId}`,
+    direction: statement.direction,
+    stated: statement.stated,
+    intervalLow: statement.intervalLow,
+    intervalHigh: statement.intervalHigh,
+    rawFrequency: statement.rawFrequency,
+    horizonBars: statement.horizonBars,
+    barTime,
+    dueAt: dueTime(market?.calendar ?? 'crypto-24x7', timeframe, barTime, statement.horizonBars),
+    baseRate: statement.baseRate,
+    sampleSize: statement.sampleSize,
+    source: statement.source === 'demo' ? 'demo' : 'real',
+    origin: 'rule',
+    entryClose: statement.price,
+    userId: statement.userId,
+    ruleId: statement.ruleId,
+    published: false,
+  };
 }

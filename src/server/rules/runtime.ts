@@ -15,7 +15,7 @@ import type { ForecastService } from '../forecasts/service.ts';
 import { recordFirings, type RecordedFirings } from './firings.ts';
 import { expireRules, loadActiveRules, rulesVersion, type EngineRule } from './store.ts';
 import type { ActiveRule, FiringDraft, SymbolUpdate } from './types.ts';
-import type { RuleTimeframe } from '../../shared/schemas/alertRules.ts';
+import type { RuleCondition, RuleTimeframe } from '../../shared/schemas/alertRules.ts';
 import type { LiveTick } from '../../shared/schemas/live.ts';
 
 export interface RuleEvaluatorLike {
@@ -41,6 +41,11 @@ export interface RulesRuntimeOptions {
    * track record (origin 'alert'). Called after the firing is recorded; never awaited by the pass.
    */
   onStatedOdds?(symbol: string, timeframe: RuleTimeframe): Promise<unknown>;
+  /**
+   * Rules fired (issue 36): each firing becomes a forecast of the trader's own record (origin
+   * 'rule', studies/ruleForecasts.ts). Called after the firings are recorded; never awaited.
+   */
+  onRuleFirings?(fired: RuleFiringFact[]): Promise<unknown>;
   /** How long tick firings wait for others before they are recorded together (ms; default 5). */
   tickBatchMs?: number;
   /** The wait before a tick batch that failed to record is tried again (ms; default 1,000). */
@@ -51,6 +56,20 @@ export interface RulesRuntimeOptions {
    * default 1,000; 0: only the engine's pass and priceUpdate reload them).
    */
   tickSyncMs?: number;
+}
+
+/** A recorded firing with its rule's condition: what onRuleFirings is handed. */
+export interface RuleFiringFact {
+  ruleId: number;
+  userId: string;
+  firingId: number;
+  symbol: string;
+  timeframe: RuleTimeframe;
+  condition: RuleCondition;
+  /** Open time (ms) of the one-minute bar that triggered it. */
+  barTime: number;
+  price: number;
+  source: string;
 }
 
 export interface RulesRuntime {
@@ -187,6 +206,28 @@ export function createRulesRuntime(options: RulesRuntimeOptions): RulesRuntime {
           );
         });
       }
+    }
+    if (options.onRuleFirings && recorded.firings.length > 0) {
+      const facts: RuleFiringFact[] = [];
+      for (const { userId, firing } of recorded.firings) {
+        const rule = rules.get(firing.ruleId);
+        if (!rule) continue;
+        facts.push({
+          ruleId: firing.ruleId,
+          userId,
+          firingId: firing.id,
+          symbol: firing.symbol,
+          timeframe: rule.timeframe,
+          condition: rule.condition,
+          barTime: Date.parse(firing.barTime),
+          price: firing.price,
+          source: firing.source,
+        });
+      }
+      if (facts.length > 0)
+        options.onRuleFirings(facts).catch((error: unknown) => {
+          log.warn({ err: error }, 'track record: rule firings were not recorded as forecasts');
+        });
     }
     for (const ruleId of recorded.retired) {
       evaluator.retire(ruleId);

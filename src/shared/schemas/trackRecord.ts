@@ -115,3 +115,19 @@ export const testResolveForecastsResponse = z.object({
   unresolvable: z.number(),
   waiting: z.number(),
 });
+
+/** POST /api/track-record/mine/publish (issue 36): show (or withdraw) one of my rules' forecasts in the public record. */
+export const publishRuleRecordBody = z.object({
+  ruleId: z
+    .number({ error: 'ruleId must be a number' })
+    .int('ruleId must be a whole number')
+    .min(1, 'ruleId must be at least 1')
+    .max(2_147_483_647, 'ruleId is too large'),
+  published: z.boolean({ error: 'published must be true or false' }),
+});
+export const publishRuleRecordResponse = z.object({
+  ruleId: z.number(),
+  published: z.boolean(),
+  /** The rule's forecasts now published (or withdrawn). */
+  forecasts: z.number(),
+});

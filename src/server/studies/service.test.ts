@@ -1,0 +1,265 @@
+// The study service on the demo feed and a real (PGlite) database: the history joins the
+// stored bars and the provider's older ones; the worker pool answers what the inline study
+// answers; refusals name the field; rule firings become private 'rule' forecasts that the
+// public record leaves out until published and "my rules" scores once resolved; the assistant
+// answers "how did BTC do after RSI fell below 30?" with the study's verdict.
+import { eq } from 'drizzle-orm';
+import type { UIMessageChunk } from 'ai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { studyRequest } from '../../shared/schemas/scans.ts';
+import { unknownSymbolMessage } from '../../shared/symbols.ts';
+import { forecasts, user } from '../db/schema.ts';
+import { openTestDatabase, type TestDatabase } from '../db/testing.ts';
+import { createForecastService } from '../forecasts/service.ts';
+import { createDemoFeed, DEMO_EPOCH, storeCandles } from '../market/service.ts';
+import { createBuiltinAnalyst } from '../ai/builtinAnalyst.ts';
+import { parseStudyQuestion } from '../ai/studyTool.ts';
+import { createAssistantTools } from '../ai/tools.ts';
+import { createStudyPool, createStudyService, recordRuleForecasts, runStudy, type StudyService } from './service.ts';
+
+const DAY = 86_400_000;
+const NOW = DEMO_EPOCH + 80 * DAY + 30 * 60_000;
+const feed = createDemoFeed({ now: () => NOW, keepHourDays: 100 });
+const log = { warn: () => undefined, error: () => undefined };
+let database: TestDatabase;
+let studies: StudyService;
+let reads: Array<{ productId: string; start: number; end: number }>;
+
+beforeAll(async () => {
+  database = await openTestDatabase('pglite');
+  // The engine's backfill: the last 30 days of BTC's hours stored.
+  await storeCandles(
+    database.db,
+    'BTC-USD',
+    3600,
+    'demo',
+    await feed.candles('BTC-USD', 3600, new Date(NOW - 30 * DAY), new Date(NOW)),
+  );
+  reads = [];
+  studies = createStudyService({
+    db: database.db,
+    now: () => NOW,
+    readHistory: async (productId, granularity, start, end) => {
+      reads.push({ productId, start: start.getTime(), end: end.getTime() });
+      return { rows: await feed.candles(productId, granularity, start, end), source: 'demo' };
+    },
+  });
+});
+afterAll(async () => {
+  await database?.close();
+});
+
+const request = (input: unknown) => studyRequest.parse(input);
+
+describe('study service', () => {
+  it('reads the stored bars and, before them, the provider’s (once, then from memory)', async () => {
+    const btc = await studies.history('BTC-USD', '1h');
+    const direct = await feed.candles('BTC-USD', 3600, new Date(NOW - 730 * DAY), new Date(NOW));
+    expect(btc.series.length).toBe(direct.length);
+    expect([...btc.series.close]).toEqual(direct.map((bar) => bar.close));
+    expect(reads).toHaveLength(1);
+    // The provider is asked only for what precedes the first stored bar.
+    expect(reads[0]!.end).toBe(direct.find((bar) => bar.time >= NOW - 30 * DAY)!.time);
+    await studies.history('BTC-USD', '1h');
+    expect(reads).toHaveLength(1);
+  });
+
+  it('answers the same in the worker pool as inline', async () => {
+    const pool = createStudyPool({ threads: 1, maxQueue: 2 });
+    try {
+      const pooled = createStudyService({
+        db: database.db,
+        now: () => NOW,
+        pool,
+        readHistory: async (productId, granularity, start, end) => ({
+          rows: await feed.candles(productId, granularity, start, end),
+          source: 'demo',
+        }),
+      });
+      const asked = request({
+        symbols: ['BTC', 'ETH', 'SOL'],
+        timeframe: '1h',
+        conditions: [{ kind: 'rsi', side: 'below', level: 35 }],
+      });
+      const inWorker = await pooled.study(asked);
+      const inline = runStudy(await studies.prepare(asked));
+      expect(inWorker).toEqual(inline);
+      expect(inWorker.symbols).toEqual(['BTC-USD', 'ETH-USD', 'SOL-USD']);
+      expect(inWorker.signals).toBe(inWorker.perSymbol.reduce((sum, row) => sum + row.signals, 0));
+      expect(inWorker.signals).toBeGreaterThan(30);
+      expect(inWorker.verdict).toMatch(
+        /^When BTC, ETH or SOL saw RSI 14 fall below 35 on 1h, it closed higher 24 bars later \d+% of the time \(n=\d+, 95% \d+-\d+%\); base rate \d+%: /,
+      );
+      expect(pool.stats().completed).toBe(1);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('refuses an unknown symbol and watos_edge, naming the field', async () => {
+    await expect(
+      studies.study(
+        request({
+          symbols: ['BTC', 'NOPE9'],
+          timeframe: '1h',
+          conditions: [{ kind: 'rsi', side: 'below', level: 30 }],
+        }),
+      ),
+    ).rejects.toMatchObject({ kind: 'invalid', message: `symbols: ${unknownSymbolMessage('NOPE9')}` });
+    await expect(
+      studies.study(
+        request({
+          symbols: ['BTC'],
+          timeframe: '1h',
+          conditions: [{ kind: 'rsi', side: 'below', level: 30 }, { kind: 'watos_edge' }],
+        }),
+      ),
+    ).rejects.toMatchObject({
+      kind: 'invalid',
+      message: expect.stringMatching(/^conditions\.1: watos_edge cannot be studied/),
+    });
+  });
+});
+
+describe('rule forecasts', () => {
+  it('records a private rule forecast per firing, out of the public record until published', async () => {
+    await database.db.insert(user).values({ id: 'trader-1', name: 'Trader', email: 'trader@example.com' });
+    const record = createForecastService({ db: database.db, log, sourceOf: () => 'demo', now: () => NOW + 3 * DAY });
+    const onFirings = recordRuleForecasts({
+      study: (asked) => studies.study(asked),
+      forecasts: record,
+      log,
+      now: () => NOW,
+    });
+    const barTime = NOW - 2 * DAY;
+    const recorded = await onFirings([
+      {
+        ruleId: 7,
+        userId: 'trader-1',
+        firingId: 70,
+        symbol: 'BTC-USD',
+        timeframe: '1h',
+        condition: { kind: 'rsi', direction: 'below', level: 40, period: 14 },
+        barTime,
+        price: 100,
+        source: 'demo',
+      },
+      // No scan counterpart: nothing recorded.
+      {
+        ruleId: 8,
+        userId: 'trader-1',
+        firingId: 80,
+        symbol: 'BTC-USD',
+        timeframe: '1h',
+        condition: { kind: 'watos_odds', outcome: 'rise', threshold: 60 },
+        barTime,
+        price: 100,
+        source: 'demo',
+      },
+    ]);
+    expect(recorded).toBe(1);
+    await record.flush();
+    const rows = await database.db.select().from(forecasts).where(eq(forecasts.origin, 'rule'));
+    expect(rows).toHaveLength(1);
+    const [row] = rows;
+    const study = await studies.study(
+      request({
+        symbols: ['BTC-USD'],
+        timeframe: '1h',
+        conditions: [{ kind: 'rsi', side: 'below', level: 40 }],
+        feePercent: 0,
+      }),
+    );
+    expect(row).toMatchObject({
+      userId: 'trader-1',
+      ruleId: 7,
+      published: false,
+      signal: 'rule:7',
+      timeframe: '1h',
+      horizonBars: 24,
+      stated: study.rose.share,
+      baseRate: study.baseRate,
+      sampleSize: study.signals,
+      status: 'pending',
+    });
+    expect(row!.barTime.getTime()).toBe(Math.floor(barTime / 3_600_000) * 3_600_000 + 3_600_000);
+
+    // Resolved like every forecast: the demo bars after the entry are stored, the resolver runs.
+    await storeCandles(
+      database.db,
+      'BTC-USD',
+      3600,
+      'demo',
+      await createDemoFeed({ now: () => NOW + 3 * DAY, keepHourDays: 10 }).candles(
+        'BTC-USD',
+        3600,
+        new Date(NOW - 3 * DAY),
+        new Date(NOW + 3 * DAY),
+      ),
+    );
+    const summary = await record.resolveDue(NOW + 3 * DAY);
+    expect(summary.resolved).toBe(1);
+
+    const publicRecord = await record.trackRecord({ period: 'all', source: 'demo' });
+    expect(publicRecord.signals.some((signal) => signal.signal === 'rule:7')).toBe(false);
+    const mine = await record.mine('trader-1', { period: 'all', source: 'demo' });
+    expect(mine.counts.resolved).toBe(1);
+    expect(mine.signals).toEqual([expect.objectContaining({ signal: 'rule:7', name: 'Rule 7', count: 1 })]);
+    expect(mine.reliability.reduce((sum, bin) => sum + bin.count, 0)).toBe(1);
+    expect((await record.mine('someone-else', { period: 'all', source: 'demo' })).counts.resolved).toBe(0);
+
+    expect(await record.publish('trader-1', 7, true)).toEqual({ ruleId: 7, published: true, forecasts: 1 });
+    const published = await record.trackRecord({ period: 'all', source: 'demo' });
+    expect(published.signals.some((signal) => signal.signal === 'rule:7')).toBe(true);
+    await expect(record.publish('trader-1', 99, true)).rejects.toMatchObject({ kind: 'not-found' });
+  });
+});
+
+describe('the assistant’s study', () => {
+  it('reads the symbol, the indicator, the level and the timeframe from the words', () => {
+    expect(parseStudyQuestion('how did MES do after RSI fell below 30 on 15m?')).toEqual({
+      request: studyRequest.parse({
+        symbols: ['MES1!'],
+        timeframe: '15m',
+        conditions: [{ kind: 'rsi', side: 'below', level: 30, period: 14 }],
+      }),
+    });
+    expect(parseStudyQuestion('What happened after AAPL crossed above its EMA 20, 12 bars later?')).toEqual({
+      request: studyRequest.parse({
+        symbols: ['AAPL'],
+        timeframe: '1h',
+        conditions: [{ kind: 'price_vs_ema', side: 'above', period: 20 }],
+        horizon: 12,
+      }),
+    });
+    expect(parseStudyQuestion('how did BTC do after the weather changed?')).toMatchObject({
+      problem: expect.stringContaining('could not read the setup'),
+    });
+    expect(parseStudyQuestion('What are the odds for ETH?')).toBeNull();
+  });
+
+  it('answers with the verdict, n and the interval', async () => {
+    const tools = createAssistantTools({
+      analysis: undefined!,
+      db: database.db,
+      fileLimits: { maxBytes: 1, maxRows: 1 },
+      studies,
+    });
+    const analyst = createBuiltinAnalyst({ tools, now: () => NOW });
+    const chunks: UIMessageChunk[] = [];
+    for await (const chunk of analyst.respond({
+      messages: [{ role: 'user', content: 'How did BTC do after RSI fell below 30 on 1h?' }],
+      file: null,
+      userId: 'u',
+      signal: new AbortController().signal,
+    }))
+      chunks.push(chunk);
+    const text = chunks.map((chunk) => (chunk.type === 'text-delta' ? chunk.delta : '')).join('');
+    const study = await studies.study(
+      request({ symbols: ['BTC-USD'], timeframe: '1h', conditions: [{ kind: 'rsi', side: 'below', level: 30 }] }),
+    );
+    expect(text).toContain(`**${study.verdict}.**`);
+    expect(text).toMatch(/\(n=\d+/);
+    if (!study.edge && study.signals >= 30) expect(text).toContain('no measurable edge');
+  });
+});

@@ -1,0 +1,218 @@
+// The setup study (issue 36): the public surface of the feature. A study reads each symbol's
+// history on the timeframe (the candle store's bars, and from the market-data provider the part
+// before the first stored bar, up to STUDY_HISTORY back), then computes the study (study.ts) in
+// the worker pool (pool.ts), off the event loop. Histories are kept in memory a while (typed
+// columns, about 0.8 MB a symbol for two years of hours), so a second study of the same symbols
+// reads nothing again. Also the rule forecasts (ruleForecasts.ts): each firing of a trader's rule
+// becomes a forecast with the study of its condition as the stated probability.
+import type { RuleTimeframe } from '../../shared/schemas/alertRules.ts';
+import type { StudyRequest, StudyResponse } from '../../shared/schemas/scans.ts';
+import { resolveSymbol, unknownSymbolMessage } from '../../shared/symbols.ts';
+import { candleSeries } from '../../signals/candles.ts';
+import { UnsupportedScanCondition } from '../../signals/scanConditions.ts';
+import type { Database } from '../db/client.ts';
+import { invalid } from '../errors/domain.ts';
+import {
+  appendToBucket,
+  createDemoFeed,
+  storedCandlesBetween,
+  type CandleRow,
+  type Granularity,
+  type MarketRouter,
+  type MarketSource,
+} from '../market/service.ts';
+import type { StudyPool } from './pool.ts';
+import { runStudy, type StudyInput, type StudySymbol } from './study.ts';
+
+export { createStudyPool, type StudyPool } from './pool.ts';
+export { runStudy, describeSetup, type StudyInput, type StudySymbol } from './study.ts';
+export { recordRuleForecasts, ruleToScanConditions, RULE_FORECAST_HORIZON, type FiredRule } from './ruleForecasts.ts';
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+
+/** Per timeframe: bar size, the stored base bars it is built from, and how far back a study reads. */
+export const STUDY_HISTORY: Record<RuleTimeframe, { ms: number; base: Granularity; historyMs: number }> = {
+  '1m': { ms: MINUTE, base: 60, historyMs: 5 * DAY },
+  '5m': { ms: 5 * MINUTE, base: 60, historyMs: 14 * DAY },
+  '15m': { ms: 15 * MINUTE, base: 60, historyMs: 30 * DAY },
+  '1h': { ms: HOUR, base: 3600, historyMs: 730 * DAY },
+  '4h': { ms: 4 * HOUR, base: 3600, historyMs: 730 * DAY },
+  '1D': { ms: DAY, base: 3600, historyMs: 730 * DAY },
+};
+
+/** Histories kept in memory (symbol x timeframe), the least recently used dropped first. */
+const HISTORY_CACHE_SIZE = 120;
+
+/** Reads base bars of [start, end) from the market-data provider (the router, or a long demo history). */
+export type HistoryReader = (
+  productId: string,
+  granularity: Granularity,
+  start: Date,
+  end: Date,
+) => Promise<{ rows: CandleRow[]; source: MarketSource }>;
+
+export interface StudyServiceOptions {
+  db: Database;
+  /** The provider's bars before the first stored one. */
+  readHistory: HistoryReader;
+  /** Where studies run; without it they run inline (tests). */
+  pool?: StudyPool;
+  now?: () => number;
+  /** How long a loaded history is reused (ms; default: a bar of its base granularity, at most 10 minutes). */
+  reuseMs?: number;
+}
+
+interface CachedHistory {
+  at: number;
+  symbol: Promise<StudySymbol>;
+}
+
+/** Rows of base bars into the timeframe's buckets; the newest bucket is dropped while incomplete. */
+function toTimeframe(rows: readonly CandleRow[], baseMs: number, ms: number): CandleRow[] {
+  if (ms === baseMs) return [...rows];
+  const result: CandleRow[] = [];
+  for (const bar of rows) appendToBucket(result, bar, ms);
+  const lastBase = rows.at(-1);
+  const lastBucket = result.at(-1);
+  if (lastBase && lastBucket && lastBase.time + baseMs < lastBucket.time + ms) result.pop();
+  return result;
+}
+
+export function createStudyService(options: StudyServiceOptions) {
+  const now = options.now ?? Date.now;
+  const histories = new Map<string, CachedHistory>();
+
+  async function load(productId: string, timeframe: RuleTimeframe): Promise<StudySymbol> {
+    const market = resolveSymbol(productId);
+    if (!market) throw invalid(`symbols: ${unknownSymbolMessage(productId)}`);
+    const { ms, base, historyMs } = STUDY_HISTORY[timeframe];
+    const end = now();
+    const start = end - historyMs;
+    const stored = await storedCandlesBetween(options.db, market.id, base, new Date(start), new Date(end));
+    const firstStored = stored[0]?.time ?? end;
+    let older: CandleRow[] = [];
+    // The store holds the engine's backfill (30 days of hours); the rest comes from the provider.
+    if (firstStored - start > base * 1000) {
+      const read = await options.readHistory(market.id, base, new Date(start), new Date(firstStored));
+      older = read.rows.filter((row) => row.time < firstStored);
+    }
+    const rows = toTimeframe([...older, ...stored], base * 1000, ms);
+    return {
+      id: market.id,
+      ticker: market.ticker,
+      assetClass: market.assetClass,
+      calendar: market.calendar,
+      series: candleSeries(rows),
+    };
+  }
+
+  /** A symbol's history on the timeframe, reused for `reuseMs`. */
+  function history(productId: string, timeframe: RuleTimeframe): Promise<StudySymbol> {
+    const key = `${productId}|${timeframe}`;
+    const reuse = options.reuseMs ?? Math.min(STUDY_HISTORY[timeframe].base * 1000, 10 * MINUTE);
+    const hit = histories.get(key);
+    if (hit && now() - hit.at < reuse) {
+      histories.delete(key);
+      histories.set(key, hit);
+      return hit.symbol;
+    }
+    const symbol = load(productId, timeframe);
+    histories.set(key, { at: now(), symbol });
+    while (histories.size > HISTORY_CACHE_SIZE) histories.delete(histories.keys().next().value!);
+    // A failure is not remembered: the next study tries again.
+    symbol.catch(() => {
+      if (histories.get(key)?.symbol === symbol) histories.delete(key);
+    });
+    return symbol;
+  }
+
+  /** The canonical ids of the request's symbols, each once; 400 naming the first unknown one. */
+  function canonicalSymbols(symbols: readonly string[]): string[] {
+    const ids: string[] = [];
+    for (const symbol of symbols) {
+      const market = resolveSymbol(symbol);
+      if (!market) throw invalid(`symbols: ${unknownSymbolMessage(symbol)}`);
+      if (!ids.includes(market.id)) ids.push(market.id);
+    }
+    return ids;
+  }
+
+  /** The study's input: every symbol's history loaded (at most 8 at once). */
+  async function prepare(request: StudyRequest): Promise<StudyInput> {
+    const bad = request.conditions.findIndex((condition) => condition.kind === 'watos_edge');
+    if (bad >= 0)
+      throw invalid(
+        `conditions.${bad}: watos_edge cannot be studied over history (it needs the WATOS odds restated at every bar); remove it or use the scanner`,
+      );
+    const ids = canonicalSymbols(request.symbols);
+    const symbols: StudySymbol[] = new Array<StudySymbol>(ids.length);
+    let next = 0;
+    const worker = async () => {
+      while (next < ids.length) {
+        const index = next;
+        next += 1;
+        symbols[index] = await history(ids[index]!, request.timeframe);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(8, ids.length) }, worker));
+    return {
+      symbols,
+      timeframe: request.timeframe,
+      barMs: STUDY_HISTORY[request.timeframe].ms,
+      conditions: request.conditions,
+      horizon: request.horizon,
+      feePercent: request.feePercent,
+    };
+  }
+
+  /**
+   * Runs a study. `admit` (the route's per-user bound, forecasts' backtest admission) is asked
+   * first, so it bounds the history reads too; `signal` drops the study from the pool.
+   */
+  async function study(
+    request: StudyRequest,
+    asked: { admit?: () => Promise<() => void>; signal?: AbortSignal } = {},
+  ): Promise<StudyResponse> {
+    const release = asked.admit ? await asked.admit() : undefined;
+    try {
+      const input = await prepare(request);
+      if (!options.pool) return runStudy(input);
+      return await options.pool.run(input, asked.signal);
+    } catch (error) {
+      if (error instanceof UnsupportedScanCondition) throw invalid(error.message);
+      throw error;
+    } finally {
+      release?.();
+    }
+  }
+
+  return { study, prepare, history };
+}
+
+export type StudyService = ReturnType<typeof createStudyService>;
+
+/**
+ * The provider's history for studies: the market router's bars, except for a symbol the demo
+ * feed serves, whose two years come from a demo feed of its own made for the read and dropped
+ * after (the app's demo feed keeps 60 days of hours; the demo path is the same function of time
+ * whichever feed instance draws it, so the bars match the stored ones).
+ */
+export function studyHistoryReader(
+  market: Pick<MarketRouter, 'candles' | 'sourceOf'>,
+  now: () => number = Date.now,
+): HistoryReader {
+  return async (productId, granularity, start, end) => {
+    const source = market.sourceOf(productId);
+    if (source === 'demo') {
+      // Drawing two years of the demo path is CPU work (tens of ms a symbol): a turn of the event
+      // loop first, so a study's symbols are drawn one per turn, not all in one block.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      const days = Math.ceil((now() - start.getTime()) / DAY) + 1;
+      const feed = createDemoFeed({ now, keepHourDays: days, keepMinuteDays: days });
+      return { rows: await feed.candles(productId, granularity, start, end), source };
+    }
+    return { rows: await market.candles(productId, granularity, start, end), source };
+  };
+}
