@@ -296,7 +296,11 @@ export async function buildApp(options: AppOptions): Promise<App> {
     threads: config.BACKTEST_WORKERS ?? defaultBacktestThreads(),
     maxQueue: config.BACKTEST_QUEUE_MAX,
   });
-  const studies = createStudyService({ db: database.db, pool: studyPool, readHistory: studyHistoryReader(market) });
+  const studies = createStudyService({
+    db: database.db,
+    pool: studyPool,
+    readHistory: studyHistoryReader(market, Date.now, (task) => studyPool.demoHistory(task)),
+  });
   const forecasts = createForecastService({
     db: database.db,
     log: app.log,

@@ -7,7 +7,9 @@
 import { Piscina } from 'piscina';
 import type { StudyResponse } from '../../shared/schemas/scans.ts';
 import { DomainError, unavailable } from '../errors/domain.ts';
+import type { CandleRow } from '../market/service.ts';
 import type { StudyInput } from './study.ts';
+import type { DemoHistoryTask, StudyTask } from './worker.ts';
 
 const STUDY_WORKER_ENTRY = new URL('./workerEntry.mjs', import.meta.url);
 const BUSY_RETRY_SECONDS = 5;
@@ -25,7 +27,7 @@ class StudyCancelledError extends DomainError {
 }
 
 export function createStudyPool(options: StudyPoolOptions) {
-  const pool = new Piscina<StudyInput, StudyResponse>({
+  const pool = new Piscina<StudyTask, StudyResponse | CandleRow[]>({
     filename: STUDY_WORKER_ENTRY.href,
     minThreads: 0,
     maxThreads: options.threads,
@@ -43,7 +45,7 @@ export function createStudyPool(options: StudyPoolOptions) {
         throw unavailable('The server is busy running other studies; try again in a few seconds.', BUSY_RETRY_SECONDS);
       inFlight += 1;
       try {
-        const answer = await pool.run(task, { signal: signal ?? null });
+        const answer = (await pool.run({ kind: 'study', input: task }, { signal: signal ?? null })) as StudyResponse;
         completed += 1;
         return answer;
       } catch (error) {
@@ -52,6 +54,10 @@ export function createStudyPool(options: StudyPoolOptions) {
       } finally {
         inFlight -= 1;
       }
+    },
+    /** A symbol's demo history drawn in a worker (not counted against the studies' queue: a study waits for it). */
+    async demoHistory(task: Omit<DemoHistoryTask, 'kind'>): Promise<CandleRow[]> {
+      return (await pool.run({ kind: 'demo-history', ...task })) as CandleRow[];
     },
     stats: () => ({ inFlight, queued: pool.queueSize, completed }),
     async close(): Promise<void> {

@@ -202,12 +202,18 @@ export type StudyService = ReturnType<typeof createStudyService>;
 export function studyHistoryReader(
   market: Pick<MarketRouter, 'candles' | 'sourceOf'>,
   now: () => number = Date.now,
+  /** Draws a symbol's demo history off the event loop (the studies' pool); inline without it (tests). */
+  drawDemo?: StudyPool['demoHistory'],
 ): HistoryReader {
   return async (productId, granularity, start, end) => {
     const source = market.sourceOf(productId);
     if (source === 'demo') {
-      // Drawing two years of the demo path is CPU work (tens of ms a symbol): a turn of the event
-      // loop first, so a study's symbols are drawn one per turn, not all in one block.
+      // Drawing two years of the demo path is CPU work (tens to hundreds of ms a symbol).
+      if (drawDemo)
+        return {
+          rows: await drawDemo({ productId, granularity, start: start.getTime(), end: end.getTime(), now: now() }),
+          source,
+        };
       await new Promise<void>((resolve) => setImmediate(resolve));
       const days = Math.ceil((now() - start.getTime()) / DAY) + 1;
       const feed = createDemoFeed({ now, keepHourDays: days, keepMinuteDays: days });
