@@ -60,7 +60,6 @@ export function useSavedScans() {
 /** Saves, updates, deletes a scan and turns its entry alert on or off; each keeps the list as the server has it. */
 export function useSavedScanActions() {
   const queryClient = useQueryClient();
-  const refresh = () => queryClient.invalidateQueries({ queryKey: queryKeys.scans.saved });
   const replace = (scan: SavedScan) =>
     queryClient.setQueryData<SavedScan[]>(queryKeys.scans.saved, (current) =>
       current?.some((entry) => entry.id === scan.id)
@@ -84,16 +83,15 @@ export function useSavedScanActions() {
       ),
   });
   const alert = useMutation({
-    mutationFn: async ({ id, channels }: { id: number; channels: RuleChannel[] | null }) => {
-      if (channels) return apiSend('POST', `/api/scans/${id}/alert`, savedScan, { channels });
-      await apiFetch(`/api/scans/${id}/alert`, null, { method: 'DELETE' });
-      return null;
-    },
+    // Both answer the saved scan as it now is (alertRuleId set, or null).
+    mutationFn: ({ id, channels }: { id: number; channels: RuleChannel[] | null }) =>
+      channels
+        ? apiSend('POST', `/api/scans/${id}/alert`, savedScan, { channels })
+        : apiSend('DELETE', `/api/scans/${id}/alert`, savedScan),
     onSuccess: (scan) => {
       // The rule lives with the trader's other rules: the rules panel lists it too.
       void queryClient.invalidateQueries({ queryKey: queryKeys.rules.list });
-      if (scan) replace(scan);
-      else void refresh();
+      replace(scan);
     },
   });
   return { save, update, remove, alert };

@@ -20,10 +20,9 @@ function RuleLine({
 }) {
   const id = useId();
   const figures = [
-    rule.resolved != null ? `${rule.resolved.toLocaleString('en-US')} resolved` : null,
-    rule.pending ? `${rule.pending.toLocaleString('en-US')} pending` : null,
-    rule.hitRate != null ? `hit rate ${percent(rule.hitRate)}` : null,
-    rule.brierSkill != null ? `skill ${rule.brierSkill > 0 ? '+' : ''}${rule.brierSkill.toFixed(3)}` : null,
+    `${rule.resolved.toLocaleString('en-US')} resolved`,
+    rule.hitRate !== null ? `hit rate ${percent(rule.hitRate)}` : null,
+    rule.brierSkill !== null ? `skill ${rule.brierSkill > 0 ? '+' : ''}${rule.brierSkill.toFixed(3)}` : null,
   ].filter((text): text is string => text !== null);
   return (
     <li
@@ -32,11 +31,8 @@ function RuleLine({
       data-rule={rule.ruleId}
     >
       <div className="min-w-0 flex-1">
-        <p className="truncate font-semibold text-white">
-          {rule.name}
-          {rule.symbol ? <span className="ml-1 font-normal text-gray-400">{rule.symbol}</span> : null}
-        </p>
-        {figures.length > 0 && <p className="text-gray-300">{figures.join(' · ')}</p>}
+        <p className="truncate font-semibold text-white">{rule.name}</p>
+        <p className="text-gray-300">{figures.join(' · ')}</p>
       </div>
       <label htmlFor={`${id}-publish`} className="flex items-center gap-1.5 text-gray-200">
         <input
@@ -77,7 +73,7 @@ export function MyRulesRecord() {
         <p role="alert" className="mt-2 text-sm text-red-300">
           Your rules' record could not be loaded: {mine.error.message}
         </p>
-      ) : mine.data.rules.length === 0 ? (
+      ) : mine.data.rules.length === 0 && mine.data.counts.pending === 0 ? (
         <p className="mt-2 text-sm text-gray-300" data-testid="my-rules-empty">
           None of your alert rules has fired yet: each firing becomes a forecast here once it has.
         </p>
@@ -92,7 +88,8 @@ export function MyRulesRecord() {
               .
             </p>
           ) : (
-            <RecordScores record={mine.data} label="my rules" />
+            // Each rule's hit rate and skill are on its own line below, with its publish switch.
+            <RecordScores record={{ ...mine.data, signals: [] }} label="my rules" />
           )}
           <ul className="mt-3 grid gap-2 sm:grid-cols-2" aria-label="My rules' records">
             {mine.data.rules.map((rule) => (

@@ -1,40 +1,66 @@
 // The trader's own rules in the track record (issue 36, item 3): GET /api/track-record/mine
 // (each firing of the trader's rules as a forecast, resolved and scored like the WATOS
-// statements: the live record's scores, and one line per rule with whether it is published) and
-// POST /api/track-record/mine/publish {ruleId, published}. The answer's schema is the live
-// record's scores from the shared track-record schema plus the rules; the rules' figures beyond
-// their id, name and published flag are read when the server sends them.
+// statements: the live record's shape, one "signal" a rule, its id `rule:<id>`) and
+// POST /api/track-record/mine/publish {ruleId, published}. A per-rule `rules` list with each
+// rule's published flag is read when the server sends one; without it a rule shows as private
+// (a rule's forecasts are, until published) and follows the trader's switches from then on.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { z } from 'zod';
 import { trackRecordResponse } from '../../../shared/schemas/trackRecord.ts';
 import { apiFetch, apiSend } from '../../api/http.ts';
 import { queryKeys } from '../../api/queryKeys.ts';
 
-const liveRecord = trackRecordResponse.options[0];
+const scores = trackRecordResponse.options[0].omit({ kind: true, filters: true });
 
-const myRule = z.object({
-  ruleId: z.number(),
-  name: z.string(),
-  symbol: z.string().nullish(),
-  published: z.boolean(),
-  /** Firings resolved and still waiting for their horizon. */
-  resolved: z.number().nullish(),
-  pending: z.number().nullish(),
-  hitRate: z.number().nullish(),
-  brierSkill: z.number().nullish(),
-});
-export type MyRuleRecord = z.infer<typeof myRule>;
+const ruleState = z.object({ ruleId: z.number(), published: z.boolean() });
 
-export const myTrackRecordResponse = liveRecord.omit({ kind: true, filters: true }).extend({ rules: z.array(myRule) });
-export type MyTrackRecord = z.infer<typeof myTrackRecordResponse>;
+/** The answer: the live record's scores; `rules` when the server lists the rules' published flags. */
+export const myTrackRecordResponse = scores.extend({ rules: z.array(ruleState).optional() });
+export type MyTrackRecordAnswer = z.infer<typeof myTrackRecordResponse>;
+
+export interface MyRuleRecord {
+  ruleId: number;
+  name: string;
+  published: boolean;
+  resolved: number;
+  hitRate: number | null;
+  brierSkill: number | null;
+}
+
+export type MyTrackRecord = Omit<MyTrackRecordAnswer, 'rules'> & { rules: MyRuleRecord[] };
+
+const RULE_SIGNAL = /^rule:(\d+)$/;
+
+/** One line per rule from the record's per-"signal" scores, with its published flag. */
+export function myRulesOf(answer: MyTrackRecordAnswer): MyTrackRecord {
+  const published = new Map((answer.rules ?? []).map((rule) => [rule.ruleId, rule.published]));
+  const rules = answer.signals.flatMap((signal): MyRuleRecord[] => {
+    const match = RULE_SIGNAL.exec(signal.signal);
+    if (!match) return [];
+    const ruleId = Number(match[1]);
+    return [
+      {
+        ruleId,
+        name: signal.name,
+        published: published.get(ruleId) ?? false,
+        resolved: signal.count,
+        hitRate: signal.hitRate,
+        brierSkill: signal.brierSkill,
+      },
+    ];
+  });
+  return { ...answer, rules };
+}
 
 export function useMyTrackRecord() {
   return useQuery({
     queryKey: queryKeys.trackRecord.mine,
-    queryFn: () => apiFetch('/api/track-record/mine', myTrackRecordResponse),
+    queryFn: async () => myRulesOf(await apiFetch('/api/track-record/mine', myTrackRecordResponse)),
     staleTime: 60_000,
   });
 }
+
+const publishResponse = z.object({ ruleId: z.number(), published: z.boolean() });
 
 /** Publishes or hides one rule's record; the switch moves at once and goes back, with the server's reason, on a refusal. */
 export function usePublishRule() {
@@ -50,14 +76,14 @@ export function usePublishRule() {
         : current,
     );
   return useMutation({
-    // The answer's body is not read: the list already shows the new state.
     mutationFn: (body: { ruleId: number; published: boolean }) =>
-      apiSend('POST', '/api/track-record/mine/publish', z.unknown(), body),
+      apiSend('POST', '/api/track-record/mine/publish', publishResponse, body),
     onMutate: async ({ ruleId, published }) => {
       await queryClient.cancelQueries({ queryKey: key });
       setPublished(ruleId, published);
     },
+    // The server's word on the state (not a re-read: a record without `rules` could not say it).
+    onSuccess: (answer) => setPublished(answer.ruleId, answer.published),
     onError: (_error, { ruleId, published }) => setPublished(ruleId, !published),
-    onSettled: () => queryClient.invalidateQueries({ queryKey: key }),
   });
 }
