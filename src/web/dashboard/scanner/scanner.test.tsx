@@ -104,6 +104,18 @@ const STUDY: StudyResponse = {
   perSymbol: [{ symbol: 'AAPL', signals: 41 }],
 };
 
+const SAVED = savedScan.parse({
+  id: 5,
+  name: 'Futures above EMA 50',
+  timeframe: '4h',
+  conditions: [
+    { kind: 'price_vs_ema', side: 'above', period: 50 },
+    { kind: 'asset_class', classes: ['future'] },
+  ],
+  createdAt: '2026-11-20T10:00:00.000Z',
+  alertRuleId: null,
+});
+
 function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json', ...headers } });
 }
@@ -125,7 +137,8 @@ function stubServer(study: () => Response = () => json(studyResponse.parse(STUDY
       const body = typeof init?.body === 'string' ? (JSON.parse(init.body) as unknown) : undefined;
       asked.push({ path: url.pathname, method, body });
       if (url.pathname === '/api/scans/presets') return json(PRESETS);
-      if (url.pathname === '/api/scans' && method === 'GET') return json({ scans: [] });
+      if (url.pathname === '/api/scans' && method === 'GET') return json({ scans: [SAVED] });
+      if (url.pathname === '/api/scans/5/alert' && method === 'POST') return json({ ...SAVED, alertRuleId: 77 });
       if (url.pathname === '/api/scans' && method === 'POST')
         return json({ error: 'A scan named Oversold already exists' }, 409);
       if (url.pathname === '/api/scans/run') return json(scanResponse.parse(RESULT));
@@ -256,6 +269,27 @@ describe('the scan form', () => {
         conditions: [{ kind: 'rsi', side: 'below', level: 30, period: 14 }],
       }),
     );
+  });
+});
+
+describe('saved scans', () => {
+  it('load into the form, and alert when a symbol enters them through the chosen channels', async () => {
+    const asked = stubServer();
+    renderPanel();
+    const item = await screen.findByTestId('saved-scan');
+    fireEvent.click(within(item).getByRole('button', { name: 'Load the scan Futures above EMA 50' }));
+    expect(screen.getByLabelText<HTMLSelectElement>('Timeframe').value).toBe('4h');
+    expect(screen.getByLabelText<HTMLSelectElement>('Condition 1').value).toBe('price_vs_ema');
+    expect(field('EMA period').value).toBe('50');
+    expect(screen.getByRole<HTMLInputElement>('checkbox', { name: 'Futures' }).checked).toBe(true);
+
+    fireEvent.click(within(item).getByRole('checkbox', { name: 'E-mail' }));
+    const alert = within(item).getByRole<HTMLInputElement>('checkbox', {
+      name: 'Alert me when a symbol enters this scan',
+    });
+    fireEvent.click(alert);
+    await waitFor(() => expect(alert.checked).toBe(true));
+    expect(asked.find((entry) => entry.path === '/api/scans/5/alert')?.body).toEqual({ channels: ['in_app', 'email'] });
   });
 });
 
