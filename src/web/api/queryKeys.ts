@@ -27,6 +27,13 @@ export const queryKeys = {
     /** GET /api/track-record/backtest for one symbol, signal (or all) and timeframe. */
     backtest: (symbol: string, signal: string | null, timeframe: string) =>
       ['track-record', 'backtest', symbol, signal, timeframe] as const,
+    /** GET /api/track-record/mine: the trader's own rules' forecasts, scored (issue 36). */
+    mine: ['track-record', 'mine'] as const,
+  },
+  /** The scanner (issue 36): presets, the trader's saved scans. */
+  scans: {
+    presets: ['scans', 'presets'] as const,
+    saved: ['scans', 'saved'] as const,
   },
   market: {
     all: ['market'] as const,

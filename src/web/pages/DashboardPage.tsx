@@ -1,8 +1,9 @@
 // /dashboard: the main application behind the subscription guard. Layout of docs/SPEC.md: left
 // 75% holds the chart area, the AI section and the file list; right 25% the watchlist alerts
 // panel (741px) and the market alert log (530px), then the trader's own alert rules (issue 16)
-// in the rest of the column. Below 1024px (Tailwind's lg) the dashboard is tabs instead: Chart,
-// Alerts (the watchlist alerts, the alert log and the alert rules), AI and Files; only the chosen
+// in the rest of the column; the Scanner (issue 36) under the files, at the left column's width
+// for its table. Below 1024px (Tailwind's lg) the dashboard is tabs instead: Chart, Alerts (the
+// watchlist alerts, the alert log and the alert rules), AI, Files and Scanner; only the chosen
 // tab's panels show. A tab's panels are mounted the first time it is opened (on a phone the
 // page starts with the Chart tab's work only, not the whole dashboard's) and then stay mounted,
 // so switching back keeps their state; on a wide screen, and once the guided tour starts (it
@@ -53,6 +54,7 @@ function StartTourOnArrival() {
 const AlertsColumn = lazyPanel(async () => (await import('../dashboard/AlertsColumn.tsx')).AlertsColumn);
 const AiSection = lazyPanel(async () => (await import('../dashboard/chat/AiSection.tsx')).AiSection);
 const MyStuff = lazyPanel(async () => (await import('../dashboard/files/MyStuff.tsx')).MyStuff);
+const ScannerPanel = lazyPanel(async () => (await import('../dashboard/scanner/ScannerPanel.tsx')).ScannerPanel);
 // The exchange view (price cards): fetched when Exchange Data is first chosen.
 const ExchangeView = lazyPanel(async () => (await import('../dashboard/market/ExchangeView.tsx')).ExchangeView);
 
@@ -191,6 +193,14 @@ function Dashboard() {
               'files',
               <PanelSuspense className="h-[400px]">
                 <MyStuff />
+              </PanelSuspense>,
+            )}
+          </div>
+          <div {...tabPanel('scanner')}>
+            {whenMounted(
+              'scanner',
+              <PanelSuspense className="h-[400px]">
+                <ScannerPanel onOpenChart={openChart} />
               </PanelSuspense>,
             )}
           </div>

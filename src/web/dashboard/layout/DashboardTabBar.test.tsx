@@ -21,18 +21,19 @@ function Harness() {
 }
 
 describe('DashboardTabBar', () => {
-  it('lists Chart, Alerts, AI and Files, each controlling its panel, with one tab selected', () => {
+  it('lists Chart, Alerts, AI, Files and Scanner, each controlling its panel, with one tab selected', () => {
     render(<Harness />);
     const tabs = screen.getAllByRole('tab');
-    expect(tabs.map((tab) => tab.textContent)).toEqual(['Chart', 'Alerts', 'AI', 'Files']);
+    expect(tabs.map((tab) => tab.textContent)).toEqual(['Chart', 'Alerts', 'AI', 'Files', 'Scanner']);
     expect(tabs.map((tab) => tab.getAttribute('aria-controls'))).toEqual([
       'dashboard-tab-chart',
       'dashboard-tab-alerts',
       'dashboard-tab-ai',
       'dashboard-tab-files',
+      'dashboard-tab-scanner',
     ]);
-    expect(tabs.map((tab) => tab.getAttribute('aria-selected'))).toEqual(['true', 'false', 'false', 'false']);
-    expect(tabs.map((tab) => tab.tabIndex)).toEqual([0, -1, -1, -1]);
+    expect(tabs.map((tab) => tab.getAttribute('aria-selected'))).toEqual(['true', 'false', 'false', 'false', 'false']);
+    expect(tabs.map((tab) => tab.tabIndex)).toEqual([0, -1, -1, -1, -1]);
   });
 
   it('a click chooses a tab', () => {
@@ -47,12 +48,12 @@ describe('DashboardTabBar', () => {
     const chart = screen.getByRole('tab', { name: 'Chart' });
     chart.focus();
     fireEvent.keyDown(chart, { key: 'ArrowLeft' });
-    expect(screen.getByTestId('shown').textContent).toBe('files');
-    expect(document.activeElement).toBe(screen.getByRole('tab', { name: 'Files' }));
+    expect(screen.getByTestId('shown').textContent).toBe('scanner');
+    expect(document.activeElement).toBe(screen.getByRole('tab', { name: 'Scanner' }));
     fireEvent.keyDown(document.activeElement!, { key: 'ArrowRight' });
     expect(screen.getByTestId('shown').textContent).toBe('chart');
     fireEvent.keyDown(document.activeElement!, { key: 'End' });
-    expect(screen.getByTestId('shown').textContent).toBe('files');
+    expect(screen.getByTestId('shown').textContent).toBe('scanner');
     fireEvent.keyDown(document.activeElement!, { key: 'Home' });
     expect(screen.getByTestId('shown').textContent).toBe('chart');
   });

@@ -38,7 +38,7 @@ export function DashboardTabBar({ tab, onChange }: { tab: DashboardTab; onChange
       ref={bar}
       role="tablist"
       aria-label="Dashboard sections"
-      className="sticky top-0 z-30 -mx-4 grid grid-cols-4 gap-1 border-b border-gray-800 bg-gray-950 px-4 py-2 lg:hidden"
+      className="sticky top-0 z-30 -mx-4 grid grid-cols-5 gap-1 border-b border-gray-800 bg-gray-950 px-4 py-2 lg:hidden"
       onKeyDown={onKeyDown}
       data-testid="dashboard-tabs"
     >

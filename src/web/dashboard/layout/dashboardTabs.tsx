@@ -1,5 +1,6 @@
 // The dashboard's tabs on narrow screens (below Tailwind's lg breakpoint, 1024 px): Chart,
-// Alerts, AI and Files. Every panel stays mounted; a panel outside the chosen tab is hidden
+// Alerts, AI, Files and Scanner (issue 36: its results table wants a screen's width, not the
+// alerts column's). Every panel stays mounted; a panel outside the chosen tab is hidden
 // only below lg (`max-lg:hidden`), so the desktop layout is the one of docs/SPEC.md. Panels that
 // send the trader elsewhere on the dashboard (open a chart, attach a file to the chat) and the
 // guided tour ask for a tab by name through this context; each tab's wrapper carries
@@ -11,6 +12,7 @@ export const DASHBOARD_TABS = [
   { id: 'alerts', label: 'Alerts' },
   { id: 'ai', label: 'AI' },
   { id: 'files', label: 'Files' },
+  { id: 'scanner', label: 'Scanner' },
 ] as const;
 
 export type DashboardTab = (typeof DASHBOARD_TABS)[number]['id'];

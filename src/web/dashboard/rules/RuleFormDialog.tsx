@@ -101,7 +101,8 @@ export function RuleFormDialog({
   const [triggerPicked, setTriggerPicked] = useState(rule !== undefined);
 
   // Opened from a watchlist chip without a price: the latest close becomes the level, unless typed over.
-  const wantsPrice = !rule && prefill?.symbol !== undefined && prefill.level === undefined;
+  const wantsPrice =
+    !rule && prefill?.symbol !== undefined && prefill.level === undefined && prefill.condition === undefined;
   const lastPrice = useLastPrice(wantsPrice ? canonicalSymbol(prefill?.symbol ?? '') : null);
   const priceFilled = useRef(false);
   useEffect(() => {

@@ -130,10 +130,16 @@ export interface RuleFormState {
   conditions: Record<RuleConditionKind, Record<string, string>>;
 }
 
-/** What an entry point fills in: a symbol, and a price level for a price-cross rule. */
+/**
+ * What an entry point fills in: a symbol, and a price level for a price-cross rule; or (the
+ * scanner, issue 36) a whole condition on a timeframe, with a name.
+ */
 export interface RulePrefill {
   symbol?: string;
   level?: number;
+  condition?: RuleInput['condition'];
+  timeframe?: RuleTimeframe;
+  name?: string;
 }
 
 export function emptyForm(prefill: RulePrefill = {}): RuleFormState {
@@ -141,16 +147,24 @@ export function emptyForm(prefill: RulePrefill = {}): RuleFormState {
     RULE_CONDITION_KINDS.map((kind) => [kind, { ...CONDITION_DEFAULTS[kind] }]),
   ) as RuleFormState['conditions'];
   if (prefill.level !== undefined) conditions.price_cross.level = String(prefill.level);
+  const kind = prefill.condition?.kind ?? 'price_cross';
+  if (prefill.condition) {
+    const { kind: _kind, ...fields } = prefill.condition;
+    conditions[kind] = {
+      ...conditions[kind],
+      ...Object.fromEntries(Object.entries(fields).map(([name, value]) => [name, String(value)])),
+    };
+  }
   return {
-    name: '',
+    name: prefill.name ?? '',
     symbol: prefill.symbol ?? '',
-    timeframe: '1h',
-    trigger: defaultTrigger('price_cross'),
+    timeframe: prefill.timeframe ?? '1h',
+    trigger: defaultTrigger(kind),
     expiresAt: '',
     message: '',
     channels: ['in_app'],
     webhookUrl: '',
-    kind: 'price_cross',
+    kind,
     conditions,
   };
 }

@@ -5,6 +5,12 @@
 import type { TrackRecordResponse } from '../../../shared/schemas/trackRecord.ts';
 import { percent, ReliabilityDiagram } from './ReliabilityDiagram.tsx';
 
+/** The scores of any record: the product's live or backtest record, or a trader's own rules'. */
+export type ScoredRecord = Pick<
+  TrackRecordResponse,
+  'source' | 'counts' | 'brier' | 'baseBrier' | 'brierSkill' | 'reliability' | 'signals' | 'flagMinResolved'
+>;
+
 const count = (value: number) => value.toLocaleString('en-US');
 const signed = (value: number) => `${value > 0 ? '+' : ''}${value.toFixed(3)}`;
 
@@ -20,7 +26,7 @@ export function skillVerdict(record: Pick<TrackRecordResponse, 'brierSkill' | 'c
   return `The stated odds did exactly as well as the base rate ${over}.`;
 }
 
-function Counts({ record }: { record: TrackRecordResponse }) {
+function Counts({ record }: { record: ScoredRecord }) {
   const { resolved, pending, unresolvable } = record.counts;
   const total = resolved + pending + unresolvable;
   return (
@@ -33,7 +39,7 @@ function Counts({ record }: { record: TrackRecordResponse }) {
   );
 }
 
-function Scores({ record }: { record: TrackRecordResponse }) {
+function Scores({ record }: { record: ScoredRecord }) {
   if (record.brier === null || record.baseBrier === null) return null;
   const verdict = skillVerdict(record);
   const beat = (record.brierSkill ?? 0) > 0;
@@ -70,7 +76,7 @@ function Scores({ record }: { record: TrackRecordResponse }) {
   );
 }
 
-function Signals({ record }: { record: TrackRecordResponse }) {
+function Signals({ record }: { record: ScoredRecord }) {
   if (record.signals.length === 0) return null;
   return (
     <div>
@@ -115,7 +121,7 @@ function Signals({ record }: { record: TrackRecordResponse }) {
   );
 }
 
-export function RecordScores({ record, label }: { record: TrackRecordResponse; label: string }) {
+export function RecordScores({ record, label }: { record: ScoredRecord; label: string }) {
   return (
     <div className="mt-2 grid gap-4 lg:grid-cols-[minmax(0,320px)_minmax(0,1fr)]">
       {record.reliability.length > 0 ? (

@@ -3,7 +3,8 @@
 // then the live record scored (RecordScores), labelled "Demo data" when it holds the demo
 // feed's records (an answer never mixes demo and real). With nothing resolved yet it says so
 // and offers a walk-forward backtest (GET /api/track-record/backtest) for the chosen symbol,
-// signal and timeframe, shown below and always marked as a backtest.
+// signal and timeframe, shown below and always marked as a backtest. Last, the trader's own
+// rules' record (MyRulesRecord, issue 36).
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useId, useState, type ReactNode } from 'react';
 import { WATOS_SIGNALS } from '../../../shared/constants.ts';
@@ -18,6 +19,7 @@ import {
 import { resolveSymbol, unknownSymbolMessage } from '../../../shared/symbols.ts';
 import { ASSET_CLASSES, ASSET_CLASS_GROUP_LABELS, isAssetClass } from '../../ui/assetClasses.ts';
 import { SymbolSearch } from '../../ui/SymbolSearch.tsx';
+import { MyRulesRecord } from './MyRulesRecord.tsx';
 import { RecordScores } from './RecordScores.tsx';
 import {
   ALL_RECORDS,
@@ -323,6 +325,7 @@ export function TrackRecordPanel() {
         )}
       </div>
       {backtest ? <BacktestResult request={backtest} onClose={() => setBacktest(null)} /> : null}
+      <MyRulesRecord />
     </div>
   );
 }

@@ -94,6 +94,8 @@ const BACKTEST: BacktestTrackRecord = {
   flagMinResolved: 100,
 };
 
+const EMPTY_COUNTS = { resolved: 0, pending: 0, unresolvable: 0 };
+
 function json(body: unknown, status = 200): Response {
   return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
 }
@@ -109,6 +111,8 @@ function stubServer(live: LiveTrackRecord, backtest: BacktestTrackRecord = BACKT
       // Every answer is what the server's schema allows.
       if (url.pathname === '/api/track-record') return json(trackRecordResponse.parse(live));
       if (url.pathname === '/api/track-record/backtest') return json(trackRecordResponse.parse(backtest));
+      // The trader's own rules (issue 36; myRules.test.tsx): none has fired.
+      if (url.pathname === '/api/track-record/mine') return json({ ...EMPTY, counts: EMPTY_COUNTS, rules: [] });
       return json({ error: 'not stubbed' }, 404);
     }),
   );
@@ -141,7 +145,10 @@ describe('the Track record view', () => {
     const asked = stubServer(LIVE);
     const section = await openPanel();
     const live = await within(section).findByTestId('track-record-live', {}, { timeout: 5_000 });
-    expect(asked.map((url) => url.pathname + url.search)).toEqual(['/api/track-record?period=all']);
+    // The product's record (the trader's own rules' is asked for beside it: myRules.test.tsx).
+    expect(
+      asked.filter((url) => url.pathname !== '/api/track-record/mine').map((url) => url.pathname + url.search),
+    ).toEqual(['/api/track-record?period=all']);
 
     expect(within(live).getByTestId('track-record-demo').textContent).toBe('Demo data');
     expect(within(live).queryByTestId('track-record-real')).toBeNull();
