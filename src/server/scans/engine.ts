@@ -277,9 +277,10 @@ export function createScanEngine(options: ScanEngineOptions) {
       const at = now();
       const granularity = baseGranularity(request.timeframe);
       const alerts = await alertsFor(options, request, at);
-      const verdicts: Array<{ prepared: PreparedSeries | null; verdict: SymbolVerdict | null }> = new Array(
-        universe.length,
-      );
+      const verdicts = Array.from(universe, (): { prepared: PreparedSeries | null; verdict: SymbolVerdict | null } => ({
+        prepared: null,
+        verdict: null,
+      }));
       await eachLimited(
         universe.map((symbol, index) => ({ symbol, index })),
         concurrency,
@@ -321,6 +322,9 @@ export function createScanEngine(options: ScanEngineOptions) {
       if (!entries[granularity].has(symbol.id)) await read(symbol, granularity);
       return preparedOf(symbol, timeframe, at);
     },
+
+    /** Whether the symbol's bars of this size are held. */
+    holds: (symbol: MarketSymbol, granularity: 60 | 3600) => entries[granularity].has(symbol.id),
 
     alerts: (request: Pick<ScanRequest, 'timeframe' | 'conditions'>, at = now()) => alertsFor(options, request, at),
 
