@@ -251,8 +251,7 @@ export function createScanEntryEvaluator(options: ScanEntryEvaluatorOptions): Sc
   return {
     async evaluate(updates, rules) {
       const at = now();
-      const scans: Awaited<ReturnType<ScanEntryEvaluatorOptions['loadScans']>> =
-        rules.length > 0 ? await options.loadScans([...new Set(rules.map((rule) => rule.scanId))]) : new Map();
+      const scans = await options.loadScans(rules.length > 0 ? [...new Set(rules.map((rule) => rule.scanId))] : []);
       const wanted = new Set<60 | 3600>();
       for (const rule of rules) {
         const scan = scans.get(rule.scanId);
