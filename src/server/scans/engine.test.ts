@@ -62,7 +62,9 @@ describe('scan engine on the demo feed', () => {
   it("reports RSI as the indicator's value at the newest closed bar, lowest first for 'below'", async () => {
     const store = demoStore(() => CLOCK);
     const engine = createScanEngine({ source: store, now: () => CLOCK });
-    const answer = await engine.run(request({ timeframe: '1h', conditions: [{ kind: 'rsi', side: 'below', level: 45 }] }));
+    const answer = await engine.run(
+      request({ timeframe: '1h', conditions: [{ kind: 'rsi', side: 'below', level: 45 }] }),
+    );
     expect(answer.rows.length).toBeGreaterThan(1);
     const values = answer.rows.map((row) => row.values[0]!);
     expect([...values].sort((a, b) => a - b)).toEqual(values);

@@ -323,6 +323,18 @@ export function createScanEngine(options: ScanEngineOptions) {
       return preparedOf(symbol, timeframe, at);
     },
 
+    /**
+     * Asks the store for the newest bar times now and re-reads the given symbols whose stored
+     * bars moved past the held ones (bars stored by another path: a backfill, another leader).
+     */
+    async refresh(symbols: readonly MarketSymbol[], granularity: 60 | 3600): Promise<void> {
+      await refreshNewest(true);
+      await fill(
+        granularity,
+        symbols.filter((symbol) => entries[granularity].has(symbol.id)),
+      );
+    },
+
     /** Whether the symbol's bars of this size are held. */
     holds: (symbol: MarketSymbol, granularity: 60 | 3600) => entries[granularity].has(symbol.id),
 

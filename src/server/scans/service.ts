@@ -257,6 +257,9 @@ export function createScanEntryEvaluator(options: ScanEntryEvaluatorOptions): Sc
         const scan = scans.get(rule.scanId);
         if (scan) wanted.add(baseGranularity(scan.timeframe));
       }
+      const moved = updates.flatMap((update) => indexOf.get(update.productId)?.symbol ?? []);
+      // Bars stored since they were read (a backfill, another leader's passes) are read first.
+      if (rules.length > 0) for (const granularity of wanted) await engine.refresh(moved, granularity);
       for (const update of updates) {
         const known = indexOf.get(update.productId);
         if (!known) continue;
