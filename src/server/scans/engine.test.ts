@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { ScanRequest } from '../../shared/schemas/scans.ts';
 import { scanRequest } from '../../shared/schemas/scans.ts';
 import { SYMBOL_TABLE } from '../../shared/symbolTable.ts';
-import { candleSeries, type CandleInput } from '../../signals/candles.ts';
+import { candleSeries } from '../../signals/candles.ts';
 import { rsi } from '../../signals/indicators.ts';
 import { createDemoFeed, DEMO_EPOCH } from '../market/service.ts';
 import { createScanEngine, type ScanCandleSource } from './engine.ts';
@@ -70,7 +70,7 @@ describe('scan engine on the demo feed', () => {
     expect([...values].sort((a, b) => a - b)).toEqual(values);
     const first = answer.rows[0]!;
     const bars = await store.latest(first.id, 3600, 1440);
-    const closes = candleSeries(bars as CandleInput[]).close;
+    const closes = candleSeries(bars).close;
     expect(first.values[0]).toBeCloseTo(rsi(closes, 14)[closes.length - 1]!, 10);
     expect(first.values[0]).toBeLessThan(45);
     expect(first.last).toBe(closes[closes.length - 1]);

@@ -4,7 +4,8 @@
 // list and the rules API.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AlertRuleList } from '../../shared/schemas/alertRules.ts';
-import type { SavedScan, SavedScanList, ScanPreset, ScanResponse } from '../../shared/schemas/scans.ts';
+import type { z } from 'zod';
+import type { SavedScan, savedScanList, ScanPreset, ScanResponse } from '../../shared/schemas/scans.ts';
 import { SYMBOL_TABLE } from '../../shared/symbolTable.ts';
 import { ruleFirings } from '../db/schema.ts';
 import { storeCandleBatch } from '../market/service.ts';
@@ -13,6 +14,7 @@ import { jsonBody } from '../testing/http.ts';
 import { signedInUser, subscribedUser } from '../testing/users.ts';
 import { scanEntryKey } from './service.ts';
 
+type SavedScanList = z.infer<typeof savedScanList>;
 const HOUR = 3_600_000;
 let test: TestApp;
 beforeAll(async () => {
