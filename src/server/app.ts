@@ -365,6 +365,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     fileStorage,
     log: app.log,
     forecasts,
+    runScan: (request) => scans.run(request),
   });
   // The dashboard gate's subscription check, by the user id Better Auth verified (auth/guards.ts).
   const subscriptionAccess = createSubscriptionAccess((userId) => currentSubscription(database.db, userId));

@@ -43,6 +43,7 @@ function createAiServices(options: {
   readStoredFile?: StoredFileReader;
   /** The track record: records every WATOS statement and cites its record. */
   forecasts?: AssistantToolsOptions['forecasts'];
+  runScan?: AssistantToolsOptions['runScan'];
 }): AiServices {
   const { config } = options;
   const tools = createAssistantTools({
@@ -51,6 +52,7 @@ function createAiServices(options: {
     fileLimits: fileLimitsOf(config),
     readStoredFile: options.readStoredFile,
     forecasts: options.forecasts,
+    runScan: options.runScan,
   });
   const assistant =
     config.LLM_BASE_URL && config.LLM_MODEL
@@ -84,6 +86,8 @@ export interface AiDependencies {
   log?: FastifyBaseLogger;
   /** The track record (forecasts/service.ts): every WATOS statement the assistant makes is recorded. */
   forecasts?: AssistantToolsOptions['forecasts'];
+  /** The scanner's run (scans feature), given by the composition root: the assistant's scan tool. */
+  runScan?: AssistantToolsOptions['runScan'];
 }
 
 /** The options of the assistant's routes (ai/routes.ts). */
@@ -129,6 +133,7 @@ export function createAiRouteOptions(deps: AiDependencies): AiRouteOptions {
       log: deps.log,
       readStoredFile: storedFileReader(deps.fileStorage, fileLimits),
       forecasts: deps.forecasts,
+      runScan: deps.runScan,
     }),
     fileLimits,
     rateLimit: { max: config.AI_RATE_LIMIT_PER_MINUTE, windowMs: 60_000 },

@@ -34,6 +34,7 @@ import {
 } from '../files/service.ts';
 import type { ForecastOrigin, ForecastService, TrackRecordCitation } from '../forecasts/service.ts';
 import { loadWatchlist } from '../watchlists/service.ts';
+import type { ScanRunner } from './scanTool.ts';
 import { plainTicker } from './symbols.ts';
 
 /** An expected failure of the assistant's own tools (files), with the text to show. */
@@ -104,6 +105,8 @@ export interface AssistantToolsOptions {
   now?: () => number;
   /** The track record: every WATOS statement is recorded as forecasts, and its record can be cited. */
   forecasts?: Pick<ForecastService, 'record' | 'cite'>;
+  /** The scanner over the whole universe (scanTool.ts); without it the assistant does not scan. */
+  runScan?: ScanRunner;
 }
 
 export function createAssistantTools(options: AssistantToolsOptions) {
@@ -111,6 +114,8 @@ export function createAssistantTools(options: AssistantToolsOptions) {
   const { analysis } = options;
 
   return {
+    runScan: options.runScan ?? null,
+
     quote(symbol: string): Promise<QuoteFact> {
       return analysis.quote(symbol);
     },
