@@ -262,9 +262,14 @@ export function createScanEngine(options: ScanEngineOptions) {
     async run(request: ScanRequest): Promise<ScanResponse> {
       const at = now();
       const granularity = baseGranularity(request.timeframe);
+      // The newest-times check runs behind the scan once the series are held: a scan answers from
+      // what is held (kept current by the engine's pass, see ingest) and re-reads the symbols the
+      // check found moved on a later scan. Only the very first scan waits for it.
+      const due = newest === null ? refreshNewest(false) : null;
+      if (!due) refreshNewest(false).catch(() => undefined);
       const [alerts] = await Promise.all([
         alertsFor(options, request, at),
-        refreshNewest(false).then(() => fill(granularity, universe)),
+        (due ?? Promise.resolve()).then(() => fill(granularity, universe)),
       ]);
       return respond(
         request,
@@ -328,12 +333,19 @@ export function createScanEngine(options: ScanEngineOptions) {
      * bars moved past the held ones (bars stored by another path: a backfill, another leader).
      */
     async refresh(symbols: readonly MarketSymbol[], granularity: 60 | 3600): Promise<void> {
-      await refreshNewest(true);
-      await fill(
-        granularity,
-        symbols.filter((symbol) => entries[granularity].has(symbol.id)),
-      );
+      const held = symbols.filter((symbol) => entries[granularity].has(symbol.id));
+      if (held.length === 0) return;
+      const times = await options.source.newestTimes(held.map((symbol) => symbol.id));
+      newest ??= new Map();
+      for (const symbol of held) {
+        const time = times.get(symbol.id);
+        if (time) newest.set(symbol.id, { ...newest.get(symbol.id), ...time });
+      }
+      await fill(granularity, held);
     },
+
+    /** Resolves when the newest-times check a scan started behind it has finished (tests, the bench). */
+    checked: (): Promise<void> => checking ?? Promise.resolve(),
 
     /** Whether the symbol's bars of this size are held. */
     holds: (symbol: MarketSymbol, granularity: 60 | 3600) => entries[granularity].has(symbol.id),
