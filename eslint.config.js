@@ -49,6 +49,7 @@ const featureDependencies = {
   rules: ['alerts', 'analysis', 'billing', 'forecasts', 'mail'],
   ai: ['alerts', 'analysis', 'files', 'forecasts', 'market', 'studies', 'watchlists'],
   live: ['alerts', 'auth', 'billing', 'market'],
+  scans: ['alerts', 'analysis', 'market', 'rules'],
 };
 const features = Object.keys(featureDependencies);
 const publicSurface = ['src/server/*/service.ts', 'src/server/*/*Service.ts', 'src/server/*/service/**/*'];

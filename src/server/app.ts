@@ -78,6 +78,15 @@ import {
   type RulesRuntime,
 } from './rules/service.ts';
 import { createAiRouteOptions } from './ai/service.ts';
+import { scanRoutes } from './scans/routes.ts';
+import {
+  createScanEngine,
+  createScanEntryEvaluator,
+  createScanService,
+  storedAlerts,
+  storedCandleSource,
+  storedScans,
+} from './scans/service.ts';
 import { createMarketAnalysis } from './analysis/service.ts';
 import {
   createBacktestAdmission,
@@ -308,6 +317,17 @@ export async function buildApp(options: AppOptions): Promise<App> {
     analysis,
     backtestPool,
   });
+  // The scanner: the universe's series held in memory from the candle store, shared by scans
+  // run over HTTP, the assistant, and the scan-entry rules on the engine's pass.
+  const scanEngine = createScanEngine({
+    source: storedCandleSource(database.db),
+    alertsSince: storedAlerts(database.db),
+  });
+  const scans = createScanService({
+    db: database.db,
+    engine: scanEngine,
+    ruleLimits: { maxActive: config.ALERT_RULES_MAX_ACTIVE, maxTotal: config.ALERT_RULES_MAX_TOTAL },
+  });
   const rulesRuntime = createRulesRuntime({
     db: database.db,
     bus: alertBus,
@@ -320,6 +340,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     onStatedOdds: recordStatedOdds(analysis, forecasts),
     // Every firing of a trader's rule states its setup's studied odds in the trader's own record.
     onRuleFirings: recordRuleForecasts({ study: (request) => studies.study(request), forecasts, log: app.log }),
+    scanEntries: createScanEntryEvaluator({ engine: scanEngine, loadScans: storedScans(database.db) }),
   });
   const rules = metricsRegistry ? timedRulePasses(rulesRuntime, metricsRegistry) : rulesRuntime;
   // The alert streams open in this process, and the delivery queue from its table, read when scraped.
@@ -359,6 +380,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     log: app.log,
     forecasts,
     studies,
+    runScan: (request) => scans.run(request),
   });
   // The dashboard gate's subscription check, by the user id Better Auth verified (auth/guards.ts).
   const subscriptionAccess = createSubscriptionAccess((userId) => currentSubscription(database.db, userId));
@@ -481,6 +503,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
         webhookTimeoutMs: config.WEBHOOK_TIMEOUT_MS,
       }),
       dashboardFeature(aiRoutes, aiOptions),
+      dashboardFeature(scanRoutes, { scans }),
       dashboardFeature(trackRecordRoutes, {
         forecasts,
         admitBacktest: createBacktestAdmission(app, {

@@ -14,6 +14,7 @@ import { streamPieces } from './assistant.ts';
 import type { ChainAnalysis, ColumnProfile, FileAnalysis, TableAnalysis } from '../files/service.ts';
 import { mentionedSymbols, mentionedTimeframe } from './symbols.ts';
 import { alertTypeFromText, isToolError, type AlertsFact, type AssistantTools } from './tools.ts';
+import { describeScan, scanFromText, SCAN_WORDS } from './scanTool.ts';
 import { asAnalysisTimeframe, noMarketData, type AnalysisTimeframe, type CandleSummary } from '../analysis/service.ts';
 import { SYMBOL_TABLE } from '../../shared/symbols.ts';
 import { symbolById, tickerOf } from '../../shared/tickers.ts';
@@ -726,10 +727,19 @@ function planAnswer(
     });
   }
   if (wantsWatchlist) sections.push(watchlistSection(tools, request.userId));
+  const scan = tools.runScan && SCAN_WORDS.test(text) && products.length === 0 ? scanFromText(text) : null;
+  if (scan && tools.runScan) {
+    const run = tools.runScan;
+    sections.push({
+      heading: '## Scan\n\n',
+      body: async () => describeScan(scan.words, scan.request, await run(scan.request)),
+    });
+  }
   if (wantsAlerts) sections.push(alertsSection(tools, text, products.length ? products : unknown, now));
 
   // A follow-up without a symbol ("and the odds?") continues with the thread's symbols.
   if (
+    !scan &&
     products.length === 0 &&
     unknown.length === 0 &&
     !request.file &&

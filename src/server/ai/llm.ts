@@ -12,6 +12,7 @@ import type { FileAnalysis } from '../files/service.ts';
 import { ANALYSIS_TIMEFRAMES } from '../analysis/service.ts';
 import { isToolError, type AssistantTools } from './tools.ts';
 import { studyLlmTool } from './studyTool.ts';
+import { scanTool } from './scanTool.ts';
 
 export interface LlmOptions {
   baseURL: string;
@@ -194,6 +195,7 @@ function assistantTools(tools: AssistantTools, request: AssistantRequest, now: (
       execute: async ({ file }) => safely(async () => compactFile(await tools.storedFile(request.userId, file))),
     }),
   };
+  if (tools.runScan) set.runScan = scanTool(tools.runScan);
   if (request.file) {
     const file = request.file;
     set.readAttachedFile = tool({

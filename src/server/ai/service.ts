@@ -44,6 +44,7 @@ function createAiServices(options: {
   /** The track record: records every WATOS statement and cites its record. */
   forecasts?: AssistantToolsOptions['forecasts'];
   studies?: AssistantToolsOptions['studies'];
+  runScan?: AssistantToolsOptions['runScan'];
 }): AiServices {
   const { config } = options;
   const tools = createAssistantTools({
@@ -53,6 +54,7 @@ function createAiServices(options: {
     readStoredFile: options.readStoredFile,
     forecasts: options.forecasts,
     studies: options.studies,
+    runScan: options.runScan,
   });
   const assistant =
     config.LLM_BASE_URL && config.LLM_MODEL
@@ -88,6 +90,8 @@ export interface AiDependencies {
   forecasts?: AssistantToolsOptions['forecasts'];
   /** Setup studies (studies/service.ts): "how did MES do after RSI fell below 30 on 15m?". */
   studies?: AssistantToolsOptions['studies'];
+  /** The scanner's run (scans feature), given by the composition root: the assistant's scan tool. */
+  runScan?: AssistantToolsOptions['runScan'];
 }
 
 /** The options of the assistant's routes (ai/routes.ts). */
@@ -134,6 +138,7 @@ export function createAiRouteOptions(deps: AiDependencies): AiRouteOptions {
       readStoredFile: storedFileReader(deps.fileStorage, fileLimits),
       forecasts: deps.forecasts,
       studies: deps.studies,
+      runScan: deps.runScan,
     }),
     fileLimits,
     rateLimit: { max: config.AI_RATE_LIMIT_PER_MINUTE, windowMs: 60_000 },

@@ -37,6 +37,7 @@ import type { StudyRequest, StudyResponse } from '../../shared/schemas/scans.ts'
 import type { StudyService } from '../studies/service.ts';
 import { loadWatchlist } from '../watchlists/service.ts';
 import { assistantStudy } from './studyTool.ts';
+import type { ScanRunner } from './scanTool.ts';
 import { plainTicker } from './symbols.ts';
 
 /** An expected failure of the assistant's own tools (files), with the text to show. */
@@ -109,6 +110,8 @@ export interface AssistantToolsOptions {
   forecasts?: Pick<ForecastService, 'record' | 'cite'>;
   /** Setup studies (studies/service.ts), for "how did X do after ...". */
   studies?: Pick<StudyService, 'study'>;
+  /** The scanner over the whole universe (scanTool.ts); without it the assistant does not scan. */
+  runScan?: ScanRunner;
 }
 
 export function createAssistantTools(options: AssistantToolsOptions) {
@@ -116,6 +119,8 @@ export function createAssistantTools(options: AssistantToolsOptions) {
   const { analysis } = options;
 
   return {
+    runScan: options.runScan ?? null,
+
     quote(symbol: string): Promise<QuoteFact> {
       return analysis.quote(symbol);
     },

@@ -37,6 +37,7 @@ import {
 import { resolveSymbol } from '../../shared/symbols.ts';
 import { listPushSubscriptions, removeGoneSubscription, type PushSender } from './push.ts';
 import { getOrCreateWebhookSecret, postWebhook } from './webhook.ts';
+import { isScanEntryCondition } from './types.ts';
 
 export const DELIVERY_QUEUE = 'rule-delivery';
 export const DELIVERY_DEAD_LETTER_QUEUE = 'rule-delivery-dead';
@@ -164,6 +165,8 @@ function formatTime(time: Date): string {
 
 function describe(context: DeliveryContext, ticker: string): string {
   try {
+    // A scan-entry rule's condition is a saved scan: its name says it.
+    if (isScanEntryCondition(context.condition)) return context.ruleName;
     return describeCondition(context.condition, ticker);
   } catch {
     return context.ruleName;
@@ -197,7 +200,8 @@ export async function openDeliveryQueue(options: DeliveryQueueOptions): Promise<
         source: ruleFirings.source,
         ruleId: alertRules.id,
         ruleName: alertRules.name,
-        symbol: alertRules.symbol,
+        // The firing's symbol: the rule's, or for a scan-entry rule (symbol '*') the one that entered.
+        symbol: ruleFirings.symbol,
         timeframe: alertRules.timeframe,
         condition: alertRules.condition,
         webhookUrl: alertRules.webhookUrl,

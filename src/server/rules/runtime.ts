@@ -13,8 +13,8 @@ import type { AlertBus } from '../alerts/service.ts';
 import type { MarketAnalysis } from '../analysis/service.ts';
 import type { ForecastService } from '../forecasts/service.ts';
 import { recordFirings, type RecordedFirings } from './firings.ts';
-import { expireRules, loadActiveRules, rulesVersion, type EngineRule } from './store.ts';
-import type { ActiveRule, FiringDraft, SymbolUpdate } from './types.ts';
+import { expireRules, loadActiveRules, loadScanEntryRules, rulesVersion, type EngineRule } from './store.ts';
+import type { ActiveRule, FiringDraft, ScanEntryEvaluator, ScanEntryRule, SymbolUpdate } from './types.ts';
 import type { RuleCondition, RuleTimeframe } from '../../shared/schemas/alertRules.ts';
 import type { LiveTick } from '../../shared/schemas/live.ts';
 
@@ -46,6 +46,11 @@ export interface RulesRuntimeOptions {
    * 'rule', studies/ruleForecasts.ts). Called after the firings are recorded; never awaited.
    */
   onRuleFirings?(fired: RuleFiringFact[]): Promise<unknown>;
+  /**
+   * The scan-entry rules' evaluator (the scans feature): handed every update of each pass with
+   * the active scan-entry rules. Without it those rules stay silent.
+   */
+  scanEntries?: ScanEntryEvaluator;
   /** How long tick firings wait for others before they are recorded together (ms; default 5). */
   tickBatchMs?: number;
   /** The wait before a tick batch that failed to record is tried again (ms; default 1,000). */
@@ -134,6 +139,7 @@ export function createRulesRuntime(options: RulesRuntimeOptions): RulesRuntime {
   const now = options.now ?? Date.now;
   let version: string | null = null;
   let rules = new Map<number, EngineRule>();
+  let scanRules: ScanEntryRule[] = [];
   let lastExpiry = 0;
   const syntheticTimes = new Map<string, number>();
   const tickBatchMs = options.tickBatchMs ?? 5;
@@ -159,7 +165,9 @@ export function createRulesRuntime(options: RulesRuntimeOptions): RulesRuntime {
     const current = await rulesVersion(db);
     if (current === version) return;
     const loaded = await loadActiveRules(db, new Date(now()));
-    rules = new Map(loaded.map((rule) => [rule.id, rule]));
+    const scans = options.scanEntries ? await loadScanEntryRules(db, new Date(now())) : [];
+    rules = new Map([...loaded, ...scans.map((entry) => entry.engine)].map((rule) => [rule.id, rule]));
+    scanRules = scans.map((entry) => entry.rule);
     evaluator.setRules(loaded);
     version = current;
     // The first tick of a symbol compares with its last close: read it before ticks count on it.
@@ -176,6 +184,14 @@ export function createRulesRuntime(options: RulesRuntimeOptions): RulesRuntime {
       } catch (error) {
         // One symbol's evaluation failing must not stop the engine or the other symbols.
         log.error({ err: error, productId: update.productId }, 'alert rules: evaluation failed for this symbol');
+      }
+    }
+    if (options.scanEntries) {
+      // Every pass, with or without scan rules: the scan engine keeps its held series current.
+      try {
+        drafts.push(...(await options.scanEntries.evaluate(updates, scanRules)));
+      } catch (error) {
+        log.error({ err: error }, 'alert rules: scan-entry evaluation failed for this pass');
       }
     }
     return record(drafts);

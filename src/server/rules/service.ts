@@ -12,3 +12,12 @@ export {
   type DeliveryQueue,
 } from './delivery.ts';
 export { createPushSender, resolveVapidKeys } from './push.ts';
+export {
+  deleteScanEntryRule,
+  scanEntryRuleIds,
+  updateScanEntryRule,
+  upsertScanEntryRule,
+  type RuleLimits,
+  type ScanEntryRuleInput,
+} from './store.ts';
+export { SCAN_RULE_SYMBOL, type FiringDraft, type ScanEntryEvaluator, type ScanEntryRule } from './types.ts';

@@ -2,7 +2,7 @@
 // per-user caps on active rules and on all rules, the active rules the engine evaluates, and
 // the rules, the Triggered list and the delivery log read back a page at a time. The only module that writes `alert_rules`; firings.ts writes
 // `rule_firings` and `rule_deliveries`.
-import { and, count, desc, eq, gt, isNull, lt, lte, max, or, sql, type Column } from 'drizzle-orm';
+import { and, count, desc, eq, gt, inArray, isNull, lt, lte, max, ne, or, sql, type Column } from 'drizzle-orm';
 import { isIP } from 'node:net';
 import type { Database } from '../db/client.ts';
 import { classifyAddress } from '../http/outboundGuard.ts';
@@ -15,13 +15,20 @@ import {
   type AlertRule,
   type ParsedRuleInput,
   type RuleChannel,
+  type RuleCondition,
   type RuleDelivery,
   type RuleFiring,
   type RuleStatus,
   type RuleTimeframe,
 } from '../../shared/schemas/alertRules.ts';
 import { symbolById, tickerOf } from '../../shared/tickers.ts';
-import type { ActiveRule } from './types.ts';
+import {
+  isScanEntryCondition,
+  SCAN_RULE_SYMBOL,
+  type ActiveRule,
+  type ScanEntryCondition,
+  type ScanEntryRule,
+} from './types.ts';
 
 type RuleRow = typeof alertRules.$inferSelect;
 
@@ -157,6 +164,8 @@ export async function listRules(
     .where(
       and(
         eq(alertRules.userId, userId),
+        // Scan-entry rules are the scanner's (GET /api/scans), never the rule form's.
+        ne(alertRules.symbol, SCAN_RULE_SYMBOL),
         page.status === undefined ? undefined : eq(alertRules.status, page.status),
         afterCursor(alertRules.id, page.cursor),
       ),
@@ -219,7 +228,7 @@ export async function updateRule(
     const [existing] = await tx
       .select({ status: alertRules.status })
       .from(alertRules)
-      .where(and(eq(alertRules.id, id), eq(alertRules.userId, userId)));
+      .where(and(eq(alertRules.id, id), eq(alertRules.userId, userId), ne(alertRules.symbol, SCAN_RULE_SYMBOL)));
     if (!existing) throw notFound(RULE_NOT_FOUND);
     // A paused rule stays paused when edited; anything else is armed again.
     const status = existing.status === 'paused' ? 'paused' : 'active';
@@ -249,7 +258,7 @@ export async function setRuleStatus(
     const [existing] = await tx
       .select()
       .from(alertRules)
-      .where(and(eq(alertRules.id, id), eq(alertRules.userId, userId)));
+      .where(and(eq(alertRules.id, id), eq(alertRules.userId, userId), ne(alertRules.symbol, SCAN_RULE_SYMBOL)));
     if (!existing) throw notFound(RULE_NOT_FOUND);
     if (existing.status === status) return toAlertRule(existing);
     if (status === 'active') {
@@ -271,7 +280,7 @@ export async function setRuleStatus(
 export async function deleteRule(db: Database, userId: string, id: number): Promise<void> {
   const deleted = await db
     .delete(alertRules)
-    .where(and(eq(alertRules.id, id), eq(alertRules.userId, userId)))
+    .where(and(eq(alertRules.id, id), eq(alertRules.userId, userId), ne(alertRules.symbol, SCAN_RULE_SYMBOL)))
     .returning({ id: alertRules.id });
   if (deleted.length === 0) throw notFound(RULE_NOT_FOUND);
 }
@@ -281,12 +290,18 @@ export interface EngineRule extends ActiveRule {
   channels: RuleChannel[];
 }
 
-/** Every active rule that has not expired, for the evaluator. */
+/** Every active per-symbol rule that has not expired, for the evaluator (scan-entry rules: loadScanEntryRules). */
 export async function loadActiveRules(db: Database, now = new Date()): Promise<EngineRule[]> {
   const rows = await db
     .select()
     .from(alertRules)
-    .where(and(eq(alertRules.status, 'active'), or(isNull(alertRules.expiresAt), gt(alertRules.expiresAt, now))));
+    .where(
+      and(
+        eq(alertRules.status, 'active'),
+        ne(alertRules.symbol, SCAN_RULE_SYMBOL),
+        or(isNull(alertRules.expiresAt), gt(alertRules.expiresAt, now)),
+      ),
+    );
   return rows.map((row) => ({
     id: row.id,
     userId: row.userId,
@@ -300,6 +315,175 @@ export async function loadActiveRules(db: Database, now = new Date()): Promise<E
     message: row.message,
     channels: row.channels,
   }));
+}
+
+/**
+ * The active scan-entry rules, each with what recording its firings needs (an EngineRule whose
+ * condition is never read by the per-symbol evaluator: the runtime keeps these apart).
+ */
+export async function loadScanEntryRules(
+  db: Database,
+  now = new Date(),
+): Promise<Array<{ rule: ScanEntryRule; engine: EngineRule }>> {
+  const rows = await db
+    .select()
+    .from(alertRules)
+    .where(
+      and(
+        eq(alertRules.status, 'active'),
+        eq(alertRules.symbol, SCAN_RULE_SYMBOL),
+        or(isNull(alertRules.expiresAt), gt(alertRules.expiresAt, now)),
+      ),
+    );
+  return rows.flatMap((row) => {
+    const condition: unknown = row.condition;
+    if (!isScanEntryCondition(condition)) return [];
+    const expiresAt = row.expiresAt?.getTime() ?? null;
+    return [
+      {
+        rule: {
+          id: row.id,
+          userId: row.userId,
+          name: row.name,
+          scanId: condition.scanId,
+          timeframe: row.timeframe,
+          expiresAt,
+        },
+        engine: {
+          id: row.id,
+          userId: row.userId,
+          name: row.name,
+          symbol: row.symbol,
+          ticker: SCAN_RULE_SYMBOL,
+          timeframe: row.timeframe,
+          condition: row.condition,
+          trigger: row.trigger,
+          expiresAt,
+          message: row.message,
+          channels: row.channels,
+        },
+      },
+    ];
+  });
+}
+
+/** What a scan-entry rule is made from: the saved scan it watches and where its firings go. */
+export interface ScanEntryRuleInput {
+  scanId: number;
+  scanName: string;
+  timeframe: RuleTimeframe;
+  channels: RuleChannel[];
+}
+
+const scanRuleName = (scanName: string) => `Enters scan: ${scanName}`.slice(0, RULE_NAME_MAX);
+const scanEntryCondition = (scanId: number) => {
+  const condition: ScanEntryCondition = { kind: 'scan_entry', scanId };
+  // The column is typed for the per-symbol conditions; this one is kept apart by its symbol.
+  return condition as unknown as RuleCondition;
+};
+
+/**
+ * Creates (or re-arms with new channels) the scan-entry rule of a user's saved scan, under the
+ * same caps as any rule. Fires every time a symbol enters the scan (every_time; the trigger key
+ * is per symbol and bar).
+ */
+export async function upsertScanEntryRule(
+  db: Database,
+  userId: string,
+  input: ScanEntryRuleInput,
+  limits: Pick<RuleLimits, 'maxActive' | 'maxTotal'>,
+): Promise<number> {
+  return db.transaction(async (tx) => {
+    await lockUser(tx, userId);
+    const existing = await scanRuleRows(tx, userId, [input.scanId]);
+    const found = existing.get(input.scanId);
+    if (found !== undefined) {
+      await assertUnderCap(tx, userId, { ...limits, allowPrivateTargets: false }, found);
+      await tx
+        .update(alertRules)
+        .set({
+          channels: input.channels,
+          name: scanRuleName(input.scanName),
+          timeframe: input.timeframe,
+          status: 'active',
+          updatedAt: new Date(),
+        })
+        .where(eq(alertRules.id, found));
+      return found;
+    }
+    await assertUnderTotal(tx, userId, { ...limits, allowPrivateTargets: false });
+    await assertUnderCap(tx, userId, { ...limits, allowPrivateTargets: false });
+    const row = onlyRow(
+      await tx
+        .insert(alertRules)
+        .values({
+          userId,
+          name: scanRuleName(input.scanName),
+          symbol: SCAN_RULE_SYMBOL,
+          timeframe: input.timeframe,
+          condition: scanEntryCondition(input.scanId),
+          trigger: 'every_time',
+          channels: input.channels,
+          status: 'active',
+        })
+        .returning({ id: alertRules.id }),
+    );
+    return row.id;
+  });
+}
+
+async function scanRuleRows(tx: Pick<Database, 'select'>, userId: string, scanIds: readonly number[]) {
+  const result = new Map<number, number>();
+  if (scanIds.length === 0) return result;
+  const rows = await tx
+    .select({ id: alertRules.id, condition: alertRules.condition })
+    .from(alertRules)
+    .where(
+      and(
+        eq(alertRules.userId, userId),
+        eq(alertRules.symbol, SCAN_RULE_SYMBOL),
+        inArray(
+          sql`(${alertRules.condition}->>'scanId')::int`,
+          scanIds.map((id) => sql`${id}`),
+        ),
+      ),
+    );
+  for (const row of rows) {
+    const condition: unknown = row.condition;
+    if (isScanEntryCondition(condition)) result.set(condition.scanId, row.id);
+  }
+  return result;
+}
+
+/** The scan-entry rule ids of a user's saved scans, by scan id. */
+export async function scanEntryRuleIds(
+  db: Database,
+  userId: string,
+  scanIds: readonly number[],
+): Promise<Map<number, number>> {
+  return scanRuleRows(db, userId, scanIds);
+}
+
+/** Follows a saved scan's rename or new timeframe (no-op when it has no rule). */
+export async function updateScanEntryRule(
+  db: Database,
+  userId: string,
+  input: Pick<ScanEntryRuleInput, 'scanId' | 'scanName' | 'timeframe'>,
+): Promise<void> {
+  const found = (await scanRuleRows(db, userId, [input.scanId])).get(input.scanId);
+  if (found === undefined) return;
+  await db
+    .update(alertRules)
+    .set({ name: scanRuleName(input.scanName), timeframe: input.timeframe, updatedAt: new Date() })
+    .where(eq(alertRules.id, found));
+}
+
+/** Removes a saved scan's rule; false when it had none. */
+export async function deleteScanEntryRule(db: Database, userId: string, scanId: number): Promise<boolean> {
+  const found = (await scanRuleRows(db, userId, [scanId])).get(scanId);
+  if (found === undefined) return false;
+  await db.delete(alertRules).where(and(eq(alertRules.id, found), eq(alertRules.userId, userId)));
+  return true;
 }
 
 /**
