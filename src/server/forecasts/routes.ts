@@ -5,14 +5,17 @@
 //   the grid's history, scored the same way (kind 'backtest'). It runs in a worker; a client
 //   that goes away takes its backtest with it (dropped from the queue, or stopped).
 // - GET /api/track-record/mine?...: the signed-in trader's own rules' forecasts (issue 36),
-//   scored the same way; POST /api/track-record/mine/publish {ruleId, published} shows them in
-//   (or withdraws them from) the public record, which otherwise leaves them out.
+//   scored the same way, with each rule's published flag; POST /api/track-record/mine/publish
+//   {ruleId, published} shows a rule's record among the traders' published rules (GET
+//   /api/track-record/rules, scored apart) or withdraws it. The product's own record never
+//   includes a trader's rule.
 // - POST /api/test/forecasts/resolve (TEST_HOOKS only): the demo feed's bars stored up to `now`
 //   and the forecasts due by then resolved, so tests need not wait for the horizon.
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import {
   backtestQuery,
+  myTrackRecordResponse,
   publishRuleRecordBody,
   publishRuleRecordResponse,
   testResolveForecastsBody,
@@ -37,8 +40,14 @@ export async function trackRecordRoutes(
   // "My rules" (issue 36): the signed-in trader's own rules' forecasts, scored the same way.
   routes.get(
     '/api/track-record/mine',
-    { schema: { querystring: trackRecordQuery, response: { 200: trackRecordResponse } } },
+    { schema: { querystring: trackRecordQuery, response: { 200: myTrackRecordResponse } } },
     async (request) => options.forecasts.mine(requireUser(request).id, request.query),
+  );
+  // The rules traders chose to publish, each scored apart from the product's own record.
+  routes.get(
+    '/api/track-record/rules',
+    { schema: { querystring: trackRecordQuery, response: { 200: trackRecordResponse } } },
+    async (request) => options.forecasts.publishedRules(request.query),
   );
   routes.post(
     '/api/track-record/mine/publish',

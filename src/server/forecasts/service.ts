@@ -14,7 +14,7 @@
 //   analysis/service.ts) in a worker (backtest.ts, backtestPool.ts), admitted per user
 //   (backtestAdmission.ts) and cached.
 // - Citing: what the assistant says about a signal's record (live, else the backtest).
-import { and, asc, eq, gte, inArray, lte, ne, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, gte, inArray, lte, ne, sql, type SQL } from 'drizzle-orm';
 import { WATOS_SIGNALS } from '../../shared/constants.ts';
 import type { WatosTimeframe } from '../../shared/schemas/chat.ts';
 import type {
@@ -22,6 +22,7 @@ import type {
   BacktestTrackRecord,
   ForecastSourceName,
   LiveTrackRecord,
+  MyTrackRecord,
   TrackRecordQuery,
 } from '../../shared/schemas/trackRecord.ts';
 import { resolveSymbol, unknownSymbolMessage } from '../../shared/symbols.ts';
@@ -258,16 +259,19 @@ export interface LiveFilters {
   period: TrackRecordQuery['period'];
   source: ForecastSourceName;
   /**
-   * Whose record: a trader's own rules' forecasts (origin 'rule' of this user id), or, when
-   * absent, the product's record: every forecast but the traders' rules' unpublished ones.
+   * Whose record: a trader's own rules' forecasts (origin 'rule' of this user id); the traders'
+   * published rules ('published'); or, when absent, the product's own record, which never
+   * includes a trader's rule (its calibration is the product's statements alone).
    */
-  owner?: string;
+  owner?: { userId: string } | 'published';
 }
 
 function filterConditions(filters: LiveFilters, now: number): SQL[] {
   const conditions: SQL[] = [eq(forecasts.source, filters.source)];
-  if (filters.owner !== undefined) conditions.push(eq(forecasts.origin, 'rule'), eq(forecasts.userId, filters.owner));
-  else conditions.push(or(ne(forecasts.origin, 'rule'), eq(forecasts.published, true))!);
+  if (filters.owner === 'published') conditions.push(eq(forecasts.origin, 'rule'), eq(forecasts.published, true));
+  else if (filters.owner !== undefined)
+    conditions.push(eq(forecasts.origin, 'rule'), eq(forecasts.userId, filters.owner.userId));
+  else conditions.push(ne(forecasts.origin, 'rule'));
   if (filters.signal) conditions.push(eq(forecasts.signal, filters.signal));
   if (filters.symbol) conditions.push(eq(forecasts.symbol, filters.symbol));
   if (filters.assetClass) conditions.push(eq(forecasts.assetClass, filters.assetClass));
@@ -489,6 +493,45 @@ export function createForecastService(options: ForecastServiceOptions) {
     };
   }
 
+  /** A record of traders' rules (one row per rule, named by the rule while it exists, else "Rule <id>"). */
+  async function rulesRecord(
+    query: TrackRecordQuery,
+    owner: { userId: string } | 'published',
+  ): Promise<LiveTrackRecord> {
+    const symbol = query.symbol ? canonical(query.symbol) : undefined;
+    const source = query.source ?? defaultSource(symbol, query.assetClass);
+    const filters: LiveFilters = { ...query, symbol, source, owner };
+    const { report, counts } = await scoreForecasts(db, filters, now());
+    const ids = report.signals.flatMap((signal) => {
+      const id = Number(signal.signal.replace(/^rule:/, ''));
+      return Number.isInteger(id) ? [id] : [];
+    });
+    const rows = ids.length
+      ? await db
+          .select({ id: alertRules.id, name: alertRules.name })
+          .from(alertRules)
+          .where(
+            owner === 'published'
+              ? inArray(alertRules.id, ids)
+              : and(inArray(alertRules.id, ids), eq(alertRules.userId, owner.userId)),
+          )
+      : [];
+    const names = new Map(rows.map((row) => [`rule:${row.id}`, row.name]));
+    return {
+      kind: 'live',
+      source,
+      filters: {
+        signal: query.signal ?? null,
+        symbol: symbol ?? null,
+        assetClass: query.assetClass ?? null,
+        timeframe: query.timeframe ?? null,
+        period: query.period,
+      },
+      counts,
+      ...scoreFields(report, (id) => names.get(id) ?? `Rule ${id.replace(/^rule:/, '')}`),
+    };
+  }
+
   return {
     /** Records the forecasts a card states; returns at once, never throws. */
     record(card: AvailableCard, origin: ForecastOrigin): void {
@@ -537,38 +580,38 @@ export function createForecastService(options: ForecastServiceOptions) {
      * (reliability diagram, Brier skill), one row per rule (named by the rule's name while the
      * rule exists, else "Rule <id>"). Published or not: they are the trader's own.
      */
-    async mine(userId: string, query: TrackRecordQuery): Promise<LiveTrackRecord> {
-      const symbol = query.symbol ? canonical(query.symbol) : undefined;
-      const source = query.source ?? defaultSource(symbol, query.assetClass);
-      const filters: LiveFilters = { ...query, symbol, source, owner: userId };
-      const { report, counts } = await scoreForecasts(db, filters, now());
-      const ids = report.signals.flatMap((signal) => {
-        const id = Number(signal.signal.replace(/^rule:/, ''));
-        return Number.isInteger(id) ? [id] : [];
-      });
-      const rows = ids.length
-        ? await db
-            .select({ id: alertRules.id, name: alertRules.name })
-            .from(alertRules)
-            .where(and(inArray(alertRules.id, ids), eq(alertRules.userId, userId)))
-        : [];
-      const names = new Map(rows.map((row) => [`rule:${row.id}`, row.name]));
+    async mine(userId: string, query: TrackRecordQuery): Promise<MyTrackRecord> {
+      const record = await rulesRecord(query, { userId });
+      // Each rule's published flag, for the switches (one grouped read of the user's rule forecasts).
+      const flags = await db
+        .select({ ruleId: forecasts.ruleId, published: sql<boolean>`bool_or(${forecasts.published})` })
+        .from(forecasts)
+        .where(and(eq(forecasts.origin, 'rule'), eq(forecasts.userId, userId)))
+        .groupBy(forecasts.ruleId);
       return {
-        kind: 'live',
-        source,
-        filters: {
-          signal: query.signal ?? null,
-          symbol: symbol ?? null,
-          assetClass: query.assetClass ?? null,
-          timeframe: query.timeframe ?? null,
-          period: query.period,
-        },
-        counts,
-        ...scoreFields(report, (id) => names.get(id) ?? `Rule ${id.replace(/^rule:/, '')}`),
+        ...record,
+        rules: flags.flatMap((row) => (row.ruleId === null ? [] : [{ ruleId: row.ruleId, published: row.published }])),
       };
     },
 
-    /** Publishes (or withdraws) a rule's forecasts in the product's public record; 404 when the trader has none of that rule. */
+    /** The rules traders published (issue 36): each scored like the product's, apart from it. */
+    async publishedRules(query: TrackRecordQuery): Promise<LiveTrackRecord> {
+      return rulesRecord(query, 'published');
+    },
+
+    /** Whether each rule's record is published: a new firing's forecast follows its rule's choice. */
+    async publishedRuleIds(ruleIds: readonly number[]): Promise<Set<number>> {
+      if (ruleIds.length === 0) return new Set();
+      const rows = await db
+        .selectDistinct({ ruleId: forecasts.ruleId })
+        .from(forecasts)
+        .where(
+          and(eq(forecasts.origin, 'rule'), eq(forecasts.published, true), inArray(forecasts.ruleId, [...ruleIds])),
+        );
+      return new Set(rows.flatMap((row) => (row.ruleId === null ? [] : [row.ruleId])));
+    },
+
+    /** Publishes (or withdraws) a rule's record among the traders' published rules; 404 when the trader has none of that rule. */
     async publish(
       userId: string,
       ruleId: number,

@@ -92,6 +92,8 @@ export function forecastsOfCard(card: AvailableCard, origin: ForecastOrigin): Fo
 /** What a trader's rule firing states (issue 36): the study of its condition on its symbol and timeframe. */
 export interface RuleStatement {
   ruleId: number;
+  /** Whether the trader published this rule's record (its new forecasts follow). */
+  published: boolean;
   userId: string;
   /** The firing's id: one forecast a firing. */
   firingId: number;
@@ -116,7 +118,7 @@ export interface RuleStatement {
 /**
  * The forecast of a rule firing: about the close of the rule-timeframe bar the firing fell in,
  * entered at the firing's price, due `horizonBars` bars of that timeframe later (the rule's 1D is
- * the forecasts' D). Private to its trader (published false).
+ * the forecasts' D). Private to its trader unless they published the rule's record.
  */
 export function forecastOfRuleFiring(statement: RuleStatement): ForecastDraft {
   const timeframe: WatosTimeframe = statement.timeframe === '1D' ? 'D' : statement.timeframe;
@@ -144,6 +146,6 @@ export function forecastOfRuleFiring(statement: RuleStatement): ForecastDraft {
     entryClose: statement.price,
     userId: statement.userId,
     ruleId: statement.ruleId,
-    published: false,
+    published: statement.published,
   };
 }

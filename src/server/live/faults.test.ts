@@ -210,6 +210,8 @@ async function startInstance(bus: AlertBus, shards: ShardLeases): Promise<Instan
     if (closed) return;
     closed = true;
     await path.close();
+    // Shards given to the live path are the giver's to close (main.ts shares them with the engine).
+    await shards.close();
     await runtime.flushTicks();
   };
   cleanups.push(close);

@@ -107,7 +107,7 @@ export interface FiredRule {
 
 export interface RuleForecastDeps {
   study(request: StudyRequest): Promise<StudyResponse>;
-  forecasts: Pick<ForecastService, 'recordDrafts'>;
+  forecasts: Pick<ForecastService, 'recordDrafts' | 'publishedRuleIds'>;
   log: { warn(details: object, message: string): void };
   now?: () => number;
 }
@@ -122,6 +122,10 @@ export function recordRuleForecasts(deps: RuleForecastDeps): (fired: readonly Fi
   const studies = new Map<string, Promise<StudyResponse>>();
   return async (fired) => {
     let recorded = 0;
+    // A rule whose record the trader published keeps publishing its new firings.
+    const published = await deps.forecasts
+      .publishedRuleIds([...new Set(fired.map((firing) => firing.ruleId))])
+      .catch(() => new Set<number>());
     await Promise.all(
       fired.map(async (firing) => {
         const conditions = ruleToScanConditions(firing.condition, firing.timeframe);
@@ -152,6 +156,7 @@ export function recordRuleForecasts(deps: RuleForecastDeps): (fired: readonly Fi
             : conditionLean(firing.condition);
           deps.forecasts.recordDrafts([
             forecastOfRuleFiring({
+              published: published.has(firing.ruleId),
               ruleId: firing.ruleId,
               userId: firing.userId,
               firingId: firing.firingId,

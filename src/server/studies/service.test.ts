@@ -206,12 +206,41 @@ describe('rule forecasts', () => {
     expect(mine.counts.resolved).toBe(1);
     expect(mine.signals).toEqual([expect.objectContaining({ signal: 'rule:7', name: 'Rule 7', count: 1 })]);
     expect(mine.reliability.reduce((sum, bin) => sum + bin.count, 0)).toBe(1);
+    expect(mine.rules).toEqual([{ ruleId: 7, published: false }]);
     expect((await record.mine('someone-else', { period: 'all', source: 'demo' })).counts.resolved).toBe(0);
+    expect((await record.publishedRules({ period: 'all', source: 'demo' })).counts.resolved).toBe(0);
 
+    // Published: among the traders' published rules, never in the product's own record.
     expect(await record.publish('trader-1', 7, true)).toEqual({ ruleId: 7, published: true, forecasts: 1 });
-    const published = await record.trackRecord({ period: 'all', source: 'demo' });
-    expect(published.signals.some((signal) => signal.signal === 'rule:7')).toBe(true);
+    const product = await record.trackRecord({ period: 'all', source: 'demo' });
+    expect(product.signals.some((signal) => signal.signal === 'rule:7')).toBe(false);
+    expect(product.counts).toEqual(publicRecord.counts);
+    const shared = await record.publishedRules({ period: 'all', source: 'demo' });
+    expect(shared.signals).toEqual([expect.objectContaining({ signal: 'rule:7', count: 1 })]);
+    expect((await record.mine('trader-1', { period: 'all', source: 'demo' })).rules).toEqual([
+      { ruleId: 7, published: true },
+    ]);
     await expect(record.publish('trader-1', 99, true)).rejects.toMatchObject({ kind: 'not-found' });
+
+    // The rule's next firing follows the trader's choice: published at once.
+    expect(
+      await onFirings([
+        {
+          ruleId: 7,
+          userId: 'trader-1',
+          firingId: 71,
+          symbol: 'BTC-USD',
+          timeframe: '1h',
+          condition: { kind: 'rsi', direction: 'below', level: 40, period: 14 },
+          barTime: barTime + 3_600_000,
+          price: 101,
+          source: 'demo',
+        },
+      ]),
+    ).toBe(1);
+    await record.flush();
+    const next = await database.db.select().from(forecasts).where(eq(forecasts.dedupKey, 'rule|7|71'));
+    expect(next).toEqual([expect.objectContaining({ published: true })]);
   });
 });
 

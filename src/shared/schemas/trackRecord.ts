@@ -116,7 +116,17 @@ export const testResolveForecastsResponse = z.object({
   waiting: z.number(),
 });
 
-/** POST /api/track-record/mine/publish (issue 36): show (or withdraw) one of my rules' forecasts in the public record. */
+/**
+ * GET /api/track-record/mine (issue 36): the trader's own rules scored like the product's live
+ * record (one "signal" a rule, `rule:<id>`), and each rule's published flag.
+ */
+export const myTrackRecordResponse = z.object({
+  ...trackRecordResponse.options[0].shape,
+  rules: z.array(z.object({ ruleId: z.number(), published: z.boolean() })),
+});
+export type MyTrackRecord = z.infer<typeof myTrackRecordResponse>;
+
+/** POST /api/track-record/mine/publish (issue 36): show (or withdraw) one of my rules' records among the traders' published rules. */
 export const publishRuleRecordBody = z.object({
   ruleId: z
     .number({ error: 'ruleId must be a number' })

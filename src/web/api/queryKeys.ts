@@ -29,6 +29,8 @@ export const queryKeys = {
       ['track-record', 'backtest', symbol, signal, timeframe] as const,
     /** GET /api/track-record/mine: the trader's own rules' forecasts, scored (issue 36). */
     mine: ['track-record', 'mine'] as const,
+    /** GET /api/track-record/rules: the rules traders published, scored apart (issue 36). */
+    publishedRules: ['track-record', 'published-rules'] as const,
   },
   /** The scanner (issue 36): presets, the trader's saved scans. */
   scans: {

@@ -20,6 +20,7 @@ import { resolveSymbol, unknownSymbolMessage } from '../../../shared/symbols.ts'
 import { ASSET_CLASSES, ASSET_CLASS_GROUP_LABELS, isAssetClass } from '../../ui/assetClasses.ts';
 import { SymbolSearch } from '../../ui/SymbolSearch.tsx';
 import { MyRulesRecord } from './MyRulesRecord.tsx';
+import { PublishedRulesRecord } from './PublishedRulesRecord.tsx';
 import { RecordScores } from './RecordScores.tsx';
 import {
   ALL_RECORDS,
@@ -326,6 +327,7 @@ export function TrackRecordPanel() {
       </div>
       {backtest ? <BacktestResult request={backtest} onClose={() => setBacktest(null)} /> : null}
       <MyRulesRecord />
+      <PublishedRulesRecord />
     </div>
   );
 }

@@ -8,7 +8,11 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { requestedUrl } from '../../api/testFetch.ts';
 import { withClient } from '../../ui/testProviders.tsx';
 import { MyRulesRecord } from './MyRulesRecord.tsx';
-import { myTrackRecordResponse, type MyTrackRecordAnswer } from './myRulesApi.ts';
+import { PublishedRulesRecord } from './PublishedRulesRecord.tsx';
+import {
+  myTrackRecordResponse,
+  type MyTrackRecord as MyTrackRecordAnswer,
+} from '../../../shared/schemas/trackRecord.ts';
 
 const signal = (ruleId: number, name: string, count: number, hitRate: number, brierSkill: number | null) => ({
   signal: `rule:${ruleId}`,
@@ -22,7 +26,7 @@ const signal = (ruleId: number, name: string, count: number, hitRate: number, br
 });
 
 /** As GET /api/track-record/mine answers: the live record's shape, one "signal" a rule, and the rules' flags. */
-const MINE: MyTrackRecordAnswer & { kind: 'live'; filters: object } = {
+const MINE: MyTrackRecordAnswer = {
   kind: 'live',
   filters: { signal: null, symbol: null, assetClass: null, timeframe: null, period: 'all' },
   source: 'real',
@@ -65,7 +69,7 @@ function stubServer(initial: MyTrackRecordAnswer, publishStatus = 200) {
           return json({ error: 'Only rules with a resolved firing can be published' }, publishStatus);
         mine = {
           ...mine,
-          rules: mine.rules?.map((rule) =>
+          rules: mine.rules.map((rule) =>
             rule.ruleId === body.ruleId ? { ...rule, published: body.published } : rule,
           ),
         };
@@ -131,15 +135,12 @@ describe('My rules in the track record', () => {
     expect((toggle as HTMLInputElement).checked).toBe(false);
   });
 
-  it('shows a rule as private when the answer does not list the flags, and follows the switch', async () => {
-    const { rules: _flags, ...withoutFlags } = MINE;
-    const published = stubServer(withoutFlags);
+  it("shows each rule's published flag as the server keeps it (a reload shows what was chosen)", async () => {
+    stubServer(MINE);
     render(withClient(<MyRulesRecord />));
-    const toggle = await screen.findByRole<HTMLInputElement>('switch', { name: 'Publish the record of BTC breakout' });
-    expect(toggle.checked).toBe(false);
-    fireEvent.click(toggle);
-    await waitFor(() => expect(published).toEqual([{ ruleId: 9, published: true }]));
-    expect(toggle.checked).toBe(true);
+    const btc = await screen.findByRole<HTMLInputElement>('switch', { name: 'Publish the record of BTC breakout' });
+    const aapl = screen.getByRole<HTMLInputElement>('switch', { name: 'Publish the record of AAPL RSI below 30' });
+    expect([btc.checked, aapl.checked]).toEqual([true, false]);
   });
 
   it('says so when none of the rules has fired', async () => {
@@ -155,5 +156,36 @@ describe('My rules in the track record', () => {
       'None of your alert rules has fired yet',
     );
     expect(screen.queryByTestId('reliability-diagram')).toBeNull();
+  });
+});
+
+describe("the traders' published rules", () => {
+  it('scores the published rules with the record parts, apart from the product', async () => {
+    const { rules: _flags, ...record } = MINE;
+    const asked: string[] = [];
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (input: RequestInfo | URL) => {
+        const url = requestedUrl(input);
+        asked.push(url.pathname);
+        return url.pathname === '/api/track-record/rules' ? json(record) : json({ error: 'not stubbed' }, 404);
+      }),
+    );
+    render(withClient(<PublishedRulesRecord />));
+    const section = await screen.findByTestId('published-rules-record');
+    await within(section).findByTestId('reliability-diagram');
+    expect(section.textContent).toContain('AAPL RSI below 30');
+    expect(asked).toEqual(['/api/track-record/rules']);
+  });
+
+  it('says so when no published rule has a resolved firing', async () => {
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => json({ ...MINE, counts: { resolved: 0, pending: 0, unresolvable: 0 }, signals: [] })),
+    );
+    render(withClient(<PublishedRulesRecord />));
+    expect((await screen.findByTestId('published-rules-empty')).textContent).toBe(
+      'No published rule has a resolved firing yet.',
+    );
   });
 });

@@ -1,22 +1,19 @@
 // The trader's own rules in the track record (issue 36, item 3): GET /api/track-record/mine
 // (each firing of the trader's rules as a forecast, resolved and scored like the WATOS
-// statements: the live record's shape, one "signal" a rule, its id `rule:<id>`) and
-// POST /api/track-record/mine/publish {ruleId, published}. A per-rule `rules` list with each
-// rule's published flag is read when the server sends one; without it a rule shows as private
-// (a rule's forecasts are, until published) and follows the trader's switches from then on.
+// statements: the live record's shape, one "signal" a rule, its id `rule:<id>`, and each rule's
+// published flag), POST /api/track-record/mine/publish {ruleId, published}, and the rules every
+// trader published (GET /api/track-record/rules), scored apart from the product's own record.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { z } from 'zod';
-import { trackRecordResponse } from '../../../shared/schemas/trackRecord.ts';
+import {
+  myTrackRecordResponse,
+  trackRecordResponse,
+  type LiveTrackRecord,
+} from '../../../shared/schemas/trackRecord.ts';
 import { apiFetch, apiSend } from '../../api/http.ts';
 import { queryKeys } from '../../api/queryKeys.ts';
 
-const scores = trackRecordResponse.options[0].omit({ kind: true, filters: true });
-
-const ruleState = z.object({ ruleId: z.number(), published: z.boolean() });
-
-/** The answer: the live record's scores; `rules` when the server lists the rules' published flags. */
-export const myTrackRecordResponse = scores.extend({ rules: z.array(ruleState).optional() });
-export type MyTrackRecordAnswer = z.infer<typeof myTrackRecordResponse>;
+type MyTrackRecordAnswer = z.infer<typeof myTrackRecordResponse>;
 
 export interface MyRuleRecord {
   ruleId: number;
@@ -33,7 +30,7 @@ const RULE_SIGNAL = /^rule:(\d+)$/;
 
 /** One line per rule from the record's per-"signal" scores, with its published flag. */
 export function myRulesOf(answer: MyTrackRecordAnswer): MyTrackRecord {
-  const published = new Map((answer.rules ?? []).map((rule) => [rule.ruleId, rule.published]));
+  const published = new Map(answer.rules.map((rule) => [rule.ruleId, rule.published]));
   const rules = answer.signals.flatMap((signal): MyRuleRecord[] => {
     const match = RULE_SIGNAL.exec(signal.signal);
     if (!match) return [];
@@ -50,6 +47,15 @@ export function myRulesOf(answer: MyTrackRecordAnswer): MyTrackRecord {
     ];
   });
   return { ...answer, rules };
+}
+
+/** The rules traders published, scored apart from the product's record. */
+export function usePublishedRules() {
+  return useQuery({
+    queryKey: queryKeys.trackRecord.publishedRules,
+    queryFn: async () => (await apiFetch('/api/track-record/rules', trackRecordResponse)) as LiveTrackRecord,
+    staleTime: 60_000,
+  });
 }
 
 export function useMyTrackRecord() {
@@ -82,8 +88,10 @@ export function usePublishRule() {
       await queryClient.cancelQueries({ queryKey: key });
       setPublished(ruleId, published);
     },
-    // The server's word on the state (not a re-read: a record without `rules` could not say it).
-    onSuccess: (answer) => setPublished(answer.ruleId, answer.published),
+    onSuccess: (answer) => {
+      setPublished(answer.ruleId, answer.published);
+      void queryClient.invalidateQueries({ queryKey: queryKeys.trackRecord.publishedRules });
+    },
     onError: (_error, { ruleId, published }) => setPublished(ruleId, !published),
   });
 }

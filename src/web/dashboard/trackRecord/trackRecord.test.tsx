@@ -113,6 +113,8 @@ function stubServer(live: LiveTrackRecord, backtest: BacktestTrackRecord = BACKT
       if (url.pathname === '/api/track-record/backtest') return json(trackRecordResponse.parse(backtest));
       // The trader's own rules (issue 36; myRules.test.tsx): none has fired.
       if (url.pathname === '/api/track-record/mine') return json({ ...EMPTY, counts: EMPTY_COUNTS, rules: [] });
+      // The traders' published rules: none yet.
+      if (url.pathname === '/api/track-record/rules') return json({ ...EMPTY, counts: EMPTY_COUNTS });
       return json({ error: 'not stubbed' }, 404);
     }),
   );
@@ -145,9 +147,11 @@ describe('the Track record view', () => {
     const asked = stubServer(LIVE);
     const section = await openPanel();
     const live = await within(section).findByTestId('track-record-live', {}, { timeout: 5_000 });
-    // The product's record (the trader's own rules' is asked for beside it: myRules.test.tsx).
+    // The product's record (the trader's own rules' and the published rules' are asked for beside it: myRules.test.tsx).
     expect(
-      asked.filter((url) => url.pathname !== '/api/track-record/mine').map((url) => url.pathname + url.search),
+      asked
+        .filter((url) => url.pathname !== '/api/track-record/mine' && url.pathname !== '/api/track-record/rules')
+        .map((url) => url.pathname + url.search),
     ).toEqual(['/api/track-record?period=all']);
 
     expect(within(live).getByTestId('track-record-demo').textContent).toBe('Demo data');
