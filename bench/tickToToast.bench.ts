@@ -312,7 +312,7 @@ for (const [index, symbol] of symbols.entries()) {
   };
   const last = (channel: Channel) => Math.max(...got.get(channel)!.values()) - sentAt;
   console.log(
-    `${index === 0 ? 'warm-up' : `round ${index}`.padEnd(7)} ${symbol.padEnd(9)} fired ${round.fired}; hook answered ${hookMs} ms; last ${CHANNELS.map((channel) => `${channel} ${got.get(channel)!.size > 0 ? last(channel) : '-'} ms (${got.get(channel)!.size})`).join(', ')}${round.complete ? '' : ' INCOMPLETE'}`,
+    `${index === 0 ? 'warm-up' : `round ${index}`.padEnd(7)} ${symbol.padEnd(9)} the hook user's firings ${round.fired}; hook answered ${hookMs} ms; last ${CHANNELS.map((channel) => `${channel} ${got.get(channel)!.size > 0 ? last(channel) : '-'} ms (${got.get(channel)!.size})`).join(', ')}${round.complete ? '' : ' INCOMPLETE'}`,
   );
   if (index > 0) rounds.push(round);
   await sleep(GAP_MS);

@@ -85,18 +85,19 @@ test.describe('at 390x844', () => {
     await expect(page.getByRole('button', { name: 'Menu' })).toHaveAttribute('aria-expanded', 'false');
   });
 
-  test('the dashboard is four tabs, every tab and signed-in page fits the width', async ({ subscribedPage: page }) => {
+  test('the dashboard is five tabs, every tab and signed-in page fits the width', async ({ subscribedPage: page }) => {
     await blockThirdParties(page);
     await page.reload();
     const tabs = page.getByRole('tablist', { name: 'Dashboard sections' });
-    await expect(tabs.getByRole('tab')).toHaveText(['Chart', 'Alerts', 'AI', 'Files']);
+    await expect(tabs.getByRole('tab')).toHaveText(['Chart', 'Alerts', 'AI', 'Files', 'Scanner']);
     const panels = {
       Chart: page.locator('[data-tour="chart-area"]'),
       Alerts: page.locator('[data-tour="watchlist-alerts"]'),
       AI: page.locator('[data-tour="chat"]'),
       Files: page.locator('[data-tour="files"]'),
+      Scanner: page.getByTestId('scanner'),
     };
-    for (const name of ['Chart', 'Alerts', 'AI', 'Files'] as const) {
+    for (const name of ['Chart', 'Alerts', 'AI', 'Files', 'Scanner'] as const) {
       await tabs.getByRole('tab', { name }).click();
       await expect(tabs.getByRole('tab', { name })).toHaveAttribute('aria-selected', 'true');
       for (const [other, panel] of Object.entries(panels)) {

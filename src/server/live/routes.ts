@@ -207,13 +207,14 @@ export interface LiveTestHookOptions {
   /** Reloads the active rules first, so a rule created just before is evaluated (rules' sync). */
   syncRules(): Promise<void>;
   /** Waits until the tick rules recorded what this tick fired (the rules runtime's flushTicks). */
-  flushTicks(): Promise<{ firings: readonly unknown[] }>;
+  flushTicks(): Promise<{ firings: ReadonlyArray<{ userId: string }> }>;
 }
 
 /**
  * Test-only (TEST_HOOKS=true): a demo tick at `price` for the symbol, stamped now, through this
  * instance's whole live path (the forming bar, the tick rules, the publisher, the bus and every
- * hub), as if the demo feed had sent it: a journey need not wait for a market to move.
+ * hub), as if the demo feed had sent it: a journey need not wait for a market to move. Answers
+ * how many of the caller's rules it fired.
  */
 export async function liveTestHookRoutes(app: FastifyInstance, options: LiveTestHookOptions): Promise<void> {
   const routes = app.withTypeProvider<ZodTypeProvider>();
@@ -234,7 +235,9 @@ export async function liveTestHookRoutes(app: FastifyInstance, options: LiveTest
       });
       if (!tick) throw conflict(`This instance does not carry ${request.body.symbol} now.`);
       const recorded = await options.flushTicks();
-      return { fired: recorded.firings.length };
+      // The caller's own firings: journeys running side by side tick the same server.
+      const userId = requireUser(request).id;
+      return { fired: recorded.firings.filter((firing) => firing.userId === userId).length };
     },
   );
 }
