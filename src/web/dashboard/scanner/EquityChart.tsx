@@ -1,8 +1,9 @@
 // The setup study's equity curve ("enter on the signal's close, exit `horizon` bars later", fee
 // included, from 1) drawn with lightweight-charts, the product's chart library: fetched on the
 // first curve (like the candle chart's, market/useCandleChart.ts), one area series, made when
-// the data arrives and removed when it changes or the view unmounts. The canvas is one
-// described image; the figures it draws are in the study's statistics beside it.
+// the data arrives and removed when it changes or the view unmounts. The chart is one described
+// figure (not an image: the library puts its attribution link inside it, and an image cannot
+// hold a control); the figures it draws are in the study's statistics beside it.
 import type { IChartApi, UTCTimestamp } from 'lightweight-charts';
 import { useEffect, useRef, useState } from 'react';
 import { CHUNK_FAILED_MESSAGE, loadWithin } from '../../chunkLoad.ts';
@@ -84,7 +85,7 @@ export function EquityChart({ equity, label }: { equity: StudyResponse['equity']
           {CHUNK_FAILED_MESSAGE}
         </p>
       ) : (
-        <div ref={host} role="img" aria-label={name} className="h-48 w-full" data-testid="equity-chart" />
+        <div ref={host} role="figure" aria-label={name} className="h-48 w-full" data-testid="equity-chart" />
       )}
       <figcaption className="mt-1 text-[11px] text-gray-400">
         Equity of entering on each signal's close and exiting after the horizon, fee included (starts at 1).

@@ -375,7 +375,9 @@ describe('the setup study', () => {
     expect(outcomes).toContain('Median move+0.80%');
     expect(outcomes).toContain('Adverse excursion−3.10%');
     expect(outcomes).toContain('Favourable excursion+4.20%');
-    // One chart, the curve in seconds, one point a second (the later equity of the same second).
+    // One chart, a named figure (the library's attribution link inside it is no image's part),
+    // the curve in seconds, one point a second (the later equity of the same second).
+    expect(within(result).getByRole('figure', { name: /^Equity curve of AAPL: equity from 1 to 0\.990/ })).toBeTruthy();
     await waitFor(() => expect(chartMock.created).toBe(1));
     expect(chartMock.data).toEqual([
       { time: Date.parse('2025-01-02T00:00:00.000Z') / 1000, value: 1.02 },

@@ -75,7 +75,10 @@ export function MyRulesRecord() {
         </p>
       ) : mine.data.rules.length === 0 && mine.data.counts.pending === 0 ? (
         <p className="mt-2 text-sm text-gray-300" data-testid="my-rules-empty">
-          None of your alert rules has fired yet: each firing becomes a forecast here once it has.
+          {/* Not "has fired": a firing whose setup has too few past signals (MIN_SAMPLES,
+              src/signals/watosOdds.ts) states no odds, so it is no forecast (studies/ruleForecasts.ts). */}
+          No firing of your alert rules is a forecast yet: a firing becomes one here when its rule's setup has at least
+          30 past signals in the stored history to state odds from.
         </p>
       ) : (
         <>

@@ -153,7 +153,7 @@ describe('My rules in the track record', () => {
     });
     render(withClient(<MyRulesRecord />));
     expect((await screen.findByTestId('my-rules-empty')).textContent).toContain(
-      'None of your alert rules has fired yet',
+      "No firing of your alert rules is a forecast yet: a firing becomes one here when its rule's setup has at least 30 past signals",
     );
     expect(screen.queryByTestId('reliability-diagram')).toBeNull();
   });
