@@ -12,7 +12,7 @@ import { mentionedSymbols, mentionedTimeframe } from './symbols.ts';
 import { ToolError } from './tools.ts';
 
 /** A question asking what followed a setup. */
-export const STUDY_QUESTION =
+const STUDY_QUESTION =
   /\b(?:how did .+ do after|what (?:happened|happens|did .+ do) after|after (?:the )?(?:rsi|price|it|ema|close)|when .+ (?:crossed|fell|rose|dropped|went)|setup study|study (?:of|the) setup|does (?:this|my|the) setup work)/i;
 
 const RSI = /\brsi(?:\s*\(?\s*(\d{1,3})\s*\)?)?\s+(?:\w+\s+){0,2}?(below|under|above|over)\s+(\d{1,2}(?:\.\d+)?)/i;

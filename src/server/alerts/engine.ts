@@ -57,13 +57,13 @@ const STANDBY_RETRY_MS = 3_000;
  * holds a shard at a time, every shard is held while any instance is up, and the holder passes
  * every minute like the others: so that work runs once a minute, on one instance.
  */
-export const GLOBAL_WORK_SHARD = 0;
+const GLOBAL_WORK_SHARD = 0;
 
 /**
  * What the engine reads of the instance's shard leases (live/shards.ts ShardLeases, described
  * here so that alerts need not depend on live, which depends on alerts).
  */
-export interface EngineShards {
+interface EngineShards {
   /** The shards this instance holds now. */
   held(): ReadonlySet<number>;
   /** Whether this instance carries the symbol now. */

@@ -52,13 +52,7 @@ import {
   type ForecastOrigin,
 } from './statements.ts';
 
-export {
-  forecastOfRuleFiring,
-  type AvailableCard,
-  type ForecastDraft,
-  type ForecastOrigin,
-  type RuleStatement,
-} from './statements.ts';
+export { forecastOfRuleFiring, type AvailableCard, type ForecastDraft, type ForecastOrigin } from './statements.ts';
 export { FORECAST_TIMEFRAMES } from './resolution.ts';
 export { createBacktestAdmission, type BacktestAdmission } from './backtestAdmission.ts';
 export { createBacktestPool, defaultBacktestThreads, type BacktestPool } from './backtestPool.ts';

@@ -15,8 +15,7 @@ import { createLiveOwner, type LiveOwner } from './owner.ts';
 import { createTickPublisher } from './publisher.ts';
 import { createAllShards, createPostgresShards, type ShardLeases } from './shards.ts';
 
-export { createLiveOwner, type LiveOwner } from './owner.ts';
-export { createAllShards, createPostgresShards, shardOf, SHARD_COUNT, type ShardLeases } from './shards.ts';
+export { createAllShards, createPostgresShards, shardOf, type ShardLeases } from './shards.ts';
 
 export interface LivePathOptions {
   config: LiveFeedsOptions['config'] & { DATABASE_URL?: string; redisPrefix: string };

@@ -15,7 +15,7 @@ export { createYahooProvider } from './yahoo.ts';
 export type { FeedStats, FeedTick, TickFeed } from './feeds/types.ts';
 export { createAlpacaTickFeed } from './feeds/alpacaWs.ts';
 export { createCoinbaseTickFeed } from './feeds/coinbaseWs.ts';
-export { createDemoTickFeed, demoTicksBetween, demoTicksOfMinute } from './feeds/demoTicks.ts';
+export { createDemoTickFeed } from './feeds/demoTicks.ts';
 export { createQuotePollingFeed } from './feeds/quotePolling.ts';
 export type { CandleRow, Granularity, MarketDataProvider, MarketRouter, MarketSource, Quote } from './types.ts';
 

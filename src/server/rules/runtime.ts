@@ -64,7 +64,7 @@ export interface RulesRuntimeOptions {
 }
 
 /** A recorded firing with its rule's condition: what onRuleFirings is handed. */
-export interface RuleFiringFact {
+interface RuleFiringFact {
   ruleId: number;
   userId: string;
   firingId: number;

@@ -18,6 +18,5 @@ export {
   updateScanEntryRule,
   upsertScanEntryRule,
   type RuleLimits,
-  type ScanEntryRuleInput,
 } from './store.ts';
-export { SCAN_RULE_SYMBOL, type FiringDraft, type ScanEntryEvaluator, type ScanEntryRule } from './types.ts';
+export { type FiringDraft, type ScanEntryEvaluator, type ScanEntryRule } from './types.ts';

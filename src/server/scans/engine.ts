@@ -96,7 +96,7 @@ function strength(condition: ScanCondition): 1 | -1 {
 }
 
 /** Rows strongest first by the first condition's figure (nulls last), then by id. */
-export function sortRows(rows: ScanRow[], first: ScanCondition): ScanRow[] {
+function sortRows(rows: ScanRow[], first: ScanCondition): ScanRow[] {
   const sign = strength(first);
   return rows.sort((a, b) => {
     const x = a.values[0] ?? null;
@@ -110,7 +110,7 @@ export function sortRows(rows: ScanRow[], first: ScanCondition): ScanRow[] {
   });
 }
 
-export function scanRow(prepared: PreparedSeries, index: number, values: Array<number | null>): ScanRow {
+function scanRow(prepared: PreparedSeries, index: number, values: Array<number | null>): ScanRow {
   const { symbol, bars } = prepared;
   const session = sessionChange(prepared, index);
   return {

@@ -34,8 +34,7 @@ import {
 import { baseGranularity, type ScanAlert } from './conditions.ts';
 import { verdictAt, type ScanCandleSource, type ScanEngine } from './engine.ts';
 
-export { createScanEngine, type ScanCandleSource, type ScanEngine } from './engine.ts';
-export { SCAN_PRESETS } from './presets.ts';
+export { createScanEngine, type ScanCandleSource } from './engine.ts';
 
 /** The candle store as the engine reads it (market/service.ts). */
 export function storedCandleSource(db: Database): ScanCandleSource {

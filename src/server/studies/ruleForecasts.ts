@@ -16,7 +16,7 @@ import { forecastOfRuleFiring, type ForecastService } from '../forecasts/service
 import type { StudyRequest } from '../../shared/schemas/scans.ts';
 
 /** Bars of the rule's timeframe after which a rule forecast is resolved (as the WATOS statements'). */
-export const RULE_FORECAST_HORIZON: Record<RuleTimeframe, number> = {
+const RULE_FORECAST_HORIZON: Record<RuleTimeframe, number> = {
   '1m': 60,
   '5m': 12,
   '15m': 16,

@@ -25,15 +25,15 @@ import type { StudyPool } from './pool.ts';
 import { runStudy, type StudyInput, type StudySymbol } from './study.ts';
 
 export { createStudyPool, type StudyPool } from './pool.ts';
-export { runStudy, describeSetup, type StudyInput, type StudySymbol } from './study.ts';
-export { recordRuleForecasts, ruleToScanConditions, RULE_FORECAST_HORIZON, type FiredRule } from './ruleForecasts.ts';
+export { runStudy, type StudyInput, type StudySymbol } from './study.ts';
+export { recordRuleForecasts } from './ruleForecasts.ts';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 
 /** Per timeframe: bar size, the stored base bars it is built from, and how far back a study reads. */
-export const STUDY_HISTORY: Record<RuleTimeframe, { ms: number; base: Granularity; historyMs: number }> = {
+const STUDY_HISTORY: Record<RuleTimeframe, { ms: number; base: Granularity; historyMs: number }> = {
   '1m': { ms: MINUTE, base: 60, historyMs: 5 * DAY },
   '5m': { ms: 5 * MINUTE, base: 60, historyMs: 14 * DAY },
   '15m': { ms: 15 * MINUTE, base: 60, historyMs: 30 * DAY },

@@ -15,7 +15,7 @@ import { evaluateSetup, setupSignals } from '../../signals/scanConditions.ts';
 import { measure, MIN_SAMPLES, statedBaseRate, statedOdds, type Measured } from '../../signals/watosOdds.ts';
 
 /** Equity points answered at most (a long study's curve is thinned evenly, the last point kept). */
-export const EQUITY_POINTS_MAX = 1500;
+const EQUITY_POINTS_MAX = 1500;
 
 export interface StudySymbol {
   /** Canonical id (AAPL, BTC-USD, MES1!). */
@@ -47,7 +47,7 @@ const numberText = (value: number) =>
   Number(value.toPrecision(6)).toLocaleString('en-US', { maximumFractionDigits: 6 });
 
 /** A condition in words, as the moment it became true ("crossed above its EMA 20"). */
-export function describeCondition(condition: ScanCondition): string | null {
+function describeCondition(condition: ScanCondition): string | null {
   switch (condition.kind) {
     case 'change':
       return `${condition.side === 'above' ? 'rose' : 'fell'} ${numberText(condition.percent)}% or more over ${condition.bars} bar${condition.bars === 1 ? '' : 's'}`;

@@ -10,7 +10,7 @@ import { messageText } from '../market/feeds/listeners.ts';
 
 const CHANNELS = ['ticker', 'heartbeat'] as const;
 
-export interface FakeTicker {
+interface FakeTicker {
   price: number | string;
   sequence: number;
   /** Default now. */

@@ -76,7 +76,6 @@ export const alertRecord = z.object({
 
 /** GET /external-api/alert. */
 export const alertLogResponse = z.object({ alerts: z.array(alertRecord) });
-export type AlertLogResponse = z.infer<typeof alertLogResponse>;
 
 /** GET /api/alerts/stream query: the alert log's type and symbol filters. */
 export const alertStreamQuery = z.object({
@@ -95,11 +94,17 @@ export const alertStreamQuery = z.object({
   kind: z.enum(['alerts', 'rules'], { error: "kind must be 'alerts' or 'rules'" }).default('alerts'),
 });
 
-/** The data of the stream's `alert` event: the alert with its id (the event id) and source. */
+/**
+ * The data of the stream's `alert` event: the alert with its id (the event id) and source.
+ * @public read through the live connection's on-demand import of this module (web/live).
+ */
 export const liveAlert = alertRecord.extend({ id: z.number(), source: z.string() });
 export type LiveAlert = z.infer<typeof liveAlert>;
 
-/** The data of the stream's `end` event: why the server closed it. */
+/**
+ * The data of the stream's `end` event: why the server closed it.
+ * @public read through the live connection's on-demand import of this module (web/live).
+ */
 export const alertStreamEnd = z.object({ reason: z.string() });
 
 /** POST /api/test/alerts (TEST_HOOKS=true only). */

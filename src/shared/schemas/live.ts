@@ -16,14 +16,19 @@
 import { z } from 'zod';
 import { marketSource } from './market.ts';
 
-/** Symbols one live connection may carry at once. */
+/**
+ * Symbols one live connection may carry at once.
+ * @public read through the live connection's on-demand import of this module (web/live).
+ */
 export const LIVE_SYMBOLS_MAX = 50;
 
 /** A symbol's forming one-minute bar as the ticks built it: [open time ms, o, h, l, c, volume]. */
-export const formingBar = z.tuple([z.number(), z.number(), z.number(), z.number(), z.number(), z.number()]);
-export type FormingBar = z.infer<typeof formingBar>;
+const formingBar = z.tuple([z.number(), z.number(), z.number(), z.number(), z.number(), z.number()]);
 
-/** The newest price of a symbol, from its streaming feed (or the demo feed). */
+/**
+ * The newest price of a symbol, from its streaming feed (or the demo feed).
+ * @public read through the live connection's on-demand import of this module (web/live).
+ */
 export const liveTick = z.object({
   /** Canonical id: BTC-USD, AAPL, MES1!. */
   symbol: z.string(),
@@ -38,6 +43,7 @@ export const liveTick = z.object({
 });
 export type LiveTick = z.infer<typeof liveTick>;
 
+/** @public read through the live connection's on-demand import of this module (web/live). */
 export const liveHello = z.object({
   connection: z.string(),
   symbols: z.array(z.string()),
@@ -68,7 +74,6 @@ export const liveSubscriptionsBody = z.object({
   connection: z.string().min(1).max(100),
   symbols: symbolList,
 });
-export type LiveSubscriptionsBody = z.infer<typeof liveSubscriptionsBody>;
 
 export const liveSubscriptionsResponse = z.object({
   /** Canonical ids now carried, in the order asked. */

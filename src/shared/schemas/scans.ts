@@ -13,7 +13,7 @@ import { RULE_TIMEFRAMES } from './alertRules.ts';
 import { ASSET_CLASSES } from '../symbolTable.ts';
 
 export const SCAN_CONDITIONS_MAX = 8;
-export const SCAN_ROWS_MAX = 500;
+const SCAN_ROWS_MAX = 500;
 export const SAVED_SCANS_MAX = 50;
 
 const finite = (name: string) =>
@@ -28,20 +28,20 @@ const wholeNumber = (name: string, min: number, max: number) =>
 const side = z.enum(['above', 'below'], { error: "side must be 'above' or 'below'" });
 
 /** The close's change over the last `bars` bars: at least +percent (above) or at most -percent (below). */
-export const changeScanCondition = z.object({
+const changeScanCondition = z.object({
   kind: z.literal('change'),
   side,
   percent: positive('percent').refine((value) => value <= 1000, 'percent must be at most 1000'),
   bars: wholeNumber('bars', 1, 500),
 });
-export const rsiScanCondition = z.object({
+const rsiScanCondition = z.object({
   kind: z.literal('rsi'),
   side,
   level: finite('level').refine((value) => value > 0 && value < 100, 'level must be between 0 and 100'),
   period: wholeNumber('period', 2, 100).default(14),
 });
 /** EMA(fast) crossed EMA(slow) in `side`'s direction within the last `withinBars` bars. */
-export const emaCrossScanCondition = z
+const emaCrossScanCondition = z
   .object({
     kind: z.literal('ema_cross'),
     side,
@@ -51,13 +51,13 @@ export const emaCrossScanCondition = z
   })
   .refine((value) => value.fast !== value.slow, { message: 'fast and slow must differ', path: ['slow'] });
 /** The close is above (below) its EMA(period). */
-export const priceVsEmaScanCondition = z.object({
+const priceVsEmaScanCondition = z.object({
   kind: z.literal('price_vs_ema'),
   side,
   period: wholeNumber('period', 2, 500),
 });
 /** The close is above the upper band (above) or below the lower band (below). */
-export const bollingerScanCondition = z.object({
+const bollingerScanCondition = z.object({
   kind: z.literal('bollinger'),
   side,
   period: wholeNumber('period', 2, 200).default(20),
@@ -66,29 +66,29 @@ export const bollingerScanCondition = z.object({
     .default(2),
 });
 /** The last bar's volume z-score is at least `threshold`. */
-export const volumeZScanCondition = z.object({
+const volumeZScanCondition = z.object({
   kind: z.literal('volume_z'),
   threshold: finite('threshold').refine((value) => value >= 0.5 && value <= 20, 'threshold must be between 0.5 and 20'),
   period: wholeNumber('period', 5, 500).default(20),
 });
 /** A built-in alert (of this type, or any) within the last `withinBars` bars. */
-export const builtinScanCondition = z.object({
+const builtinScanCondition = z.object({
   kind: z.literal('builtin'),
   alertType: z.enum(ALERT_TYPES, { error: `alertType must be one of ${ALERT_TYPES.join(', ')}` }).optional(),
   withinBars: wholeNumber('withinBars', 1, 500).default(10),
 });
 /** An active WATOS signal whose odds of a rise (fall) have a measurable edge over the base rate. */
-export const watosEdgeScanCondition = z.object({
+const watosEdgeScanCondition = z.object({
   kind: z.literal('watos_edge'),
   outcome: z.enum(['rise', 'fall'], { error: "outcome must be 'rise' or 'fall'" }).default('rise'),
 });
-export const assetClassScanCondition = z.object({
+const assetClassScanCondition = z.object({
   kind: z.literal('asset_class'),
   classes: z
     .array(z.enum(ASSET_CLASSES, { error: `classes must be among ${ASSET_CLASSES.join(', ')}` }))
     .min(1, 'classes must name at least one asset class'),
 });
-export const priceRangeScanCondition = z
+const priceRangeScanCondition = z
   .object({
     kind: z.literal('price_range'),
     min: positive('min').optional(),
@@ -103,7 +103,7 @@ export const priceRangeScanCondition = z
     path: ['max'],
   });
 /** The change since the session's open (stocks: the regular session; crypto: the UTC day). */
-export const sessionChangeScanCondition = z.object({
+const sessionChangeScanCondition = z.object({
   kind: z.literal('session_change'),
   side,
   percent: finite('percent').refine((value) => value >= 0 && value <= 1000, 'percent must be between 0 and 1000'),
@@ -170,7 +170,7 @@ export const scanRequest = z.object({
 export type ScanRequest = z.infer<typeof scanRequest>;
 
 /** One symbol that passed: the watchlist table's columns and each condition's value, in order. */
-export const scanRow = z.object({
+const scanRow = z.object({
   /** Canonical id: BTC-USD, AAPL, MES1!. */
   id: z.string(),
   ticker: z.string(),

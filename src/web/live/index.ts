@@ -5,11 +5,9 @@ export {
   useLiveAlerts,
   useLiveRuleFirings,
   useLiveState,
-  useLiveStatus,
   useLiveTick,
   useLiveTickListener,
   useLiveTicks,
 } from './hooks.ts';
-export type { LiveStatus, TickEntry } from './liveConnection.ts';
 export { LiveStateLabel } from './LiveStateLabel.tsx';
-export { FLASH_MS, useFlash } from './useFlash.ts';
+export { useFlash } from './useFlash.ts';

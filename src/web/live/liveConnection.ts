@@ -25,7 +25,7 @@ export interface LiveSchemas {
   rules: typeof import('../../shared/schemas/alertRules.ts');
 }
 
-export async function loadLiveSchemas(): Promise<LiveSchemas> {
+async function loadLiveSchemas(): Promise<LiveSchemas> {
   const [live, alerts, rules] = await Promise.all([
     import('../../shared/schemas/live.ts'),
     import('../../shared/schemas/alerts.ts'),
@@ -50,9 +50,9 @@ export type LiveStatus = 'connecting' | 'open' | 'closed';
 const ACCESS_ENDED = new Set(['signed-out', 'subscription-ended']);
 
 /** How long registrations settle before the new set is sent: a list mounting row by row sends one PUT. */
-export const SUBSCRIBE_DEBOUNCE_MS = 100;
+const SUBSCRIBE_DEBOUNCE_MS = 100;
 /** How often the states are re-judged (a silent symbol turns Stale within this of STALE_AFTER_MS). */
-export const STATE_CLOCK_MS = 1000;
+const STATE_CLOCK_MS = 1000;
 
 type Listener<T> = (value: T) => void;
 

@@ -19,7 +19,7 @@ import type { FeedStats, FeedTick, TickFeed } from './types.ts';
 import { listenerSet, SILENT_FEED_LOG, type FeedLog } from './listeners.ts';
 import { createReconnectingSocket } from './reconnectingSocket.ts';
 
-export const ALPACA_IEX_URL = 'wss://stream.data.alpaca.markets/v2/iex';
+const ALPACA_IEX_URL = 'wss://stream.data.alpaca.markets/v2/iex';
 
 export interface AlpacaTickFeedOptions {
   /** Default the IEX feed. */

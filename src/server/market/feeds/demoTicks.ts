@@ -18,7 +18,7 @@ import { intervalScheduler, listenerSet, SILENT_FEED_LOG, type FeedLog, type Sch
 import type { CandleRow } from '../types.ts';
 
 const MINUTE = 60_000;
-export const DEMO_TICK_MS = 250;
+const DEMO_TICK_MS = 250;
 
 /** Demo series by row: the anchor walk is cached inside each, so keep one per row. */
 const seriesByRow = new WeakMap<MarketSymbol, DemoSeries>();

@@ -35,7 +35,7 @@ export interface QuotePollingFeedOptions {
   log?: FeedLog;
 }
 
-export interface QuotePollingStats extends FeedStats {
+interface QuotePollingStats extends FeedStats {
   /** Polls that got no quote at all (the provider threw, or every symbol failed). */
   failures: number;
   /** Timer turns skipped because the previous poll was still running. */

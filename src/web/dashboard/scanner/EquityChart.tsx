@@ -21,7 +21,7 @@ function loadChartLibrary(): Promise<ChartLibrary> {
  * The curve as the chart takes it: seconds, strictly ascending. Trades of several symbols can
  * close in the same second; the last equity of that second is the one that stands.
  */
-export function equityPoints(equity: StudyResponse['equity']): Array<{ time: UTCTimestamp; value: number }> {
+function equityPoints(equity: StudyResponse['equity']): Array<{ time: UTCTimestamp; value: number }> {
   const bySecond = new Map<number, number>();
   for (const point of equity) {
     const time = Math.floor(Date.parse(point.time) / 1000);

@@ -38,7 +38,7 @@ function sortValue(row: ScanRow, key: SortKey): number | string | null {
 }
 
 /** Rows in the sort's order; rows without a value always last, ties in the server's order. */
-export function sortScanRows(rows: readonly ScanRow[], sort: Sort): ScanRow[] {
+function sortScanRows(rows: readonly ScanRow[], sort: Sort): ScanRow[] {
   if (!sort) return [...rows];
   const factor = sort.direction === 'ascending' ? 1 : -1;
   return rows

@@ -16,7 +16,7 @@ import type { RuleTimeframe } from '../../../shared/schemas/alertRules.ts';
 import { EquityChart } from './EquityChart.tsx';
 import { FIELD_CLASS, FieldError, LABEL_CLASS } from './ScanForm.tsx';
 
-export const NO_EDGE_TEXT = 'No measurable edge';
+const NO_EDGE_TEXT = 'No measurable edge';
 
 export interface StudyTarget {
   /** The row the study was asked from; null when asked for the whole scan. */
@@ -70,7 +70,7 @@ function Stat({ term, value, hint }: { term: string; value: string; hint?: strin
   );
 }
 
-export function StudyResult({ study }: { study: StudyResponse }) {
+function StudyResult({ study }: { study: StudyResponse }) {
   const { outcomes } = study;
   return (
     <div className="mt-3 space-y-3" data-testid="study-result">

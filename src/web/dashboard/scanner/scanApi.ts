@@ -98,7 +98,7 @@ export function useSavedScanActions() {
 }
 
 /** The server runs one study at a time per trader: it answers 429 with the seconds to wait. */
-export class StudyBusyError extends ApiError {
+class StudyBusyError extends ApiError {
   constructor(readonly retryAfterSeconds: number | null) {
     super(
       429,
@@ -122,7 +122,7 @@ export function retryAfterSeconds(header: string | null, now = Date.now()): numb
  * POST /api/studies. Not apiSend: the 429's Retry-After header is the one figure the message
  * needs and apiFetch keeps only the body; every other answer is read as apiFetch reads it.
  */
-export async function runStudy(request: StudyRequest): Promise<StudyResponse> {
+async function runStudy(request: StudyRequest): Promise<StudyResponse> {
   const response = await fetch('/api/studies', {
     method: 'POST',
     credentials: 'same-origin',

@@ -130,7 +130,7 @@ export function emptyScanForm(): ScanFormState {
 }
 
 /** A condition (a preset's, a saved scan's) back in the form. */
-export function rowFromCondition(condition: ScanCondition): ConditionRow {
+function rowFromCondition(condition: ScanCondition): ConditionRow {
   const row = conditionRow(condition.kind);
   if (condition.kind === 'asset_class') return { ...row, classes: [...condition.classes] };
   for (const field of SCAN_FIELDS[condition.kind]) {
@@ -154,7 +154,7 @@ function numberOrUnset(value: string | undefined): number | undefined {
 type ScanConditionInput = z.input<typeof scanCondition>;
 export type ScanRequestInput = z.input<typeof scanRequest>;
 
-export function toCondition(row: ConditionRow): ScanConditionInput {
+function toCondition(row: ConditionRow): ScanConditionInput {
   if (row.kind === 'asset_class') return { kind: 'asset_class', classes: row.classes };
   const condition: Record<string, unknown> = { kind: row.kind };
   for (const field of SCAN_FIELDS[row.kind]) {
@@ -171,7 +171,7 @@ export function toCondition(row: ConditionRow): ScanConditionInput {
 }
 
 /** The form as the API's request (text fields become numbers; empty optional fields are left out). */
-export function toScanRequest(form: ScanFormState): ScanRequestInput {
+function toScanRequest(form: ScanFormState): ScanRequestInput {
   return { timeframe: form.timeframe, conditions: form.conditions.map(toCondition), limit: 100 };
 }
 

@@ -10,7 +10,7 @@ import { SCAN_CONDITION_LABELS, type ScanCondition } from '../../../shared/schem
 type RuleCondition = RuleInput['condition'];
 
 /** The rule counterpart of one scan condition, or null when there is none. */
-export function ruleConditionOf(condition: ScanCondition, timeframe: RuleTimeframe): RuleCondition | null {
+function ruleConditionOf(condition: ScanCondition, timeframe: RuleTimeframe): RuleCondition | null {
   switch (condition.kind) {
     case 'rsi':
       return { kind: 'rsi', direction: condition.side, level: condition.level, period: condition.period };

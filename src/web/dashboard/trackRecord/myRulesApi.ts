@@ -29,7 +29,7 @@ export type MyTrackRecord = Omit<MyTrackRecordAnswer, 'rules'> & { rules: MyRule
 const RULE_SIGNAL = /^rule:(\d+)$/;
 
 /** One line per rule from the record's per-"signal" scores, with its published flag. */
-export function myRulesOf(answer: MyTrackRecordAnswer): MyTrackRecord {
+function myRulesOf(answer: MyTrackRecordAnswer): MyTrackRecord {
   const published = new Map(answer.rules.map((rule) => [rule.ruleId, rule.published]));
   const rules = answer.signals.flatMap((signal): MyRuleRecord[] => {
     const match = RULE_SIGNAL.exec(signal.signal);
