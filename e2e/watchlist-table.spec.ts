@@ -84,7 +84,10 @@ for (const size of [
         await expect(row.getByRole('rowheader')).toContainText(entry.ticker);
         // Ticks keep the price live: it is within 2% of the store's last minute close. The cell
         // also holds the row's state label (Live, Demo, Stale, Delayed N min) after the price.
-        const shown = (await row.getByRole('cell').first().textContent())?.replace(/(D|Live|Demo|Stale|Delayed \d+ min)$/, '');
+        const shown = (await row.getByRole('cell').first().textContent())?.replace(
+          /(D|Live|Demo|Stale|Delayed \d+ min)$/,
+          '',
+        );
         expect(shown).toMatch(/^\d[\d,]*\.\d{2,8}$/);
         expect(Math.abs(Number(shown?.replace(/,/g, '')) - (entry.last ?? 0)) / (entry.last ?? 1)).toBeLessThan(0.02);
         expect(shown).toBe(formatPrice(Number(shown?.replace(/,/g, ''))));

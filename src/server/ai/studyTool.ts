@@ -9,7 +9,7 @@ import { studyRequest, type StudyRequest, type StudyResponse } from '../../share
 import { isDomainError } from '../errors/domain.ts';
 import type { StudyService } from '../studies/service.ts';
 import { mentionedSymbols, mentionedTimeframe } from './symbols.ts';
-import { ToolError } from './tools.ts';
+import { ToolError } from './toolErrors.ts';
 
 /** A question asking what followed a setup. */
 const STUDY_QUESTION =

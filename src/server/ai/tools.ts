@@ -16,7 +16,6 @@ import {
 import { resolveSymbol } from '../../shared/symbols.ts';
 import { alertsInWindow, queryAlerts } from '../alerts/service.ts';
 import {
-  MarketAnalysisError,
   type AvailableWatosCard,
   type CandleSummary,
   type MarketAnalysis,
@@ -41,12 +40,8 @@ import type { ScanRunner } from './scanTool.ts';
 import { plainTicker } from './symbols.ts';
 
 /** An expected failure of the assistant's own tools (files), with the text to show. */
-export class ToolError extends Error {}
-
-/** True for a failure the assistant shows as text: its tools' own, or market analysis's ("No market data for ..."). */
-export function isToolError(error: unknown): error is ToolError | MarketAnalysisError {
-  return error instanceof ToolError || error instanceof MarketAnalysisError;
-}
+export { isToolError, ToolError } from './toolErrors.ts';
+import { ToolError } from './toolErrors.ts';
 
 export interface AlertFilter {
   symbol?: string;

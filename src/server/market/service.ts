@@ -93,13 +93,26 @@ function fromRaw(row: RawCandle): StoredCandle {
 }
 
 /**
- * The newest `limit` stored one-minute bars of many assets, oldest first, in one query (a
- * lateral index scan per asset, so a long history costs nothing): the watchlist table's last
- * price and sparkline. Assets without bars are absent from the map.
+ * The newest `limit` stored one-minute bars of many assets, oldest first, in one query: the
+ * watchlist table's last price and sparkline. Assets without bars are absent from the map.
  */
-export async function latestMinuteCandlesOf(
+export function latestMinuteCandlesOf(
   db: Database,
   productIds: readonly string[],
+  limit: number,
+): Promise<Map<string, StoredCandle[]>> {
+  return latestCandlesOf(db, productIds, 60, limit);
+}
+
+/**
+ * The newest `limit` stored bars of one size of many assets, oldest first, in one query (a
+ * lateral index scan per asset, so a long history costs nothing): the watchlist table, and the
+ * scanner reading its universe. Assets without bars are absent from the map.
+ */
+export async function latestCandlesOf(
+  db: Database,
+  productIds: readonly string[],
+  granularity: Granularity,
   limit: number,
 ): Promise<Map<string, StoredCandle[]>> {
   const result = new Map<string, StoredCandle[]>();
@@ -111,7 +124,7 @@ export async function latestMinuteCandlesOf(
       select ${candles.time} as time, ${candles.open} as open, ${candles.high} as high, ${candles.low} as low,
         ${candles.close} as close, ${candles.volume} as volume, ${candles.source} as source
       from ${candles}
-      where ${candles.productId} = p.id and ${candles.granularity} = 60
+      where ${candles.productId} = p.id and ${candles.granularity} = ${granularity}
       order by ${candles.time} desc
       limit ${limit}
     ) c`);

@@ -20,7 +20,7 @@ import type { Database } from '../db/client.ts';
 import { onlyRow } from '../db/rows.ts';
 import { savedScans } from '../db/schema.ts';
 import { conflict, notFound } from '../errors/domain.ts';
-import { lastCandleTimes, latestCandles } from '../market/service.ts';
+import { lastCandleTimes, latestCandles, latestCandlesOf } from '../market/service.ts';
 import {
   deleteScanEntryRule,
   scanEntryRuleIds,
@@ -41,6 +41,7 @@ export function storedCandleSource(db: Database): ScanCandleSource {
   return {
     newestTimes: (productIds) => lastCandleTimes(db, productIds),
     latest: (productId, granularity, limit) => latestCandles(db, productId, granularity, limit),
+    latestMany: (productIds, granularity, limit) => latestCandlesOf(db, productIds, granularity, limit),
   };
 }
 
