@@ -513,6 +513,10 @@ for (const size of SIZES) {
           'No firing of your rules has been resolved yet (1 pending: each settles once its horizon has passed).',
         );
         await expect(record.getByTestId('my-rules-empty')).toHaveCount(0);
+        // The pending rule has its line and its publish switch already.
+        const line = record.locator(`[data-testid="my-rule"][data-rule="${rule.id}"]`);
+        await expect(line).toContainText('0 resolved · 1 pending');
+        await expect(line.getByRole('switch')).not.toBeChecked();
       } else {
         // Too few past signals for any symbol tried: the firing states no odds, so no forecast.
         await expect(record.getByTestId('my-rules-empty')).toHaveText(

@@ -576,15 +576,35 @@ export function createForecastService(options: ForecastServiceOptions) {
      */
     async mine(userId: string, query: TrackRecordQuery): Promise<MyTrackRecord> {
       const record = await rulesRecord(query, { userId });
-      // Each rule's published flag, for the switches (one grouped read of the user's rule forecasts).
-      const flags = await db
-        .select({ ruleId: forecasts.ruleId, published: sql<boolean>`bool_or(${forecasts.published})` })
+      // Every rule of the record, pending ones too: its flag and counts (one grouped read), its name.
+      const grouped = await db
+        .select({
+          ruleId: forecasts.ruleId,
+          published: sql<boolean>`bool_or(${forecasts.published})`,
+          pending: sql<number>`(count(*) filter (where ${forecasts.status} = 'pending'))::int`,
+          resolved: sql<number>`(count(*) filter (where ${forecasts.status} = 'resolved'))::int`,
+          name: sql<string | null>`max(${alertRules.name})`,
+        })
         .from(forecasts)
+        .leftJoin(alertRules, and(eq(alertRules.id, forecasts.ruleId), eq(alertRules.userId, userId)))
         .where(and(eq(forecasts.origin, 'rule'), eq(forecasts.userId, userId)))
-        .groupBy(forecasts.ruleId);
+        .groupBy(forecasts.ruleId)
+        .orderBy(forecasts.ruleId);
       return {
         ...record,
-        rules: flags.flatMap((row) => (row.ruleId === null ? [] : [{ ruleId: row.ruleId, published: row.published }])),
+        rules: grouped.flatMap((row) =>
+          row.ruleId === null
+            ? []
+            : [
+                {
+                  ruleId: row.ruleId,
+                  name: row.name ?? `Rule ${row.ruleId}`,
+                  published: row.published,
+                  pending: row.pending,
+                  resolved: row.resolved,
+                },
+              ],
+        ),
       };
     },
 

@@ -206,7 +206,7 @@ describe('rule forecasts', () => {
     expect(mine.counts.resolved).toBe(1);
     expect(mine.signals).toEqual([expect.objectContaining({ signal: 'rule:7', name: 'Rule 7', count: 1 })]);
     expect(mine.reliability.reduce((sum, bin) => sum + bin.count, 0)).toBe(1);
-    expect(mine.rules).toEqual([{ ruleId: 7, published: false }]);
+    expect(mine.rules).toEqual([{ ruleId: 7, name: 'Rule 7', published: false, pending: 0, resolved: 1 }]);
     expect((await record.mine('someone-else', { period: 'all', source: 'demo' })).counts.resolved).toBe(0);
     expect((await record.publishedRules({ period: 'all', source: 'demo' })).counts.resolved).toBe(0);
 
@@ -218,7 +218,7 @@ describe('rule forecasts', () => {
     const shared = await record.publishedRules({ period: 'all', source: 'demo' });
     expect(shared.signals).toEqual([expect.objectContaining({ signal: 'rule:7', count: 1 })]);
     expect((await record.mine('trader-1', { period: 'all', source: 'demo' })).rules).toEqual([
-      { ruleId: 7, published: true },
+      { ruleId: 7, name: 'Rule 7', published: true, pending: 0, resolved: 1 },
     ]);
     await expect(record.publish('trader-1', 99, true)).rejects.toMatchObject({ kind: 'not-found' });
 

@@ -118,11 +118,21 @@ export const testResolveForecastsResponse = z.object({
 
 /**
  * GET /api/track-record/mine (issue 36): the trader's own rules scored like the product's live
- * record (one "signal" a rule, `rule:<id>`), and each rule's published flag.
+ * record (one "signal" a rule, `rule:<id>`, once it has a resolved forecast), and every rule of
+ * the record with its published flag and counts, pending ones included (so they can be published).
  */
 export const myTrackRecordResponse = z.object({
   ...trackRecordResponse.options[0].shape,
-  rules: z.array(z.object({ ruleId: z.number(), published: z.boolean() })),
+  /** Every rule with a forecast in the record, scored or still pending: its name (while the rule exists), flag and counts. */
+  rules: z.array(
+    z.object({
+      ruleId: z.number(),
+      name: z.string(),
+      published: z.boolean(),
+      pending: z.number(),
+      resolved: z.number(),
+    }),
+  ),
 });
 export type MyTrackRecord = z.infer<typeof myTrackRecordResponse>;
 

@@ -21,6 +21,7 @@ function RuleLine({
   const id = useId();
   const figures = [
     `${rule.resolved.toLocaleString('en-US')} resolved`,
+    rule.pending > 0 ? `${rule.pending.toLocaleString('en-US')} pending` : null,
     rule.hitRate !== null ? `hit rate ${percent(rule.hitRate)}` : null,
     rule.brierSkill !== null ? `skill ${rule.brierSkill > 0 ? '+' : ''}${rule.brierSkill.toFixed(3)}` : null,
   ].filter((text): text is string => text !== null);

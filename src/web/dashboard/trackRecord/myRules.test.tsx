@@ -41,8 +41,8 @@ const MINE: MyTrackRecordAnswer = {
   signals: [signal(7, 'AAPL RSI below 30', 30, 0.6, 0.2), signal(9, 'BTC breakout', 10, 0.5, null)],
   flagMinResolved: 100,
   rules: [
-    { ruleId: 7, published: false },
-    { ruleId: 9, published: true },
+    { ruleId: 7, name: 'AAPL RSI below 30', published: false, pending: 2, resolved: 30 },
+    { ruleId: 9, name: 'BTC breakout', published: true, pending: 1, resolved: 10 },
   ],
 };
 
@@ -103,8 +103,8 @@ describe('My rules in the track record', () => {
     expect(within(section).getByTestId('track-record-scores').textContent).toContain('+0.160');
     const lines = within(section).getAllByTestId('my-rule');
     expect(lines.map((line) => line.dataset.rule)).toEqual(['7', '9']);
-    expect(lines[0]!.textContent).toContain('30 resolved · hit rate 60.0% · skill +0.200');
-    expect(lines[1]!.textContent).toContain('10 resolved · hit rate 50.0%');
+    expect(lines[0]!.textContent).toContain('30 resolved · 2 pending · hit rate 60.0% · skill +0.200');
+    expect(lines[1]!.textContent).toContain('10 resolved · 1 pending · hit rate 50.0%');
     // Each rule's figures are on its line, not repeated as the product's "by signal" list.
     expect(within(section).queryByTestId('track-record-signals')).toBeNull();
     const first = within(lines[0]!).getByRole('switch', { name: 'Publish the record of AAPL RSI below 30' });
@@ -141,6 +141,18 @@ describe('My rules in the track record', () => {
     const btc = await screen.findByRole<HTMLInputElement>('switch', { name: 'Publish the record of BTC breakout' });
     const aapl = screen.getByRole<HTMLInputElement>('switch', { name: 'Publish the record of AAPL RSI below 30' });
     expect([btc.checked, aapl.checked]).toEqual([true, false]);
+  });
+
+  it('lists a rule whose firings are all still pending, with its switch', async () => {
+    stubServer({
+      ...MINE,
+      rules: [...MINE.rules, { ruleId: 11, name: 'ETH above 4000', published: false, pending: 1, resolved: 0 }],
+    });
+    render(withClient(<MyRulesRecord />));
+    const line = (await screen.findAllByTestId('my-rule')).find((item) => item.dataset.rule === '11')!;
+    expect(line.textContent).toContain('ETH above 4000');
+    expect(line.textContent).toContain('0 resolved · 1 pending');
+    expect(within(line).getByRole('switch', { name: 'Publish the record of ETH above 4000' })).toBeTruthy();
   });
 
   it('says so when none of the rules has fired', async () => {

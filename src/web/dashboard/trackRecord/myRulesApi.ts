@@ -20,6 +20,8 @@ export interface MyRuleRecord {
   name: string;
   published: boolean;
   resolved: number;
+  /** Firings whose horizon has not passed yet. */
+  pending: number;
   hitRate: number | null;
   brierSkill: number | null;
 }
@@ -28,23 +30,25 @@ export type MyTrackRecord = Omit<MyTrackRecordAnswer, 'rules'> & { rules: MyRule
 
 const RULE_SIGNAL = /^rule:(\d+)$/;
 
-/** One line per rule from the record's per-"signal" scores, with its published flag. */
+/** One line per rule of the record (pending ones too), with its scores once it has resolved forecasts. */
 function myRulesOf(answer: MyTrackRecordAnswer): MyTrackRecord {
-  const published = new Map(answer.rules.map((rule) => [rule.ruleId, rule.published]));
-  const rules = answer.signals.flatMap((signal): MyRuleRecord[] => {
-    const match = RULE_SIGNAL.exec(signal.signal);
-    if (!match) return [];
-    const ruleId = Number(match[1]);
-    return [
-      {
-        ruleId,
-        name: signal.name,
-        published: published.get(ruleId) ?? false,
-        resolved: signal.count,
-        hitRate: signal.hitRate,
-        brierSkill: signal.brierSkill,
-      },
-    ];
+  const scored = new Map(
+    answer.signals.flatMap((signal) => {
+      const match = RULE_SIGNAL.exec(signal.signal);
+      return match ? [[Number(match[1]), signal] as const] : [];
+    }),
+  );
+  const rules = answer.rules.map((rule): MyRuleRecord => {
+    const scores = scored.get(rule.ruleId);
+    return {
+      ruleId: rule.ruleId,
+      name: rule.name,
+      published: rule.published,
+      resolved: scores?.count ?? rule.resolved,
+      pending: rule.pending,
+      hitRate: scores?.hitRate ?? null,
+      brierSkill: scores?.brierSkill ?? null,
+    };
   });
   return { ...answer, rules };
 }
