@@ -259,15 +259,15 @@ describe('live watchlist rows', () => {
 
     act(() => stream.emit('ticks', [tickOf('BTC-USD', 85.5)]));
     expect(lastOf(btc).textContent).toBe('85.50Live');
-    expect(lastOf(btc).className).toContain('live-flash-down');
+    expect(lastOf(btc).firstElementChild!.className).toContain('live-flash-down');
     expect(within(btc).getByTestId('watchlist-change-percent').textContent).toBe('−5.00%');
     await act(async () => vi.advanceTimersByTimeAsync(FLASH_MS - 100));
-    expect(lastOf(btc).className).toContain('live-flash-down');
+    expect(lastOf(btc).firstElementChild!.className).toContain('live-flash-down');
     await act(async () => vi.advanceTimersByTimeAsync(100));
-    expect(lastOf(btc).className).not.toContain('live-flash');
+    expect(lastOf(btc).firstElementChild!.className).not.toContain('live-flash');
 
     act(() => stream.emit('ticks', [tickOf('BTC-USD', 90.25)]));
-    expect(lastOf(btc).className).toContain('live-flash-up');
+    expect(lastOf(btc).firstElementChild!.className).toContain('live-flash-up');
     // Ticks are not announced: no live region around the prices.
     expect(btc.closest('[aria-live]')).toBeNull();
   });

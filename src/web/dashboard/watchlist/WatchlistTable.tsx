@@ -373,12 +373,13 @@ function LivePriceCells({ quote }: { quote: WatchlistQuote }) {
   return (
     <>
       <td
-        className={`px-1 py-1 text-right text-white tabular-nums ${flash ? `live-flash-${flash}` : ''}`}
+        className="px-1 py-1 text-right text-white tabular-nums"
         title={quote.delayed && !state ? 'Delayed' : undefined}
         data-testid="watchlist-last"
         data-flash={flash ?? undefined}
       >
-        {last === null ? '-' : formatPrice(last)}
+        {/* The price flashes, not the cell: the state label beside it keeps its contrast (axe). */}
+        <span className={flash ? `live-flash-${flash}` : undefined}>{last === null ? '-' : formatPrice(last)}</span>
         {state ? (
           <LiveStateLabel state={state} className="block w-fit ml-auto" />
         ) : (
