@@ -60,6 +60,16 @@ export function MyStuff() {
   };
   const closePreview = useCallback(() => setPreviewing(null), []);
 
+  /**
+   * Reads the list again after a change. A first read still in flight (the panel just mounted)
+   * would answer the invalidation with its own, older answer: TanStack Query joins an in-flight
+   * fetch of a query that has no data yet instead of starting another. So it is cancelled first.
+   */
+  async function refreshList() {
+    await queryClient.cancelQueries({ queryKey: queryKeys.files.list });
+    await queryClient.invalidateQueries({ queryKey: queryKeys.files.list });
+  }
+
   const remove = useMutation({
     mutationFn: (file: FileEntry) => deleteFile(file.id),
     onMutate: (file) => {
@@ -77,7 +87,7 @@ export function MyStuff() {
       }),
     onSettled: () => {
       setBusyId(null);
-      return queryClient.invalidateQueries({ queryKey: queryKeys.files.list });
+      return refreshList();
     },
   });
 
@@ -90,7 +100,7 @@ export function MyStuff() {
     try {
       await uploadFile(file, user, setProgress);
       setUploadStatus({ tone: 'success', text: FILE_TEXTS.uploadSuccessful });
-      await queryClient.invalidateQueries({ queryKey: queryKeys.files.list });
+      await refreshList();
     } catch (error) {
       setUploadStatus({
         tone: 'error',
