@@ -24,6 +24,7 @@ import {
   trackRecordResponse,
 } from '../../shared/schemas/trackRecord.ts';
 import type { Database } from '../db/client.ts';
+import { whileClientWaits } from '../http/clientGone.ts';
 import { requireUser } from '../http/requestUser.ts';
 import { advanceDemoCandles, type BacktestAdmission, type ForecastService } from './service.ts';
 
@@ -59,21 +60,9 @@ export async function trackRecordRoutes(
     { schema: { querystring: backtestQuery, response: { 200: trackRecordResponse } } },
     async (request, reply) => {
       requireUser(request);
-      const cancel = new AbortController();
-      // The response closes when it was sent or when the connection went first: only the
-      // latter cancels (an unsent answer is nobody's any more).
-      const closed = () => {
-        if (!reply.raw.writableFinished) cancel.abort();
-      };
-      reply.raw.once('close', closed);
-      try {
-        return await options.forecasts.backtest(request.query, {
-          admit: () => options.admitBacktest(request),
-          signal: cancel.signal,
-        });
-      } finally {
-        reply.raw.off('close', closed);
-      }
+      return whileClientWaits(reply, (signal) =>
+        options.forecasts.backtest(request.query, { admit: () => options.admitBacktest(request), signal }),
+      );
     },
   );
 }

@@ -7,6 +7,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { studyRequest, studyResponse } from '../../shared/schemas/scans.ts';
+import { whileClientWaits } from '../http/clientGone.ts';
 import { requireUser } from '../http/requestUser.ts';
 import type { StudyService } from './service.ts';
 
@@ -20,20 +21,9 @@ export async function studyRoutes(
     { schema: { body: studyRequest, response: { 200: studyResponse } } },
     async (request, reply) => {
       requireUser(request);
-      const cancel = new AbortController();
-      // Closed before the answer was sent: nobody waits for it any more.
-      const closed = () => {
-        if (!reply.raw.writableFinished) cancel.abort();
-      };
-      reply.raw.once('close', closed);
-      try {
-        return await options.studies.study(request.body, {
-          admit: () => options.admit(request),
-          signal: cancel.signal,
-        });
-      } finally {
-        reply.raw.off('close', closed);
-      }
+      return whileClientWaits(reply, (signal) =>
+        options.studies.study(request.body, { admit: () => options.admit(request), signal }),
+      );
     },
   );
 }

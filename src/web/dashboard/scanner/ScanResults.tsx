@@ -10,6 +10,7 @@ import { formatPrice } from '../../../shared/format.ts';
 import type { ScanCondition, ScanResponse, ScanRow } from '../../../shared/schemas/scans.ts';
 import { useFlash, useLiveTick, useLiveTicks } from '../../live/index.ts';
 import { conditionColumn } from './scanForm.ts';
+import { SortButton } from '../../ui/SortButton.tsx';
 
 type SortKey = 'symbol' | 'last' | 'change' | 'changePercent' | `value-${number}`;
 type Sort = { key: SortKey; direction: 'ascending' | 'descending' } | null;
@@ -161,16 +162,7 @@ export function ScanResults({
                       aria-sort={sorted ?? 'none'}
                       className={`px-1 py-1 font-medium whitespace-nowrap ${column.numeric ? 'text-right' : 'text-left'}`}
                     >
-                      <button
-                        type="button"
-                        onClick={() => toggleSort(column.key)}
-                        className="inline-flex items-center gap-0.5 hover:text-white"
-                      >
-                        {column.label}
-                        <span aria-hidden="true" className="w-2">
-                          {sorted === 'ascending' ? '▲' : sorted === 'descending' ? '▼' : ''}
-                        </span>
-                      </button>
+                      <SortButton label={column.label} sorted={sorted} onSort={() => toggleSort(column.key)} />
                     </th>
                   );
                 })}

@@ -19,6 +19,7 @@ import type { WatchlistEntry, WatchlistQuote } from '../../../shared/schemas/mar
 import { LiveStateLabel, useFlash, useLiveState, useLiveTick, useLiveTicks } from '../../live/index.ts';
 import { shortDate, shortWeekday, timeOfDay } from '../../ui/dates.ts';
 import { useWatchlistQuotes, type WatchlistView } from './watchlistQuotes.ts';
+import { SortButton } from '../../ui/SortButton.tsx';
 
 type SortKey = 'symbol' | 'last' | 'change' | 'changePercent' | 'alert';
 type Sort = { key: SortKey; direction: 'ascending' | 'descending' } | null;
@@ -262,16 +263,11 @@ export function WatchlistTable({
                     {column.key === 'trend' ? (
                       column.label
                     ) : (
-                      <button
-                        type="button"
-                        onClick={() => toggleSort(column.key as SortKey)}
-                        className="inline-flex items-center gap-0.5 hover:text-white"
-                      >
-                        {column.label}
-                        <span aria-hidden="true" className="w-2">
-                          {sorted === 'ascending' ? '▲' : sorted === 'descending' ? '▼' : ''}
-                        </span>
-                      </button>
+                      <SortButton
+                        label={column.label}
+                        sorted={sorted}
+                        onSort={() => toggleSort(column.key as SortKey)}
+                      />
                     )}
                   </th>
                 );
