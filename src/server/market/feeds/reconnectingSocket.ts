@@ -1,4 +1,4 @@
-// One upstream WebSocket that stays up (issue 34): the connection discipline the streaming feeds
+// One upstream WebSocket that stays up (issue 34; why our own: ADR 0023): the connection discipline the streaming feeds
 // share (Coinbase's feed, Alpaca's). It opens while its owner has something to carry, reopens a
 // lost connection after an exponential backoff with full jitter, ends a connection that has been
 // silent too long (terminate: a silent peer would not answer a closing handshake) and reopens it,
