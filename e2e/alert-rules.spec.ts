@@ -44,7 +44,9 @@ test('a price alert from a watchlist chip fires, shows in Triggered and the deli
   await expect(form.getByLabel('Condition')).toHaveValue('price_cross');
   const levelInput = form.getByLabel('Price level');
   await expect(levelInput).toHaveValue(/^\d+(\.\d+)?$/);
-  const level = Math.round(Number(await levelInput.inputValue()));
+  // A level twice the market's: the demo feed's own BTC ticks (4 a second, through the same
+  // rules) then stay below it and cannot cross it between the two moves below.
+  const level = Math.round(Number(await levelInput.inputValue()) * 2);
   await levelInput.fill(String(level));
   await form.getByLabel('Trigger').selectOption('every_time');
   await form.getByRole('checkbox', { name: 'E-mail' }).check();
@@ -62,7 +64,8 @@ test('a price alert from a watchlist chip fires, shows in Triggered and the deli
 
   // Below the level, then above it: the rule fires.
   await movePrice(page, 'BTC', level * 0.9);
-  await movePrice(page, 'BTC', level * 1.1);
+  // At least this rule fires (a repeat of this journey on the same server may hold one too).
+  expect(await movePrice(page, 'BTC', level * 1.1)).toBeGreaterThanOrEqual(1);
 
   const toast = page.getByRole('status', { name: 'Triggered alerts' }).getByTestId('rule-toast');
   await expect(toast.first()).toContainText('BTC alert');
