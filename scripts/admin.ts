@@ -1,6 +1,6 @@
 // `npm run admin -- <command>`: operator commands on the configured database (the same
 // DATA_DIR / DATABASE_URL as `npm start`). With the embedded PGlite database, stop the server
-// first: PGlite allows one process at a time.
+// first: PGlite allows one process at a time (openDatabase locks the directory and refuses).
 //
 //   create-user --email E --password P --username U [--verified]
 //   grant --email E --plan monthly|3day|livetest

@@ -10,6 +10,7 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
+import lockfile from 'proper-lockfile';
 import { startPgliteThread } from './pgliteThread.ts';
 import * as schema from './schema.ts';
 
@@ -51,6 +52,11 @@ export interface DatabaseOptions {
   pgliteDir?: string;
   /** In-memory PGlite only: a data-directory dump to start from (tests' migrated template). */
   pgliteSnapshot?: string;
+  /**
+   * PGlite directory only: how long to wait for another process's lock on it (default 12 s:
+   * longer than a crashed holder's lock takes to go stale, shorter than an operator's patience).
+   */
+  lockWaitMs?: number;
   /** Pool size for PostgreSQL. */
   maxConnections?: number;
   /**
@@ -82,13 +88,23 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     };
   }
 
-  if (options.pgliteDir) mkdirSync(options.pgliteDir, { recursive: true });
+  let unlock: (() => Promise<void>) | null = null;
+  if (options.pgliteDir) {
+    mkdirSync(options.pgliteDir, { recursive: true });
+    unlock = await lockPgliteDir(options.pgliteDir, options.lockWaitMs ?? PGLITE_LOCK_WAIT_MS);
+  }
   // PGlite on a thread of its own, reached like PostgreSQL through a node-postgres pool.
-  const thread = await startPgliteThread(
-    options.pgliteDir ?? null,
-    undefined,
-    options.pgliteDir ? null : (options.pgliteSnapshot ?? null),
-  );
+  let thread: Awaited<ReturnType<typeof startPgliteThread>>;
+  try {
+    thread = await startPgliteThread(
+      options.pgliteDir ?? null,
+      undefined,
+      options.pgliteDir ? null : (options.pgliteSnapshot ?? null),
+    );
+  } catch (error) {
+    await unlock?.();
+    throw error;
+  }
   const db = drizzlePg({ client: thread.pool, schema }) as unknown as Database;
   let closed = false;
   return {
@@ -101,7 +117,42 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     close: async () => {
       if (closed) return;
       closed = true;
-      await thread.close();
+      try {
+        await thread.close();
+      } finally {
+        await unlock?.();
+      }
     },
   };
+}
+
+/** A crashed holder's lock is taken over once it has not been refreshed for this long. */
+const PGLITE_LOCK_STALE_MS = 10_000;
+const PGLITE_LOCK_WAIT_MS = 12_000;
+
+/**
+ * PGlite allows one process at a time on a data directory: a second one (a second server, or
+ * `npm run admin` beside a running server) would corrupt it. proper-lockfile holds `<dir>.lock`
+ * (an atomic mkdir, refreshed every 5 s); a lock a crashed process left behind goes stale after
+ * 10 s and is taken over. Resolves with the release.
+ */
+async function lockPgliteDir(dir: string, waitMs: number): Promise<() => Promise<void>> {
+  try {
+    return await lockfile.lock(dir, {
+      stale: PGLITE_LOCK_STALE_MS,
+      retries: waitMs > 0 ? { retries: Math.ceil(waitMs / 1000), minTimeout: 1000, maxTimeout: 1000 } : 0,
+      // A lock refresh that failed (the disk, or an event loop stalled past the stale time) is
+      // said; the process keeps serving rather than dying mid-request.
+      onCompromised: (error) => process.stderr.write(`database lock on ${dir} could not be kept: ${error.message}\n`),
+    });
+  } catch (error) {
+    if ((error as { code?: string }).code === 'ELOCKED') {
+      throw new Error(
+        `The embedded database in ${dir} is in use by another process (a running server?). ` +
+          'Stop that process first: PGlite allows one process at a time.',
+        { cause: error },
+      );
+    }
+    throw error;
+  }
 }
