@@ -81,9 +81,19 @@ describe('DemoAsset', () => {
     expect(skipped.next()).toEqual(generated.next());
   });
 
-  it('starts US equities at the first regular open after the epoch (Friday 2026-01-02 09:30 ET)', () => {
+  it("starts US equities at the first regular open after the epoch (Tuesday 2024-01-02 09:30 ET: the 1st is New Year's Day)", () => {
+    expect(DEMO_EPOCH).toBe(Date.UTC(2024, 0, 1));
     const bar = new DemoAsset('AAPL').next();
-    expect(bar.time).toBe(Date.UTC(2026, 0, 2, 14, 30));
+    expect(bar.time).toBe(Date.UTC(2024, 0, 2, 14, 30));
+  });
+
+  it('has two years of history before now (a setup study reads two years of hours)', async () => {
+    const at = Date.now();
+    const feed = createDemoFeed({ now: () => at, keepHourDays: 731 });
+    const hours = await feed.candles('AAPL', 3600, new Date(at - 730 * DAY), new Date(at));
+    // The first regular session on or after the window's start: within a long weekend of it.
+    expect(hours[0]!.time - (at - 730 * DAY)).toBeLessThan(4 * DAY);
+    expect(hours.length).toBeGreaterThan(2 * 250 * 7 * 0.95);
   });
 });
 
@@ -310,7 +320,9 @@ describe('demo feed determinism and scale', () => {
     const earlyBars = await early.candles('NVDA', 60, new Date(day), new Date(day + DAY));
     expect(lateBars).toHaveLength(390);
     expect(earlyBars).toEqual(lateBars);
-    const fromEpoch = history('NVDA', 154).filter((bar) => bar.time >= day && bar.time < day + DAY);
+    const fromEpoch = history('NVDA', Math.ceil((day + DAY - DEMO_EPOCH) / DAY)).filter(
+      (bar) => bar.time >= day && bar.time < day + DAY,
+    );
     expect(fromEpoch).toEqual(lateBars);
     const hoursLate = await late.candles('ES1!', 3600, new Date(day - 10 * DAY), new Date(day));
     const hoursEarly = await early.candles('ES1!', 3600, new Date(day - 10 * DAY), new Date(day));

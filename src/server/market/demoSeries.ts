@@ -15,8 +15,12 @@
 import { sessionBounds, type SessionCalendarId } from '../../shared/sessions.ts';
 import type { DemoProfile } from './demoProfiles.ts';
 
-/** The demo history starts here: no session opens before it. */
-export const DEMO_EPOCH = Date.UTC(2026, 0, 1);
+/**
+ * The demo history starts here: no session opens before it. Two years before the product's
+ * first use (late 2026), so a setup study's two years of hours are all demo bars; each symbol's
+ * anchor walk grows by about 250 sessions a year from here (a few KB).
+ */
+export const DEMO_EPOCH = Date.UTC(2024, 0, 1);
 
 const MINUTE = 60_000;
 const DAY = 86_400_000;
