@@ -14,7 +14,8 @@ import type { Database } from '../db/client.ts';
 import { invalid } from '../errors/domain.ts';
 import {
   appendToBucket,
-  createDemoFeed,
+  demoCandleColumns,
+  rowsOfColumns,
   storedCandlesBetween,
   type CandleRow,
   type Granularity,
@@ -195,9 +196,9 @@ export type StudyService = ReturnType<typeof createStudyService>;
 
 /**
  * The provider's history for studies: the market router's bars, except for a symbol the demo
- * feed serves, whose two years come from a demo feed of its own made for the read and dropped
- * after (the app's demo feed keeps 60 days of hours; the demo path is the same function of time
- * whichever feed instance draws it, so the bars match the stored ones).
+ * feed serves, whose two years are drawn for the read (demoCandleColumns: the bars a demo feed
+ * at `now` answers; the app's own demo feed keeps 60 days of hours, and the demo path is the
+ * same function of time whoever draws it, so the bars match the stored ones).
  */
 export function studyHistoryReader(
   market: Pick<MarketRouter, 'candles' | 'sourceOf'>,
@@ -208,16 +209,14 @@ export function studyHistoryReader(
   return async (productId, granularity, start, end) => {
     const source = market.sourceOf(productId);
     if (source === 'demo') {
-      // Drawing two years of the demo path is CPU work (tens to hundreds of ms a symbol).
-      if (drawDemo)
-        return {
-          rows: await drawDemo({ productId, granularity, start: start.getTime(), end: end.getTime(), now: now() }),
-          source,
-        };
+      // Drawing two years of the demo path is CPU work (a hundred ms or more a symbol).
+      const task = { productId, granularity, start: start.getTime(), end: end.getTime(), now: now() };
+      if (drawDemo) return { rows: rowsOfColumns(await drawDemo(task)), source };
       await new Promise<void>((resolve) => setImmediate(resolve));
-      const days = Math.ceil((now() - start.getTime()) / DAY) + 1;
-      const feed = createDemoFeed({ now, keepHourDays: days, keepMinuteDays: days });
-      return { rows: await feed.candles(productId, granularity, start, end), source };
+      return {
+        rows: rowsOfColumns(demoCandleColumns(task.productId, granularity, task.start, task.end, task.now)),
+        source,
+      };
     }
     return { rows: await market.candles(productId, granularity, start, end), source };
   };
