@@ -7,7 +7,7 @@
 import { Piscina } from 'piscina';
 import type { StudyResponse } from '../../shared/schemas/scans.ts';
 import { DomainError, unavailable } from '../errors/domain.ts';
-import type { DemoColumns } from '../market/service.ts';
+import type { DemoColumns } from '../market/demoService.ts';
 import type { StudyInput } from './study.ts';
 import type { DemoHistoryTask, StudyTask } from './worker.ts';
 

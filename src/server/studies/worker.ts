@@ -4,7 +4,7 @@
 // years of a crypto's minutes folded into hours), so a cold study on the demo feed does not
 // either; the history goes back as columns, not a bar object each. It keeps nothing between tasks.
 import type { StudyResponse } from '../../shared/schemas/scans.ts';
-import { demoCandleColumns, type DemoColumns, type Granularity } from '../market/service.ts';
+import { demoCandleColumns, type DemoColumns, type Granularity } from '../market/demoService.ts';
 import { runStudy, type StudyInput } from './study.ts';
 
 /** The demo history of one symbol in [start, end), as the provider would answer it at `now`. */
