@@ -47,13 +47,13 @@ const STUDY_HISTORY: Record<RuleTimeframe, { ms: number; base: Granularity; hist
 /** Histories kept in memory (symbol x timeframe), the least recently used dropped first. */
 const HISTORY_CACHE_SIZE = 120;
 
-/** Reads base bars of [start, end) from the market-data provider (the router, or a long demo history). */
+/** Reads base bars of [start, end) from the market-data provider as columns (the router's, or a long demo history). */
 export type HistoryReader = (
   productId: string,
   granularity: Granularity,
   start: Date,
   end: Date,
-) => Promise<{ rows: CandleRow[]; source: MarketSource }>;
+) => Promise<{ series: CandleSeries; source: MarketSource }>;
 
 export interface StudyServiceOptions {
   db: Database;
@@ -82,28 +82,41 @@ function toTimeframe(rows: readonly CandleRow[], baseMs: number, ms: number): Ca
   return result;
 }
 
-/**
- * The series with its columns in one SharedArrayBuffer. A study hands its symbols' series to a
- * worker: shared memory goes by reference, where copying 50 symbols x 2 years of hours (33 MB)
- * held the event loop 130-300 ms. A loaded series is never written again.
- */
-function sharedSeries(series: CandleSeries): CandleSeries {
-  const { length } = series;
-  const buffer = new SharedArrayBuffer(length * 6 * Float64Array.BYTES_PER_ELEMENT);
-  const column = (index: number, values: Float64Array) => {
-    const shared = new Float64Array(buffer, index * length * Float64Array.BYTES_PER_ELEMENT, length);
-    shared.set(values.subarray(0, length));
-    return shared;
-  };
+/** The bars of `series` that open before `time` (a view, no copy). */
+function seriesBefore(series: CandleSeries, time: number): CandleSeries {
+  let length = 0;
+  while (length < series.length && series.time[length]! < time) length += 1;
   return {
     length,
-    time: column(0, series.time),
-    open: column(1, series.open),
-    high: column(2, series.high),
-    low: column(3, series.low),
-    close: column(4, series.close),
-    volume: column(5, series.volume),
+    time: series.time.subarray(0, length),
+    open: series.open.subarray(0, length),
+    high: series.high.subarray(0, length),
+    low: series.low.subarray(0, length),
+    close: series.close.subarray(0, length),
+    volume: series.volume.subarray(0, length),
   };
+}
+
+const COLUMNS = ['time', 'open', 'high', 'low', 'close', 'volume'] as const;
+
+/**
+ * The parts one after another, the columns in one SharedArrayBuffer. A study hands its symbols'
+ * series to a worker: shared memory goes by reference, where copying 50 symbols x 2 years of
+ * hours (33 MB) held the event loop 130-300 ms. A loaded series is never written again.
+ */
+function sharedSeries(parts: readonly CandleSeries[]): CandleSeries {
+  const length = parts.reduce((sum, part) => sum + part.length, 0);
+  const buffer = new SharedArrayBuffer(length * COLUMNS.length * Float64Array.BYTES_PER_ELEMENT);
+  const [time, open, high, low, close, volume] = COLUMNS.map((name, index) => {
+    const column = new Float64Array(buffer, index * length * Float64Array.BYTES_PER_ELEMENT, length);
+    let at = 0;
+    for (const part of parts) {
+      column.set(part[name].subarray(0, part.length), at);
+      at += part.length;
+    }
+    return column;
+  }) as [Float64Array, Float64Array, Float64Array, Float64Array, Float64Array, Float64Array];
+  return { length, time, open, high, low, close, volume };
 }
 
 export function createStudyService(options: StudyServiceOptions) {
@@ -118,19 +131,24 @@ export function createStudyService(options: StudyServiceOptions) {
     const start = end - historyMs;
     const stored = await storedCandlesBetween(options.db, market.id, base, new Date(start), new Date(end));
     const firstStored = stored[0]?.time ?? end;
-    let older: CandleRow[] = [];
+    const older: CandleSeries[] = [];
     // The store holds the engine's backfill (30 days of hours); the rest comes from the provider.
     if (firstStored - start > base * 1000) {
       const read = await options.readHistory(market.id, base, new Date(start), new Date(firstStored));
-      older = read.rows.filter((row) => row.time < firstStored);
+      older.push(seriesBefore(read.series, firstStored));
     }
-    const rows = toTimeframe([...older, ...stored], base * 1000, ms);
+    // On the base timeframe the columns are joined as they are (no bar object each: two years
+    // of a crypto's hours are 17,520); a coarser timeframe folds the bars into its buckets.
+    const series =
+      ms === base * 1000
+        ? sharedSeries([...older, candleSeries(stored)])
+        : sharedSeries([candleSeries(toTimeframe([...older.flatMap(rowsOfColumns), ...stored], base * 1000, ms))]);
     return {
       id: market.id,
       ticker: market.ticker,
       assetClass: market.assetClass,
       calendar: market.calendar,
-      series: sharedSeries(candleSeries(rows)),
+      series,
     };
   }
 
@@ -236,13 +254,10 @@ export function studyHistoryReader(
     if (source === 'demo') {
       // Drawing two years of the demo path is CPU work (a hundred ms or more a symbol).
       const task = { productId, granularity, start: start.getTime(), end: end.getTime(), now: now() };
-      if (drawDemo) return { rows: rowsOfColumns(await drawDemo(task)), source };
+      if (drawDemo) return { series: await drawDemo(task), source };
       await new Promise<void>((resolve) => setImmediate(resolve));
-      return {
-        rows: rowsOfColumns(demoCandleColumns(task.productId, granularity, task.start, task.end, task.now)),
-        source,
-      };
+      return { series: demoCandleColumns(task.productId, granularity, task.start, task.end, task.now), source };
     }
-    return { rows: await market.candles(productId, granularity, start, end), source };
+    return { series: candleSeries(await market.candles(productId, granularity, start, end)), source };
   };
 }
