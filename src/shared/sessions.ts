@@ -67,6 +67,22 @@ function nyOffset(timeMs: number): number {
   const hour = Math.floor(timeMs / HOUR);
   const cached = offsetByHour.get(hour);
   if (cached !== undefined) return cached;
+  // New York changes its offset at most once a UTC day (at 02:00 local, in March and November):
+  // a day that starts and ends on the same offset has it every hour, so Intl is asked about two
+  // hours a day (one, the next day's start being cached) rather than each hour looked up.
+  const dayStart = Math.floor(hour / 24) * 24;
+  const startOffset = intlOffset(dayStart);
+  if (startOffset === intlOffset(dayStart + 24)) {
+    for (let at = dayStart + 1; at < dayStart + 24; at += 1) remember(offsetByHour, at, startOffset);
+    return startOffset;
+  }
+  return intlOffset(hour);
+}
+
+/** New York's offset at the start of UTC hour `hour` (hours since the epoch), by Intl. */
+function intlOffset(hour: number): number {
+  const cached = offsetByHour.get(hour);
+  if (cached !== undefined) return cached;
   etFormatter ??= new Intl.DateTimeFormat('en-US', {
     timeZone: NEW_YORK,
     hourCycle: 'h23',

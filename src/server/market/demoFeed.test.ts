@@ -10,7 +10,9 @@ import { SYMBOL_TABLE } from '../../shared/symbolTable.ts';
 import { createTestApp, type TestApp } from '../testing/app.ts';
 import { jsonBody } from '../testing/http.ts';
 import { subscribedUser } from '../testing/users.ts';
-import { aggregate, createDemoFeed, DemoAsset, DEMO_EPOCH } from './demoFeed.ts';
+import { aggregate, createDemoFeed, DemoAsset, DEMO_EPOCH, demoCandleColumns, rowsOfColumns } from './demoFeed.ts';
+import { demoProfile } from './demoProfiles.ts';
+import { DemoSeries } from './demoSeries.ts';
 import type { CandleRow } from './types.ts';
 
 const now = Date.UTC(2026, 2, 15, 10, 30, 20);
@@ -81,9 +83,19 @@ describe('DemoAsset', () => {
     expect(skipped.next()).toEqual(generated.next());
   });
 
-  it('starts US equities at the first regular open after the epoch (Friday 2026-01-02 09:30 ET)', () => {
+  it("starts US equities at the first regular open after the epoch (Tuesday 2024-01-02 09:30 ET: the 1st is New Year's Day)", () => {
+    expect(DEMO_EPOCH).toBe(Date.UTC(2024, 0, 1));
     const bar = new DemoAsset('AAPL').next();
-    expect(bar.time).toBe(Date.UTC(2026, 0, 2, 14, 30));
+    expect(bar.time).toBe(Date.UTC(2024, 0, 2, 14, 30));
+  });
+
+  it('has two years of history before now (a setup study reads two years of hours)', async () => {
+    const at = Date.now();
+    const feed = createDemoFeed({ now: () => at, keepHourDays: 731 });
+    const hours = await feed.candles('AAPL', 3600, new Date(at - 730 * DAY), new Date(at));
+    // The first regular session on or after the window's start: within a long weekend of it.
+    expect(hours[0]!.time - (at - 730 * DAY)).toBeLessThan(4 * DAY);
+    expect(hours.length).toBeGreaterThan(2 * 250 * 7 * 0.95);
   });
 });
 
@@ -310,11 +322,55 @@ describe('demo feed determinism and scale', () => {
     const earlyBars = await early.candles('NVDA', 60, new Date(day), new Date(day + DAY));
     expect(lateBars).toHaveLength(390);
     expect(earlyBars).toEqual(lateBars);
-    const fromEpoch = history('NVDA', 154).filter((bar) => bar.time >= day && bar.time < day + DAY);
+    const fromEpoch = history('NVDA', Math.ceil((day + DAY - DEMO_EPOCH) / DAY)).filter(
+      (bar) => bar.time >= day && bar.time < day + DAY,
+    );
     expect(fromEpoch).toEqual(lateBars);
     const hoursLate = await late.candles('ES1!', 3600, new Date(day - 10 * DAY), new Date(day));
     const hoursEarly = await early.candles('ES1!', 3600, new Date(day - 10 * DAY), new Date(day));
     expect(hoursEarly).toEqual(hoursLate);
+  });
+
+  it('draws a long history straight into columns, the very bars a feed answers and the minutes aggregate to', async () => {
+    // Mid-hour edges, a window past `now`, a weekend, each class (crypto volumes are not whole,
+    // so a sum in another order would show).
+    const at = Date.UTC(2026, 4, 20, 15, 42, 10);
+    for (const [id, start, end] of [
+      ['BTC-USD', at - 40 * DAY + 17 * MINUTE, at + DAY],
+      ['AAPL', at - 40 * DAY - 5 * MINUTE, at - 3 * DAY + 31 * MINUTE],
+      ['MES1!', at - 12 * DAY, at],
+      ['VIX', at - 9 * DAY + 30 * MINUTE, at - 2 * DAY],
+    ] as const) {
+      const feed = createDemoFeed({ now: () => at, keepHourDays: 41, keepMinuteDays: 41 });
+      const hours = await feed.candles(id, 3600, new Date(start), new Date(end));
+      const minutes = await feed.candles(id, 60, new Date(start), new Date(end));
+      expect(hours.length).toBeGreaterThan(30);
+      expect(rowsOfColumns(demoCandleColumns(id, 3600, start, end, at))).toEqual(hours);
+      expect(rowsOfColumns(demoCandleColumns(id, 60, start, end, at))).toEqual(minutes);
+      // The hours the minutes cover whole (the window may end inside one).
+      const covered = hours.filter((hour) => hour.time >= start && hour.time + 3_600_000 <= end);
+      const whole = aggregate(minutes, 3600).filter((bar) => covered.some((hour) => hour.time === bar.time));
+      expect(whole.length).toBeGreaterThan(30);
+      // Exactly, volumes too: the series sums an hour's minutes in the order aggregating them does.
+      expect(whole).toEqual(covered);
+    }
+    expect(() => demoCandleColumns('NOPE', 3600, at - DAY, at, at)).toThrow('No demo data for NOPE');
+  });
+
+  it('draws the same bars when an emit callback draws another series meanwhile (shared scratch arrays)', () => {
+    const seriesOf = (id: string) => new DemoSeries(demoProfile(SYMBOL_TABLE.find((row) => row.id === id)!));
+    const from = Date.UTC(2026, 3, 7, 13);
+    const collect = (series: DemoSeries, inner?: DemoSeries) => {
+      const bars: number[][] = [];
+      series.barsBetween(from, from + 3 * 3_600_000, (...bar) => {
+        bars.push(bar);
+        inner?.barsBetween(from + bars.length * MINUTE, from + (bars.length + 1) * MINUTE, () => {});
+      });
+      return bars;
+    };
+    const alone = collect(seriesOf('ES1!'));
+    expect(alone).toHaveLength(180);
+    expect(collect(seriesOf('ES1!'), seriesOf('ETH-USD'))).toEqual(alone);
   });
 
   it('serves a synthetic universe of 2,000 symbols, and their first use is fast', async () => {

@@ -64,6 +64,88 @@ export class DemoAsset {
   }
 }
 
+/** Bars as columns (the signals' CandleSeries layout): what a worker hands back without a bar object each. */
+export interface DemoColumns {
+  readonly length: number;
+  readonly time: Float64Array;
+  readonly open: Float64Array;
+  readonly high: Float64Array;
+  readonly low: Float64Array;
+  readonly close: Float64Array;
+  readonly volume: Float64Array;
+}
+
+/**
+ * The bars of [start, end) a demo feed at `now` answers (`candles`) when its window reaches back
+ * to `start`, drawn straight into columns: the series folds the minutes into bars itself. For
+ * long histories (a setup study's two years), in a worker. Throws for a product not in `symbols`.
+ */
+export function demoCandleColumns(
+  productId: string,
+  granularity: Granularity,
+  start: number,
+  end: number,
+  now: number,
+  symbols: readonly MarketSymbol[] = SYMBOL_TABLE,
+): DemoColumns {
+  const symbol = symbols === SYMBOL_TABLE ? TABLE_BY_ID.get(productId) : symbols.find((row) => row.id === productId);
+  if (!symbol) throw new Error(`No demo data for ${productId}`);
+  const series = new DemoSeries(demoProfile(symbol));
+  const size = granularity * 1000;
+  // The feed answers closed bars only, each opening in [start, end).
+  const from = Math.ceil(start / size) * size;
+  const until = Math.min(Math.ceil(end / size) * size, Math.floor(now / size) * size);
+  // At most one bar a bucket: the columns never grow, and are cut to length at the end (a
+  // worker's answer is copied whole, buffer and all).
+  const capacity = Math.max(0, Math.ceil((until - from) / size));
+  const time = new Float64Array(capacity);
+  const open = new Float64Array(capacity);
+  const high = new Float64Array(capacity);
+  const low = new Float64Array(capacity);
+  const close = new Float64Array(capacity);
+  const volume = new Float64Array(capacity);
+  let length = 0;
+  series.barsBetween(
+    from,
+    until,
+    (barTime, barOpen, barHigh, barLow, barClose, barVolume) => {
+      time[length] = barTime;
+      open[length] = barOpen;
+      high[length] = barHigh;
+      low[length] = barLow;
+      close[length] = barClose;
+      volume[length] = barVolume;
+      length += 1;
+    },
+    size,
+  );
+  return {
+    length,
+    time: time.slice(0, length),
+    open: open.slice(0, length),
+    high: high.slice(0, length),
+    low: low.slice(0, length),
+    close: close.slice(0, length),
+    volume: volume.slice(0, length),
+  };
+}
+
+/** Columns back into bar objects. */
+export function rowsOfColumns(columns: DemoColumns): CandleRow[] {
+  const rows = new Array<CandleRow>(columns.length);
+  for (let index = 0; index < columns.length; index += 1) {
+    rows[index] = {
+      time: columns.time[index]!,
+      open: columns.open[index]!,
+      high: columns.high[index]!,
+      low: columns.low[index]!,
+      close: columns.close[index]!,
+      volume: columns.volume[index]!,
+    };
+  }
+  return rows;
+}
+
 /** Adds a bar to `bars`, merging it into the last bar when it falls in its bucket. */
 export function appendToBucket(bars: CandleRow[], bar: CandleRow, sizeMs: number): void {
   const bucket = Math.floor(bar.time / sizeMs) * sizeMs;
@@ -163,7 +245,27 @@ export function createDemoFeed(options: DemoFeedOptions = {}): DemoFeed {
     const from = Math.min(minutesActive ? minutesFrom : Infinity, hoursActive ? hoursFrom : Infinity);
     if (from >= until) return;
     const { minutes, hours } = entry;
-    entry.series.barsBetween(from, until, (time, open, high, low, close, volume) => {
+    let minutesFromHere = from;
+    if (hoursActive && entry.hoursUntil === null) {
+      // The hour window's first fill (60 days for a chart, two years for a study): the series
+      // folds whole hours itself, no minute handed over, up to the current hour or the first
+      // hour the minute window needs. The rest comes minute by minute below, so the hour still
+      // open is summed in order as later minutes are added to it.
+      const foldUntil = Math.min(
+        Math.floor(until / HOUR) * HOUR,
+        minutesActive ? Math.floor(minutesFrom / HOUR) * HOUR : Infinity,
+      );
+      if (foldUntil > hoursFrom) {
+        entry.series.barsBetween(
+          hoursFrom,
+          foldUntil,
+          (time, open, high, low, close, volume) => hours.push({ time, open, high, low, close, volume }),
+          HOUR,
+        );
+        minutesFromHere = foldUntil;
+      }
+    }
+    entry.series.barsBetween(minutesFromHere, until, (time, open, high, low, close, volume) => {
       if (minutesActive && time >= minutesFrom) minutes.push({ time, open, high, low, close, volume });
       if (hoursActive && time >= hoursFrom) {
         // appendToBucket inlined: months of minutes fold into hours without a bar object each.

@@ -15,8 +15,12 @@
 import { sessionBounds, type SessionCalendarId } from '../../shared/sessions.ts';
 import type { DemoProfile } from './demoProfiles.ts';
 
-/** The demo history starts here: no session opens before it. */
-export const DEMO_EPOCH = Date.UTC(2026, 0, 1);
+/**
+ * The demo history starts here: no session opens before it. Two years before the product's
+ * first use (late 2026), so a setup study's two years of hours are all demo bars; each symbol's
+ * anchor walk grows by about 250 sessions a year from here (a few KB).
+ */
+export const DEMO_EPOCH = Date.UTC(2024, 0, 1);
 
 const MINUTE = 60_000;
 const DAY = 86_400_000;
@@ -194,6 +198,53 @@ export function seedOf(text: string): number {
 }
 
 // ---------------------------------------------------------------------------------------------
+// The minute walk of one session is drawn into scratch arrays shared by every series: a draw is
+// synchronous, so years of sessions allocate nothing. A draw that starts while another is still
+// emitting its bars (an emit callback asking for bars) gets arrays of its own.
+
+interface SessionScratch {
+  /** Log price, then price, of each point: point m is minute m's open and minute m - 1's close. */
+  prices: Float64Array;
+  /** The per-minute sigma of the log price. */
+  sigma: Float64Array;
+}
+
+const sharedScratch: SessionScratch = { prices: new Float64Array(1441), sigma: new Float64Array(1440) };
+let sharedScratchBusy = false;
+
+function takeScratch(): SessionScratch {
+  if (sharedScratchBusy) return { prices: new Float64Array(1441), sigma: new Float64Array(1440) };
+  sharedScratchBusy = true;
+  return sharedScratch;
+}
+
+function releaseScratch(scratch: SessionScratch): void {
+  if (scratch === sharedScratch) sharedScratchBusy = false;
+}
+
+/**
+ * The minute walk's uniforms: prng's mulberry32, its state a field of one object reused for
+ * every session (not a closure's variable, so drawing allocates nothing).
+ */
+class WalkRandom {
+  private state = 0;
+
+  start(seed: number): void {
+    this.state = seed >>> 0;
+  }
+
+  uniform(): number {
+    this.state = (this.state + 0x6d2b79f5) >>> 0;
+    let t = this.state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  }
+}
+
+const walkRandom = new WalkRandom();
+
+// ---------------------------------------------------------------------------------------------
 // The path.
 
 /** Daily volatility multipliers of the calm, normal and stormy regimes. */
@@ -214,7 +265,7 @@ const SESSIONS_PER_YEAR: Record<SessionCalendarId, number> = {
 
 /**
  * One symbol's path. Memory: the anchor walk keeps three numbers a session (about 6 KB a year of
- * sessions since the epoch); a session's minute path is built on demand and dropped.
+ * sessions since the epoch); a session's minute path is drawn on demand into shared scratch arrays.
  */
 export class DemoSeries {
   readonly calendar: SessionCalendarId;
@@ -281,49 +332,52 @@ export class DemoSeries {
     }
   }
 
-  /** The open time of session `index` and its log-price path (minutes + 1 points) and per-minute sigma. */
-  private sessionPath(index: number, sessions: SessionList): { prices: Float64Array; sigma: Float64Array } {
+  /** Draws session `index`'s minute walk into `scratch`: its price points and per-minute sigma. */
+  private sessionPath(index: number, sessions: SessionList, scratch: SessionScratch): void {
     this.anchorsThrough(index, sessions);
     const minutes = (sessions.closes[index]! - sessions.opens[index]!) / MINUTE;
     const shape = shapeOf(this.calendar, minutes).volatility;
-    const random = prng(hash32(this.seed, index, 11));
-    // Box-Muller gives normals in pairs; keeping the spare halves the logarithms and roots.
-    let spare = Number.NaN;
-    const gaussian = () => {
-      if (!Number.isNaN(spare)) {
-        const value = spare;
-        spare = Number.NaN;
-        return value;
-      }
-      const radius = Math.sqrt(-2 * Math.log(Math.max(random(), 1e-12)));
-      const angle = 2 * Math.PI * random();
-      spare = radius * Math.sin(angle);
-      return radius * Math.cos(angle);
-    };
-    const path = new Float64Array(minutes + 1);
-    const sigma = new Float64Array(minutes);
+    if (scratch.sigma.length < minutes) {
+      scratch.prices = new Float64Array(minutes + 1);
+      scratch.sigma = new Float64Array(minutes);
+    }
+    const { prices: path, sigma } = scratch;
+    const random = walkRandom;
+    random.start(hash32(this.seed, index, 11));
     const base = (this.sigmaDay * this.anchorMultipliers[index]!) / this.norms.volatility;
     let storm = 0;
     let stormMultiplier = 1;
     let drift = 0;
     let driftLeft = 0;
+    let spare = Number.NaN;
+    path[0] = 0;
     for (let minute = 0; minute < minutes; minute += 1) {
       // Intraday trends (drift in units of the minute's sigma) last about an hour; storms of
       // tens of minutes and single shock bars are what the volatility and momentum alerts catch.
       if (driftLeft <= 0) {
-        drift = (random() - 0.5) * 0.24;
-        driftLeft = Math.ceil(-Math.log(Math.max(random(), 1e-9)) * 60);
+        drift = (random.uniform() - 0.5) * 0.24;
+        driftLeft = Math.ceil(-Math.log(Math.max(random.uniform(), 1e-9)) * 60);
       }
       driftLeft -= 1;
-      if (storm <= 0 && random() < 1 / 300) {
-        storm = 5 + Math.ceil(-Math.log(Math.max(random(), 1e-9)) * 25);
-        stormMultiplier = 2 + random() * 1.5;
+      if (storm <= 0 && random.uniform() < 1 / 300) {
+        storm = 5 + Math.ceil(-Math.log(Math.max(random.uniform(), 1e-9)) * 25);
+        stormMultiplier = 2 + random.uniform() * 1.5;
       }
-      const shock = random() < 0.0015 ? 3 + random() * 3 : 1;
+      const shock = random.uniform() < 0.0015 ? 3 + random.uniform() * 3 : 1;
       const s = base * shape[minute]! * (storm > 0 ? stormMultiplier : 1) * shock;
       storm -= 1;
       sigma[minute] = s;
-      path[minute + 1] = path[minute]! + s * (drift + gaussian());
+      // Box-Muller gives normals in pairs; keeping the spare halves the logarithms and roots.
+      let normal = spare;
+      if (Number.isNaN(normal)) {
+        const radius = Math.sqrt(-2 * Math.log(Math.max(random.uniform(), 1e-12)));
+        const angle = 2 * Math.PI * random.uniform();
+        spare = radius * Math.sin(angle);
+        normal = radius * Math.cos(angle);
+      } else {
+        spare = Number.NaN;
+      }
+      path[minute + 1] = path[minute]! + s * (drift + normal);
     }
     // Brownian bridge: spread the difference to the anchors evenly, so the path starts at the
     // session's open anchor and ends at its close anchor without a visible step. Prices are
@@ -331,57 +385,104 @@ export class DemoSeries {
     const open = this.anchorOpens[index]!;
     const correction = (path[minutes]! - (this.anchorCloses[index]! - open)) / minutes;
     for (let point = 0; point <= minutes; point += 1) path[point] = Math.exp(open + path[point]! - point * correction);
-    return { prices: path, sigma };
   }
 
   /**
    * Emits the bars whose open time is in [from, until), oldest first: one a trading minute,
    * none while the market is closed. Costs O(the minutes of the sessions touched).
+   *
+   * With `bucketMs` (a multiple of a minute), the minutes are folded into bars of that size
+   * aligned to UTC, exactly the bars aggregating the minute bars gives (appendToBucket): open
+   * of the first minute, highest high, lowest low, close of the last, volumes summed in order.
+   * Prices are rounded to the tick once a bucket rather than once a minute, which is the same
+   * number as rounding is monotonic. A bucket is emitted once its last minute is drawn, or at
+   * `until` when the window ends inside it.
    */
-  barsBetween(from: number, until: number, emit: BarSink): void {
+  barsBetween(from: number, until: number, emit: BarSink, bucketMs: number = MINUTE): void {
     if (until <= from) return;
     const sessions = sessionsThrough(this.calendar, until);
     const volumeBase = this.profile.dailyVolume / this.norms.volume;
-    for (let index = sessionIndexAfter(sessions, from); index < sessions.opens.length; index += 1) {
-      const sessionOpen = sessions.opens[index]!;
-      if (sessionOpen >= until) break;
-      const minutes = (sessions.closes[index]! - sessionOpen) / MINUTE;
-      const first = Math.max(0, Math.ceil((from - sessionOpen) / MINUTE));
-      const last = Math.min(minutes, Math.ceil((until - sessionOpen) / MINUTE));
-      if (first >= last) continue;
-      const { prices, sigma } = this.sessionPath(index, sessions);
-      const volumeShapes = shapeOf(this.calendar, minutes).volume;
-      const volumeScale = volumeBase * Math.pow(this.anchorMultipliers[index]!, 0.7);
-      // Bar details hash (session, minute), so emitting part of a session gives the same bars;
-      // one 32-bit hash gives the four wick draws (a byte each), another the volume draws.
-      const detailSeed = hash32(this.seed, index, 13);
-      for (let minute = first; minute < last; minute += 1) {
-        const s = sigma[minute]!;
-        const open = prices[minute]!;
-        const close = prices[minute + 1]!;
-        const wicks = hash32(detailSeed, minute, 1);
-        const wickUp = (((wicks & 0xff) + 0.5) / 256) * ((((wicks >>> 8) & 0xff) + 0.5) / 256) * s * 1.5;
-        const wickDown = ((((wicks >>> 16) & 0xff) + 0.5) / 256) * (((wicks >>> 24) + 0.5) / 256) * s * 1.5;
-        const high = (open > close ? open : close) * (1 + wickUp);
-        const low = (open < close ? open : close) * (1 - wickDown);
-        // Volume follows the intraday profile and the regime, and swells with big moves and bursts.
-        const draws = hash32(detailSeed, minute, 2);
-        const surprise = Math.abs(close - open) / (open * s);
-        const burst = (draws & 0xffff) < 131 ? 3 + ((draws >>> 16) & 0xff) / 51 : 1;
-        const rawVolume =
-          volumeScale * volumeShapes[minute]! * (0.6 + (0.8 * (draws >>> 24)) / 256) * (0.7 + 0.5 * surprise) * burst;
-        // Monotonic rounding keeps high >= open, close >= low, and the open equal to the
-        // previous close within the session.
-        emit(
-          sessionOpen + minute * MINUTE,
-          this.roundPrice(open),
-          this.roundPrice(high),
-          this.roundPrice(low),
-          this.roundPrice(close),
-          this.wholeVolume ? Math.max(1, Math.round(rawVolume)) : rawVolume,
-        );
+    const scratch = takeScratch();
+    // The bucket being folded (open time NaN while none), its prices not yet rounded.
+    let bucket = Number.NaN;
+    let bucketOpen = 0;
+    let bucketHigh = 0;
+    let bucketLow = 0;
+    let bucketClose = 0;
+    let bucketVolume = 0;
+    try {
+      for (let index = sessionIndexAfter(sessions, from); index < sessions.opens.length; index += 1) {
+        const sessionOpen = sessions.opens[index]!;
+        if (sessionOpen >= until) break;
+        const minutes = (sessions.closes[index]! - sessionOpen) / MINUTE;
+        const first = Math.max(0, Math.ceil((from - sessionOpen) / MINUTE));
+        const last = Math.min(minutes, Math.ceil((until - sessionOpen) / MINUTE));
+        if (first >= last) continue;
+        this.sessionPath(index, sessions, scratch);
+        const { prices, sigma } = scratch;
+        const volumeShapes = shapeOf(this.calendar, minutes).volume;
+        const volumeScale = volumeBase * Math.pow(this.anchorMultipliers[index]!, 0.7);
+        // Bar details hash (session, minute), so emitting part of a session gives the same bars;
+        // one 32-bit hash gives the four wick draws (a byte each), another the volume draws.
+        const detailSeed = hash32(this.seed, index, 13);
+        for (let minute = first; minute < last; minute += 1) {
+          const s = sigma[minute]!;
+          const open = prices[minute]!;
+          const close = prices[minute + 1]!;
+          const wicks = hash32(detailSeed, minute, 1);
+          const wickUp = (((wicks & 0xff) + 0.5) / 256) * ((((wicks >>> 8) & 0xff) + 0.5) / 256) * s * 1.5;
+          const wickDown = ((((wicks >>> 16) & 0xff) + 0.5) / 256) * (((wicks >>> 24) + 0.5) / 256) * s * 1.5;
+          const high = (open > close ? open : close) * (1 + wickUp);
+          const low = (open < close ? open : close) * (1 - wickDown);
+          // Volume follows the intraday profile and the regime, and swells with big moves and bursts.
+          const draws = hash32(detailSeed, minute, 2);
+          const surprise = Math.abs(close - open) / (open * s);
+          const burst = (draws & 0xffff) < 131 ? 3 + ((draws >>> 16) & 0xff) / 51 : 1;
+          const rawVolume =
+            volumeScale * volumeShapes[minute]! * (0.6 + (0.8 * (draws >>> 24)) / 256) * (0.7 + 0.5 * surprise) * burst;
+          const volume = this.wholeVolume ? Math.max(1, Math.round(rawVolume)) : rawVolume;
+          // Monotonic rounding (when the bucket is emitted) keeps high >= open, close >= low, and the open
+          // equal to the previous close within the session.
+          const time = sessionOpen + minute * MINUTE;
+          const start = Math.floor(time / bucketMs) * bucketMs;
+          if (start !== bucket) {
+            if (!Number.isNaN(bucket))
+              this.emitRounded(emit, bucket, bucketOpen, bucketHigh, bucketLow, bucketClose, bucketVolume);
+            bucket = start;
+            bucketOpen = open;
+            bucketHigh = high;
+            bucketLow = low;
+            bucketVolume = volume;
+          } else {
+            if (high > bucketHigh) bucketHigh = high;
+            if (low < bucketLow) bucketLow = low;
+            bucketVolume += volume;
+          }
+          bucketClose = close;
+          if (time + MINUTE >= start + bucketMs) {
+            this.emitRounded(emit, bucket, bucketOpen, bucketHigh, bucketLow, bucketClose, bucketVolume);
+            bucket = Number.NaN;
+          }
+        }
       }
+      if (!Number.isNaN(bucket))
+        this.emitRounded(emit, bucket, bucketOpen, bucketHigh, bucketLow, bucketClose, bucketVolume);
+    } finally {
+      releaseScratch(scratch);
     }
+  }
+
+  /** Emits a bar of raw prices rounded to the tick. */
+  private emitRounded(
+    emit: BarSink,
+    time: number,
+    open: number,
+    high: number,
+    low: number,
+    close: number,
+    volume: number,
+  ): void {
+    emit(time, this.roundPrice(open), this.roundPrice(high), this.roundPrice(low), this.roundPrice(close), volume);
   }
 
   /** The open time of the last trading minute that starts before `time`, or null before the first session. */

@@ -8,7 +8,7 @@ import { onlyRow } from '../db/rows.ts';
 import type { CandleRow, Granularity } from './types.ts';
 
 export { boundedConcurrency, createCoinbaseProvider } from './coinbase.ts';
-export { appendToBucket, createDemoFeed, DEMO_EPOCH } from './demoFeed.ts';
+export { appendToBucket, createDemoFeed, DEMO_EPOCH, demoCandleColumns, rowsOfColumns } from './demoFeed.ts';
 export { createQuoteService, type QuoteService } from './quotes.ts';
 export { createMarketRouter, MARKET_DATA_MODES, type MarketRouterWithPin } from './router.ts';
 export { createYahooProvider } from './yahoo.ts';

@@ -35,7 +35,7 @@ describe('runAlertGenerators on the demo feed', () => {
 });
 
 describe('runAlertGenerators on every asset class of the demo feed', () => {
-  // Ten calendar days from the epoch: seven US equity sessions (the first opens on 2026-01-02),
+  // Ten calendar days from the epoch: seven US equity sessions (the first opens on Tuesday 2024-01-02),
   // eight Globex sessions, ten days of crypto.
   const DAYS = 10;
 

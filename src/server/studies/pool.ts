@@ -7,7 +7,7 @@
 import { Piscina } from 'piscina';
 import type { StudyResponse } from '../../shared/schemas/scans.ts';
 import { DomainError, unavailable } from '../errors/domain.ts';
-import type { CandleRow } from '../market/service.ts';
+import type { DemoColumns } from '../market/demoService.ts';
 import type { StudyInput } from './study.ts';
 import type { DemoHistoryTask, StudyTask } from './worker.ts';
 
@@ -27,7 +27,7 @@ class StudyCancelledError extends DomainError {
 }
 
 export function createStudyPool(options: StudyPoolOptions) {
-  const pool = new Piscina<StudyTask, StudyResponse | CandleRow[]>({
+  const pool = new Piscina<StudyTask, StudyResponse | DemoColumns>({
     filename: STUDY_WORKER_ENTRY.href,
     minThreads: 0,
     maxThreads: options.threads,
@@ -56,8 +56,8 @@ export function createStudyPool(options: StudyPoolOptions) {
       }
     },
     /** A symbol's demo history drawn in a worker (not counted against the studies' queue: a study waits for it). */
-    async demoHistory(task: Omit<DemoHistoryTask, 'kind'>): Promise<CandleRow[]> {
-      return (await pool.run({ kind: 'demo-history', ...task })) as CandleRow[];
+    async demoHistory(task: Omit<DemoHistoryTask, 'kind'>): Promise<DemoColumns> {
+      return (await pool.run({ kind: 'demo-history', ...task })) as DemoColumns;
     },
     stats: () => ({ inFlight, queued: pool.queueSize, completed }),
     async close(): Promise<void> {

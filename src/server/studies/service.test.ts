@@ -8,6 +8,7 @@ import type { UIMessageChunk } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { studyRequest } from '../../shared/schemas/scans.ts';
 import { unknownSymbolMessage } from '../../shared/symbols.ts';
+import { candleSeries } from '../../signals/candles.ts';
 import { forecasts, user } from '../db/schema.ts';
 import { openTestDatabase, type TestDatabase } from '../db/testing.ts';
 import { createForecastService } from '../forecasts/service.ts';
@@ -41,7 +42,7 @@ beforeAll(async () => {
     now: () => NOW,
     readHistory: async (productId, granularity, start, end) => {
       reads.push({ productId, start: start.getTime(), end: end.getTime() });
-      return { rows: await feed.candles(productId, granularity, start, end), source: 'demo' };
+      return { series: candleSeries(await feed.candles(productId, granularity, start, end)), source: 'demo' };
     },
   });
 });
@@ -72,7 +73,7 @@ describe('study service', () => {
         now: () => NOW,
         pool,
         readHistory: async (productId, granularity, start, end) => ({
-          rows: await feed.candles(productId, granularity, start, end),
+          series: candleSeries(await feed.candles(productId, granularity, start, end)),
           source: 'demo',
         }),
       });

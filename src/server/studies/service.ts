@@ -3,18 +3,20 @@
 // before the first stored bar, up to STUDY_HISTORY back), then computes the study (study.ts) in
 // the worker pool (pool.ts), off the event loop. Histories are kept in memory a while (typed
 // columns, about 0.8 MB a symbol for two years of hours), so a second study of the same symbols
-// reads nothing again. Also the rule forecasts (ruleForecasts.ts): each firing of a trader's rule
+// reads nothing again; they are in shared memory, so a study hands them to its worker without a
+// copy. Also the rule forecasts (ruleForecasts.ts): each firing of a trader's rule
 // becomes a forecast with the study of its condition as the stated probability.
 import type { RuleTimeframe } from '../../shared/schemas/alertRules.ts';
 import type { StudyRequest, StudyResponse } from '../../shared/schemas/scans.ts';
 import { resolveSymbol, unknownSymbolMessage } from '../../shared/symbols.ts';
-import { candleSeries } from '../../signals/candles.ts';
+import { candleSeries, type CandleSeries } from '../../signals/candles.ts';
 import { UnsupportedScanCondition } from '../../signals/scanConditions.ts';
 import type { Database } from '../db/client.ts';
 import { invalid } from '../errors/domain.ts';
 import {
   appendToBucket,
-  createDemoFeed,
+  demoCandleColumns,
+  rowsOfColumns,
   storedCandlesBetween,
   type CandleRow,
   type Granularity,
@@ -45,13 +47,13 @@ const STUDY_HISTORY: Record<RuleTimeframe, { ms: number; base: Granularity; hist
 /** Histories kept in memory (symbol x timeframe), the least recently used dropped first. */
 const HISTORY_CACHE_SIZE = 120;
 
-/** Reads base bars of [start, end) from the market-data provider (the router, or a long demo history). */
+/** Reads base bars of [start, end) from the market-data provider as columns (the router's, or a long demo history). */
 export type HistoryReader = (
   productId: string,
   granularity: Granularity,
   start: Date,
   end: Date,
-) => Promise<{ rows: CandleRow[]; source: MarketSource }>;
+) => Promise<{ series: CandleSeries; source: MarketSource }>;
 
 export interface StudyServiceOptions {
   db: Database;
@@ -80,6 +82,43 @@ function toTimeframe(rows: readonly CandleRow[], baseMs: number, ms: number): Ca
   return result;
 }
 
+/** The bars of `series` that open before `time` (a view, no copy). */
+function seriesBefore(series: CandleSeries, time: number): CandleSeries {
+  let length = 0;
+  while (length < series.length && series.time[length]! < time) length += 1;
+  return {
+    length,
+    time: series.time.subarray(0, length),
+    open: series.open.subarray(0, length),
+    high: series.high.subarray(0, length),
+    low: series.low.subarray(0, length),
+    close: series.close.subarray(0, length),
+    volume: series.volume.subarray(0, length),
+  };
+}
+
+const COLUMNS = ['time', 'open', 'high', 'low', 'close', 'volume'] as const;
+
+/**
+ * The parts one after another, the columns in one SharedArrayBuffer. A study hands its symbols'
+ * series to a worker: shared memory goes by reference, where copying 50 symbols x 2 years of
+ * hours (33 MB) held the event loop 130-300 ms. A loaded series is never written again.
+ */
+function sharedSeries(parts: readonly CandleSeries[]): CandleSeries {
+  const length = parts.reduce((sum, part) => sum + part.length, 0);
+  const buffer = new SharedArrayBuffer(length * COLUMNS.length * Float64Array.BYTES_PER_ELEMENT);
+  const [time, open, high, low, close, volume] = COLUMNS.map((name, index) => {
+    const column = new Float64Array(buffer, index * length * Float64Array.BYTES_PER_ELEMENT, length);
+    let at = 0;
+    for (const part of parts) {
+      column.set(part[name].subarray(0, part.length), at);
+      at += part.length;
+    }
+    return column;
+  }) as [Float64Array, Float64Array, Float64Array, Float64Array, Float64Array, Float64Array];
+  return { length, time, open, high, low, close, volume };
+}
+
 export function createStudyService(options: StudyServiceOptions) {
   const now = options.now ?? Date.now;
   const histories = new Map<string, CachedHistory>();
@@ -92,19 +131,24 @@ export function createStudyService(options: StudyServiceOptions) {
     const start = end - historyMs;
     const stored = await storedCandlesBetween(options.db, market.id, base, new Date(start), new Date(end));
     const firstStored = stored[0]?.time ?? end;
-    let older: CandleRow[] = [];
+    const older: CandleSeries[] = [];
     // The store holds the engine's backfill (30 days of hours); the rest comes from the provider.
     if (firstStored - start > base * 1000) {
       const read = await options.readHistory(market.id, base, new Date(start), new Date(firstStored));
-      older = read.rows.filter((row) => row.time < firstStored);
+      older.push(seriesBefore(read.series, firstStored));
     }
-    const rows = toTimeframe([...older, ...stored], base * 1000, ms);
+    // On the base timeframe the columns are joined as they are (no bar object each: two years
+    // of a crypto's hours are 17,520); a coarser timeframe folds the bars into its buckets.
+    const series =
+      ms === base * 1000
+        ? sharedSeries([...older, candleSeries(stored)])
+        : sharedSeries([candleSeries(toTimeframe([...older.flatMap(rowsOfColumns), ...stored], base * 1000, ms))]);
     return {
       id: market.id,
       ticker: market.ticker,
       assetClass: market.assetClass,
       calendar: market.calendar,
-      series: candleSeries(rows),
+      series,
     };
   }
 
@@ -195,9 +239,9 @@ export type StudyService = ReturnType<typeof createStudyService>;
 
 /**
  * The provider's history for studies: the market router's bars, except for a symbol the demo
- * feed serves, whose two years come from a demo feed of its own made for the read and dropped
- * after (the app's demo feed keeps 60 days of hours; the demo path is the same function of time
- * whichever feed instance draws it, so the bars match the stored ones).
+ * feed serves, whose two years are drawn for the read (demoCandleColumns: the bars a demo feed
+ * at `now` answers; the app's own demo feed keeps 60 days of hours, and the demo path is the
+ * same function of time whoever draws it, so the bars match the stored ones).
  */
 export function studyHistoryReader(
   market: Pick<MarketRouter, 'candles' | 'sourceOf'>,
@@ -208,17 +252,12 @@ export function studyHistoryReader(
   return async (productId, granularity, start, end) => {
     const source = market.sourceOf(productId);
     if (source === 'demo') {
-      // Drawing two years of the demo path is CPU work (tens to hundreds of ms a symbol).
-      if (drawDemo)
-        return {
-          rows: await drawDemo({ productId, granularity, start: start.getTime(), end: end.getTime(), now: now() }),
-          source,
-        };
+      // Drawing two years of the demo path is CPU work (a hundred ms or more a symbol).
+      const task = { productId, granularity, start: start.getTime(), end: end.getTime(), now: now() };
+      if (drawDemo) return { series: await drawDemo(task), source };
       await new Promise<void>((resolve) => setImmediate(resolve));
-      const days = Math.ceil((now() - start.getTime()) / DAY) + 1;
-      const feed = createDemoFeed({ now, keepHourDays: days, keepMinuteDays: days });
-      return { rows: await feed.candles(productId, granularity, start, end), source };
+      return { series: demoCandleColumns(task.productId, granularity, task.start, task.end, task.now), source };
     }
-    return { rows: await market.candles(productId, granularity, start, end), source };
+    return { series: candleSeries(await market.candles(productId, granularity, start, end)), source };
   };
 }
