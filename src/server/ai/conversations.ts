@@ -4,7 +4,7 @@
 // module that touches those two tables; a conversation that is missing, or someone else's, is
 // a NotFound domain error ('Conversation not found').
 import { randomUUID } from 'node:crypto';
-import { and, asc, desc, eq } from 'drizzle-orm';
+import { and, asc, desc, eq, sql } from 'drizzle-orm';
 import {
   conversationIdField,
   type ChatRole,
@@ -15,10 +15,12 @@ import {
 import type { Database } from '../db/client.ts';
 import { invalid, notFound } from '../errors/domain.ts';
 import { chatMessages, conversations } from '../db/schema.ts';
-import { onlyRow } from '../db/rows.ts';
+import { onlyRow, rowsOf } from '../db/rows.ts';
 
 const TITLE_LENGTH = 60;
 const NOT_FOUND = 'Conversation not found';
+/** The title of a conversation started before its first question (POST /api/conversations). */
+const NEW_TITLE = 'New conversation';
 
 /** A conversation's title: its first question, without the attached file's name, shortened. */
 function titleOf(text: string): string {
@@ -26,7 +28,7 @@ function titleOf(text: string): string {
     .replace(/\s*\[[^\]]*\]\s*$/, '')
     .replace(/\s+/g, ' ')
     .trim();
-  if (plain === '') return 'New conversation';
+  if (plain === '') return NEW_TITLE;
   return plain.length > TITLE_LENGTH ? `${plain.slice(0, TITLE_LENGTH - 1).trimEnd()}…` : plain;
 }
 
@@ -79,7 +81,7 @@ export async function loadConversation(db: Database, userId: string, id: string)
 export async function createConversation(
   db: Database,
   userId: string,
-  title = 'New conversation',
+  title = NEW_TITLE,
 ): Promise<ConversationSummary> {
   const row = onlyRow(await db.insert(conversations).values({ id: randomUUID(), userId, title }).returning());
   return summary(row);
@@ -99,47 +101,73 @@ async function removeConversation(db: Database, userId: string, id: string): Pro
 }
 
 /**
- * The conversation a new exchange is saved in: the given one (the form's conversation_id, the
- * trader's own, retitled by its first question if still new; NotFound otherwise) or a new one
- * titled by the question.
+ * Saves the question of a new exchange, in one statement: in the given conversation (the
+ * form's conversation_id: the trader's own, retitled by this question if still new and
+ * touched as the latest; NotFound otherwise) or in a new one titled by the question. Answers
+ * the conversation and the saved message's id.
  */
-export async function conversationFor(
+export async function saveQuestion(
   db: Database,
   userId: string,
   rawId: string | undefined,
-  firstQuestion: string,
-): Promise<{ id: string; created: boolean }> {
+  message: { content: string; attachmentName?: string | null },
+): Promise<{ conversation: { id: string; created: boolean }; messageId: number }> {
+  const title = titleOf(message.content);
+  const columns = sql`(conversation_id, role, content, attachment_name)`;
+  const values = sql`'user', ${message.content}, ${message.attachmentName ?? null}`;
   if (rawId) {
     const parsed = conversationIdField.safeParse(rawId);
     if (!parsed.success)
       throw invalid(parsed.error.issues.map((issue) => issue.message).join('; ') || 'conversation_id is invalid');
     const id = parsed.data;
-    if (!(await findConversation(db, userId, id))) throw notFound(NOT_FOUND);
-    await retitleIfNew(db, id, firstQuestion);
-    return { id, created: false };
+    const result = await db.execute(sql`
+      with conversation as (
+        update ${conversations}
+        set title = case when title = ${NEW_TITLE} then ${title} else title end, updated_at = ${new Date()}
+        where id = ${id} and user_id = ${userId}
+        returning id
+      )
+      insert into ${chatMessages} ${columns}
+      select id, ${values} from conversation
+      returning id`);
+    const [row] = rowsOf<{ id: string | number }>(result);
+    if (!row) throw notFound(NOT_FOUND);
+    return { conversation: { id, created: false }, messageId: Number(row.id) };
   }
-  const created = await createConversation(db, userId, titleOf(firstQuestion));
-  return { id: created.id, created: true };
+  const id = randomUUID();
+  const row = onlyRow(
+    rowsOf<{ id: string | number }>(
+      await db.execute(sql`
+      with conversation as (
+        insert into ${conversations} (id, user_id, title) values (${id}, ${userId}, ${title})
+        returning id
+      )
+      insert into ${chatMessages} ${columns}
+      select id, ${values} from conversation
+      returning id`),
+    ),
+  );
+  return { conversation: { id, created: true }, messageId: Number(row.id) };
 }
 
+/** Saves a message in the conversation and touches it as the latest, in one statement. */
 export async function appendMessage(
   db: Database,
   conversationId: string,
-  message: { role: ChatRole; content: string; attachmentName?: string | null },
+  message: { role: ChatRole; content: string },
 ): Promise<number> {
   const row = onlyRow(
-    await db
-      .insert(chatMessages)
-      .values({
-        conversationId,
-        role: message.role,
-        content: message.content,
-        attachmentName: message.attachmentName ?? null,
-      })
-      .returning({ id: chatMessages.id }),
+    rowsOf<{ id: string | number }>(
+      await db.execute(sql`
+      with conversation as (
+        update ${conversations} set updated_at = ${new Date()} where id = ${conversationId} returning id
+      )
+      insert into ${chatMessages} (conversation_id, role, content)
+      select id, ${message.role}, ${message.content} from conversation
+      returning id`),
+    ),
   );
-  await db.update(conversations).set({ updatedAt: new Date() }).where(eq(conversations.id, conversationId));
-  return row.id;
+  return Number(row.id);
 }
 
 /**
@@ -152,12 +180,4 @@ export async function discardExchange(
 ): Promise<void> {
   await db.delete(chatMessages).where(eq(chatMessages.id, exchange.userMessageId));
   if (exchange.conversation.created) await removeConversation(db, exchange.userId, exchange.conversation.id);
-}
-
-/** A new conversation gets the title of its first question. */
-async function retitleIfNew(db: Database, conversationId: string, firstQuestion: string): Promise<void> {
-  await db
-    .update(conversations)
-    .set({ title: titleOf(firstQuestion) })
-    .where(and(eq(conversations.id, conversationId), eq(conversations.title, 'New conversation')));
 }

@@ -32,12 +32,12 @@ import { perUserLimit } from '../http/rateLimit.ts';
 import { requireUser } from '../http/requestUser.ts';
 import {
   appendMessage,
-  conversationFor,
   createConversation,
   deleteConversation,
   discardExchange,
   listConversations,
   loadConversation,
+  saveQuestion,
 } from './conversations.ts';
 import { analyseAttachment, answerPrompt, type AiRouteOptions } from './service.ts';
 import { plainTicker, resolveProduct } from './symbols.ts';
@@ -181,9 +181,7 @@ export async function aiRoutes(app: FastifyInstance, options: AiRouteOptions): P
     const messages = parseMessages(fields.messages);
     const analysis = await analyseAttachment(file, fileLimits);
     const question = messages.at(-1)!.content;
-    const conversation = await conversationFor(db, userId, fields.conversation_id, question);
-    const userMessageId = await appendMessage(db, conversation.id, {
-      role: 'user',
+    const { conversation, messageId: userMessageId } = await saveQuestion(db, userId, fields.conversation_id, {
       content: question,
       attachmentName: file?.filename ?? null,
     });

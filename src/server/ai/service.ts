@@ -14,7 +14,7 @@ import { StoredObjectMissingError, type FileStorage } from '../files/service.ts'
 import { readCapped } from '../http/cappedRead.ts';
 import { collectAnswer, type Assistant } from './assistant.ts';
 import { createBuiltinAnalyst } from './builtinAnalyst.ts';
-import { appendMessage, conversationFor } from './conversations.ts';
+import { appendMessage, saveQuestion } from './conversations.ts';
 import type { FileAnalysis } from '../files/service.ts';
 import { createLlmAssistant } from './llm.ts';
 import {
@@ -192,9 +192,7 @@ export async function answerPrompt(
   const response = text.trim() === '' ? NO_RESPONSE_CONTENT : text;
 
   const question = file ? `${prompt} [${file.filename}]` : prompt;
-  const conversation = await conversationFor(db, userId, request.conversationId, question);
-  await appendMessage(db, conversation.id, {
-    role: 'user',
+  const { conversation } = await saveQuestion(db, userId, request.conversationId, {
     content: question,
     attachmentName: file?.filename ?? null,
   });

@@ -8,3 +8,8 @@ export function onlyRow<T>(rows: readonly T[]): T {
   if (row === undefined) throw new Error('The database answered no row where the statement always returns one');
   return row;
 }
+
+/** The rows of a raw statement's answer (`db.execute`: node-postgres's result, on either database). */
+export function rowsOf<T>(result: unknown): T[] {
+  return (result as { rows: T[] }).rows;
+}

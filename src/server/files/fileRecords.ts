@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { and, desc, eq, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
 import { files, fileVersions } from '../db/schema.ts';
-import { onlyRow } from '../db/rows.ts';
+import { onlyRow, rowsOf } from '../db/rows.ts';
 import { tooLarge, type DomainError } from '../errors/domain.ts';
 import { sanitizeDisplayName, type FileEntry, type FileVersionEntry } from '../../shared/schemas/files.ts';
 import type { FileStorage } from './storageTypes.ts';
@@ -105,30 +105,37 @@ export interface QuotaUsage {
   earlierVersions: number;
 }
 
-type Queryable = Pick<Database, 'select'>;
+type Queryable = Pick<Database, 'execute'>;
 
-const countAndBytes = (size: typeof files.fileSize | typeof fileVersions.fileSize) => ({
-  count: sql<number>`count(*)::int`,
-  bytes: sql<number>`coalesce(sum(${size}), 0)::float8`,
-});
+interface UsageRow {
+  files: number;
+  bytes: number;
+  earlier_files: number;
+  earlier_bytes: number;
+}
+
+/** One statement: the user's files and their earlier versions, counted and summed. */
+const usageOf = (userId: string) => sql`
+  select count(*)::int as files, coalesce(sum(f.file_size), 0)::float8 as bytes,
+    coalesce(sum(v.count), 0)::int as earlier_files, coalesce(sum(v.bytes), 0)::float8 as earlier_bytes
+  from ${files} f
+  left join lateral (
+    select count(*) as count, sum(file_size) as bytes from ${fileVersions} where file_id = f.id
+  ) v on true
+  where f.uploaded_by_user_id = ${userId}`;
+
+function toUsage(row: UsageRow): QuotaUsage {
+  const earlierVersions = Number(row.earlier_files);
+  return {
+    files: Number(row.files) + earlierVersions,
+    bytes: Number(row.bytes) + Number(row.earlier_bytes),
+    earlierVersions,
+  };
+}
 
 /** How many stored versions and bytes a user's own files take, earlier versions included. */
 export async function quotaUsage(db: Queryable, userId: string): Promise<QuotaUsage> {
-  const [current] = await db
-    .select(countAndBytes(files.fileSize))
-    .from(files)
-    .where(eq(files.uploadedByUserId, userId));
-  const [earlier] = await db
-    .select(countAndBytes(fileVersions.fileSize))
-    .from(fileVersions)
-    .innerJoin(files, eq(files.id, fileVersions.fileId))
-    .where(eq(files.uploadedByUserId, userId));
-  const earlierVersions = Number(earlier?.count ?? 0);
-  return {
-    files: Number(current?.count ?? 0) + earlierVersions,
-    bytes: Number(current?.bytes ?? 0) + Number(earlier?.bytes ?? 0),
-    earlierVersions,
-  };
+  return toUsage(onlyRow(rowsOf<UsageRow>(await db.execute(usageOf(userId)))));
 }
 
 const megabytes = (bytes: number) => `${+(bytes / 1024 / 1024).toFixed(2)}`;
@@ -160,6 +167,30 @@ export function bytesQuotaError(usage: QuotaUsage, maxBytes: number): DomainErro
   return tooLarge(`Your files use ${used}, earlier versions included. ${DELETE_TO_MAKE_ROOM}`);
 }
 
+/** A recorded file's row and how many versions of it are stored (fileVersionCounts). */
+export type RecordedFile = FileRow & { versions: number };
+
+/** The newest file of a name (all null without one), as recordStoredFile reads it. */
+type ExistingRow =
+  | {
+      id: string;
+      storage_key: string;
+      content_type: string;
+      file_size: number;
+      upload_date: string;
+      version: number;
+      earlier: number;
+    }
+  | {
+      id: null;
+      storage_key: null;
+      content_type: null;
+      file_size: null;
+      upload_date: null;
+      version: null;
+      earlier: number;
+    };
+
 /**
  * Lock class of the per-user quota lock (the other key is hashtext(user id)). Two-key advisory
  * locks of another class never collide: the shards' locks (live/shards.ts) use their own class.
@@ -183,7 +214,7 @@ export async function recordStoredFile(
   stored: StoredSpreadsheet,
   ownerId: string | null,
   quota?: FileQuota,
-): Promise<FileRow> {
+): Promise<RecordedFile> {
   const values = {
     id: randomUUID(),
     originalFilename: stored.originalFilename,
@@ -194,33 +225,45 @@ export async function recordStoredFile(
   };
   try {
     if (ownerId === null) {
-      return onlyRow(await db.insert(files).values(values).returning());
+      return { ...onlyRow(await db.insert(files).values(values).returning()), versions: 1 };
     }
     return await db.transaction(async (tx) => {
       await tx.execute(sql`select pg_advisory_xact_lock(${sql.raw(String(QUOTA_LOCK_CLASS))}, hashtext(${ownerId}))`);
+      // Under the lock, in one statement: what the user's files take, and the newest file of the
+      // name (names stored before versions existed may repeat) with its count of earlier versions.
+      const found = onlyRow(
+        rowsOf<UsageRow & ExistingRow>(
+          await tx.execute(sql`
+            with usage as (${usageOf(ownerId)})
+            select usage.*, e.id, e.storage_key, e.content_type, e.file_size::float8 as file_size,
+              e.upload_date, e.version,
+              (select count(*)::int from ${fileVersions} where file_id = e.id) as earlier
+            from usage
+            left join lateral (
+              select * from ${files}
+              where uploaded_by_user_id = ${ownerId} and original_filename = ${stored.originalFilename}
+              order by upload_date desc, id desc
+              limit 1
+            ) e on true`),
+        ),
+      );
       if (quota) {
-        const refusal = quotaRefusal(await quotaUsage(tx, ownerId), quota, stored.size);
+        const refusal = quotaRefusal(toUsage(found), quota, stored.size);
         if (refusal) throw refusal;
       }
-      // Names stored before versions existed may repeat: the newest file of the name gets the version.
-      const [existing] = await tx
-        .select()
-        .from(files)
-        .where(and(eq(files.uploadedByUserId, ownerId), eq(files.originalFilename, stored.originalFilename)))
-        .orderBy(desc(files.uploadDate), desc(files.id))
-        .limit(1);
-      if (!existing) {
-        return onlyRow(await tx.insert(files).values(values).returning());
+      if (found.id === null) {
+        return { ...onlyRow(await tx.insert(files).values(values).returning()), versions: 1 };
       }
       await tx.insert(fileVersions).values({
-        fileId: existing.id,
-        version: existing.version,
-        storageKey: existing.storageKey,
-        contentType: existing.contentType,
-        fileSize: existing.fileSize,
-        uploadDate: existing.uploadDate,
+        fileId: found.id,
+        version: found.version,
+        storageKey: found.storage_key,
+        contentType: found.content_type,
+        fileSize: Number(found.file_size),
+        // As the driver answers a timestamp (text), read as drizzle reads the column.
+        uploadDate: new Date(found.upload_date),
       });
-      return onlyRow(
+      const row = onlyRow(
         await tx
           .update(files)
           .set({
@@ -229,11 +272,13 @@ export async function recordStoredFile(
             fileSize: stored.size,
             // The database's clock, like a first upload's default, whichever instance writes it.
             uploadDate: sql`now()`,
-            version: existing.version + 1,
+            version: found.version + 1,
           })
-          .where(eq(files.id, existing.id))
+          .where(eq(files.id, found.id))
           .returning(),
       );
+      // Its earlier versions, the one just moved there, and the new current one.
+      return { ...row, versions: Number(found.earlier) + 2 };
     });
   } catch (error) {
     // Without its row the object is unreachable: remove it rather than leak storage.

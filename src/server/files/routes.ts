@@ -260,8 +260,7 @@ export async function fileRoutes(app: FastifyInstance, options: FileRoutesOption
       }
       // A file with the name of one the user owns becomes its new version (same id).
       const row = await recordStoredFile(db, storage, stored, userId, quota);
-      const versions = await fileVersionCounts(db, [row.id]);
-      return reply.code(201).send({ success: true, file: toFileEntry(row, versions.get(row.id)) });
+      return reply.code(201).send({ success: true, file: toFileEntry(row, row.versions) });
     },
   );
 

@@ -9,6 +9,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, join } from 'node:path';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { negotiate } from '@fastify/accept-negotiator';
 
@@ -36,7 +37,8 @@ interface Variant {
   etag: string;
 }
 
-interface Asset {
+/** A file served from memory, with its Brotli and gzip forms when it has them. */
+export interface MemoryFile {
   type: string;
   lastModified: string;
   identity: Variant;
@@ -48,23 +50,38 @@ function variant(bytes: Buffer): Variant {
   return { bytes, etag: `"${createHash('sha1').update(bytes).digest('base64url').slice(0, 22)}"` };
 }
 
-/** Every file of `dir` by name, with the compressed files beside it attached to it. */
-function loadAssets(dir: string): Map<string, Asset> {
-  const assets = new Map<string, Asset>();
-  if (!existsSync(dir)) return assets;
-  const files = readdirSync(dir, { withFileTypes: true }).filter((entry) => entry.isFile());
-  const present = new Set(files.map((entry) => entry.name));
-  for (const { name } of files) {
-    const path = join(dir, name);
-    const asset: Asset = {
-      type: TYPES[extname(name).toLowerCase()] ?? 'application/octet-stream',
-      lastModified: statSync(path).mtime.toUTCString(),
-      identity: variant(readFileSync(path)),
-    };
-    if (present.has(`${name}.br`)) asset.br = variant(readFileSync(`${path}.br`));
-    if (present.has(`${name}.gz`)) asset.gzip = variant(readFileSync(`${path}.gz`));
-    assets.set(name, asset);
+/** The file at `path` with the `.br` and `.gz` files beside it, if there (as Vite writes them). */
+export function readMemoryFile(path: string, type = TYPES[extname(path).toLowerCase()]): MemoryFile {
+  const file: MemoryFile = {
+    type: type ?? 'application/octet-stream',
+    lastModified: statSync(path).mtime.toUTCString(),
+    identity: variant(readFileSync(path)),
+  };
+  if (existsSync(`${path}.br`)) file.br = variant(readFileSync(`${path}.br`));
+  if (existsSync(`${path}.gz`)) file.gzip = variant(readFileSync(`${path}.gz`));
+  return file;
+}
+
+/**
+ * A page made at start, compressed once now (as the build compresses its files) when it is
+ * large enough that compression would otherwise run on every answer.
+ */
+export function compressedPage(text: string, type: string, minBytes: number): MemoryFile {
+  const bytes = Buffer.from(text);
+  const file: MemoryFile = { type, lastModified: new Date().toUTCString(), identity: variant(bytes) };
+  if (bytes.length >= minBytes) {
+    file.br = variant(brotliCompressSync(bytes, { params: { [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length } }));
+    file.gzip = variant(gzipSync(bytes, { level: 9 }));
   }
+  return file;
+}
+
+/** Every file of `dir` by name, with the compressed files beside it attached to it. */
+function loadAssets(dir: string): Map<string, MemoryFile> {
+  const assets = new Map<string, MemoryFile>();
+  if (!existsSync(dir)) return assets;
+  for (const entry of readdirSync(dir, { withFileTypes: true }))
+    if (entry.isFile()) assets.set(entry.name, readMemoryFile(join(dir, entry.name)));
   return assets;
 }
 
@@ -77,6 +94,31 @@ function matches(ifNoneMatch: string | undefined, etag: string): boolean {
     .some((tag) => tag === etag || tag === '*');
 }
 
+/**
+ * Answers `file` in the encoding the client accepts (Brotli, gzip or none), with its ETag
+ * (304 when the client holds it), Last-Modified and `cacheControl`. The compression plugin
+ * leaves an answer with a Content-Encoding alone.
+ */
+export function sendMemoryFile(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  file: MemoryFile,
+  cacheControl: string,
+): FastifyReply {
+  const accepted = request.headers['accept-encoding'];
+  const encoding = accepted && (file.br || file.gzip) ? negotiate(accepted, ['br', 'gzip']) : null;
+  const chosen = (encoding === 'br' ? file.br : encoding === 'gzip' ? file.gzip : undefined) ?? file.identity;
+  reply
+    .header('Cache-Control', cacheControl)
+    .header('ETag', chosen.etag)
+    .header('Last-Modified', file.lastModified)
+    .type(file.type);
+  if (file.br || file.gzip) reply.header('Vary', 'Accept-Encoding');
+  if (chosen !== file.identity) reply.header('Content-Encoding', encoding!);
+  if (matches(request.headers['if-none-match'], chosen.etag)) return reply.code(304).send();
+  return reply.send(chosen.bytes);
+}
+
 /** GET (and HEAD) /assets/NAME from memory, read from `dir` now. */
 export function registerAssets(app: FastifyInstance, dir: string): void {
   const assets = loadAssets(dir);
@@ -84,17 +126,6 @@ export function registerAssets(app: FastifyInstance, dir: string): void {
     const name = request.params['*'];
     const asset = assets.get(name);
     if (!asset) return reply.code(404).send({ error: `Not found: ${request.method} /assets/${name}` });
-    const accepted = request.headers['accept-encoding'];
-    const encoding = accepted && (asset.br || asset.gzip) ? negotiate(accepted, ['br', 'gzip']) : null;
-    const chosen = (encoding === 'br' ? asset.br : encoding === 'gzip' ? asset.gzip : undefined) ?? asset.identity;
-    reply
-      .header('Cache-Control', ASSET_CACHE_CONTROL)
-      .header('ETag', chosen.etag)
-      .header('Last-Modified', asset.lastModified)
-      .type(asset.type);
-    if (asset.br || asset.gzip) reply.header('Vary', 'Accept-Encoding');
-    if (chosen !== asset.identity) reply.header('Content-Encoding', encoding!);
-    if (matches(request.headers['if-none-match'], chosen.etag)) return reply.code(304).send();
-    return reply.send(chosen.bytes);
+    return sendMemoryFile(request, reply, asset, ASSET_CACHE_CONTROL);
   });
 }

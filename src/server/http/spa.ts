@@ -1,6 +1,7 @@
 // Serves the built single-page app: hashed assets from memory with a year-long immutable cache
-// (assets.ts), and index.html (never cached) for every client route so deep links and reloads
-// work; '/' gets landing.html, the same page with the landing prerendered into it (vite.config.ts). A route
+// (assets.ts), and index.html (revalidated on every load) for every client route so deep links
+// and reloads work; '/' gets landing.html, the same page with the landing prerendered into it
+// (vite.config.ts). The pages are held in memory too, each with its Brotli and gzip forms. A route
 // whose page is a lazy chunk listed in ROUTE_PAGES gets index.html made for that page, once at
 // start:
 // - its stylesheet inline, as landing.html has it (the CSP allows inline styles), so its first
@@ -15,8 +16,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fastifyStatic from '@fastify/static';
-import type { FastifyInstance, FastifyReply } from 'fastify';
-import { registerAssets } from './assets.ts';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { compressedPage, readMemoryFile, registerAssets, sendMemoryFile, type MemoryFile } from './assets.ts';
+import { COMPRESS_MIN_BYTES } from './compression.ts';
 import { attributeText, withBootScript } from '../../shared/bootScript.ts';
 
 /** Paths that belong to the API: an unknown one is a JSON 404, never the app shell. */
@@ -128,9 +130,16 @@ function withInlineStylesheet(html: string, webRoot: string): string {
   return html.replace(link, () => `<style>${css}</style>`);
 }
 
-/** The HTML of each route in ROUTE_PAGES, made once from the build; none without a manifest. */
-function routeHtml(webRoot: string): Map<string, string> {
-  const pages = new Map<string, string>();
+const HTML = 'text/html; charset=utf-8';
+/** The pages are revalidated on every load (their ETag answers 304 when unchanged). */
+const PAGE_CACHE_CONTROL = 'no-cache';
+
+/**
+ * The HTML of each route in ROUTE_PAGES, made once from the build and compressed once (not on
+ * every answer); none without a manifest.
+ */
+function routeHtml(webRoot: string): Map<string, MemoryFile> {
+  const pages = new Map<string, MemoryFile>();
   const manifestPath = join(webRoot, '.vite', 'manifest.json');
   if (!existsSync(manifestPath)) return pages;
   const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as Record<string, ManifestChunk>;
@@ -143,14 +152,13 @@ function routeHtml(webRoot: string): Map<string, string> {
     const files = pageChunkFiles(manifest, modules);
     if (files.length === 0) continue;
     const page = withInlineStylesheet(withModulePreloads(html, files), webRoot);
-    pages.set(route, withFetchPreloads(withBootScript(page), fetches));
+    pages.set(route, compressedPage(withFetchPreloads(withBootScript(page), fetches), HTML, COMPRESS_MIN_BYTES));
   }
   return pages;
 }
 
 export async function registerSpa(app: FastifyInstance, webRoot: string | null): Promise<void> {
   const hasBuild = webRoot !== null && existsSync(join(webRoot, 'index.html'));
-  const hasLanding = hasBuild && existsSync(join(webRoot, 'landing.html'));
   if (hasBuild) {
     // The hashed assets from memory (assets.ts); the few other files through @fastify/static.
     registerAssets(app, join(webRoot, 'assets'));
@@ -164,26 +172,27 @@ export async function registerSpa(app: FastifyInstance, webRoot: string | null):
       // Our own header: these files keep their names across builds, so they are revalidated.
       cacheControl: false,
       setHeaders(reply: FastifyReply) {
-        reply.header('Cache-Control', 'no-cache');
+        reply.header('Cache-Control', PAGE_CACHE_CONTROL);
       },
     });
   }
-  const pages = hasBuild ? routeHtml(webRoot) : new Map<string, string>();
-  const sendPage = (reply: FastifyReply, page: string) =>
-    reply.header('Cache-Control', 'no-cache').type('text/html; charset=utf-8').send(page);
-  // Routes of their own (not only the not-found fallback below), so every route hook, the
-  // compression's among them, applies to them.
-  for (const [route, page] of pages) app.get(route, (_request, reply) => sendPage(reply, page));
+  const pages = hasBuild ? routeHtml(webRoot) : new Map<string, MemoryFile>();
+  // The app's HTML and the landing's, with the compressed files the build wrote beside them,
+  // read once like the assets: every visitor's first request is one of them.
+  const indexPage = hasBuild ? readMemoryFile(join(webRoot, 'index.html'), HTML) : null;
+  const landingPage =
+    hasBuild && existsSync(join(webRoot, 'landing.html')) ? readMemoryFile(join(webRoot, 'landing.html'), HTML) : null;
+  const sendPage = (request: FastifyRequest, reply: FastifyReply, page: MemoryFile) =>
+    sendMemoryFile(request, reply, page, PAGE_CACHE_CONTROL);
+  // Routes of their own (not only the not-found fallback below), so every route hook applies to them.
+  for (const [route, page] of pages) app.get(route, (request, reply) => sendPage(request, reply, page));
 
   app.setNotFoundHandler((request, reply) => {
     const wantsPage = (request.method === 'GET' || request.method === 'HEAD') && !isApiPath(request.url);
-    if (wantsPage && hasBuild) {
+    if (wantsPage && indexPage) {
       const path = request.url.split('?')[0]!;
-      if (hasLanding && path === '/')
-        return reply.header('Cache-Control', 'no-cache').type('text/html; charset=utf-8').sendFile('landing.html');
-      const page = pages.get(path.replace(/(.)\/+$/, '$1'));
-      if (page !== undefined) return sendPage(reply, page);
-      return reply.header('Cache-Control', 'no-cache').type('text/html; charset=utf-8').sendFile('index.html');
+      if (landingPage && path === '/') return sendPage(request, reply, landingPage);
+      return sendPage(request, reply, pages.get(path.replace(/(.)\/+$/, '$1')) ?? indexPage);
     }
     return reply.code(404).send({ error: `Not found: ${request.method} ${request.url.split('?')[0]}` });
   });
