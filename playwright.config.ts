@@ -12,10 +12,12 @@ export default defineConfig({
   testDir: './e2e',
   timeout: 60_000,
   expect: { timeout: 10_000 },
-  // Spec files run side by side, one per core (each journey makes its own users, so they share
-  // the one server); the tests of a file run in order.
+  // Spec files run side by side, one per core beyond the server's (each journey makes its own
+  // users, so they share the one server); the tests of a file run in order. On 2 cores that is
+  // one: two Chromiums beside the server kept a 2-core machine at load 12 and journeys ran past
+  // their limits.
   fullyParallel: false,
-  workers: Number(process.env.E2E_WORKERS ?? Math.min(4, availableParallelism())),
+  workers: Number(process.env.E2E_WORKERS ?? Math.max(1, Math.min(4, availableParallelism() - 1))),
   retries: 0,
   reporter: [['list']],
   use: {
