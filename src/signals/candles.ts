@@ -99,3 +99,16 @@ export function joinSeries(parts: readonly CandleSeries[], keepLast = Infinity):
   ];
   return { length, time, open, high, low, close, volume };
 }
+
+/** The first `length` bars of `series` (a view, no copy). */
+export function seriesPrefix(series: CandleSeries, length: number): CandleSeries {
+  return {
+    length,
+    time: series.time.subarray(0, length),
+    open: series.open.subarray(0, length),
+    high: series.high.subarray(0, length),
+    low: series.low.subarray(0, length),
+    close: series.close.subarray(0, length),
+    volume: series.volume.subarray(0, length),
+  };
+}

@@ -3,7 +3,7 @@
 // bar only, with the product's own estimator (watosOdds), scored against what followed with
 // the same scorer as the live record. A bar whose horizon has not passed yet counts as pending.
 import { ForecastScorer } from '../../signals/forecastScore.ts';
-import type { CandleSeries } from '../../signals/candles.ts';
+import { seriesPrefix, type CandleSeries } from '../../signals/candles.ts';
 import type { WatosHistory, WatosId } from '../../signals/watos.ts';
 import { watosHistory } from '../../signals/watos.ts';
 import { watosOdds } from '../../signals/watosOdds.ts';
@@ -20,18 +20,6 @@ export interface BacktestResult {
   /** Open time (ms) of the first and last bar walked. */
   from: number;
   to: number;
-}
-
-function prefix(series: CandleSeries, length: number): CandleSeries {
-  return {
-    length,
-    time: series.time.subarray(0, length),
-    open: series.open.subarray(0, length),
-    high: series.high.subarray(0, length),
-    low: series.low.subarray(0, length),
-    close: series.close.subarray(0, length),
-    volume: series.volume.subarray(0, length),
-  };
 }
 
 function prefixHistory(history: WatosHistory, length: number): WatosHistory {
@@ -61,7 +49,7 @@ export function walkForward(
   let pending = 0;
   for (let index = start; index < series.length; index += 1) {
     const length = index + 1;
-    const report = watosOdds(prefix(series, length), horizon, prefixHistory(history, length));
+    const report = watosOdds(seriesPrefix(series, length), horizon, prefixHistory(history, length));
     const base = report.baseRate.probability;
     if (base === null) continue;
     for (const signal of report.signals) {

@@ -6,6 +6,7 @@
 // keeps in memory, quotes and candles. The path of one symbol is demoSeries.ts; its character
 // (level, volatility, volume, spread) is demoProfiles.ts. Always labelled "Demo data" where shown.
 import { SYMBOL_TABLE, type MarketSymbol } from '../../shared/symbolTable.ts';
+import type { CandleSeries } from '../../signals/candles.ts';
 import { demoProfile } from './demoProfiles.ts';
 import { DEMO_EPOCH, DemoSeries } from './demoSeries.ts';
 import type { CandleRow, Granularity, MarketDataProvider, QuoteResult } from './types.ts';
@@ -65,15 +66,7 @@ export class DemoAsset {
 }
 
 /** Bars as columns (the signals' CandleSeries layout): what a worker hands back without a bar object each. */
-export interface DemoColumns {
-  readonly length: number;
-  readonly time: Float64Array;
-  readonly open: Float64Array;
-  readonly high: Float64Array;
-  readonly low: Float64Array;
-  readonly close: Float64Array;
-  readonly volume: Float64Array;
-}
+export type DemoColumns = CandleSeries;
 
 /**
  * The bars of [start, end) a demo feed at `now` answers (`candles`) when its window reaches back

@@ -9,7 +9,7 @@
 import type { RuleTimeframe } from '../../shared/schemas/alertRules.ts';
 import type { StudyRequest, StudyResponse } from '../../shared/schemas/scans.ts';
 import { resolveSymbol, unknownSymbolMessage } from '../../shared/symbols.ts';
-import { candleSeries, type CandleSeries } from '../../signals/candles.ts';
+import { candleSeries, seriesPrefix, type CandleSeries } from '../../signals/candles.ts';
 import { UnsupportedScanCondition } from '../../signals/scanConditions.ts';
 import type { Database } from '../db/client.ts';
 import { invalid } from '../errors/domain.ts';
@@ -86,15 +86,7 @@ function toTimeframe(rows: readonly CandleRow[], baseMs: number, ms: number): Ca
 function seriesBefore(series: CandleSeries, time: number): CandleSeries {
   let length = 0;
   while (length < series.length && series.time[length]! < time) length += 1;
-  return {
-    length,
-    time: series.time.subarray(0, length),
-    open: series.open.subarray(0, length),
-    high: series.high.subarray(0, length),
-    low: series.low.subarray(0, length),
-    close: series.close.subarray(0, length),
-    volume: series.volume.subarray(0, length),
-  };
+  return seriesPrefix(series, length);
 }
 
 const COLUMNS = ['time', 'open', 'high', 'low', 'close', 'volume'] as const;
