@@ -43,6 +43,11 @@ for (const size of [
       const btc = table.locator('tr[data-symbol="BINANCE:BTCUSDT"]');
       const last = btc.getByTestId('watchlist-last');
       await expect(last.locator('[data-live-state="demo"]')).toHaveText('Demo', { timeout: 30_000 });
+      // The label under the price does not make its row taller than the rows without one.
+      const rowHeights = await table
+        .locator('tbody tr')
+        .evaluateAll((rows) => rows.map((row) => row.getBoundingClientRect().height));
+      expect(new Set(rowHeights).size, `row heights ${rowHeights.join(', ')}`).toBe(1);
       const priceOf = async () => (await last.textContent())?.replace(/Demo$/, '') ?? '';
       const first = await priceOf();
       expect(first).toMatch(/^\d[\d,]*\.\d{2,8}$/);

@@ -26,7 +26,7 @@ function title(state: LiveState): string {
 export function LiveStateLabel({ state, className = '' }: { state: LiveState; className?: string }) {
   return (
     <span
-      className={`rounded px-1 text-[10px] leading-4 font-semibold whitespace-nowrap ${STYLES[state.kind]} ${className}`}
+      className={`rounded px-1 text-[10px] leading-3.5 font-semibold whitespace-nowrap ${STYLES[state.kind]} ${className}`}
       title={title(state)}
       data-testid="live-state"
       data-live-state={state.kind}

@@ -290,7 +290,8 @@ export function WatchlistTable({
                 }}
                 onKeyDown={(event) => onRowKey(event, index)}
                 // h-10: a row is as tall before its quote arrives (one line) as after (ticker and
-                // name), so the panels below do not move when the prices come in.
+                // name) and after its first tick adds the live label under the price, so the
+                // panels below do not move when the prices come in.
                 className={`h-10 cursor-pointer border-b border-gray-800 outline-none hover:bg-gray-800/60 focus-visible:bg-gray-800 focus-visible:ring-2 focus-visible:ring-indigo-400 focus-visible:ring-inset ${symbol === current ? 'bg-indigo-950/60 shadow-[inset_3px_0_0_0_#6366f1]' : ''}`}
               >
                 <WatchlistCells symbol={symbol} entry={entry} loading={quotes.isPending} />
