@@ -1,31 +1,26 @@
-// The operator's public-file commands against a real embedded database and disk storage:
+// The operator's public-file commands (run in this process) against a real embedded database and
+// disk storage:
 // publish (validated like an upload), list, unpublish, and clear refusals.
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../src/server/db/client.ts';
 import { files } from '../src/server/db/schema.ts';
+import { adminCommand } from './adminCommands.ts';
 
-const root = join(import.meta.dirname, '..');
 const dataDir = mkdtempSync(join(tmpdir(), 'watos-admin-files-'));
 const inputs = mkdtempSync(join(tmpdir(), 'watos-admin-inputs-'));
 
 function admin(...args: string[]) {
-  const run = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', ...args], {
-    cwd: root,
-    env: {
-      ...process.env,
-      DATA_DIR: dataDir,
-      DATABASE_URL: '',
-      S3_BUCKET: '',
-      S3_ACCESS_KEY_ID: '',
-      S3_SECRET_ACCESS_KEY: '',
-    },
-    encoding: 'utf8',
+  return adminCommand(args, {
+    ...process.env,
+    DATA_DIR: dataDir,
+    DATABASE_URL: '',
+    S3_BUCKET: '',
+    S3_ACCESS_KEY_ID: '',
+    S3_SECRET_ACCESS_KEY: '',
   });
-  return { status: run.status, out: run.stdout.trim(), err: run.stderr.trim() };
 }
 
 afterAll(() => {
@@ -40,7 +35,7 @@ describe('npm run admin -- publish-file / list-public-files / unpublish-file', (
     writeFileSync(csv, content);
     expect(content.length).toBe(27);
 
-    const published = admin('publish-file', csv, '--name', 'Economic Calendar.csv');
+    const published = await admin('publish-file', csv, '--name', 'Economic Calendar.csv');
     expect(published.err).toBe('');
     const id = /as public file ([0-9a-f-]{36})\.$/.exec(published.out)?.[1];
     expect(published.out).toMatch(/^Published Economic Calendar\.csv \(27 Bytes\) as public file [0-9a-f-]{36}\.$/);
@@ -56,34 +51,34 @@ describe('npm run admin -- publish-file / list-public-files / unpublish-file', (
       await database.close();
     }
 
-    const listed = admin('list-public-files');
+    const listed = await admin('list-public-files');
     expect(listed.out).toMatch(
       new RegExp(`^${id}\\s+27 Bytes\\s+\\d{4}-\\d{2}-\\d{2}T\\S+\\s+Economic Calendar\\.csv$`),
     );
 
-    const removed = admin('unpublish-file', '--id', id!);
+    const removed = await admin('unpublish-file', '--id', id!);
     expect(removed.out).toBe(`Removed public file Economic Calendar.csv (${id}).`);
     expect(readdirSync(join(dataDir, 'uploads'))).toEqual([]);
-    expect(admin('list-public-files').out).toBe('No public files.');
+    expect((await admin('list-public-files')).out).toBe('No public files.');
   });
 
-  it('refuses what an upload would refuse, and explains bad arguments', { timeout: 180_000 }, () => {
+  it('refuses what an upload would refuse, and explains bad arguments', { timeout: 180_000 }, async () => {
     const text = join(inputs, 'notes.txt');
     writeFileSync(text, 'hello');
-    const wrongType = admin('publish-file', text);
+    const wrongType = await admin('publish-file', text);
     expect(wrongType.status).toBe(2);
     expect(wrongType.err).toContain('Please select a CSV or Excel file. Only .csv, .xls and .xlsx files are accepted.');
 
     const disguised = join(inputs, 'disguised.xlsx');
     writeFileSync(disguised, 'a,b\n1,2\n');
-    const badContent = admin('publish-file', disguised);
+    const badContent = await admin('publish-file', disguised);
     expect(badContent.status).toBe(2);
     expect(badContent.err).toContain("The file's content is not an Excel (.xlsx) workbook");
 
-    expect(admin('publish-file', join(inputs, 'missing.csv')).err).toContain(
+    expect((await admin('publish-file', join(inputs, 'missing.csv'))).err).toContain(
       `No file at ${join(inputs, 'missing.csv')}`,
     );
-    expect(admin('unpublish-file', '--id', 'nope').err).toContain('No public file with id nope');
+    expect((await admin('unpublish-file', '--id', 'nope')).err).toContain('No public file with id nope');
     expect(readdirSync(join(dataDir, 'uploads'))).toEqual([]);
   });
 });

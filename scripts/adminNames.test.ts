@@ -1,14 +1,13 @@
 // publish-file sanitises the public file's name like an upload (sanitizeDisplayName): bidi
 // controls and invisible characters are removed before the extension is read and stored.
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../src/server/db/client.ts';
 import { files } from '../src/server/db/schema.ts';
+import { adminCommand } from './adminCommands.ts';
 
-const root = join(import.meta.dirname, '..');
 const dataDir = mkdtempSync(join(tmpdir(), 'watos-admin-names-'));
 const inputs = mkdtempSync(join(tmpdir(), 'watos-admin-names-inputs-'));
 
@@ -21,32 +20,16 @@ describe('npm run admin -- publish-file --name with invisible characters', () =>
   it('publishes under the sanitised name, its extension read after sanitising', { timeout: 180_000 }, async () => {
     const csv = join(inputs, 'calendar.csv');
     writeFileSync(csv, 'date,event\n2026-03-18,FOMC\n');
-    const run = spawnSync(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        'scripts/admin.ts',
-        'publish-file',
-        csv,
-        '--name',
-        '\u202AEconomic\u200B Calendar.cs\u200Bv\u202C',
-      ],
-      {
-        cwd: root,
-        env: {
-          ...process.env,
-          DATA_DIR: dataDir,
-          DATABASE_URL: '',
-          S3_BUCKET: '',
-          S3_ACCESS_KEY_ID: '',
-          S3_SECRET_ACCESS_KEY: '',
-        },
-        encoding: 'utf8',
-      },
-    );
-    expect(run.stderr.trim()).toBe('');
-    expect(run.stdout.trim()).toMatch(/^Published Economic Calendar\.csv \(27 Bytes\) as public file [0-9a-f-]{36}\.$/);
+    const run = await adminCommand(['publish-file', csv, '--name', '\u202AEconomic\u200B Calendar.cs\u200Bv\u202C'], {
+      ...process.env,
+      DATA_DIR: dataDir,
+      DATABASE_URL: '',
+      S3_BUCKET: '',
+      S3_ACCESS_KEY_ID: '',
+      S3_SECRET_ACCESS_KEY: '',
+    });
+    expect(run).toMatchObject({ status: 0, err: '' });
+    expect(run.out).toMatch(/^Published Economic Calendar\.csv \(27 Bytes\) as public file [0-9a-f-]{36}\.$/);
     const database = await openDatabase({ pgliteDir: join(dataDir, 'db') });
     try {
       expect((await database.db.select().from(files)).map((row) => row.originalFilename)).toEqual([

@@ -56,10 +56,10 @@ const staticChecks = [
 ];
 const steps = [
   staticChecks,
-  ['Unit and server tests (vitest)', 'npx', ['vitest', 'run', '--exclude', 'scripts/start.test.ts']],
+  ['Unit and server tests (vitest)', 'npx', ['vitest', 'run', '--project', 'server', '--project', 'web']],
   // Alone, not beside the other files: under their load the second server's Ctrl-C sometimes
   // ends it without a word (docs/testing.md).
-  ['npm start on a fresh clone (vitest, alone)', 'npx', ['vitest', 'run', 'scripts/start.test.ts']],
+  ['npm start on a fresh clone (vitest, alone)', 'npx', ['vitest', 'run', '--project', 'start']],
   ['Build the web app (vite build)', 'npx', ['vite', 'build', '--logLevel', 'warn']],
   ['Bundle budget', process.execPath, ['scripts/bundleBudget.mjs']],
   ['End-to-end journeys (playwright, Chromium)', 'npx', ['playwright', 'test']],
