@@ -267,7 +267,12 @@ export async function buildApp(options: AppOptions): Promise<App> {
     yahoo: createYahooProvider({ apiBase: config.YAHOO_API_URL }),
     demo,
   });
-  const quotes = createQuoteService({ mode: config.MARKET_DATA, coinbase, demo });
+  const quotes = createQuoteService({
+    mode: config.MARKET_DATA,
+    coinbase,
+    demo,
+    cacheMs: config.EXCHANGE_QUOTE_CACHE_SECONDS * 1000,
+  });
   const alertBus = createAlertBus(redis, config.DATABASE_URL, config.redisPrefix);
   // The alert log's last two hours in memory, current with every instance's saves.
   const recentAlerts = createRecentAlertLog({

@@ -42,6 +42,7 @@ describe('loadConfig', () => {
     [{ ALPACA_KEY_ID: 'PKTEST' }, 'ALPACA_SECRET_KEY'],
     [{ ALPACA_WS_URL: 'https://stream.data.alpaca.markets/v2/iex' }, 'ALPACA_WS_URL'],
     [{ LIVE_QUOTE_POLL_MS: '100' }, 'LIVE_QUOTE_POLL_MS'],
+    [{ EXCHANGE_QUOTE_CACHE_SECONDS: '0' }, 'EXCHANGE_QUOTE_CACHE_SECONDS'],
     [{ AI_RATE_LIMIT_PER_MINUTE: '0' }, 'AI_RATE_LIMIT_PER_MINUTE'],
     [{ AI_FILE_MAX_ROWS: 'many' }, 'AI_FILE_MAX_ROWS'],
   ])('rejects %o naming %s', (env, variable) => {

@@ -147,6 +147,11 @@ const envSchema = z.object({
       .url({ protocol: /^wss?$/, error: 'ALPACA_WS_URL must be a ws:// or wss:// URL' })
       .default('wss://stream.data.alpaca.markets/v2/iex'),
   ),
+  /**
+   * How long the exchange view's price snapshot (84 Coinbase price calls) is reused before the
+   * next view or Refresh Data asks Coinbase again (seconds).
+   */
+  EXCHANGE_QUOTE_CACHE_SECONDS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(300).default(10)),
   /** How often the live path polls Yahoo Finance's quotes for the watched stocks, ETFs, indices and futures (ms). */
   LIVE_QUOTE_POLL_MS: z.coerce.number().int().min(1_000).max(60_000).default(5_000),
 
