@@ -15,6 +15,7 @@ import { createMailer } from '../src/server/mail/mailer.ts';
 import { freePort } from '../src/server/testing/ports.ts';
 import { waitFor } from '../src/server/testing/waitFor.ts';
 import { adminCommand } from './adminCommands.ts';
+import { adminTestEnv } from './adminTestEnv.ts';
 
 const root = join(import.meta.dirname, '..');
 const dataDir = mkdtempSync(join(tmpdir(), 'watos-admin-'));
@@ -24,14 +25,14 @@ function admin(...args: string[]) {
 }
 
 function adminWith(env: Record<string, string>, ...args: string[]) {
-  return adminCommand(args, { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', ...env });
+  return adminCommand(args, adminTestEnv(dataDir, env));
 }
 
 /** `npm run admin -- ...args` as its own process. */
 function commandLine(...args: string[]) {
   const run = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', ...args], {
     cwd: root,
-    env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '' },
+    env: adminTestEnv(dataDir),
     encoding: 'utf8',
   });
   return { status: run.status, out: run.stdout.trim(), err: run.stderr.trim() };

@@ -8,19 +8,13 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../src/server/db/client.ts';
 import { files } from '../src/server/db/schema.ts';
 import { adminCommand } from './adminCommands.ts';
+import { adminTestEnv } from './adminTestEnv.ts';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'watos-admin-files-'));
 const inputs = mkdtempSync(join(tmpdir(), 'watos-admin-inputs-'));
 
 function admin(...args: string[]) {
-  return adminCommand(args, {
-    ...process.env,
-    DATA_DIR: dataDir,
-    DATABASE_URL: '',
-    S3_BUCKET: '',
-    S3_ACCESS_KEY_ID: '',
-    S3_SECRET_ACCESS_KEY: '',
-  });
+  return adminCommand(args, adminTestEnv(dataDir));
 }
 
 afterAll(() => {

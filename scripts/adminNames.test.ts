@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../src/server/db/client.ts';
 import { files } from '../src/server/db/schema.ts';
 import { adminCommand } from './adminCommands.ts';
+import { adminTestEnv } from './adminTestEnv.ts';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'watos-admin-names-'));
 const inputs = mkdtempSync(join(tmpdir(), 'watos-admin-names-inputs-'));
@@ -20,14 +21,10 @@ describe('npm run admin -- publish-file --name with invisible characters', () =>
   it('publishes under the sanitised name, its extension read after sanitising', { timeout: 180_000 }, async () => {
     const csv = join(inputs, 'calendar.csv');
     writeFileSync(csv, 'date,event\n2026-03-18,FOMC\n');
-    const run = await adminCommand(['publish-file', csv, '--name', '\u202AEconomic\u200B Calendar.cs\u200Bv\u202C'], {
-      ...process.env,
-      DATA_DIR: dataDir,
-      DATABASE_URL: '',
-      S3_BUCKET: '',
-      S3_ACCESS_KEY_ID: '',
-      S3_SECRET_ACCESS_KEY: '',
-    });
+    const run = await adminCommand(
+      ['publish-file', csv, '--name', '\u202AEconomic\u200B Calendar.cs\u200Bv\u202C'],
+      adminTestEnv(dataDir),
+    );
     expect(run).toMatchObject({ status: 0, err: '' });
     expect(run.out).toMatch(/^Published Economic Calendar\.csv \(27 Bytes\) as public file [0-9a-f-]{36}\.$/);
     const database = await openDatabase({ pgliteDir: join(dataDir, 'db') });
