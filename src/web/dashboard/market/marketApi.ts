@@ -14,10 +14,15 @@ const marketSchemas = () => import('../../../shared/schemas/market.ts');
 const candleResponse = schemaOnDemand(async () => (await marketSchemas()).candleResponse);
 const priceSnapshot = schemaOnDemand(async () => (await marketSchemas()).priceSnapshot);
 
-/** docs/SPEC.md: a failed exchange fetch shows 'HTTP error! status: {status}'. */
+/**
+ * docs/SPEC.md: a failed exchange fetch shows 'HTTP error! status: {status}'. Always asked of the
+ * server (`no-cache`: a copy the browser holds is revalidated by its ETag, 304 when unchanged):
+ * the answer's `max-age=5` would otherwise hand Refresh Data, Retry Connection and a return to
+ * the view the copy of a moment ago, and the 30 s poll is past it anyway.
+ */
 async function fetchPrices() {
   try {
-    return await apiFetch('/external-api/coinbase-prices', priceSnapshot);
+    return await apiFetch('/external-api/coinbase-prices', priceSnapshot, { cache: 'no-cache' });
   } catch (error) {
     if (error instanceof ApiError && error.message !== UNEXPECTED_RESPONSE)
       throw new Error(`HTTP error! status: ${error.status}`, { cause: error });
