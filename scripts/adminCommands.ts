@@ -15,7 +15,7 @@
 //   mail-retry --id ID                a pending or failed message is tried again now
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
+import { format, parseArgs } from 'node:util';
 import { basename, join } from 'node:path';
 import {
   createAuth,
@@ -268,19 +268,19 @@ export async function adminCommand(
   env: Record<string, string | undefined> = process.env,
 ): Promise<AdminResult> {
   const errors: string[] = [];
-  const stderr: Log = (fields, message) => errors.push(`${message} ${JSON.stringify(fields)}`);
-  const err = (line: string) => [...errors, line].join('\n');
+  // As console.error(message, fields) would print it (an error in the fields keeps its stack).
+  const stderr: Log = (fields, message) => errors.push(format(message, fields));
   try {
     return { status: 0, out: await run(argv, env, stderr), err: errors.join('\n') };
   } catch (error) {
-    if (
+    const refused =
       error instanceof UsageError ||
       // A refusal of a service (no such user, a plan that is not sold): the operator's input.
       isDomainError(error) ||
       error instanceof ConfigError ||
-      (error instanceof Error && error.name === 'TypeError' && /parseArgs|option/i.test(error.message))
-    )
-      return { status: 2, out: '', err: err(`${error.message}\n\n${USAGE}`) };
-    return { status: 1, out: '', err: err(error instanceof Error ? error.message : String(error)) };
+      (error instanceof Error && error.name === 'TypeError' && /parseArgs|option/i.test(error.message));
+    const message = error instanceof Error ? error.message : String(error);
+    errors.push(refused ? `${message}\n\n${USAGE}` : message);
+    return { status: refused ? 2 : 1, out: '', err: errors.join('\n') };
   }
 }
