@@ -259,6 +259,41 @@ describe('rule delivery queue', () => {
     }
   });
 
+  it('spends the whole budget of every failing delivery when many fail at once across workers', async () => {
+    // With immediate retries another worker fetches a failed job again at once. pg-boss
+    // completes a batch after its handler: that must not complete the next attempt's job,
+    // which would lose its retries and its dead letter. Deliveries that succeed in the same
+    // batches complete once.
+    script.set('/storm', [503]);
+    const queue = await open({ policy: { ...fast, concurrency: 8, workers: 4 } });
+    try {
+      const failing: number[] = [];
+      const passing: number[] = [];
+      for (let index = 0; index < 32; index += 1) {
+        const { ids } = await fire(['webhook'], { webhookPath: index % 4 === 3 ? '/calm' : '/storm' });
+        (index % 4 === 3 ? passing : failing).push(ids.webhook!);
+      }
+      await queue.enqueue([...failing, ...passing].sort((a, b) => a - b));
+      for (const id of failing) {
+        expect(await settled(id, 20_000)).toMatchObject({ status: 'failed', attempts: 3 });
+        await waitFor(async () => (await deadLettered(id)) === 1, `the dead letter of ${id}`);
+      }
+      for (const id of passing) expect(await settled(id)).toMatchObject({ status: 'delivered', attempts: 1 });
+      const states = async (ids: number[]) =>
+        query<{ state: string; count: string }>(
+          sql`select state::text as state, count(*)::text as count from pgboss.job
+            where name = ${DELIVERY_QUEUE} and id = any(${`{${ids.map(deliveryJobId).join(',')}}`}::uuid[]) group by state`,
+        );
+      expect(await states(failing)).toEqual([{ state: 'failed', count: String(failing.length) }]);
+      await waitFor(async () => (await states(passing))[0]?.state === 'completed', 'the passing jobs to complete');
+      expect(await states(passing)).toEqual([{ state: 'completed', count: String(passing.length) }]);
+      expect(hits.get('/storm')).toHaveLength(3 * failing.length);
+      expect(hits.get('/calm')).toHaveLength(passing.length);
+    } finally {
+      await queue.close();
+    }
+  });
+
   it('refuses a private webhook target on a public deployment without retrying', async () => {
     const queue = await openDeliveryQueue({
       database,

@@ -390,8 +390,15 @@ export async function openDeliveryQueue(options: DeliveryQueueOptions): Promise<
 
   /**
    * One batch of jobs: load their rows in one query, send them in parallel, record every
-   * attempt in one statement, then fail the failed jobs (pg-boss retries or dead-letters them)
-   * and leave the rest for pg-boss to complete together.
+   * attempt in one statement. When every job is done (delivered, skipped, or nothing left to
+   * send) the handler returns and pg-boss completes the batch. When some failed, the others
+   * are completed here and the handler throws, so that pg-boss fails the failed ones: it
+   * retries or dead-letters each by its own budget.
+   *
+   * Failing a job with boss.fail inside the handler would race pg-boss's own completion of
+   * the batch after it: with a short retry delay another worker fetches the failed job again
+   * first, and that completion then ends the new attempt's job, which loses its retries and
+   * its dead letter.
    */
   async function work(jobs: Array<PgBoss.JobWithMetadata<DeliveryJob>>): Promise<void> {
     const contexts = await load(jobs.map((job) => job.data.deliveryId));
@@ -402,6 +409,8 @@ export async function openDeliveryQueue(options: DeliveryQueueOptions): Promise<
     });
     const attempts = await Promise.all(due.map(({ job, context }) => send(job, context)));
     await record(attempts);
+    const failed: string[] = [];
+    const failedIds = new Set<string>();
     for (const { job, context, outcome, status, willRetry, lastAttempt } of attempts) {
       const details = { deliveryId: context.id, channel: context.channel, attempts: job.retryCount + 1 };
       if (outcome.kind !== 'failed') {
@@ -418,16 +427,22 @@ export async function openDeliveryQueue(options: DeliveryQueueOptions): Promise<
           `update ${BOSS_SCHEMA}.job set retry_limit = retry_count where name = $1 and id = $2`,
           [DELIVERY_QUEUE, job.id],
         );
-      await boss.fail(DELIVERY_QUEUE, job.id, { message: outcome.error });
+      failed.push(`delivery ${context.id}: ${outcome.error}`);
+      failedIds.add(job.id);
     }
+    if (failed.length === 0) return;
+    const done = jobs.filter((job) => !failedIds.has(job.id)).map((job) => job.id);
+    if (done.length > 0) await boss.complete(DELIVERY_QUEUE, done);
+    throw new Error(failed.join('; ').slice(0, 2000));
   }
 
   // pg-boss 10's worker waits its polling interval after every fetch, even a fruitful one:
   // one worker taking one job per fetch sends at most 2 deliveries a second. So a worker that
   // found jobs wakes itself to fetch again at once; only an empty fetch waits for the next
   // poll. Each fetch takes up to `batchSize` jobs and sends them in parallel. A batch waits
-  // for its slowest member, so several workers share the concurrency. A batch that throws
-  // (the database failed) is failed as a whole by pg-boss and retried.
+  // for its slowest member, so several workers share the concurrency. pg-boss fails what a
+  // batch leaves uncompleted when it throws: its failed deliveries, or the whole batch when
+  // the database failed, and retries each by its budget.
   const workerIds: string[] = [];
   if (options.work) {
     const concurrency = Math.max(1, Math.round(policy.concurrency ?? 32));
