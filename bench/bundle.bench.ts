@@ -2,17 +2,11 @@
 // budget of scripts/bundleBudget.mjs (the same check `npm test` runs after the build). Peer:
 // the dashboard route's JS from the same build, so the ratio shows what the lazy split keeps
 // off the landing page. Builds dist/web first when it is missing.
-import { existsSync } from 'node:fs';
-import { spawnSync } from 'node:child_process';
-import { join } from 'node:path';
 import { DEFAULT_WEB_ROOT, kB, measureBundles, printBundles } from '../scripts/bundleBudget.mjs';
+import { ensureWebBuild } from './benchProcess.ts';
 import { report } from './report.ts';
 
-if (!existsSync(join(DEFAULT_WEB_ROOT, 'index.html'))) {
-  console.log('No dist/web: building the web app (npx vite build)...');
-  const build = spawnSync('npx', ['vite', 'build', '--logLevel', 'warn'], { stdio: 'inherit' });
-  if (build.status !== 0) throw new Error(`vite build failed (exit ${build.status ?? build.signal})`);
-}
+ensureWebBuild(DEFAULT_WEB_ROOT);
 
 const result = measureBundles();
 printBundles(result);

@@ -11,14 +11,13 @@
 // 1440x900 dashboard at 20% of a core here (85% under the journeys' trace recording, which
 // captures every frame); the steady wash is two paints a tick: 5-6%.
 // TradingView and Barchart cannot load here: their requests are answered with an empty script.
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext } from '@playwright/test';
 import { CHROMIUM_FLAGS, CHROMIUM_PATH } from '../src/server/testing/chromium.ts';
 import { startServerProcess, subscribeOverHttp, type ServerProcess } from '../src/server/testing/serverProcess.ts';
-import { stopAfter } from './benchProcess.ts';
+import { ensureWebBuild, stopAfter } from './benchProcess.ts';
 import { report } from './report.ts';
 
 const SETTLE_MS = Number(process.env.DASHBOARD_SETTLE_MS ?? 8_000);
@@ -110,12 +109,7 @@ async function measure(context: BrowserContext, path: string, size: { width: num
   return { share: seconds / elapsed, flashes };
 }
 
-const webRoot = join(process.cwd(), 'dist', 'web');
-if (!existsSync(join(webRoot, 'index.html'))) {
-  console.log('No dist/web: building the web app (npx vite build)...');
-  const build = spawnSync('npx', ['vite', 'build', '--logLevel', 'warn'], { stdio: 'inherit' });
-  if (build.status !== 0) throw new Error(`vite build failed (exit ${build.status ?? build.signal})`);
-}
+ensureWebBuild();
 
 try {
   server = await startServerProcess({

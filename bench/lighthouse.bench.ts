@@ -22,8 +22,7 @@
 // as the server's latency for every request of the page, so audits in that window measured the
 // first backfill, not the page (the settling time is printed).
 // Builds dist/web first when it is missing.
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { launch, type LaunchedChrome } from 'chrome-launcher';
@@ -31,7 +30,7 @@ import lighthouse, { desktopConfig, type Config, type Result } from 'lighthouse'
 import { CHROMIUM_FLAGS, CHROMIUM_PATH } from '../src/server/testing/chromium.ts';
 import { startServerProcess, subscribeOverHttp, type ServerProcess } from '../src/server/testing/serverProcess.ts';
 import { report } from './report.ts';
-import { stopAfter } from './benchProcess.ts';
+import { ensureWebBuild, stopAfter } from './benchProcess.ts';
 
 /** signedIn: audited with a subscriber's session cookie (a 3-Day Access plan, active). */
 const ALL_PAGES: Array<{ path: string; signedIn: boolean }> = [
@@ -196,12 +195,7 @@ async function waitUntilSettled(origin: string): Promise<{ waitedMs: number; med
   return { waitedMs: performance.now() - started, medianMs, settled: false };
 }
 
-const webRoot = join(process.cwd(), 'dist', 'web');
-if (!existsSync(join(webRoot, 'index.html'))) {
-  console.log('No dist/web: building the web app (npx vite build)...');
-  const build = spawnSync('npx', ['vite', 'build', '--logLevel', 'warn'], { stdio: 'inherit' });
-  if (build.status !== 0) throw new Error(`vite build failed (exit ${build.status ?? build.signal})`);
-}
+ensureWebBuild();
 
 try {
   server = await startServerProcess({
