@@ -314,6 +314,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     db: database.db,
     pool: studyPool,
     readHistory: studyHistoryReader(market, Date.now, (task) => studyPool.demoHistory(task)),
+    log: app.log,
   });
   const forecasts = createForecastService({
     db: database.db,

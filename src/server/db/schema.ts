@@ -28,6 +28,7 @@ import {
   type RuleCondition,
 } from '../../shared/schemas/alertRules.ts';
 import type { ChatRole } from '../../shared/schemas/chat.ts';
+import type { MarketSource } from '../../shared/schemas/market.ts';
 import type { ScanCondition } from '../../shared/schemas/scans.ts';
 import { WATOS_TIMEFRAMES } from '../../shared/schemas/chatTexts.ts';
 import { FORECAST_SOURCES } from '../../shared/schemas/trackRecord.ts';
@@ -244,7 +245,7 @@ export const candles = pgTable(
     low: doublePrecision('low').notNull(),
     close: doublePrecision('close').notNull(),
     volume: doublePrecision('volume').notNull(),
-    source: text('source').notNull(),
+    source: text('source').$type<MarketSource>().notNull(),
   },
   (table) => [primaryKey({ columns: [table.productId, table.granularity, table.time] })],
 );

@@ -169,4 +169,20 @@ describe('market router', () => {
     coinbase.state.reachable = true;
     expect((await pinned.candles('BTC-USD', 60, at(0), at(60_000)))[0]!.close).toBe(3);
   });
+
+  it('candlesFrom: bars from exactly the source asked, in an outage an error, never the demo feed', async () => {
+    const { router, coinbase, yahoo } = setup('auto');
+    const from = (source: MarketSource, id: string) => router.candlesFrom(source, id, 60, at(0), at(60_000));
+    expect((await from('coinbase', 'BTC-USD'))[0]!.close).toBe(1);
+    expect((await from('yahoo', 'AAPL'))[0]!.close).toBe(2);
+    expect((await from('demo', 'AAPL'))[0]!.close).toBe(3);
+    // Yahoo does not serve crypto: no bars of BTC come from it.
+    await expect(from('yahoo', 'BTC-USD')).rejects.toThrow('BTC-USD has no bars from yahoo');
+    coinbase.state.failWith = new UpstreamError('Coinbase answered HTTP 503', 503);
+    coinbase.state.reachable = false;
+    // The router's own read falls back; candlesFrom does not, even while the slot is marked down.
+    expect(await closeOf(router, 'BTC-USD')).toBe(3);
+    await expect(from('coinbase', 'BTC-USD')).rejects.toThrow('Coinbase answered HTTP 503');
+    expect(yahoo.calls.filter((call) => call === 'candles:BTC-USD')).toEqual([]);
+  });
 });

@@ -69,6 +69,18 @@ type Forced = 'real' | 'demo' | null;
 export function createMarketRouter(options: MarketRouterOptions): MarketRouter & {
   /** A router whose source per provider is decided now and then stays fixed (the alert engine's). */
   pinned(): Promise<MarketRouter>;
+  /**
+   * Bars from exactly `source`, never another (no fallback to the demo feed): for a history that
+   * joins them to bars stored from that source. Throws UpstreamError when the source fails or
+   * does not serve the product.
+   */
+  candlesFrom(
+    source: MarketSource,
+    productId: string,
+    granularity: Granularity,
+    start: Date,
+    end: Date,
+  ): Promise<CandleRow[]>;
 } {
   const retryMs = options.retryMs ?? 60_000;
   const now = options.now ?? Date.now;
@@ -165,6 +177,18 @@ export function createMarketRouter(options: MarketRouterOptions): MarketRouter &
     return withFallback(slotOf(productId), (provider) => provider.candles(productId, granularity, start, end));
   }
 
+  async function candlesFrom(
+    source: MarketSource,
+    productId: string,
+    granularity: Granularity,
+    start: Date,
+    end: Date,
+  ): Promise<CandleRow[]> {
+    const provider = source === options.demo.source ? options.demo : real[slotOf(productId)];
+    if (provider.source !== source) throw new UpstreamError(`${productId} has no bars from ${source}`);
+    return provider.candles(productId, granularity, start, end);
+  }
+
   return {
     // The router's own label is Coinbase's: the exchange view's source. Per product, ask sourceOf.
     get source() {
@@ -173,6 +197,7 @@ export function createMarketRouter(options: MarketRouterOptions): MarketRouter &
     sourceOf: (productId) => currentSource(slotOf(productId)),
     quotes,
     candles,
+    candlesFrom,
     async probe() {
       return (await choose('coinbase')) === 'real' || (await choose('yahoo')) === 'real';
     },

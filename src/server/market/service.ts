@@ -5,7 +5,7 @@ import { and, asc, desc, eq, gte, inArray, lt, max, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
 import { candles } from '../db/schema.ts';
 import { onlyRow } from '../db/rows.ts';
-import type { CandleRow, Granularity } from './types.ts';
+import type { CandleRow, Granularity, MarketSource } from './types.ts';
 
 export { boundedConcurrency, createCoinbaseProvider } from './coinbase.ts';
 export { appendToBucket, createDemoFeed, DEMO_EPOCH, demoCandleColumns, rowsOfColumns } from './demoFeed.ts';
@@ -18,10 +18,11 @@ export { createCoinbaseTickFeed } from './feeds/coinbaseWs.ts';
 export { createDemoTickFeed } from './feeds/demoTicks.ts';
 export { createQuotePollingFeed } from './feeds/quotePolling.ts';
 export type { CandleRow, Granularity, MarketDataProvider, MarketRouter, MarketSource, Quote } from './types.ts';
+export { UpstreamError } from './types.ts';
 
 /** A stored candle: the bar (open time in epoch ms) and the provider that produced it. */
 export interface StoredCandle extends CandleRow {
-  source: string;
+  source: MarketSource;
 }
 
 const INSERT_CHUNK = 1000;
@@ -77,7 +78,7 @@ interface RawCandle {
   low: number;
   close: number;
   volume: number;
-  source: string;
+  source: MarketSource;
 }
 
 function fromRaw(row: RawCandle): StoredCandle {
@@ -172,7 +173,7 @@ export async function firstMinuteCandlesIn(
 export interface CandleBatch {
   productId: string;
   granularity: Granularity;
-  source: string;
+  source: MarketSource;
   rows: readonly CandleRow[];
 }
 
@@ -247,7 +248,7 @@ export async function storeCandles(
   db: Database,
   productId: string,
   granularity: Granularity,
-  source: string,
+  source: MarketSource,
   rows: readonly CandleRow[],
 ): Promise<void> {
   await storeCandleBatch(db, [{ productId, granularity, source, rows }]);

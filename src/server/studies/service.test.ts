@@ -3,20 +3,36 @@
 // answers; refusals name the field; rule firings become private 'rule' forecasts that the
 // public record leaves out until published and "my rules" scores once resolved; the assistant
 // answers "how did BTC do after RSI fell below 30?" with the study's verdict.
-import { eq } from 'drizzle-orm';
+import { and, count, eq } from 'drizzle-orm';
 import type { UIMessageChunk } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { studyRequest } from '../../shared/schemas/scans.ts';
 import { unknownSymbolMessage } from '../../shared/symbols.ts';
 import { candleSeries } from '../../signals/candles.ts';
-import { forecasts, user } from '../db/schema.ts';
+import { candles, forecasts, user } from '../db/schema.ts';
 import { openTestDatabase, type TestDatabase } from '../db/testing.ts';
 import { createForecastService } from '../forecasts/service.ts';
-import { createDemoFeed, DEMO_EPOCH, storeCandles } from '../market/service.ts';
+import {
+  createDemoFeed,
+  createMarketRouter,
+  DEMO_EPOCH,
+  storeCandles,
+  UpstreamError,
+  type CandleRow,
+  type Granularity,
+  type MarketDataProvider,
+} from '../market/service.ts';
 import { createBuiltinAnalyst } from '../ai/builtinAnalyst.ts';
 import { parseStudyQuestion } from '../ai/studyTool.ts';
 import { createAssistantTools } from '../ai/tools.ts';
-import { createStudyPool, createStudyService, recordRuleForecasts, runStudy, type StudyService } from './service.ts';
+import {
+  createStudyPool,
+  createStudyService,
+  recordRuleForecasts,
+  runStudy,
+  studyHistoryReader,
+  type StudyService,
+} from './service.ts';
 
 const DAY = 86_400_000;
 const NOW = DEMO_EPOCH + 80 * DAY + 30 * 60_000;
@@ -24,24 +40,21 @@ const feed = createDemoFeed({ now: () => NOW, keepHourDays: 100 });
 const log = { warn: () => undefined, error: () => undefined };
 let database: TestDatabase;
 let studies: StudyService;
-let reads: Array<{ productId: string; start: number; end: number }>;
+let reads: Array<{ productId: string; start: number; end: number; source: string | undefined }>;
+let btcStored: number;
 
 beforeAll(async () => {
   database = await openTestDatabase('pglite');
   // The engine's backfill: the last 30 days of BTC's hours stored.
-  await storeCandles(
-    database.db,
-    'BTC-USD',
-    3600,
-    'demo',
-    await feed.candles('BTC-USD', 3600, new Date(NOW - 30 * DAY), new Date(NOW)),
-  );
+  const backfill = await feed.candles('BTC-USD', 3600, new Date(NOW - 30 * DAY), new Date(NOW));
+  await storeCandles(database.db, 'BTC-USD', 3600, 'demo', backfill);
+  btcStored = backfill.length;
   reads = [];
   studies = createStudyService({
     db: database.db,
     now: () => NOW,
-    readHistory: async (productId, granularity, start, end) => {
-      reads.push({ productId, start: start.getTime(), end: end.getTime() });
+    readHistory: async (productId, granularity, start, end, source) => {
+      reads.push({ productId, start: start.getTime(), end: end.getTime(), source });
       return { series: candleSeries(await feed.candles(productId, granularity, start, end)), source: 'demo' };
     },
   });
@@ -59,10 +72,13 @@ describe('study service', () => {
     expect(btc.series.length).toBe(direct.length);
     expect([...btc.series.close]).toEqual(direct.map((bar) => bar.close));
     expect(reads).toHaveLength(1);
-    // The provider is asked only for what precedes the first stored bar.
+    // The provider is asked only for what precedes the first stored bar, from the stored bars' source.
     expect(reads[0]!.end).toBe(direct.find((bar) => bar.time >= NOW - 30 * DAY)!.time);
+    expect(reads[0]!.source).toBe('demo');
     await studies.history('BTC-USD', '1h');
     expect(reads).toHaveLength(1);
+    // The demo path is drawn again when needed, not stored.
+    expect(await storedCount('BTC-USD', 3600)).toBe(btcStored);
   });
 
   it('answers the same in the worker pool as inline', async () => {
@@ -119,6 +135,97 @@ describe('study service', () => {
       kind: 'invalid',
       message: expect.stringMatching(/^conditions\.1: watos_edge cannot be studied/),
     });
+  });
+});
+
+/** Stored bars of one product and size. */
+async function storedCount(productId: string, granularity: number): Promise<number> {
+  const [row] = await database.db
+    .select({ n: count() })
+    .from(candles)
+    .where(and(eq(candles.productId, productId), eq(candles.granularity, granularity)));
+  return row!.n;
+}
+
+/**
+ * A real provider's place (source 'coinbase'), answering the demo path's bars so they can be
+ * compared, and recording what it was asked; `down` makes it fail as an outage does.
+ */
+function recordingProvider() {
+  const asked: Array<{ productId: string; start: number; end: number }> = [];
+  const provider: MarketDataProvider & { asked: typeof asked; down: boolean } = {
+    source: 'coinbase',
+    asked,
+    down: false,
+    quotes: () => Promise.resolve(new Map()),
+    async candles(productId: string, granularity: Granularity, start: Date, end: Date): Promise<CandleRow[]> {
+      asked.push({ productId, start: start.getTime(), end: end.getTime() });
+      if (provider.down) throw new UpstreamError('Coinbase answered 503', 503);
+      return feed.candles(productId, granularity, start, end);
+    },
+    probe: () => Promise.resolve(!provider.down),
+  };
+  return provider;
+}
+
+describe('study history from a real provider', () => {
+  it('keeps the provider’s older bars in the store: once out of memory, the next study asks it nothing', async () => {
+    const coinbase = recordingProvider();
+    const market = createMarketRouter({ mode: 'auto', coinbase, yahoo: coinbase, demo: feed, now: () => NOW });
+    // The engine's backfill from Coinbase: the last 30 days of ETH's hours.
+    const recent = await feed.candles('ETH-USD', 3600, new Date(NOW - 30 * DAY), new Date(NOW));
+    await storeCandles(database.db, 'ETH-USD', 3600, 'coinbase', recent);
+    const fresh = createStudyService({
+      db: database.db,
+      now: () => NOW,
+      reuseMs: 0,
+      readHistory: studyHistoryReader(market),
+    });
+
+    const first = await fresh.history('ETH-USD', '1h');
+    expect(coinbase.asked).toEqual([{ productId: 'ETH-USD', start: NOW - 730 * DAY, end: recent[0]!.time }]);
+    const direct = await feed.candles('ETH-USD', 3600, new Date(NOW - 730 * DAY), new Date(NOW));
+    expect([...first.series.close]).toEqual(direct.map((bar) => bar.close));
+    expect(await storedCount('ETH-USD', 3600)).toBe(direct.length);
+
+    const second = await fresh.history('ETH-USD', '1h');
+    expect(coinbase.asked).toHaveLength(1);
+    expect([...second.series.time]).toEqual([...first.series.time]);
+    expect([...second.series.close]).toEqual([...first.series.close]);
+  });
+
+  it('never joins demo bars to real ones: an outage fails the study, naming the symbol, and stores nothing', async () => {
+    const coinbase = recordingProvider();
+    coinbase.down = true;
+    const market = createMarketRouter({ mode: 'auto', coinbase, yahoo: coinbase, demo: feed, now: () => NOW });
+    const recent = await feed.candles('SOL-USD', 3600, new Date(NOW - 30 * DAY), new Date(NOW));
+    await storeCandles(database.db, 'SOL-USD', 3600, 'coinbase', recent);
+    const fresh = createStudyService({ db: database.db, now: () => NOW, readHistory: studyHistoryReader(market) });
+    // The router itself falls back to the demo feed in this outage; the study does not.
+    expect((await market.candles('SOL-USD', 3600, new Date(NOW - 40 * DAY), new Date(NOW - 30 * DAY))).length).toBe(
+      240,
+    );
+    await expect(fresh.history('SOL-USD', '1h')).rejects.toMatchObject({
+      kind: 'unavailable',
+      message: expect.stringMatching(
+        /^SOL: its history before the stored bars could not be read from coinbase \(Coinbase answered 503\)/,
+      ),
+    });
+    expect(await storedCount('SOL-USD', 3600)).toBe(recent.length);
+  });
+
+  it('reads again from the provider what lies before a gap in the store wider than any closure', async () => {
+    const coinbase = recordingProvider();
+    const market = createMarketRouter({ mode: 'auto', coinbase, yahoo: coinbase, demo: feed, now: () => NOW });
+    // Stored: 10 days from a year ago, then nothing for months (the server was down), then the last 30 days.
+    const old = await feed.candles('ADA-USD', 3600, new Date(NOW - 365 * DAY), new Date(NOW - 355 * DAY));
+    const recent = await feed.candles('ADA-USD', 3600, new Date(NOW - 30 * DAY), new Date(NOW));
+    await storeCandles(database.db, 'ADA-USD', 3600, 'coinbase', [...old, ...recent]);
+    const fresh = createStudyService({ db: database.db, now: () => NOW, readHistory: studyHistoryReader(market) });
+    const ada = await fresh.history('ADA-USD', '1h');
+    expect(coinbase.asked).toEqual([{ productId: 'ADA-USD', start: NOW - 730 * DAY, end: recent[0]!.time }]);
+    const direct = await feed.candles('ADA-USD', 3600, new Date(NOW - 730 * DAY), new Date(NOW));
+    expect([...ada.series.time]).toEqual(direct.map((bar) => bar.time));
   });
 });
 

@@ -1,6 +1,7 @@
 // The setup study (issue 36): the public surface of the feature. A study reads each symbol's
 // history on the timeframe (the candle store's bars, and from the market-data provider the part
-// before the first stored bar, up to STUDY_HISTORY back), then computes the study (study.ts) in
+// before the first stored bar, up to STUDY_HISTORY back, from the source the stored bars came
+// from and no other; a real provider's bars are then kept in the store), then computes the study (study.ts) in
 // the worker pool (pool.ts), off the event loop. Histories are kept in memory a while (typed
 // columns, about 0.8 MB a symbol for two years of hours), so a second study of the same symbols
 // reads nothing again; they are in shared memory, so a study hands them to its worker without a
@@ -12,16 +13,19 @@ import { resolveSymbol, unknownSymbolMessage } from '../../shared/symbols.ts';
 import { candleSeries, seriesPrefix, type CandleSeries } from '../../signals/candles.ts';
 import { UnsupportedScanCondition } from '../../signals/scanConditions.ts';
 import type { Database } from '../db/client.ts';
-import { invalid } from '../errors/domain.ts';
+import { invalid, unavailable } from '../errors/domain.ts';
 import {
   appendToBucket,
   demoCandleColumns,
   rowsOfColumns,
+  storeCandles,
   storedCandlesBetween,
   type CandleRow,
   type Granularity,
-  type MarketRouter,
+  type MarketRouterWithPin,
   type MarketSource,
+  type StoredCandle,
+  UpstreamError,
 } from '../market/service.ts';
 import type { StudyPool } from './pool.ts';
 import { runStudy, type StudyInput, type StudySymbol } from './study.ts';
@@ -47,12 +51,23 @@ const STUDY_HISTORY: Record<RuleTimeframe, { ms: number; base: Granularity; hist
 /** Histories kept in memory (symbol x timeframe), the least recently used dropped first. */
 const HISTORY_CACHE_SIZE = 120;
 
-/** Reads base bars of [start, end) from the market-data provider as columns (the router's, or a long demo history). */
+/**
+ * Longer than any market's closure (a weekend with a holiday): stored bars further apart than
+ * this have a stretch between them that nothing stored (the server was down longer than its
+ * backfill reaches), which the provider fills.
+ */
+const STORED_GAP_MS = 5 * DAY;
+
+/**
+ * Reads base bars of [start, end) as columns: from `source` and no other when it is given (a
+ * history joins them to bars stored from it); else from whichever source serves the product now.
+ */
 export type HistoryReader = (
   productId: string,
   granularity: Granularity,
   start: Date,
   end: Date,
+  source?: MarketSource,
 ) => Promise<{ series: CandleSeries; source: MarketSource }>;
 
 export interface StudyServiceOptions {
@@ -64,6 +79,8 @@ export interface StudyServiceOptions {
   now?: () => number;
   /** How long a loaded history is reused (ms; default: a bar of its base granularity, at most 10 minutes). */
   reuseMs?: number;
+  /** Where a failure to keep a provider's bars in the store is reported (the study goes on). */
+  log?: { warn(details: object, message: string): void };
 }
 
 interface CachedHistory {
@@ -80,6 +97,22 @@ function toTimeframe(rows: readonly CandleRow[], baseMs: number, ms: number): Ca
   const lastBucket = result.at(-1);
   if (lastBase && lastBucket && lastBase.time + baseMs < lastBucket.time + ms) result.pop();
   return result;
+}
+
+/**
+ * The stored bars a history can join, newest last: those after the last bar of another source
+ * and after the last gap wider than any closure.
+ */
+function joinableStored(stored: readonly StoredCandle[]): readonly StoredCandle[] {
+  const source = stored.at(-1)?.source;
+  let first = stored.length - 1;
+  while (
+    first > 0 &&
+    stored[first - 1]!.source === source &&
+    stored[first]!.time - stored[first - 1]!.time <= STORED_GAP_MS
+  )
+    first -= 1;
+  return stored.slice(Math.max(first, 0));
 }
 
 /** The bars of `series` that open before `time` (a view, no copy). */
@@ -114,6 +147,11 @@ function sharedSeries(parts: readonly CandleSeries[]): CandleSeries {
 export function createStudyService(options: StudyServiceOptions) {
   const now = options.now ?? Date.now;
   const histories = new Map<string, CachedHistory>();
+  /**
+   * Per product, base bar and source: asked from `from`, the source had no bar before `first`
+   * (a listing date, the demo epoch), so later studies do not ask for that stretch again.
+   */
+  const emptyBefore = new Map<string, { from: number; first: number }>();
 
   async function load(productId: string, timeframe: RuleTimeframe): Promise<StudySymbol> {
     const market = resolveSymbol(productId);
@@ -121,13 +159,43 @@ export function createStudyService(options: StudyServiceOptions) {
     const { ms, base, historyMs } = STUDY_HISTORY[timeframe];
     const end = now();
     const start = end - historyMs;
-    const stored = await storedCandlesBetween(options.db, market.id, base, new Date(start), new Date(end));
+    const stored = joinableStored(
+      await storedCandlesBetween(options.db, market.id, base, new Date(start), new Date(end)),
+    );
     const firstStored = stored[0]?.time ?? end;
     const older: CandleSeries[] = [];
-    // The store holds the engine's backfill (30 days of hours); the rest comes from the provider.
-    if (firstStored - start > base * 1000) {
-      const read = await options.readHistory(market.id, base, new Date(start), new Date(firstStored));
-      older.push(seriesBefore(read.series, firstStored));
+    // The store holds the engine's backfill (30 days of hours) and what earlier studies read; the
+    // rest comes from the provider, from the stored bars' source: a study never joins demo bars
+    // to real ones (the router would fall back to the demo feed in an outage).
+    const source = stored[0]?.source;
+    const known = emptyBefore.get(`${market.id}|${base}|${source}`);
+    const from = known && known.from <= start ? Math.max(start, known.first) : start;
+    if (firstStored - from > base * 1000) {
+      const read = await options
+        .readHistory(market.id, base, new Date(from), new Date(firstStored), source)
+        .catch((error: unknown) => {
+          if (!(error instanceof UpstreamError)) throw error;
+          throw unavailable(
+            `${market.ticker}: its history before the stored bars could not be read from ${source ?? 'the provider'} (${error.message}); try again in a minute.`,
+            60,
+          );
+        });
+      const bars = seriesBefore(read.series, firstStored);
+      older.push(bars);
+      emptyBefore.set(`${market.id}|${base}|${read.source}`, {
+        from,
+        first: bars.length > 0 ? bars.time[0]! : firstStored,
+      });
+      // A provider's closed bars never change: stored, the next study reads them from the store
+      // instead of asking again (two years of a crypto's hours are 59 Coinbase requests). The demo
+      // path is drawn, not fetched, faster than the store gives it back: not stored.
+      if (read.source !== 'demo' && bars.length > 0) {
+        try {
+          await storeCandles(options.db, market.id, base, read.source, rowsOfColumns(bars));
+        } catch (error) {
+          options.log?.warn({ err: error, productId: market.id }, 'setup study: could not store the provider bars');
+        }
+      }
     }
     // On the base timeframe the columns are joined as they are (no bar object each: two years
     // of a crypto's hours are 17,520); a coarser timeframe folds the bars into its buckets.
@@ -236,13 +304,13 @@ export type StudyService = ReturnType<typeof createStudyService>;
  * same function of time whoever draws it, so the bars match the stored ones).
  */
 export function studyHistoryReader(
-  market: Pick<MarketRouter, 'candles' | 'sourceOf'>,
+  market: Pick<MarketRouterWithPin, 'candlesFrom' | 'sourceOf'>,
   now: () => number = Date.now,
   /** Draws a symbol's demo history off the event loop (the studies' pool); inline without it (tests). */
   drawDemo?: StudyPool['demoHistory'],
 ): HistoryReader {
-  return async (productId, granularity, start, end) => {
-    const source = market.sourceOf(productId);
+  return async (productId, granularity, start, end, from) => {
+    const source = from ?? market.sourceOf(productId);
     if (source === 'demo') {
       // Drawing two years of the demo path is CPU work (a hundred ms or more a symbol).
       const task = { productId, granularity, start: start.getTime(), end: end.getTime(), now: now() };
@@ -250,6 +318,6 @@ export function studyHistoryReader(
       await new Promise<void>((resolve) => setImmediate(resolve));
       return { series: demoCandleColumns(task.productId, granularity, task.start, task.end, task.now), source };
     }
-    return { series: candleSeries(await market.candles(productId, granularity, start, end)), source };
+    return { series: candleSeries(await market.candlesFrom(source, productId, granularity, start, end)), source };
   };
 }
