@@ -408,6 +408,8 @@ for (const size of SIZES) {
       const signals = Number(VERDICT.exec(sentence)![1]);
       await expect(study.getByTestId('study-estimate')).toContainText(`Signals (n)${signals.toLocaleString('en-US')}`);
       await expect(study.getByTestId('study-estimate')).toContainText('Base rate');
+      // The journeys' server runs on the demo feed: the verdict says so.
+      await expect(study.getByTestId('study-demo')).toHaveText('Demo data');
       await expect(study.getByTestId('study-outcomes')).toContainText('Hit rate');
       await expect(study.getByTestId('study-outcomes')).toContainText('Favourable excursion');
       await expect(study).toContainText(/\d+ trades? on (?:1h|4h) bars/);

@@ -111,6 +111,8 @@ export function describeStudy(answer: StudyResponse): string {
       '',
     );
   }
+  const demo = answer.perSymbol.filter((entry) => entry.source === 'demo').map((entry) => entry.symbol);
+  if (demo.length > 0) lines.push(`_Demo data: simulated prices, not a market (${demo.join(', ')})._`, '');
   if (answer.from && answer.to)
     lines.push(
       `_History read: ${answer.from.slice(0, 10)} to ${answer.to.slice(0, 10)} (${answer.timeframe} bars). Historical measurement, not a forecast._`,

@@ -102,6 +102,7 @@ describe('study service', () => {
       const inline = runStudy(await studies.prepare(asked));
       expect(inWorker).toEqual(inline);
       expect(inWorker.symbols).toEqual(['BTC-USD', 'ETH-USD', 'SOL-USD']);
+      expect(inWorker.perSymbol.map((row) => row.source)).toEqual(['demo', 'demo', 'demo']);
       expect(inWorker.signals).toBe(inWorker.perSymbol.reduce((sum, row) => sum + row.signals, 0));
       expect(inWorker.signals).toBeGreaterThan(30);
       expect(inWorker.verdict).toMatch(
@@ -183,6 +184,7 @@ describe('study history from a real provider', () => {
     });
 
     const first = await fresh.history('ETH-USD', '1h');
+    expect(first.source).toBe('coinbase');
     expect(coinbase.asked).toEqual([{ productId: 'ETH-USD', start: NOW - 730 * DAY, end: recent[0]!.time }]);
     const direct = await feed.candles('ETH-USD', 3600, new Date(NOW - 730 * DAY), new Date(NOW));
     expect([...first.series.close]).toEqual(direct.map((bar) => bar.close));
@@ -398,5 +400,7 @@ describe('the assistant’s study', () => {
     expect(text).toContain(`**${study.verdict}.**`);
     expect(text).toMatch(/\(n=\d+/);
     if (!study.edge && study.signals >= 30) expect(text).toContain('no measurable edge');
+    // BTC's bars here are the demo feed's: the answer says so.
+    expect(text).toContain('_Demo data: simulated prices, not a market (BTC-USD)._');
   });
 });

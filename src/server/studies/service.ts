@@ -1,12 +1,12 @@
 // The setup study (issue 36): the public surface of the feature. A study reads each symbol's
 // history on the timeframe (the candle store's bars, and from the market-data provider the part
 // before the first stored bar, up to STUDY_HISTORY back, from the source the stored bars came
-// from and no other; a real provider's bars are then kept in the store), then computes the study (study.ts) in
-// the worker pool (pool.ts), off the event loop. Histories are kept in memory a while (typed
-// columns, about 0.8 MB a symbol for two years of hours), so a second study of the same symbols
-// reads nothing again; they are in shared memory, so a study hands them to its worker without a
-// copy. Also the rule forecasts (ruleForecasts.ts): each firing of a trader's rule
-// becomes a forecast with the study of its condition as the stated probability.
+// from and no other; a real provider's bars are then kept in the store), then computes the
+// study (study.ts) in the worker pool (pool.ts), off the event loop. Histories are kept in
+// memory a while (typed columns, about 0.8 MB a symbol for two years of hours), so a second
+// study of the same symbols reads nothing again; they are in shared memory, so a study hands
+// them to its worker without a copy. Also the rule forecasts (ruleForecasts.ts): each firing of
+// a trader's rule becomes a forecast with the study of its condition as the stated probability.
 import type { RuleTimeframe } from '../../shared/schemas/alertRules.ts';
 import type { StudyRequest, StudyResponse } from '../../shared/schemas/scans.ts';
 import { resolveSymbol, unknownSymbolMessage } from '../../shared/symbols.ts';
@@ -164,15 +164,15 @@ export function createStudyService(options: StudyServiceOptions) {
     );
     const firstStored = stored[0]?.time ?? end;
     const older: CandleSeries[] = [];
+    let source: MarketSource | null = stored[0]?.source ?? null;
     // The store holds the engine's backfill (30 days of hours) and what earlier studies read; the
     // rest comes from the provider, from the stored bars' source: a study never joins demo bars
     // to real ones (the router would fall back to the demo feed in an outage).
-    const source = stored[0]?.source;
     const known = emptyBefore.get(`${market.id}|${base}|${source}`);
     const from = known && known.from <= start ? Math.max(start, known.first) : start;
     if (firstStored - from > base * 1000) {
       const read = await options
-        .readHistory(market.id, base, new Date(from), new Date(firstStored), source)
+        .readHistory(market.id, base, new Date(from), new Date(firstStored), source ?? undefined)
         .catch((error: unknown) => {
           if (!(error instanceof UpstreamError)) throw error;
           throw unavailable(
@@ -182,6 +182,7 @@ export function createStudyService(options: StudyServiceOptions) {
         });
       const bars = seriesBefore(read.series, firstStored);
       older.push(bars);
+      if (bars.length > 0) source = read.source;
       emptyBefore.set(`${market.id}|${base}|${read.source}`, {
         from,
         first: bars.length > 0 ? bars.time[0]! : firstStored,
@@ -209,6 +210,7 @@ export function createStudyService(options: StudyServiceOptions) {
       assetClass: market.assetClass,
       calendar: market.calendar,
       series,
+      source: series.length > 0 ? source : null,
     };
   }
 

@@ -32,7 +32,7 @@ function series(closes: readonly number[]): CandleSeries {
 }
 
 function symbol(id: string, closes: readonly number[]): StudySymbol {
-  return { id, ticker: id, assetClass: 'stock', calendar: 'crypto-24x7', series: series(closes) };
+  return { id, ticker: id, assetClass: 'stock', calendar: 'crypto-24x7', series: series(closes), source: 'yahoo' };
 }
 
 /** A deterministic wiggly walk (a sine plus a drift from a seed). */
@@ -63,7 +63,7 @@ describe('runStudy', () => {
       feePercent: 0.1,
     });
     expect(answer.signals).toBe(2);
-    expect(answer.perSymbol).toEqual([{ symbol: 'TEST', signals: 2 }]);
+    expect(answer.perSymbol).toEqual([{ symbol: 'TEST', signals: 2, source: 'yahoo' }]);
     // Bar 2: 101 -> 97 (fell); bar 6: 103 -> 104 (rose).
     expect(answer.outcomes.hitRate).toBe(0.5);
     const moves = [(97 / 101 - 1) * 100, (104 / 103 - 1) * 100];

@@ -7,6 +7,7 @@
 // Plus the plain outcome statistics and the equity of "enter on the signal's close, exit h bars
 // later" with a round-trip fee. Runs in a worker (worker.ts) and, for the bench's peer, inline.
 import type { RuleTimeframe } from '../../shared/schemas/alertRules.ts';
+import type { MarketSource } from '../../shared/schemas/market.ts';
 import type { ScanCondition, StudyResponse } from '../../shared/schemas/scans.ts';
 import type { SessionCalendarId } from '../../shared/sessions.ts';
 import type { AssetClass } from '../../shared/symbolTable.ts';
@@ -25,6 +26,8 @@ export interface StudySymbol {
   assetClass: AssetClass;
   calendar: SessionCalendarId;
   series: CandleSeries;
+  /** Who produced the bars (one source a history); null when there are none. */
+  source: MarketSource | null;
 }
 
 export interface StudyInput {
@@ -186,7 +189,7 @@ export function runStudy(input: StudyInput): StudyResponse {
         inTradeUntil = index + horizon;
       }
     }
-    perSymbol.push({ symbol: symbol.id, signals: count });
+    perSymbol.push({ symbol: symbol.id, signals: count, source: symbol.source });
   }
 
   const signalMeasured = pooled(signalTotal);

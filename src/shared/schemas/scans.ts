@@ -10,6 +10,7 @@
 import { z } from 'zod';
 import { ALERT_TYPES } from '../constants.ts';
 import { RULE_TIMEFRAMES } from './alertRules.ts';
+import { marketSource } from './market.ts';
 import { ASSET_CLASSES } from '../symbolTable.ts';
 
 export const SCAN_CONDITIONS_MAX = 8;
@@ -285,6 +286,7 @@ export const studyResponse = z.object({
   /** "Enter on the signal's close, exit `horizon` bars later", fee included: equity from 1. */
   equity: z.array(z.object({ time: z.string(), equity: z.number() })),
   trades: z.number(),
-  perSymbol: z.array(z.object({ symbol: z.string(), signals: z.number() })),
+  /** Per symbol: its signals, and who produced its bars (null: no bars); 'demo' is the simulated demo feed. */
+  perSymbol: z.array(z.object({ symbol: z.string(), signals: z.number(), source: marketSource.nullable() })),
 });
 export type StudyResponse = z.infer<typeof studyResponse>;

@@ -72,6 +72,8 @@ function Stat({ term, value, hint }: { term: string; value: string; hint?: strin
 
 function StudyResult({ study }: { study: StudyResponse }) {
   const { outcomes } = study;
+  // The demo feed's bars are simulated: a verdict over them says so beside it.
+  const demo = study.perSymbol.filter((entry) => entry.source === 'demo').map((entry) => entry.symbol);
   return (
     <div className="mt-3 space-y-3" data-testid="study-result">
       <div className="flex flex-wrap items-start gap-2">
@@ -89,6 +91,15 @@ function StudyResult({ study }: { study: StudyResponse }) {
             title="The 95% interval holds the base rate: the setup did not do measurably better than any bar"
           >
             {NO_EDGE_TEXT}
+          </span>
+        )}
+        {demo.length > 0 && (
+          <span
+            className="rounded bg-gray-700 px-1.5 py-0.5 text-[11px] font-semibold text-gray-100"
+            data-testid="study-demo"
+            title={`Simulated bars of the demo feed, not a market's: ${demo.join(', ')}`}
+          >
+            Demo data
           </span>
         )}
       </div>

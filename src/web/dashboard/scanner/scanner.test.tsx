@@ -101,7 +101,7 @@ const STUDY: StudyResponse = {
     { time: '2025-02-03T00:00:00.000Z', equity: 0.99 },
   ],
   trades: 41,
-  perSymbol: [{ symbol: 'AAPL', signals: 41 }],
+  perSymbol: [{ symbol: 'AAPL', signals: 41, source: 'yahoo' }],
 };
 
 const SAVED = savedScan.parse({
@@ -364,6 +364,8 @@ describe('the setup study', () => {
     });
     expect(within(result).getByTestId('study-verdict').textContent).toBe(STUDY.verdict);
     expect(within(result).getByTestId('study-no-edge').textContent).toBe('No measurable edge');
+    // Yahoo's bars: no demo label.
+    expect(within(result).queryByTestId('study-demo')).toBeNull();
     const estimate = within(result).getByTestId('study-estimate').textContent;
     expect(estimate).toContain('Signals (n)41');
     expect(estimate).toContain('Effective samples33.5');
@@ -388,7 +390,18 @@ describe('the setup study', () => {
   });
 
   it('with an edge, shows no badge; the study form checks the horizon before asking', async () => {
-    const asked = stubServer(() => json(studyResponse.parse({ ...STUDY, edge: true })));
+    const asked = stubServer(() =>
+      json(
+        studyResponse.parse({
+          ...STUDY,
+          edge: true,
+          perSymbol: [
+            { symbol: 'AAPL', signals: 20, source: 'yahoo' },
+            { symbol: 'BTC-USD', signals: 21, source: 'demo' },
+          ],
+        }),
+      ),
+    );
     renderPanel();
     await runPreset();
     fireEvent.click(screen.getByRole('button', { name: 'Study this setup on the matches' }));
@@ -401,6 +414,10 @@ describe('the setup study', () => {
     fireEvent.click(screen.getByRole('button', { name: 'Run study' }));
     await screen.findByTestId('study-result');
     expect(screen.queryByTestId('study-no-edge')).toBeNull();
+    // A symbol on the demo feed: the verdict is labelled, naming it.
+    const demo = screen.getByTestId('study-demo');
+    expect(demo.textContent).toBe('Demo data');
+    expect(demo.getAttribute('title')).toBe("Simulated bars of the demo feed, not a market's: BTC-USD");
     expect(asked.find((entry) => entry.path === '/api/studies')?.body).toMatchObject({
       symbols: ['AAPL', 'MSFT', 'TSLA'],
       horizon: 12,
