@@ -77,7 +77,10 @@ function StudyResult({ study }: { study: StudyResponse }) {
   return (
     <div className="mt-3 space-y-3" data-testid="study-result">
       <div className="flex flex-wrap items-start gap-2">
-        <p className="min-w-0 flex-1 text-base font-semibold text-white" data-testid="study-verdict">
+        <p
+          className="w-full min-w-0 text-base font-semibold text-white sm:w-auto sm:flex-1"
+          data-testid="study-verdict"
+        >
           {study.verdict}
         </p>
         {study.edge ? (
