@@ -11,13 +11,14 @@
 // 1440x900 dashboard at 20% of a core here (85% under the journeys' trace recording, which
 // captures every frame); the steady wash is two paints a tick: 5-6%.
 // TradingView and Barchart cannot load here: their requests are answered with an empty script.
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext } from '@playwright/test';
 import { CHROMIUM_FLAGS, CHROMIUM_PATH } from '../src/server/testing/chromium.ts';
 import { startServerProcess, subscribeOverHttp, type ServerProcess } from '../src/server/testing/serverProcess.ts';
 import { ensureWebBuild, stopAfter } from './benchProcess.ts';
+import { readProcStat } from './procStatus.ts';
 import { report } from './report.ts';
 
 const SETTLE_MS = Number(process.env.DASHBOARD_SETTLE_MS ?? 8_000);
@@ -52,17 +53,9 @@ function processTable(): Map<number, { parent: number; seconds: number }> {
   const table = new Map<number, { parent: number; seconds: number }>();
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
-    try {
-      // The command name (field 2) may hold spaces and parentheses: fields are read after its last ')'.
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      table.set(Number(name), {
-        parent: Number(fields[1]),
-        seconds: (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS,
-      });
-    } catch {
-      // The process ended between the listing and the read.
-    }
+    // Null when the process ended between the listing and the read.
+    const stat = readProcStat(`/proc/${name}/stat`);
+    if (stat) table.set(Number(name), { parent: stat.parent, seconds: stat.cpuTicks / CLOCK_TICKS });
   }
   return table;
 }

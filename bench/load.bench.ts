@@ -75,7 +75,7 @@ import { account } from '../src/server/db/schema.ts';
 import { freePort } from '../src/server/testing/ports.ts';
 import { multipartBody, type MultipartPart } from '../src/server/testing/spreadsheets.ts';
 import { percentile, report } from './report.ts';
-import { readRss } from './procStatus.ts';
+import { readProcStat, readRss } from './procStatus.ts';
 import { signedCookieValue } from './subscriber.ts';
 import { MEMORY_PROBE_MARKER, type MemoryReading } from './serverMemoryProbe.ts';
 import type { Mailer } from '../src/server/mail/service.ts';
@@ -193,12 +193,7 @@ watchdog.unref();
 
 /** CPU time (user + system, in clock ticks of 1/100 s) a process has used so far. */
 function readCpuTicks(pid: number): number | null {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return Number(fields[11]) + Number(fields[12]);
-  } catch {
-    return null;
-  }
+  return readProcStat(`/proc/${pid}/stat`)?.cpuTicks ?? null;
 }
 
 // ---------------------------------------------------------------------------------------

@@ -23,7 +23,7 @@
 // trips while B writes; A must not see B's uncommitted row as its own, and B's write must
 // not land inside A's transaction.
 import { Worker } from 'node:worker_threads';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -31,6 +31,7 @@ import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { startPgliteThread, PGLITE_CONNECTIONS } from '../src/server/db/pgliteThread.ts';
 import { stopAfter } from './benchProcess.ts';
+import { readProcStat } from './procStatus.ts';
 import { percentile, report } from './report.ts';
 
 const QUERIES_PER_ROUND = Number(process.env.BENCH_BRIDGE_QUERIES ?? 6000);
@@ -53,10 +54,7 @@ function freshDir(): string {
 
 /** CPU time (user + system, ms) of this process's main thread, and of the whole process (every thread). */
 function cpu(): { main: number; all: number } {
-  const ticks = (path: string) => {
-    const fields = readFileSync(path, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  };
+  const ticks = (path: string) => readProcStat(path)!.cpuTicks * 10;
   return { main: ticks(`/proc/self/task/${process.pid}/stat`), all: ticks('/proc/self/stat') };
 }
 

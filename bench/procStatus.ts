@@ -1,11 +1,27 @@
-// Memory of another process, read from Linux's /proc (the benches measure servers they run
-// as child processes): resident set size now, its peak, and resetting that peak.
+// Memory and CPU of another process, read from Linux's /proc (the benches measure servers and
+// browsers they run as child processes): resident set size now, its peak, and resetting that
+// peak; CPU time so far and the parent, from a stat file.
 import { readFileSync, writeFileSync } from 'node:fs';
 
 function statusField(pid: number, field: 'VmRSS' | 'VmHWM'): number | null {
   try {
     const match = new RegExp(`^${field}:\\s+(\\d+)\\s+kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
     return match ? Number(match[1]) * 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * CPU time (user + system, in clock ticks of 1/100 s) and the parent's pid, from a stat file
+ * (/proc/PID/stat, or /proc/PID/task/TID/stat for one thread); null when it cannot be read (gone,
+ * not Linux). The command name (field 2) may hold spaces and ')': fields are read after the last.
+ */
+export function readProcStat(path: string): { cpuTicks: number; parent: number } | null {
+  try {
+    const stat = readFileSync(path, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { cpuTicks: Number(fields[11]) + Number(fields[12]), parent: Number(fields[1]) };
   } catch {
     return null;
   }
