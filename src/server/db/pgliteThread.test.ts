@@ -175,6 +175,30 @@ describe('PGlite thread lifetime', () => {
     expect(run.status).toBe(0);
   });
 
+  it('finishes a close begun while a query runs, though that query was all that kept the process alive', () => {
+    // The shutdown of `npm start`: the HTTP server and timers are gone, a last query is still in
+    // the database, and the close must still complete (PGlite's files) before the process ends.
+    const dir = mkdtempSync(join(tmpdir(), 'pglite-thread-script-'));
+    const script = `
+      const { startPgliteThread } = await import(${JSON.stringify(new URL('./pgliteThread.ts', import.meta.url).href)});
+      // A directory with fresh writes, as \`npm start\` has: its close checkpoints them to files,
+      // which takes a while.
+      const thread = await startPgliteThread(${JSON.stringify(join(dir, 'db'))});
+      await thread.pool.query('create table filler as select generate_series(1, 200000) as v');
+      const last = thread.pool.query('select pg_sleep(0.3)').then(() => 'answered', () => 'refused');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      await thread.close();
+      console.log('closed', await last);
+    `;
+    const file = join(dir, 'script.mjs');
+    writeFileSync(file, script);
+    const run = spawnSync(process.execPath, ['--import', 'tsx', file], { encoding: 'utf8', timeout: 60_000 });
+    rmSync(dir, { recursive: true, force: true });
+    expect(run.stderr).toBe('');
+    expect(run.stdout.trim()).toBe('closed answered');
+    expect(run.status).toBe(0);
+  });
+
   it('fails queries with an error, not a wait, once the thread has stopped', async () => {
     const thread = await startPgliteThread(null);
     try {

@@ -187,11 +187,13 @@ export async function startPgliteThread(
   });
 
   // Like a socket: the thread keeps the process alive while a query waits for it, not when idle
-  // (a script that forgot to close the database still ends).
+  // (a script that forgot to close the database still ends). Once a close has begun, it keeps it
+  // alive until PGlite has closed: a last query answered meanwhile must not let the process end
+  // halfway through the close (silently, with exit code 0, its files not complete).
   let waiting = 0;
   const onWaiting = (delta: 1 | -1) => {
     waiting += delta;
-    if (waiting === 0) worker.unref();
+    if (waiting === 0 && !closing) worker.unref();
     else if (waiting === 1 && delta === 1) worker.ref();
   };
   worker.unref();
