@@ -75,6 +75,16 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  // Every clean stop ends in process.exit above. An event loop that empties first means the
+  // shutdown awaited something nothing could finish: say so, and not with exit code 0.
+  process.on('beforeExit', () => {
+    console.error(
+      closingSince !== 0
+        ? 'The shutdown stopped halfway: nothing was left to finish it.'
+        : 'The server stopped: nothing was left to run.',
+    );
+    process.exitCode = 1;
+  });
 
   // A deeper accept queue than Node's 511: when a thousand browsers connect at once (a market
   // open, a restart behind a load balancer) and the event loop is busy, an overflowing queue
