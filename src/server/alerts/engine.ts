@@ -29,9 +29,9 @@ import { nextOpen } from '../../shared/sessions.ts';
 import { symbolById, tickerOf } from '../../shared/tickers.ts';
 import { candleSeries, joinSeries, type CandleSeries } from '../../signals/candles.ts';
 import { runAlertGenerators } from '../../signals/alertGenerators.ts';
+import pLimit from 'p-limit';
 import type { DatabaseHandle } from '../db/client.ts';
 import {
-  boundedConcurrency,
   lastCandleTimes,
   latestCandles,
   storeCandleBatch,
@@ -161,7 +161,7 @@ export function createAlertEngine(options: AlertEngineOptions) {
   const db = database.db;
   const now = options.now ?? Date.now;
   const warmupBars = options.warmupBars ?? 400;
-  const limit = boundedConcurrency(options.concurrency ?? 8);
+  const limit = pLimit(options.concurrency ?? 8);
   const sliceSize = options.sliceSize ?? 250;
   const standbyRetryMs = options.standbyRetryMs ?? STANDBY_RETRY_MS;
   const sourceOf = (productId: string): MarketSource =>

@@ -2,7 +2,7 @@
 // timeouts, 429 with Retry-After, partial failures and garbage JSON.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeCoinbase, type FakeCoinbase } from '../testing/fakeCoinbase.ts';
-import { boundedConcurrency, createCoinbaseProvider } from './coinbase.ts';
+import { createCoinbaseProvider } from './coinbase.ts';
 
 let fake: FakeCoinbase;
 beforeAll(async () => {
@@ -96,24 +96,5 @@ describe('Coinbase provider', () => {
       true,
     );
     expect(candles[0]!.high).toBeGreaterThanOrEqual(candles[0]!.low);
-  });
-});
-
-describe('boundedConcurrency', () => {
-  it('never runs more than the limit at once', async () => {
-    const run = boundedConcurrency(3);
-    let active = 0;
-    let peak = 0;
-    await Promise.all(
-      Array.from({ length: 12 }, () =>
-        run(async () => {
-          active += 1;
-          peak = Math.max(peak, active);
-          await new Promise((resolve) => setTimeout(resolve, 5));
-          active -= 1;
-        }),
-      ),
-    );
-    expect(peak).toBe(3);
   });
 });

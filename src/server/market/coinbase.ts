@@ -2,8 +2,10 @@
 // ({priceApiBase}/v2/prices/{product}/{kind}) and candles from Coinbase Exchange
 // ({exchangeApiBase}/products/{product}/candles); the hosts are configuration (config.ts:
 // COINBASE_PRICE_API_URL, COINBASE_EXCHANGE_API_URL). Each request has a 5 s timeout;
-// requests run with bounded concurrency; failures retry with backoff, honouring Retry-After
-// on 429. Garbage answers become errors for that product, never numbers.
+// requests run with bounded concurrency (p-limit); failures retry with backoff, honouring Retry-After
+// on 429 (upstreamRetry.ts, on p-retry). Garbage answers become errors for that product, never numbers.
+import pLimit from 'p-limit';
+import { giveUp, RateLimitedError, retryAfterMs, withRetries } from './upstreamRetry.ts';
 import { UpstreamError, type CandleRow, type Granularity, type MarketDataProvider, type QuoteResult } from './types.ts';
 
 export interface CoinbaseOptions {
@@ -22,26 +24,6 @@ export interface CoinbaseOptions {
 /** Coinbase Exchange returns at most 300 candles a request. */
 const MAX_CANDLES_PER_REQUEST = 300;
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-/** Runs tasks with at most `limit` in flight. */
-export function boundedConcurrency(limit: number) {
-  let active = 0;
-  const waiting: Array<() => void> = [];
-  return async function run<T>(task: () => Promise<T>): Promise<T> {
-    if (active >= limit) await new Promise<void>((resolve) => waiting.push(resolve));
-    active += 1;
-    try {
-      return await task();
-    } finally {
-      active -= 1;
-      waiting.shift()?.();
-    }
-  };
-}
-
 function positiveNumber(value: unknown): number | null {
   const number = typeof value === 'string' ? Number(value) : typeof value === 'number' ? value : NaN;
   return Number.isFinite(number) && number > 0 ? number : null;
@@ -54,49 +36,45 @@ export function createCoinbaseProvider(options: CoinbaseOptions): MarketDataProv
   const retries = options.retries ?? 2;
   const backoffMs = options.backoffMs ?? 250;
   const doFetch = options.fetch ?? fetch;
-  const limit = boundedConcurrency(options.concurrency ?? 8);
+  const limit = pLimit(options.concurrency ?? 8);
 
   async function getJson(url: string): Promise<unknown> {
-    let lastError = new UpstreamError(`No answer from ${url}`);
-    for (let attempt = 0; attempt <= retries; attempt += 1) {
-      const backoff = backoffMs * 2 ** attempt;
-      let response: Response;
-      try {
-        response = await limit(() =>
-          doFetch(url, {
-            signal: AbortSignal.timeout(timeoutMs),
-            headers: { Accept: 'application/json', 'User-Agent': 'watos-dashboard' },
-          }),
-        );
-      } catch (error) {
-        const timedOut = error instanceof Error && error.name === 'TimeoutError';
-        lastError = new UpstreamError(
-          timedOut ? `Coinbase did not answer within ${timeoutMs} ms` : 'Coinbase is unreachable',
-        );
-        if (attempt < retries) await sleep(backoff);
-        continue;
-      }
-      if (response.ok) {
+    return withRetries(
+      async () => {
+        let response: Response;
         try {
-          return await response.json();
-        } catch {
-          throw new UpstreamError('Coinbase answered with malformed JSON');
+          response = await limit(() =>
+            doFetch(url, {
+              signal: AbortSignal.timeout(timeoutMs),
+              headers: { Accept: 'application/json', 'User-Agent': 'watos-dashboard' },
+            }),
+          );
+        } catch (error) {
+          const timedOut = error instanceof Error && error.name === 'TimeoutError';
+          throw new UpstreamError(
+            timedOut ? `Coinbase did not answer within ${timeoutMs} ms` : 'Coinbase is unreachable',
+          );
         }
-      }
-      await response.body?.cancel();
-      if (response.status === 429) {
-        lastError = new UpstreamError('Coinbase rate limit reached (429)', 429);
-        const retryAfterSeconds = Number(response.headers.get('retry-after'));
-        if (attempt < retries)
-          await sleep(retryAfterSeconds > 0 ? Math.min(retryAfterSeconds * 1000, 10_000) : backoff);
-        continue;
-      }
-      lastError = new UpstreamError(`Coinbase answered HTTP ${response.status}`, response.status);
-      // A 4xx other than 429 will not get better by asking again.
-      if (response.status < 500) throw lastError;
-      if (attempt < retries) await sleep(backoff);
-    }
-    throw lastError;
+        if (response.ok) {
+          try {
+            return await response.json();
+          } catch {
+            return giveUp(new UpstreamError('Coinbase answered with malformed JSON'));
+          }
+        }
+        await response.body?.cancel();
+        if (response.status === 429)
+          throw new RateLimitedError(
+            'Coinbase rate limit reached (429)',
+            retryAfterMs(response.headers.get('retry-after')),
+          );
+        const error = new UpstreamError(`Coinbase answered HTTP ${response.status}`, response.status);
+        // A 4xx other than 429 will not get better by asking again.
+        if (response.status < 500) giveUp(error);
+        throw error;
+      },
+      { retries, backoffMs },
+    );
   }
 
   async function priceOf(productId: string, kind: 'spot' | 'buy' | 'sell'): Promise<number> {

@@ -7,7 +7,7 @@ import { candles } from '../db/schema.ts';
 import { onlyRow } from '../db/rows.ts';
 import type { CandleRow, Granularity, MarketSource } from './types.ts';
 
-export { boundedConcurrency, createCoinbaseProvider } from './coinbase.ts';
+export { createCoinbaseProvider } from './coinbase.ts';
 export { appendToBucket, createDemoFeed, DEMO_EPOCH, demoCandleColumns, rowsOfColumns } from './demoFeed.ts';
 export { createQuoteService, type QuoteService } from './quotes.ts';
 export { createMarketRouter, MARKET_DATA_MODES, type MarketRouterWithPin } from './router.ts';

@@ -4,19 +4,21 @@
 //
 // The library speaks Yahoo's protocol (cookie and crumb handshake, v7 quote, v8 chart); we hand it
 // our own fetch, which is where the discipline lives, because only a fetch sees each HTTP answer:
-// a timeout per request, bounded concurrency, retries of network errors and 5xx with doubling
-// backoff, Retry-After honoured on 429, no retry of any other 4xx. With `apiBase` set, that fetch
-// sends every request the library makes, whatever Yahoo host it names, to that one origin: tests
-// and fault journeys point it at a local fake, so nothing can reach Yahoo from them.
+// a timeout per request, bounded concurrency (p-limit), retries of network errors and 5xx with
+// doubling backoff, Retry-After honoured on 429, no retry of any other 4xx (upstreamRetry.ts, on
+// p-retry). With `apiBase` set, that fetch sends every request the library makes, whatever Yahoo
+// host it names, to that one origin: tests and fault journeys point it at a local fake, so nothing
+// can reach Yahoo from them.
 //
 // Schema validation is off (the library's validator rejects a whole answer over one unexpected
 // field), so every value we use is checked here: a nonsense price becomes an error, never a number.
+import pLimit, { type LimitFunction } from 'p-limit';
 import YahooFinance from 'yahoo-finance2';
 import { ExtendedCookieJar } from 'yahoo-finance2/lib/cookieJar';
 import { getCrumbClear } from 'yahoo-finance2/lib/getCrumb';
 import { symbolById } from '../../shared/tickers.ts';
 import type { MarketSymbol } from '../../shared/symbolTable.ts';
-import { boundedConcurrency } from './coinbase.ts';
+import { giveUp, RateLimitedError, retryAfterMs, withRetries } from './upstreamRetry.ts';
 import { UpstreamError, type CandleRow, type Granularity, type MarketDataProvider, type QuoteResult } from './types.ts';
 
 export interface YahooOptions {
@@ -40,8 +42,6 @@ const MINUTE = 60_000;
 const DAY = 24 * 60 * MINUTE;
 /** Yahoo's v7 quote endpoint takes many symbols; we keep each request to a modest batch. */
 const QUOTE_BATCH = 50;
-/** Longest Retry-After we will wait inside one call. */
-const MAX_RETRY_AFTER_MS = 10_000;
 /**
  * Yahoo serves 1-minute bars for about the last 30 days and at most 8 days a request; hourly bars
  * for about 730 days. We stay a little inside both limits so an edge never turns into a 422.
@@ -64,10 +64,6 @@ const SILENT_LOGGER = {
   dir: () => undefined,
 };
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
 function positiveNumber(value: unknown): number | null {
   return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : null;
 }
@@ -76,13 +72,6 @@ function positiveNumber(value: unknown): number | null {
 function epochMs(value: unknown): number | null {
   if (value instanceof Date) return Number.isFinite(value.getTime()) ? value.getTime() : null;
   return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value * 1000 : null;
-}
-
-function retryAfterMs(header: string | null): number | null {
-  if (header === null || header.trim() === '') return null;
-  const seconds = Number(header);
-  const ms = Number.isFinite(seconds) ? seconds * 1000 : Date.parse(header) - Date.now();
-  return Number.isFinite(ms) ? Math.min(Math.max(ms, 0), MAX_RETRY_AFTER_MS) : null;
 }
 
 /** Yahoo's JSON APIs live under /v1/.., /v7/.., /v8/..; the cookie page does not. */
@@ -121,7 +110,7 @@ interface TransportOptions {
   retries: number;
   backoffMs: number;
   fetch: typeof fetch;
-  limit: ReturnType<typeof boundedConcurrency>;
+  limit: LimitFunction;
 }
 
 /** Where a request goes: with apiBase, that origin (and path prefix) instead of any host. */
@@ -146,58 +135,60 @@ function yahooTransport(options: TransportOptions): typeof fetch {
     if (options.apiBase !== undefined) headers.set('x-forwarded-host', asked.host);
     const api = isApiPath(asked);
 
-    let lastError = new UpstreamError('Yahoo Finance is unreachable');
-    for (let attempt = 0; attempt <= options.retries; attempt += 1) {
-      const backoff = options.backoffMs * 2 ** attempt;
-      const timeout = AbortSignal.timeout(options.timeoutMs);
-      const signal = init?.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
-      let status: number;
-      let response: Response;
-      try {
-        response = await options.limit(async () => {
-          const answer = await options.fetch(target, { ...init, headers, signal });
-          const body = NULL_BODY_STATUSES.has(answer.status) ? null : await answer.arrayBuffer();
-          return new Response(body, { status: answer.status, statusText: answer.statusText, headers: answer.headers });
-        });
-        status = response.status;
-      } catch (error) {
-        lastError = timeout.aborted
-          ? new UpstreamError(`Yahoo Finance did not answer within ${options.timeoutMs} ms`)
-          : new UpstreamError('Yahoo Finance is unreachable');
-        if (init?.signal?.aborted) throw error;
-        if (attempt < options.retries) await sleep(backoff);
-        continue;
-      }
-      if (status === 429) {
-        lastError = new UpstreamError('Yahoo Finance rate limit reached (429)', 429);
-        if (attempt < options.retries) await sleep(retryAfterMs(response.headers.get('retry-after')) ?? backoff);
-        continue;
-      }
-      if (status >= 500) {
-        lastError = new UpstreamError(`Yahoo Finance answered HTTP ${status}`, status);
-        if (attempt < options.retries) await sleep(backoff);
-        continue;
-      }
-      if (status >= 400 && api) {
-        // A 4xx other than 429 will not get better by asking again.
-        const description = yahooErrorDescription(await response.clone().text());
-        throw new UpstreamError(
-          `Yahoo Finance answered HTTP ${status}${description ? `: ${description}` : ''}`,
-          status,
-        );
-      }
-      if (status < 300 && api && !asked.pathname.endsWith('/getcrumb')) {
+    return withRetries(
+      async () => {
+        const timeout = AbortSignal.timeout(options.timeoutMs);
+        const signal = init?.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
+        let response: Response;
         try {
-          JSON.parse(await response.clone().text());
-        } catch {
-          throw new UpstreamError('Yahoo Finance answered with malformed JSON');
+          response = await options.limit(async () => {
+            const answer = await options.fetch(target, { ...init, headers, signal });
+            const body = NULL_BODY_STATUSES.has(answer.status) ? null : await answer.arrayBuffer();
+            return new Response(body, {
+              status: answer.status,
+              statusText: answer.statusText,
+              headers: answer.headers,
+            });
+          });
+        } catch (error) {
+          // The library's own abort is its answer, not the provider's failure.
+          if (init?.signal?.aborted) giveUp(error instanceof Error ? error : new Error(String(error)));
+          throw timeout.aborted
+            ? new UpstreamError(`Yahoo Finance did not answer within ${options.timeoutMs} ms`)
+            : new UpstreamError('Yahoo Finance is unreachable');
         }
-      }
-      // Everything else, including the cookie page's redirects and its own 4xx, is the library's
-      // handshake to judge.
-      return response;
-    }
-    throw lastError;
+        const { status } = response;
+        if (status === 429)
+          throw new RateLimitedError(
+            'Yahoo Finance rate limit reached (429)',
+            retryAfterMs(response.headers.get('retry-after')),
+          );
+        if (status >= 500) throw new UpstreamError(`Yahoo Finance answered HTTP ${status}`, status);
+        if (status >= 400 && api) {
+          // A 4xx other than 429 will not get better by asking again.
+          const description = yahooErrorDescription(await response.clone().text());
+          giveUp(
+            new UpstreamError(`Yahoo Finance answered HTTP ${status}${description ? `: ${description}` : ''}`, status),
+          );
+        }
+        if (status < 300 && api && !asked.pathname.endsWith('/getcrumb')) {
+          try {
+            JSON.parse(await response.clone().text());
+          } catch {
+            giveUp(new UpstreamError('Yahoo Finance answered with malformed JSON'));
+          }
+        }
+        // Everything else, including the cookie page's redirects and its own 4xx, is the library's
+        // handshake to judge.
+        return response;
+      },
+      {
+        retries: options.retries,
+        backoffMs: options.backoffMs,
+        // The library gave up on the request: no further attempt, and no wait for one.
+        ...(init?.signal ? { signal: init.signal } : {}),
+      },
+    );
   };
 }
 
@@ -297,7 +288,7 @@ export function createYahooProvider(options: YahooOptions = {}): MarketDataProvi
   const quoteCacheMs = options.quoteCacheMs ?? 15_000;
   const candleCacheMs = options.candleCacheMs ?? 30_000;
   const now = options.now ?? Date.now;
-  const limit = boundedConcurrency(options.concurrency ?? 4);
+  const limit = pLimit(options.concurrency ?? 4);
   const transport = (overrides: Partial<TransportOptions> = {}) =>
     yahooTransport({
       apiBase: options.apiBase,

@@ -8,6 +8,7 @@
 // which evaluates the price rules at once and records what fired in a short batch (drafts of a
 // few milliseconds together, in order, retried on a database error); the same unique key makes
 // a tick replayed after a restart or by the next owner fire nothing twice.
+import pRetry from 'p-retry';
 import type { Database } from '../db/client.ts';
 import type { AlertBus } from '../alerts/service.ts';
 import type { MarketAnalysis } from '../analysis/service.ts';
@@ -120,7 +121,10 @@ export function recordStatedOdds(
 
 const MINUTE = 60_000;
 const EMPTY: RecordedFirings = { firings: [], retired: [], queued: [] };
-/** A tick batch that failed this many times is dropped (logged): the database is not coming back soon. */
+/**
+ * A tick batch that failed this many times is dropped (logged): the database is not coming back
+ * soon. Attempts are tickRetryMs apart, doubling up to 4x (p-retry): 1, 2, 4, 4 s by default.
+ */
 const TICK_ATTEMPTS = 5;
 /** Tick firings kept for flushTicks (the newest batches); nothing calls it in production. */
 const KEPT_FIRINGS = 10_000;
@@ -271,24 +275,24 @@ export function createRulesRuntime(options: RulesRuntimeOptions): RulesRuntime {
   }
 
   async function recordBatch(batch: FiringDraft[]): Promise<void> {
-    for (let attempt = 1; ; attempt += 1) {
-      try {
-        const result = await record(batch);
-        if (result.firings.length > 0 || result.retired.length > 0) {
-          kept.push(result);
-          keptFirings += result.firings.length;
-          while (keptFirings > KEPT_FIRINGS && kept.length > 1) keptFirings -= kept.shift()!.firings.length;
-        }
-        return;
-      } catch (error) {
-        // Safe to try again: a draft already recorded hits the unique key.
-        if (attempt >= TICK_ATTEMPTS) {
-          log.error({ err: error, firings: batch.length }, 'alert rules: tick firings not recorded, dropped');
-          return;
-        }
-        log.warn({ err: error, attempt }, 'alert rules: tick firings not recorded, trying again');
-        await new Promise((resolve) => setTimeout(resolve, tickRetryMs * attempt));
+    try {
+      // Safe to try again: a draft already recorded hits the unique key.
+      const result = await pRetry(() => record(batch), {
+        retries: TICK_ATTEMPTS - 1,
+        minTimeout: tickRetryMs,
+        maxTimeout: 4 * tickRetryMs,
+        onFailedAttempt: ({ error, attemptNumber, retriesLeft }) => {
+          if (retriesLeft > 0)
+            log.warn({ err: error, attempt: attemptNumber }, 'alert rules: tick firings not recorded, trying again');
+        },
+      });
+      if (result.firings.length > 0 || result.retired.length > 0) {
+        kept.push(result);
+        keptFirings += result.firings.length;
+        while (keptFirings > KEPT_FIRINGS && kept.length > 1) keptFirings -= kept.shift()!.firings.length;
       }
+    } catch (error) {
+      log.error({ err: error, firings: batch.length }, 'alert rules: tick firings not recorded, dropped');
     }
   }
 

@@ -49,6 +49,17 @@ function runtime(
   });
 }
 
+/** The test database, except that a transaction fails with `message` whenever `refuse()` says so. */
+function refusingTransactions(message: string, refuse: () => boolean): Database {
+  return new Proxy(test.database.db, {
+    get(target, property, receiver) {
+      if (property === 'transaction' && refuse()) return () => Promise.reject(new Error(message));
+      const value: unknown = Reflect.get(target, property, receiver);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
 const tick = (price: number, time: number): LiveTick => ({
   symbol: 'ETH-USD',
   price,
@@ -184,18 +195,12 @@ describe('rules on ticks in the runtime', () => {
       trigger: 'every_time',
       condition: { kind: 'price_cross', direction: 'above', level: 3000 },
     });
-    const db = test.database.db;
     let failures = 2;
     // The database refuses the first two transactions (a failover in progress).
-    const flaky = new Proxy(db, {
-      get(target, property, receiver) {
-        if (property === 'transaction' && failures > 0) {
-          failures -= 1;
-          return () => Promise.reject(new Error('connection terminated'));
-        }
-        const value: unknown = Reflect.get(target, property, receiver);
-        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-      },
+    const flaky = refusingTransactions('connection terminated', () => {
+      if (failures === 0) return false;
+      failures -= 1;
+      return true;
     });
     const live = runtime({ db: flaky, tickRetryMs: 1 });
     await live.sync();
@@ -210,6 +215,32 @@ describe('rules on ticks in the runtime', () => {
       'alert rules: tick firings not recorded, trying again',
     ]);
     expect(await test.database.db.select().from(ruleFirings)).toHaveLength(1);
+  });
+
+  it('a database that stays away: five attempts, then the batch is dropped with an error, not thrown', async () => {
+    await create({
+      timeframe: '1m',
+      trigger: 'every_time',
+      condition: { kind: 'price_cross', direction: 'above', level: 3000 },
+    });
+    let attempts = 0;
+    const down = refusingTransactions('connection refused', () => {
+      attempts += 1;
+      return true;
+    });
+    const live = runtime({ db: down, tickRetryMs: 1 });
+    await live.sync();
+    expect(() => {
+      live.onTick(tick(2990, T0 + SECOND));
+      live.onTick(tick(3005, T0 + 2 * SECOND));
+    }).not.toThrow();
+    expect((await live.flushTicks()).firings).toEqual([]);
+    expect(attempts).toBe(5);
+    expect(logged.map(([level, message]) => `${level}: ${message}`)).toEqual([
+      ...Array.from({ length: 4 }, () => 'warn: alert rules: tick firings not recorded, trying again'),
+      'error: alert rules: tick firings not recorded, dropped',
+    ]);
+    expect(await test.database.db.select().from(ruleFirings)).toHaveLength(0);
   });
 
   it('an evaluator error on a tick is logged, not thrown into the feed', async () => {
