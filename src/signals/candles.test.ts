@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { candleSeries, joinSeries } from './candles.ts';
+import { candleSeries, cleanSeries, joinSeries } from './candles.ts';
 
 describe('candleSeries', () => {
   it('cleans feed errors: gap bars repeat the close, NaN or negative volume counts as zero', () => {
@@ -21,6 +21,31 @@ describe('candleSeries', () => {
 
   it('handles an empty input', () => {
     expect(candleSeries([]).length).toBe(0);
+  });
+});
+
+describe('cleanSeries', () => {
+  it('cleans columns as read from the store by the same rules, in place', () => {
+    const columns = (values: number[][]) => values.map((row) => Float64Array.from(row));
+    const [time, open, high, low, close, volume] = columns([
+      [0, 1, 2, 3],
+      [NaN, 10, 0, 10.5],
+      [NaN, 11, 0, 10],
+      [NaN, 9, 0, 12],
+      [-1, 10.5, 0, 11],
+      [5, NaN, 3, -4],
+    ]) as [Float64Array, Float64Array, Float64Array, Float64Array, Float64Array, Float64Array];
+    const raw = { length: 4, time, open, high, low, close, volume };
+    const cleaned = cleanSeries(raw);
+    expect(cleaned.length).toBe(3);
+    expect([...cleaned.time]).toEqual([1, 2, 3]);
+    expect([...cleaned.close]).toEqual([10.5, 10.5, 11]);
+    expect([...cleaned.open]).toEqual([10, 10.5, 10.5]);
+    expect([...cleaned.high]).toEqual([11, 10.5, 11]);
+    expect([...cleaned.low]).toEqual([9, 10.5, 10.5]);
+    expect([...cleaned.volume]).toEqual([0, 3, 0]);
+    // The same arrays, not copies.
+    expect(cleaned.close.buffer).toBe(close.buffer);
   });
 });
 

@@ -31,40 +31,58 @@ function usable(value: number): boolean {
  * volume counts as zero. Bars before the first valid close are dropped.
  */
 export function candleSeries(rows: ArrayLike<CandleInput>): CandleSeries {
-  const capacity = rows.length;
-  const time = new Float64Array(capacity);
-  const open = new Float64Array(capacity);
-  const high = new Float64Array(capacity);
-  const low = new Float64Array(capacity);
-  const close = new Float64Array(capacity);
-  const volume = new Float64Array(capacity);
-  let length = 0;
-  let previousClose = NaN;
-  for (let index = 0; index < capacity; index += 1) {
+  const length = rows.length;
+  const raw = seriesOfLength(length);
+  for (let index = 0; index < length; index += 1) {
     const row = rows[index]!;
-    const barClose = usable(row.close) ? row.close : previousClose;
+    raw.time[index] = row.time;
+    raw.open[index] = row.open;
+    raw.high[index] = row.high;
+    raw.low[index] = row.low;
+    raw.close[index] = row.close;
+    raw.volume[index] = row.volume;
+  }
+  return cleanSeries(raw);
+}
+
+/** A series of `length` bars, every value 0, for a reader to fill. */
+export function seriesOfLength(length: number): CandleSeries {
+  return {
+    length,
+    time: new Float64Array(length),
+    open: new Float64Array(length),
+    high: new Float64Array(length),
+    low: new Float64Array(length),
+    close: new Float64Array(length),
+    volume: new Float64Array(length),
+  };
+}
+
+/**
+ * Cleans columns read as they were stored by candleSeries' rules, in place: the result is a view
+ * of the same arrays (a bar dropped before the first valid close moves the others forward).
+ * `previousClose` is the close of the bar before them, when they continue a series.
+ */
+export function cleanSeries(raw: CandleSeries, previousClose = NaN): CandleSeries {
+  const { time, open, high, low, close, volume } = raw;
+  let length = 0;
+  for (let index = 0; index < raw.length; index += 1) {
+    const barClose = usable(close[index]!) ? close[index]! : previousClose;
     if (!Number.isFinite(barClose)) continue;
-    const barOpen = usable(row.open) ? row.open : barClose;
-    const barHigh = Math.max(usable(row.high) ? row.high : barClose, barOpen, barClose);
-    const barLow = Math.min(usable(row.low) ? row.low : barClose, barOpen, barClose);
-    time[length] = row.time;
+    const barOpen = usable(open[index]!) ? open[index]! : barClose;
+    const barHigh = Math.max(usable(high[index]!) ? high[index]! : barClose, barOpen, barClose);
+    const barLow = Math.min(usable(low[index]!) ? low[index]! : barClose, barOpen, barClose);
+    const barVolume = Number.isFinite(volume[index]!) && volume[index]! > 0 ? volume[index]! : 0;
+    time[length] = time[index]!;
     open[length] = barOpen;
     high[length] = barHigh;
     low[length] = barLow;
     close[length] = barClose;
-    volume[length] = Number.isFinite(row.volume) && row.volume > 0 ? row.volume : 0;
+    volume[length] = barVolume;
     previousClose = barClose;
     length += 1;
   }
-  return {
-    length,
-    time: time.subarray(0, length),
-    open: open.subarray(0, length),
-    high: high.subarray(0, length),
-    low: low.subarray(0, length),
-    close: close.subarray(0, length),
-    volume: volume.subarray(0, length),
-  };
+  return seriesPrefix(raw, length);
 }
 
 const COLUMNS = ['time', 'open', 'high', 'low', 'close', 'volume'] as const;
@@ -110,5 +128,18 @@ export function seriesPrefix(series: CandleSeries, length: number): CandleSeries
     low: series.low.subarray(0, length),
     close: series.close.subarray(0, length),
     volume: series.volume.subarray(0, length),
+  };
+}
+
+/** The bars of `series` from index `start` on (a view, no copy). */
+export function seriesFrom(series: CandleSeries, start: number): CandleSeries {
+  return {
+    length: series.length - start,
+    time: series.time.subarray(start, series.length),
+    open: series.open.subarray(start, series.length),
+    high: series.high.subarray(start, series.length),
+    low: series.low.subarray(start, series.length),
+    close: series.close.subarray(start, series.length),
+    volume: series.volume.subarray(start, series.length),
   };
 }

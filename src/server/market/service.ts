@@ -1,10 +1,12 @@
 // Market data: the public surface of the feature and the only module that reads or writes
 // the `candles` table. Other features (the alert engine, the assistant's tools), the
 // composition root and config.ts import from here, never from the files behind it.
-import { and, asc, desc, eq, gte, inArray, lt, max, sql } from 'drizzle-orm';
+import { and, asc, eq, gte, lt, max, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
 import { candles } from '../db/schema.ts';
-import { onlyRow } from '../db/rows.ts';
+import { onlyRow, rowsOf } from '../db/rows.ts';
+import { seriesOfLength, type CandleSeries } from '../../signals/candles.ts';
+import { rowsOfColumns } from './demoFeed.ts';
 import type { CandleRow, Granularity, MarketSource } from './types.ts';
 
 export { createCoinbaseProvider } from './coinbase.ts';
@@ -46,7 +48,10 @@ export async function lastCandleTime(
 
 /**
  * Open times (epoch ms) of the newest stored one-minute and hourly bars of many assets, in one
- * query: the alert engine reads these once when it starts leading, not once per asset a minute.
+ * query: the alert engine reads these once when it starts leading, not once per asset a minute,
+ * and the scanner every few seconds while scans run. One backward step of the primary key per
+ * asset and size, so the figure does not grow with the stored history (a max() over every stored
+ * bar did: 0.8 s for 2,000 assets of 600 bars each on PGlite).
  */
 export async function lastCandleTimes(
   db: Database,
@@ -54,16 +59,20 @@ export async function lastCandleTimes(
 ): Promise<Map<string, Partial<Record<Granularity, number>>>> {
   const result = new Map<string, Partial<Record<Granularity, number>>>();
   for (let start = 0; start < productIds.length; start += INSERT_CHUNK) {
-    const rows = await db
-      .select({ productId: candles.productId, granularity: candles.granularity, last: max(candles.time) })
-      .from(candles)
-      .where(inArray(candles.productId, productIds.slice(start, start + INSERT_CHUNK)))
-      .groupBy(candles.productId, candles.granularity);
-    for (const row of rows) {
-      if (!row.last || (row.granularity !== 60 && row.granularity !== 3600)) continue;
-      const entry = result.get(row.productId) ?? {};
-      entry[row.granularity] = new Date(row.last).getTime();
-      result.set(row.productId, entry);
+    const answer = await db.execute(sql`
+      select p.id as product_id, g.granularity, (extract(epoch from newest.time) * 1000)::float8 as last
+      from jsonb_array_elements_text(${JSON.stringify(productIds.slice(start, start + INSERT_CHUNK))}::jsonb) as p(id)
+      cross join (values (60), (3600)) as g(granularity)
+      cross join lateral (
+        select ${candles.time} as time from ${candles}
+        where ${candles.productId} = p.id and ${candles.granularity} = g.granularity
+        order by ${candles.time} desc
+        limit 1
+      ) newest`);
+    for (const row of rowsOf<{ product_id: string; granularity: Granularity; last: number }>(answer)) {
+      const entry = result.get(row.product_id) ?? {};
+      entry[row.granularity] = row.last;
+      result.set(row.product_id, entry);
     }
   }
   return result;
@@ -107,8 +116,9 @@ export function latestMinuteCandlesOf(
 
 /**
  * The newest `limit` stored bars of one size of many assets, oldest first, in one query (a
- * lateral index scan per asset, so a long history costs nothing): the watchlist table, and the
- * scanner reading its universe. Assets without bars are absent from the map.
+ * lateral index scan per asset, so a long history costs nothing; the bars packed, see
+ * PACKED_BARS): the watchlist table, and the scanner reading its universe. Assets without bars
+ * are absent from the map.
  */
 export async function latestCandlesOf(
   db: Database,
@@ -119,22 +129,25 @@ export async function latestCandlesOf(
   const result = new Map<string, StoredCandle[]>();
   if (productIds.length === 0) return result;
   const answer = await db.execute(sql`
-    select p.id as product_id, c.time, c.open, c.high, c.low, c.close, c.volume, c.source
+    select p.id as product_id, packed.*
     from jsonb_array_elements_text(${JSON.stringify(productIds)}::jsonb) as p(id)
     cross join lateral (
-      select ${candles.time} as time, ${candles.open} as open, ${candles.high} as high, ${candles.low} as low,
-        ${candles.close} as close, ${candles.volume} as volume, ${candles.source} as source
-      from ${candles}
-      where ${candles.productId} = p.id and ${candles.granularity} = ${granularity}
-      order by ${candles.time} desc
-      limit ${limit}
-    ) c`);
-  for (const row of (answer as { rows: RawCandle[] }).rows) {
-    const bars = result.get(row.product_id) ?? [];
-    bars.push(fromRaw(row));
-    result.set(row.product_id, bars);
+      select ${PACKED_BARS}
+      from (
+        select time, open, high, low, close, volume, source from ${candles}
+        where ${candles.productId} = p.id and ${candles.granularity} = ${granularity}
+        order by ${candles.time} desc
+        limit ${limit}
+      ) newest
+    ) packed
+    where packed.length > 0`);
+  for (const row of rowsOf<PackedRow & { product_id: string }>(answer)) {
+    const { series, sources } = unpackBars(row);
+    result.set(
+      row.product_id,
+      rowsOfColumns(series).map((bar, index) => Object.assign(bar, { source: sources[index]! })),
+    );
   }
-  for (const bars of result.values()) bars.sort((a, b) => a.time - b.time);
   return result;
 }
 
@@ -266,20 +279,14 @@ function storedCandle(row: typeof candles.$inferSelect): StoredCandle {
   };
 }
 
-/** The newest `limit` stored bars of one asset and size, oldest first. */
+/** The newest `limit` stored bars of one asset and size, oldest first (packed, as latestCandlesOf). */
 export async function latestCandles(
   db: Database,
   productId: string,
   granularity: Granularity,
   limit: number,
 ): Promise<StoredCandle[]> {
-  const rows = await db
-    .select()
-    .from(candles)
-    .where(and(eq(candles.productId, productId), eq(candles.granularity, granularity)))
-    .orderBy(desc(candles.time))
-    .limit(limit);
-  return rows.reverse().map(storedCandle);
+  return (await latestCandlesOf(db, [productId], granularity, limit)).get(productId) ?? [];
 }
 
 /** The stored bars of one asset and size with an open time in [from, to), oldest first (the forecast resolver's window). */
@@ -303,4 +310,69 @@ export async function storedCandlesBetween(
     )
     .orderBy(asc(candles.time));
   return rows.map(storedCandle);
+}
+
+/**
+ * The bars of a query's rows as one packed row: their count, the bars in one bytea, oldest first,
+ * each as PostgreSQL's binary forms (timestamptz_send: microseconds since 2000-01-01 UTC as a
+ * big-endian int8; float8send: open, high, low, close, volume as big-endian float8s), and their
+ * sources joined by spaces. Two years of hours for 50 symbols (693,241 bars) as rows cost
+ * node-postgres seven text fields and an object a bar, and the query builder a mapping again:
+ * 3.4-4.2 s from PostgreSQL, 4.7-4.9 s from PGlite. Packed, 1.0 s from PGlite (the epoch as
+ * numeric arithmetic instead of timestamptz_send took half a second more).
+ */
+const PACKED_BARS = sql.raw(`count(*)::int as length,
+  string_agg(
+    timestamptz_send(time) || float8send(open) || float8send(high) || float8send(low)
+      || float8send(close) || float8send(volume),
+    ''::bytea order by time) as bars,
+  string_agg(source, ' ' order by time) as sources`);
+
+/** PostgreSQL's epoch (2000-01-01 UTC) in Unix epoch ms. */
+const POSTGRES_EPOCH_MS = Date.UTC(2000, 0, 1);
+
+/** Bytes of one bar in PACKED_BARS. */
+const PACKED_BAR_BYTES = 6 * Float64Array.BYTES_PER_ELEMENT;
+
+interface PackedRow {
+  length: number;
+  bars: Buffer | null;
+  sources: string | null;
+}
+
+/** A PACKED_BARS row back into columns and sources. */
+function unpackBars({ length, bars, sources }: PackedRow): { series: CandleSeries; sources: MarketSource[] } {
+  const series = seriesOfLength(length);
+  if (bars) {
+    const view = new DataView(bars.buffer, bars.byteOffset, bars.byteLength);
+    for (let index = 0, at = 0; index < length; index += 1, at += PACKED_BAR_BYTES) {
+      // Microseconds as a big-endian int8: exact in a double for 285 years either side.
+      series.time[index] = (view.getInt32(at) * 2 ** 32 + view.getUint32(at + 4)) / 1000 + POSTGRES_EPOCH_MS;
+      series.open[index] = view.getFloat64(at + 8);
+      series.high[index] = view.getFloat64(at + 16);
+      series.low[index] = view.getFloat64(at + 24);
+      series.close[index] = view.getFloat64(at + 32);
+      series.volume[index] = view.getFloat64(at + 40);
+    }
+  }
+  return { series, sources: sources ? (sources.split(' ') as MarketSource[]) : [] };
+}
+
+/**
+ * The stored bars of one asset and size with an open time in [from, to), oldest first, as
+ * columns (packed, see PACKED_BARS), and each bar's source: a setup study's history.
+ */
+export async function storedCandleColumns(
+  db: Database,
+  productId: string,
+  granularity: Granularity,
+  from: Date,
+  to: Date,
+): Promise<{ series: CandleSeries; sources: MarketSource[] }> {
+  const answer = await db.execute(sql`
+    select ${PACKED_BARS}
+    from ${candles}
+    where ${candles.productId} = ${productId} and ${candles.granularity} = ${granularity}
+      and ${candles.time} >= ${from.toISOString()} and ${candles.time} < ${to.toISOString()}`);
+  return unpackBars(onlyRow(rowsOf<PackedRow>(answer)));
 }

@@ -58,7 +58,7 @@ import {
   type RuleTimeframe,
 } from '../../shared/schemas/alertRules.ts';
 import type { LiveTick } from '../../shared/schemas/live.ts';
-import { candleSeries, type CandleInput, type CandleSeries } from '../../signals/candles.ts';
+import { candleSeries, seriesFrom, type CandleInput, type CandleSeries } from '../../signals/candles.ts';
 import {
   aggregate,
   bollingerNext,
@@ -676,15 +676,7 @@ function computeGroup(group: IndicatorGroup, bars: RuleBars, index: number): voi
   if (group.seedVersion !== frame.version) {
     group.seedVersion = frame.version;
     const start = windowStart(frameBars, frame.end, group.timeframe, group.window);
-    const closed: CandleSeries = {
-      length: frameBars.length - start,
-      time: frameBars.time.subarray(start),
-      open: frameBars.open.subarray(start),
-      high: frameBars.high.subarray(start),
-      low: frameBars.low.subarray(start),
-      close: frameBars.close.subarray(start),
-      volume: frameBars.volume.subarray(start),
-    };
+    const closed = seriesFrom(frameBars, start);
     group.closed = closed;
     if (condition.kind === 'rsi') group.rsi = rsiSeed(closed.close, condition.period);
     else if (condition.kind === 'ema_cross') {

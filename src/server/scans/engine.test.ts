@@ -9,6 +9,7 @@ import { candleSeries } from '../../signals/candles.ts';
 import { rsi } from '../../signals/indicators.ts';
 import { createDemoFeed, DEMO_EPOCH } from '../market/service.ts';
 import { createScanEngine, type ScanCandleSource } from './engine.ts';
+import { createScanEntryEvaluator } from './service.ts';
 import { SCAN_PRESETS } from './presets.ts';
 
 const HOUR = 3_600_000;
@@ -34,6 +35,31 @@ function demoStore(clock: () => number): ScanCandleSource & { reads: number } {
       store.reads += 1;
       const rows = await feed.candles(id, granularity, new Date(clock() - 60 * DAY), new Date(clock()));
       return rows.slice(-limit).map((row) => ({ ...row, source: 'demo' }));
+    },
+  };
+  return store;
+}
+
+/** demoStore that also reads many symbols at once, counting those reads (`batches`) apart from single ones (`reads`). */
+function batchedDemoStore(clock: () => number) {
+  const single = demoStore(clock);
+  const store = {
+    batches: 0,
+    get reads() {
+      return single.reads;
+    },
+    newestTimes: single.newestTimes,
+    latest: single.latest,
+    async latestMany(ids: readonly string[], granularity: 60 | 3600, limit: number) {
+      store.batches += 1;
+      const before = single.reads;
+      const result = new Map<string, Array<Awaited<ReturnType<ScanCandleSource['latest']>>[number]>>();
+      for (const id of ids) {
+        const rows = await single.latest(id, granularity, limit);
+        if (rows.length > 0) result.set(id, rows);
+      }
+      single.reads = before;
+      return result;
     },
   };
   return store;
@@ -118,4 +144,44 @@ describe('scan engine on the demo feed', () => {
       expect(time + 4 * HOUR).toBeLessThanOrEqual(CLOCK);
     }
   });
+});
+
+describe('holding the universe for the scan-entry alerts', () => {
+  const batches = Math.ceil(SYMBOL_TABLE.length / 100);
+  const scan = request({ timeframe: '1h', conditions: [{ kind: 'change', side: 'above', percent: 0.1, bars: 3 }] });
+
+  it('reads the symbols not held in batches, and a scan then reads nothing more', async () => {
+    const store = batchedDemoStore(() => CLOCK);
+    const engine = createScanEngine({ source: store, now: () => CLOCK });
+    await engine.hold(SYMBOL_TABLE, 3600);
+    expect(store.batches).toBe(batches);
+    expect(store.reads).toBe(0);
+    expect(SYMBOL_TABLE.every((symbol) => engine.holds(symbol, 3600))).toBe(true);
+    // Held: holding again reads nothing, and a scan answers from what is held, as the naive peer does.
+    await engine.hold(SYMBOL_TABLE, 3600);
+    const answer = await engine.run(scan);
+    expect([store.batches, store.reads]).toEqual([batches, 0]);
+    expect(await engine.runNaive(scan)).toEqual(answer);
+  }, 60_000);
+
+  it("the evaluator's first pass after a start holds the universe in batches, not one read a symbol", async () => {
+    const store = batchedDemoStore(() => CLOCK);
+    const engine = createScanEngine({ source: store, now: () => CLOCK });
+    const evaluator = createScanEntryEvaluator({
+      engine,
+      loadScans: async () => new Map([[7, { name: 'Movers', timeframe: '1h' as const, conditions: scan.conditions }]]),
+      now: () => CLOCK,
+    });
+    const updates = SYMBOL_TABLE.map((symbol) => ({
+      productId: symbol.id,
+      source: 'demo',
+      minutes: [],
+      hours: [],
+      alerts: [],
+    }));
+    const rule = { id: 1, userId: 'trader', name: 'Movers', scanId: 7, timeframe: '1h' as const, expiresAt: null };
+    await evaluator.evaluate(updates, [rule]);
+    expect(store.batches).toBe(batches);
+    expect(store.reads).toBe(0);
+  }, 60_000);
 });

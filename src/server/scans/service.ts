@@ -258,8 +258,13 @@ export function createScanEntryEvaluator(options: ScanEntryEvaluatorOptions): Sc
         if (scan) wanted.add(baseGranularity(scan.timeframe));
       }
       const moved = updates.flatMap((update) => indexOf.get(update.productId)?.symbol ?? []);
-      // Bars stored since they were read (a backfill, another leader's passes) are read first.
-      if (rules.length > 0) for (const granularity of wanted) await engine.refresh(moved, granularity);
+      // Bars stored since they were read (a backfill, another leader's passes) are read first, and
+      // the symbols not held yet in batches (ingest would read them one at a time).
+      if (rules.length > 0)
+        for (const granularity of wanted) {
+          await engine.refresh(moved, granularity);
+          await engine.hold(moved, granularity);
+        }
       for (const update of updates) {
         const known = indexOf.get(update.productId);
         if (!known) continue;

@@ -16,6 +16,8 @@ import {
   createDemoFeed,
   createMarketRouter,
   DEMO_EPOCH,
+  demoCandleColumns,
+  rowsOfColumns,
   storeCandles,
   UpstreamError,
   type CandleRow,
@@ -169,6 +171,127 @@ function recordingProvider() {
   return provider;
 }
 
+describe('a held history moving on', () => {
+  const HOUR = 3_600_000;
+  /** A service on a clock the test moves, its provider the demo path (drawn at the clock), recording what it is asked. */
+  function movingService(clock: { now: number }, reuseMs = 10 * 60_000) {
+    const asked: Array<{ productId: string; start: number; end: number }> = [];
+    const service = createStudyService({
+      db: database.db,
+      now: () => clock.now,
+      reuseMs,
+      // From the source asked for (the bars are the demo path's whoever is named).
+      readHistory: async (productId, granularity, start, end, source) => {
+        asked.push({ productId, start: start.getTime(), end: end.getTime() });
+        return {
+          series: demoCandleColumns(productId, granularity, start.getTime(), end.getTime(), clock.now),
+          source: source ?? 'demo',
+        };
+      },
+    });
+    return { service, asked };
+  }
+  const columns = (series: { time: Float64Array; close: Float64Array; volume: Float64Array }) => ({
+    time: [...series.time],
+    close: [...series.close],
+    volume: [...series.volume],
+  });
+
+  it('asks the provider only for the bars since, and answers what a fresh load answers', async () => {
+    const clock = { now: NOW };
+    const { service, asked } = movingService(clock);
+    const first = await service.history('XRP-USD', '1h');
+    const held = first.series.time[first.series.length - 1]!;
+    clock.now = NOW + 3 * HOUR + 10 * 60_000;
+    asked.length = 0;
+    const moved = await service.history('XRP-USD', '1h');
+    expect(asked).toEqual([{ productId: 'XRP-USD', start: held + HOUR, end: clock.now }]);
+    const fresh = await movingService(clock).service.history('XRP-USD', '1h');
+    expect(columns(moved.series)).toEqual(columns(fresh.series));
+
+    // A coarser timeframe folds the extended hours into its buckets as a load does.
+    await service.history('XRP-USD', '4h');
+    clock.now += 5 * HOUR;
+    asked.length = 0;
+    const fourHours = await service.history('XRP-USD', '4h');
+    expect(asked).toHaveLength(1);
+    expect(asked[0]!.end - asked[0]!.start).toBeLessThanOrEqual(6 * HOUR);
+    const freshFour = await movingService(clock).service.history('XRP-USD', '4h');
+    expect(columns(fourHours.series)).toEqual(columns(freshFour.series));
+
+    // Minutes (5 days a study): the window's start moves on, the oldest minutes are dropped.
+    const minutes = await service.history('XRP-USD', '1m');
+    clock.now += 2 * HOUR;
+    const movedMinutes = await service.history('XRP-USD', '1m');
+    expect(movedMinutes.series.time[0]).toBeGreaterThan(minutes.series.time[0]!);
+    const freshMinutes = await movingService(clock).service.history('XRP-USD', '1m');
+    expect(columns(movedMinutes.series)).toEqual(columns(freshMinutes.series));
+  });
+
+  it('appends the bars stored since and asks the provider nothing', async () => {
+    const clock = { now: NOW };
+    const recent = rowsOfColumns(demoCandleColumns('LTC-USD', 3600, NOW - 30 * DAY, NOW, NOW));
+    await storeCandles(database.db, 'LTC-USD', 3600, 'demo', recent);
+    const { service, asked } = movingService(clock);
+    await service.history('LTC-USD', '1h');
+    expect(asked).toHaveLength(1);
+    // The engine's pass stores the next hours.
+    clock.now = NOW + 4 * HOUR;
+    const later = rowsOfColumns(demoCandleColumns('LTC-USD', 3600, NOW, clock.now, clock.now));
+    expect(later.length).toBeGreaterThanOrEqual(3);
+    await storeCandles(database.db, 'LTC-USD', 3600, 'demo', later);
+    const moved = await service.history('LTC-USD', '1h');
+    expect(asked).toHaveLength(1);
+    expect(moved.series.time[moved.series.length - 1]).toBe(later.at(-1)!.time);
+    const fresh = await movingService(clock).service.history('LTC-USD', '1h');
+    expect(columns(moved.series)).toEqual(columns(fresh.series));
+  });
+
+  it('loads afresh when moving on fails (the provider away for the bars since)', async () => {
+    const clock = { now: NOW };
+    let failNext = false;
+    const asked: number[] = [];
+    const service = createStudyService({
+      db: database.db,
+      now: () => clock.now,
+      reuseMs: 10 * 60_000,
+      readHistory: async (productId, granularity, start, end) => {
+        asked.push(start.getTime());
+        if (failNext) {
+          failNext = false;
+          throw new UpstreamError('Coinbase answered 503', 503);
+        }
+        return {
+          series: demoCandleColumns(productId, granularity, start.getTime(), end.getTime(), clock.now),
+          source: 'demo',
+        };
+      },
+    });
+    await service.history('DOT-USD', '1h');
+    clock.now = NOW + 3 * HOUR;
+    failNext = true;
+    const moved = await service.history('DOT-USD', '1h');
+    // The tail was asked for and failed; the load after it asked for the whole window.
+    expect(asked.slice(1)).toEqual([expect.any(Number), clock.now - 730 * DAY]);
+    const fresh = await movingService(clock).service.history('DOT-USD', '1h');
+    expect(columns(moved.series)).toEqual(columns(fresh.series));
+  });
+
+  it('loads afresh when bars of another source were stored since', async () => {
+    const clock = { now: NOW };
+    const { service, asked } = movingService(clock);
+    await service.history('BCH-USD', '1h');
+    clock.now = NOW + 3 * HOUR;
+    const coinbaseBars = rowsOfColumns(demoCandleColumns('BCH-USD', 3600, NOW, clock.now, clock.now));
+    await storeCandles(database.db, 'BCH-USD', 3600, 'coinbase', coinbaseBars);
+    asked.length = 0;
+    const moved = await service.history('BCH-USD', '1h');
+    // A load: the provider asked for everything before the stored Coinbase bars.
+    expect(asked).toEqual([{ productId: 'BCH-USD', start: clock.now - 730 * DAY, end: coinbaseBars[0]!.time }]);
+    expect(moved.source).toBe('coinbase');
+  });
+});
+
 describe('study history from a real provider', () => {
   it('keeps the provider’s older bars in the store: once out of memory, the next study asks it nothing', async () => {
     const coinbase = recordingProvider();
@@ -214,6 +337,23 @@ describe('study history from a real provider', () => {
       ),
     });
     expect(await storedCount('SOL-USD', 3600)).toBe(recent.length);
+  });
+
+  it('joins only the stored bars after the last of another source (a server that ran on the demo feed before)', async () => {
+    const coinbase = recordingProvider();
+    const market = createMarketRouter({ mode: 'auto', coinbase, yahoo: coinbase, demo: feed, now: () => NOW });
+    const before = await feed.candles('DOGE-USD', 3600, new Date(NOW - 60 * DAY), new Date(NOW - 30 * DAY));
+    const recent = await feed.candles('DOGE-USD', 3600, new Date(NOW - 30 * DAY), new Date(NOW));
+    await storeCandles(database.db, 'DOGE-USD', 3600, 'demo', before);
+    await storeCandles(database.db, 'DOGE-USD', 3600, 'coinbase', recent);
+    const fresh = createStudyService({ db: database.db, now: () => NOW, readHistory: studyHistoryReader(market) });
+    const doge = await fresh.history('DOGE-USD', '1h');
+    expect(doge.source).toBe('coinbase');
+    // The demo stretch is read again from Coinbase, with everything before it.
+    expect(coinbase.asked).toEqual([{ productId: 'DOGE-USD', start: NOW - 730 * DAY, end: recent[0]!.time }]);
+    const direct = await feed.candles('DOGE-USD', 3600, new Date(NOW - 730 * DAY), new Date(NOW));
+    expect([...doge.series.time]).toEqual(direct.map((bar) => bar.time));
+    expect([...doge.series.close]).toEqual(direct.map((bar) => bar.close));
   });
 
   it('reads again from the provider what lies before a gap in the store wider than any closure', async () => {

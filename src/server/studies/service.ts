@@ -3,14 +3,25 @@
 // before the first stored bar, up to STUDY_HISTORY back, from the source the stored bars came
 // from and no other; a real provider's bars are then kept in the store), then computes the
 // study (study.ts) in the worker pool (pool.ts), off the event loop. Histories are kept in
-// memory a while (typed columns, about 0.8 MB a symbol for two years of hours), so a second
-// study of the same symbols reads nothing again; they are in shared memory, so a study hands
-// them to its worker without a copy. Also the rule forecasts (ruleForecasts.ts): each firing of
+// memory (typed columns, about 0.8 MB a symbol for two years of hours): a second study of the
+// same symbols reads nothing again, and once the held bars are older than a bar (10 minutes at
+// most) a study reads only the bars since; they are in shared memory, so a study hands them to
+// its worker without a copy. Also the rule forecasts (ruleForecasts.ts): each firing of
 // a trader's rule becomes a forecast with the study of its condition as the stated probability.
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import pLimit from 'p-limit';
 import type { RuleTimeframe } from '../../shared/schemas/alertRules.ts';
 import type { StudyRequest, StudyResponse } from '../../shared/schemas/scans.ts';
 import { resolveSymbol, unknownSymbolMessage } from '../../shared/symbols.ts';
-import { candleSeries, seriesPrefix, type CandleSeries } from '../../signals/candles.ts';
+import type { MarketSymbol } from '../../shared/symbolTable.ts';
+import {
+  candleSeries,
+  cleanSeries,
+  joinSeries,
+  seriesFrom,
+  seriesPrefix,
+  type CandleSeries,
+} from '../../signals/candles.ts';
 import { UnsupportedScanCondition } from '../../signals/scanConditions.ts';
 import type { Database } from '../db/client.ts';
 import { invalid, unavailable } from '../errors/domain.ts';
@@ -19,12 +30,11 @@ import {
   demoCandleColumns,
   rowsOfColumns,
   storeCandles,
-  storedCandlesBetween,
+  storedCandleColumns,
   type CandleRow,
   type Granularity,
   type MarketRouterWithPin,
   type MarketSource,
-  type StoredCandle,
   UpstreamError,
 } from '../market/service.ts';
 import type { StudyPool } from './pool.ts';
@@ -47,6 +57,17 @@ const STUDY_HISTORY: Record<RuleTimeframe, { ms: number; base: Granularity; hist
   '4h': { ms: 4 * HOUR, base: 3600, historyMs: 730 * DAY },
   '1D': { ms: DAY, base: 3600, historyMs: 730 * DAY },
 };
+
+/**
+ * How a history is read from the store: 120 days a statement, two statements at once for all the
+ * study's symbols. PGlite answers one statement at a time, so every other request's query (a
+ * dashboard's poll, /healthz) waits behind those in flight: two years of 50 symbols read 8
+ * symbols at a time, whole, made /healthz wait up to 350 ms; this way 26-46 ms in most runs
+ * on a 2-core box (two in flight keep the database and this thread both busy: one alone took
+ * 1.9-2.2 s for the 50 symbols against 1.4-1.7 s).
+ */
+const STORE_READS_AT_ONCE = 2;
+const STORE_READ_SPAN_MS = 120 * DAY;
 
 /** Histories kept in memory (symbol x timeframe), the least recently used dropped first. */
 const HISTORY_CACHE_SIZE = 120;
@@ -86,6 +107,16 @@ export interface StudyServiceOptions {
 interface CachedHistory {
   at: number;
   symbol: Promise<StudySymbol>;
+  /** The base bars the symbol's series was built from: a later study extends them. */
+  base: Promise<BaseHistory>;
+}
+
+/** A symbol's bars of its base granularity over the study window, oldest first, and their source. */
+interface BaseHistory {
+  series: CandleSeries;
+  source: MarketSource | null;
+  /** Some of the bars came from the store (so the store, not the provider, has the newer ones). */
+  stored: boolean;
 }
 
 /** Rows of base bars into the timeframe's buckets; the newest bucket is dropped while incomplete. */
@@ -101,18 +132,24 @@ function toTimeframe(rows: readonly CandleRow[], baseMs: number, ms: number): Ca
 
 /**
  * The stored bars a history can join, newest last: those after the last bar of another source
- * and after the last gap wider than any closure.
+ * and after the last gap wider than any closure (a view, no copy), and their source.
  */
-function joinableStored(stored: readonly StoredCandle[]): readonly StoredCandle[] {
-  const source = stored.at(-1)?.source;
+function joinableStored(
+  stored: CandleSeries,
+  sources: readonly MarketSource[],
+): { series: CandleSeries; source: MarketSource | null } {
+  const source = sources.at(-1) ?? null;
   let first = stored.length - 1;
-  while (
-    first > 0 &&
-    stored[first - 1]!.source === source &&
-    stored[first]!.time - stored[first - 1]!.time <= STORED_GAP_MS
-  )
+  while (first > 0 && sources[first - 1] === source && stored.time[first]! - stored.time[first - 1]! <= STORED_GAP_MS)
     first -= 1;
-  return stored.slice(Math.max(first, 0));
+  return { series: seriesFrom(stored, Math.max(first, 0)), source };
+}
+
+/** The index of the first bar of `series` that opens at or after `time`. */
+function firstAtOrAfter(series: CandleSeries, time: number): number {
+  let index = 0;
+  while (index < series.length && series.time[index]! < time) index += 1;
+  return index;
 }
 
 /** The bars of `series` that open before `time` (a view, no copy). */
@@ -152,80 +189,167 @@ export function createStudyService(options: StudyServiceOptions) {
    * (a listing date, the demo epoch), so later studies do not ask for that stretch again.
    */
   const emptyBefore = new Map<string, { from: number; first: number }>();
+  const storeReads = pLimit(STORE_READS_AT_ONCE);
 
-  async function load(productId: string, timeframe: RuleTimeframe): Promise<StudySymbol> {
-    const market = resolveSymbol(productId);
-    if (!market) throw invalid(`symbols: ${unknownSymbolMessage(productId)}`);
-    const { ms, base, historyMs } = STUDY_HISTORY[timeframe];
-    const end = now();
-    const start = end - historyMs;
-    const stored = joinableStored(
-      await storedCandlesBetween(options.db, market.id, base, new Date(start), new Date(end)),
-    );
-    const firstStored = stored[0]?.time ?? end;
-    const older: CandleSeries[] = [];
-    let source: MarketSource | null = stored[0]?.source ?? null;
+  /** Stored bars of [start, end) and their sources, read STORE_READ_SPAN_MS at a time. */
+  async function readStored(productId: string, base: Granularity, start: number, end: number) {
+    const parts: CandleSeries[] = [];
+    const sources: MarketSource[] = [];
+    for (let from = start; from < end; from += STORE_READ_SPAN_MS) {
+      const part = await storeReads(() =>
+        storedCandleColumns(
+          options.db,
+          productId,
+          base,
+          new Date(from),
+          new Date(Math.min(end, from + STORE_READ_SPAN_MS)),
+        ),
+      );
+      parts.push(part.series);
+      sources.push(...part.sources);
+    }
+    return { series: joinSeries(parts), sources };
+  }
+
+  /** Reads from the provider, from `source` when given; a failure answers 503 naming the symbol. */
+  function provided(market: MarketSymbol, base: Granularity, from: number, to: number, source: MarketSource | null) {
+    return options
+      .readHistory(market.id, base, new Date(from), new Date(to), source ?? undefined)
+      .catch((error: unknown) => {
+        if (!(error instanceof UpstreamError)) throw error;
+        throw unavailable(
+          `${market.ticker}: its history before the stored bars could not be read from ${source ?? 'the provider'} (${error.message}); try again in a minute.`,
+          60,
+        );
+      });
+  }
+
+  /** A provider's closed bars never change: kept in the store, later studies read them there. */
+  async function keep(market: MarketSymbol, base: Granularity, source: MarketSource, bars: CandleSeries) {
+    // Two years of a crypto's hours are 59 Coinbase requests. The demo path needs no network, and
+    // storing two years of a symbol's hours keeps the database busy about 0.5 s: not stored.
+    if (source === 'demo' || bars.length === 0) return;
+    try {
+      await storeCandles(options.db, market.id, base, source, rowsOfColumns(bars));
+    } catch (error) {
+      options.log?.warn({ err: error, productId: market.id }, 'setup study: could not store the provider bars');
+    }
+  }
+
+  /** The base bars of [start, end): the stored ones, and before them the provider's. */
+  async function loadBase(market: MarketSymbol, base: Granularity, start: number, end: number): Promise<BaseHistory> {
+    const read = await readStored(market.id, base, start, end);
+    // The joins and copies below take a few ms a symbol: each symbol's in a turn of the event
+    // loop of its own, not those of every symbol the store answered at once in one turn.
+    await nextTurn();
+    const joinable = joinableStored(read.series, read.sources);
+    const stored = cleanSeries(joinable.series);
+    const firstStored = joinable.series.length > 0 ? joinable.series.time[0]! : end;
+    let source = joinable.source;
     // The store holds the engine's backfill (30 days of hours) and what earlier studies read; the
     // rest comes from the provider, from the stored bars' source: a study never joins demo bars
     // to real ones (the router would fall back to the demo feed in an outage).
     const known = emptyBefore.get(`${market.id}|${base}|${source}`);
     const from = known && known.from <= start ? Math.max(start, known.first) : start;
-    if (firstStored - from > base * 1000) {
-      const read = await options
-        .readHistory(market.id, base, new Date(from), new Date(firstStored), source ?? undefined)
-        .catch((error: unknown) => {
-          if (!(error instanceof UpstreamError)) throw error;
-          throw unavailable(
-            `${market.ticker}: its history before the stored bars could not be read from ${source ?? 'the provider'} (${error.message}); try again in a minute.`,
-            60,
-          );
-        });
-      const bars = seriesBefore(read.series, firstStored);
-      older.push(bars);
-      if (bars.length > 0) source = read.source;
-      emptyBefore.set(`${market.id}|${base}|${read.source}`, {
-        from,
-        first: bars.length > 0 ? bars.time[0]! : firstStored,
-      });
-      // A provider's closed bars never change: stored, the next study reads them from the store
-      // instead of asking again (two years of a crypto's hours are 59 Coinbase requests). The demo
-      // path is drawn, not fetched, faster than the store gives it back: not stored.
-      if (read.source !== 'demo' && bars.length > 0) {
-        try {
-          await storeCandles(options.db, market.id, base, read.source, rowsOfColumns(bars));
-        } catch (error) {
-          options.log?.warn({ err: error, productId: market.id }, 'setup study: could not store the provider bars');
-        }
-      }
+    if (firstStored - from <= base * 1000) return { series: stored, source, stored: stored.length > 0 };
+    const answer = await provided(market, base, from, firstStored, source);
+    const older = seriesBefore(answer.series, firstStored);
+    if (older.length > 0) source = answer.source;
+    emptyBefore.set(`${market.id}|${base}|${answer.source}`, {
+      from,
+      first: older.length > 0 ? older.time[0]! : firstStored,
+    });
+    await keep(market, base, answer.source, older);
+    return { series: joinSeries([older, stored]), source, stored: stored.length > 0 };
+  }
+
+  /**
+   * `cached` moved on to [start, end): the bars before `start` dropped, and appended those stored
+   * since its newest one (or, for a history the store had nothing of, the provider's since):
+   * what a load would give, for a few rows read. Null when a load must decide (no bar held, bars
+   * of another source stored since, a gap wider than any closure).
+   */
+  async function extendBase(
+    market: MarketSymbol,
+    base: Granularity,
+    cached: BaseHistory,
+    start: number,
+    end: number,
+  ): Promise<BaseHistory | null> {
+    const { series, source } = cached;
+    if (series.length === 0 || source === null) return null;
+    const last = series.time[series.length - 1]!;
+    const read = await readStored(market.id, base, last + 1, end);
+    if (read.sources.some((stored) => stored !== source)) return null;
+    if (read.series.length > 0 && read.series.time[0]! - last > STORED_GAP_MS) return null;
+    const parts = [seriesFrom(series, firstAtOrAfter(series, start))];
+    // A bar opening at last + base has closed once `end` is a bar further on.
+    if (read.series.length === 0 && !cached.stored && end - last >= 2 * base * 1000) {
+      const answer = await provided(market, base, last + base * 1000, end, source);
+      await keep(market, base, source, answer.series);
+      parts.push(answer.series);
     }
+    const held = parts.at(-1)!;
+    parts.push(cleanSeries(read.series, held.length > 0 ? held.close[held.length - 1]! : NaN));
+    return { series: joinSeries(parts), source, stored: cached.stored || read.series.length > 0 };
+  }
+
+  /** The study's symbol on the timeframe from its base bars (folded into buckets when coarser). */
+  function studySymbol(market: MarketSymbol, timeframe: RuleTimeframe, history: BaseHistory): StudySymbol {
+    const { ms, base } = STUDY_HISTORY[timeframe];
     // On the base timeframe the columns are joined as they are (no bar object each: two years
     // of a crypto's hours are 17,520); a coarser timeframe folds the bars into its buckets.
     const series =
       ms === base * 1000
-        ? sharedSeries([...older, candleSeries(stored)])
-        : sharedSeries([candleSeries(toTimeframe([...older.flatMap(rowsOfColumns), ...stored], base * 1000, ms))]);
+        ? sharedSeries([history.series])
+        : sharedSeries([candleSeries(toTimeframe(rowsOfColumns(history.series), base * 1000, ms))]);
     return {
       id: market.id,
       ticker: market.ticker,
       assetClass: market.assetClass,
       calendar: market.calendar,
       series,
-      source: series.length > 0 ? source : null,
+      source: series.length > 0 ? history.source : null,
     };
   }
 
-  /** A symbol's history on the timeframe, reused for `reuseMs`. */
+  /**
+   * A symbol's history on the timeframe, reused for `reuseMs`; after that, the held bars are
+   * extended with those since (a load only when there are none, or extending cannot say).
+   */
   function history(productId: string, timeframe: RuleTimeframe): Promise<StudySymbol> {
-    const key = `${productId}|${timeframe}`;
-    const reuse = options.reuseMs ?? Math.min(STUDY_HISTORY[timeframe].base * 1000, 10 * MINUTE);
+    const market = resolveSymbol(productId);
+    if (!market) return Promise.reject(invalid(`symbols: ${unknownSymbolMessage(productId)}`));
+    const key = `${market.id}|${timeframe}`;
+    const { base, historyMs } = STUDY_HISTORY[timeframe];
+    const reuse = options.reuseMs ?? Math.min(base * 1000, 10 * MINUTE);
     const hit = histories.get(key);
     if (hit && now() - hit.at < reuse) {
       histories.delete(key);
       histories.set(key, hit);
       return hit.symbol;
     }
-    const symbol = load(productId, timeframe);
-    histories.set(key, { at: now(), symbol });
+    const end = now();
+    const start = end - historyMs;
+    const loaded = hit
+      ? hit.base
+          .then((held) => extendBase(market, base, held, start, end))
+          // Whatever went wrong (the held load failed, the provider is away), a load decides.
+          .catch(() => null)
+          .then((extended) => extended ?? loadBase(market, base, start, end))
+      : loadBase(market, base, start, end);
+    const built = loaded.then(async (bars) => {
+      await nextTurn();
+      const symbol = studySymbol(market, timeframe, bars);
+      // On the base timeframe the symbol's shared series are the base bars: held once, not twice.
+      const held = STUDY_HISTORY[timeframe].ms === base * 1000 ? { ...bars, series: symbol.series } : bars;
+      return { symbol, held };
+    });
+    const symbol = built.then(({ symbol }) => symbol);
+    const held = built.then(({ held }) => held);
+    // Its failure is the symbol's, answered there; the next study loads again.
+    held.catch(() => undefined);
+    histories.set(key, { at: end, symbol, base: held });
     while (histories.size > HISTORY_CACHE_SIZE) histories.delete(histories.keys().next().value!);
     // A failure is not remembered: the next study tries again.
     symbol.catch(() => {
