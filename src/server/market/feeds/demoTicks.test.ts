@@ -83,6 +83,22 @@ describe('demo ticks of a minute', () => {
     for (const tick of demoTicksOfMinute('BTC-USD', WEDNESDAY)) expect(tick.size).toBeGreaterThan(0);
   });
 
+  it("keeps moving: no price holds for seconds on end, even at the minute bar's high or low", () => {
+    // A path pinned to an extreme for a minute froze the price on screen (the live journey waited
+    // 15 s for BTC to move and saw none): a real market turns back from its high and low.
+    for (const symbol of ['BTC-USD', 'ETH-USD']) {
+      let held = 0;
+      let longest = 0;
+      let previous: number | null = null;
+      demoTicksBetween(symbol, SATURDAY, SATURDAY + 12 * HOUR, (tick) => {
+        held = tick.price === previous ? held + 250 : 0;
+        longest = Math.max(longest, held);
+        previous = tick.price;
+      });
+      expect(longest, symbol).toBeLessThan(5_000);
+    }
+  });
+
   it('gives no ticks while the market is closed', async () => {
     const nightInNewYork = Date.UTC(2026, 0, 14, 8, 0); // 03:00 ET
     const globexBreak = Date.UTC(2026, 0, 14, 22, 30); // 17:30 ET, CME's daily hour

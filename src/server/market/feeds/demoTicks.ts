@@ -8,7 +8,7 @@
 // The path of a minute is a pure function of (symbol, minute, tickMs): a hash of symbol and
 // minute seeds a small PRNG that picks whether the high or the low comes first, where each
 // extreme falls, and Brownian-bridge prices between the four anchors (open, first extreme,
-// second extreme, close), clamped into [low, high] and rounded to the profile's tick size.
+// second extreme, close), reflected into [low, high] and rounded to the profile's tick size.
 import { SYMBOL_TABLE, type MarketSymbol } from '../../../shared/symbolTable.ts';
 import { symbolById } from '../../../shared/tickers.ts';
 import type { FeedStats, FeedTick, TickFeed } from './types.ts';
@@ -83,6 +83,18 @@ function tickSizes(volume: number, count: number, random: () => number): Float64
   return sizes;
 }
 
+/**
+ * A bridge price brought inside [low, high]: reflected off the extreme it overshot, so the path
+ * turns back there as a market does. Clamping it kept the price pinned to the bar's high or low
+ * for up to a minute of ticks (crypto, on no tick grid, repeated the extreme exactly), and a
+ * screen watching it saw no tick move for that long.
+ */
+function insideBar(price: number, low: number, high: number): number {
+  const reflected = price > high ? 2 * high - price : price < low ? 2 * low - price : price;
+  // An overshoot wider than the whole range would reflect past the other side: clamp that.
+  return Math.min(high, Math.max(low, reflected));
+}
+
 /** The ticks of one bar (see the header), appended to `out`. */
 function ticksOfBar(row: MarketSymbol, series: DemoSeries, bar: CandleRow, tickMs: number, out: FeedTick[]): void {
   const count = ticksPerMinute(tickMs);
@@ -119,10 +131,10 @@ function ticksOfBar(row: MarketSymbol, series: DemoSeries, bar: CandleRow, tickM
   const sizes = tickSizes(bar.volume, count, random);
   for (let index = 0; index < count; index += 1) {
     // Anchors keep the bar's own values; the rest stay inside the bar and on the tick grid
-    // (rounding is monotonic and low and high are on the grid, so clamping first is enough).
+    // (rounding is monotonic and low and high are on the grid, so clamping after is enough).
     const raw = prices[index]!;
     const isAnchor = index === 0 || index === first || index === second || index === count - 1;
-    const price = isAnchor ? raw : series.roundPrice(Math.min(bar.high, Math.max(bar.low, raw)));
+    const price = isAnchor ? raw : series.roundPrice(insideBar(raw, bar.low, bar.high));
     out.push({
       symbol: row.id,
       price,
