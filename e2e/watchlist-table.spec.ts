@@ -4,7 +4,7 @@
 // makes the TradingView main chart, the alerts panel's row that opens its own chart, the
 // Table / Chips choice surviving a reload, and no horizontal page scroll.
 import AxeBuilder from '@axe-core/playwright';
-import type { Locator, Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
 import { DEFAULT_CHART_WATCHLIST } from '../src/shared/constants.ts';
 import { formatPrice } from '../src/shared/format.ts';
 import type { WatchlistQuotesResponse } from '../src/shared/schemas/market.ts';
@@ -33,10 +33,41 @@ async function expectNoHorizontalScroll(page: Page) {
   expect(scrollWidth).toBeLessThanOrEqual(viewport);
 }
 
-/** The % Change column's numbers, top to bottom ('−' is the minus sign; '-' means none). */
-async function percentages(table: Locator): Promise<Array<number | null>> {
-  const texts = await table.getByTestId('watchlist-change-percent').allTextContents();
-  return texts.map((text) => (text === '-' ? null : Number(text.replace('−', '-').replace(/[+%]/g, ''))));
+/**
+ * Records the page's own answers of GET /api/market/watchlist for the chart watchlist: the
+ * figures its table sorts on. The table sorts on the figures re-read each minute, not on the
+ * ticks shown between re-reads (rows do not jump with every tick), so the shown % can drift a
+ * little from the order. A route disables the browser's HTTP cache, so each re-read is a whole
+ * answer (never a 304 without a body).
+ */
+async function recordChartQuotes(page: Page): Promise<() => WatchlistQuotesResponse | null> {
+  let latest: WatchlistQuotesResponse | null = null;
+  await page.route(/\/api\/market\/watchlist\?/, async (route) => {
+    const response = await route.fetch();
+    const asked = new URL(route.request().url()).searchParams.get('symbols');
+    if (response.ok() && asked === DEFAULT_CHART_WATCHLIST.join(',')) {
+      latest = (await response.json()) as WatchlistQuotesResponse;
+    }
+    await route.fulfill({ response });
+  });
+  return () => latest;
+}
+
+/** The chart watchlist's symbols in % change order (no figure last, ties in watchlist order), as the page's last answer gives it. */
+function byChangePercent(answer: WatchlistQuotesResponse | null, direction: 'ascending' | 'descending'): string[] {
+  const factor = direction === 'ascending' ? 1 : -1;
+  return (answer?.entries ?? [])
+    .map((entry, index) => ({
+      query: entry.query,
+      index,
+      value: entry.status === 'priced' ? entry.changePercent : null,
+    }))
+    .sort((a, b) => {
+      if (a.value === null || b.value === null)
+        return a.value === b.value ? a.index - b.index : a.value === null ? 1 : -1;
+      return a.value === b.value ? a.index - b.index : (a.value - b.value) * factor;
+    })
+    .map((entry) => entry.query);
 }
 
 /** On a phone the dashboard is tabs: open the one holding the panels (nothing to do on a desktop). */
@@ -62,6 +93,8 @@ for (const size of [
       subscribedPage: page,
     }) => {
       await interceptThirdParties(page);
+      const quotes = await recordChartQuotes(page);
+      await page.reload();
       const table = page.getByRole('table', { name: /^Chart watchlist/ });
       const rows = table.locator('tbody tr');
       await expect(rows).toHaveCount(DEFAULT_CHART_WATCHLIST.length);
@@ -69,8 +102,11 @@ for (const size of [
 
       // Every default symbol gets a price once the engine has stored its bars; each is the
       // server's own figure (the close of the newest stored one-minute bar), never a made-up one.
-      await expect(table.getByTestId('watchlist-no-data')).toHaveCount(0, { timeout: 30_000 });
-      await expect(table.getByTestId('watchlist-change-percent')).toHaveCount(DEFAULT_CHART_WATCHLIST.length);
+      // (A server that has just started may still be storing them: the page re-reads in 10 s.)
+      await expect(table.getByTestId('watchlist-change-percent')).toHaveCount(DEFAULT_CHART_WATCHLIST.length, {
+        timeout: 30_000,
+      });
+      await expect(table.getByTestId('watchlist-no-data')).toHaveCount(0);
       const answer = await page.request.get(
         `/api/market/watchlist?symbols=${encodeURIComponent(DEFAULT_CHART_WATCHLIST.join(','))}`,
       );
@@ -96,16 +132,18 @@ for (const size of [
       await expect(page.getByText('Demo data.', { exact: false }).first()).toBeVisible();
       await expectAccessibleTables(page);
 
-      // Sorting by % Change: ascending, then descending.
+      // Sorting by % Change: ascending, then descending, on the figures the page re-read.
       const header = table.getByRole('columnheader', { name: /% Change/ });
+      const shownOrder = () => rows.evaluateAll((all) => all.map((row) => row.getAttribute('data-symbol')));
+      expect(quotes()?.entries).toHaveLength(DEFAULT_CHART_WATCHLIST.length);
       await header.getByRole('button').click();
       await expect(header).toHaveAttribute('aria-sort', 'ascending');
-      const ascending = await percentages(table);
-      expect(ascending).toEqual([...ascending].sort((a, b) => (a ?? Infinity) - (b ?? Infinity)));
+      await expect(async () => expect(await shownOrder()).toEqual(byChangePercent(quotes(), 'ascending'))).toPass();
       await header.getByRole('button').click();
       await expect(header).toHaveAttribute('aria-sort', 'descending');
-      const descending = await percentages(table);
-      expect(descending).toEqual([...descending].sort((a, b) => (b ?? -Infinity) - (a ?? -Infinity)));
+      await expect(async () => expect(await shownOrder()).toEqual(byChangePercent(quotes(), 'descending'))).toPass();
+      // The figures are not all equal, so a sort that did nothing would fail one of the two.
+      expect(byChangePercent(quotes(), 'ascending')).not.toEqual(byChangePercent(quotes(), 'descending'));
       await header.getByRole('button').click();
       await expect(header).toHaveAttribute('aria-sort', 'none');
 
@@ -148,8 +186,8 @@ for (const size of [
       const panel = page.getByRole('region', { name: 'Watchlist Alerts' });
       const table = panel.getByRole('table', { name: /^Alert watchlist/ });
       await expect(table.locator('tbody tr')).toHaveCount(4);
-      await expect(table.getByTestId('watchlist-no-data')).toHaveCount(0, { timeout: 30_000 });
-      await expect(table.getByTestId('watchlist-change-percent')).toHaveCount(4);
+      await expect(table.getByTestId('watchlist-change-percent')).toHaveCount(4, { timeout: 30_000 });
+      await expect(table.getByTestId('watchlist-no-data')).toHaveCount(0);
       await expect(table.getByRole('button', { name: 'Alert on BTC' })).toBeVisible();
       await expectNoHorizontalScroll(page);
 

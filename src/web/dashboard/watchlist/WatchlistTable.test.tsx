@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 // The watchlist table (issue 17, items 3 and 7) over a stubbed GET /api/market/watchlist: the
-// figures with their signs, rows without bars and unknown symbols, sorting by header (aria-sort),
-// the arrow keys and Enter, a row click that opens the chart (the chart watchlist's main chart,
+// figures with their signs, rows without bars (re-read in 10 s) and unknown symbols, sorting by
+// header (aria-sort), the arrow keys and Enter, a row click that opens the chart (the chart watchlist's main chart,
 // the alerts panel's own chart by canonical id), and the Table / Chips choice kept in localStorage.
 import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -208,6 +208,44 @@ describe('the watchlist table', () => {
     expect(symbolHeader.getAttribute('aria-sort')).toBe('ascending');
     expect(header.getAttribute('aria-sort')).toBe('none');
     expect(rowSymbols()).toEqual(['NASDAQ:AAPL', 'BINANCE:BTCUSDT', 'LSE:VOD', 'NASDAQ:MSFT', 'NASDAQ:TSLA']);
+  });
+
+  it('re-reads every 10 s while a symbol’s first bars are being stored, then once a minute', async () => {
+    vi.useFakeTimers({ shouldAdvanceTime: true });
+    try {
+      let stored = false;
+      const reads: number[] = [];
+      vi.stubGlobal(
+        'fetch',
+        vi.fn(async (input: RequestInfo | URL) => {
+          const symbols = requestedUrl(input).searchParams.get('symbols')!.split(',');
+          reads.push(Date.now());
+          const msft = stored
+            ? quote('NASDAQ:MSFT', { id: 'MSFT', ticker: 'MSFT', name: 'Microsoft', last: 410, changePercent: 0.5 })
+            : ENTRIES['NASDAQ:MSFT'];
+          return json({
+            entries: symbols.map((symbol) => (symbol === 'NASDAQ:MSFT' ? msft : ENTRIES[symbol])),
+            asOf: new Date().toISOString(),
+          });
+        }),
+      );
+      await renderTable({ symbols: ['NASDAQ:AAPL', 'NASDAQ:MSFT'] });
+      expect(screen.getByTestId('watchlist-no-data')).toBeTruthy();
+      await vi.advanceTimersByTimeAsync(10_000);
+      expect(reads).toHaveLength(2);
+      stored = true;
+      await vi.advanceTimersByTimeAsync(10_000);
+      expect(reads).toHaveLength(3);
+      await screen.findByText('410.00');
+      expect(screen.queryByTestId('watchlist-no-data')).toBeNull();
+      // Every symbol priced: the next re-read is a minute later.
+      await vi.advanceTimersByTimeAsync(59_000);
+      expect(reads).toHaveLength(3);
+      await vi.advanceTimersByTimeAsync(1_000);
+      expect(reads).toHaveLength(4);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('moves between rows with the arrow keys, Home and End, and opens a row with Enter or a click', async () => {

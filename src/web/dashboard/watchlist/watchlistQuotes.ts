@@ -14,6 +14,12 @@ import { queryKeys } from '../../api/queryKeys.ts';
  */
 const WATCHLIST_REFRESH_MS = 60_000;
 
+/**
+ * Sooner while a symbol's first bars are still being stored (a server that has just started
+ * backfills for a few seconds), so that its row does not say "No prices ... yet" for a minute.
+ */
+const WATCHLIST_FIRST_BARS_REFRESH_MS = 10_000;
+
 /** The answer's schema, imported with the first answer (the table is on the dashboard's first paint). */
 const watchlistQuotesResponse = schemaOnDemand(
   async () => (await import('../../../shared/schemas/market.ts')).watchlistQuotesResponse,
@@ -24,7 +30,10 @@ export function useWatchlistQuotes(symbols: readonly string[]) {
   return useQuery({
     queryKey: queryKeys.market.watchlist(asked),
     enabled: asked.length > 0,
-    refetchInterval: WATCHLIST_REFRESH_MS,
+    refetchInterval: (query) =>
+      query.state.data?.entries.some((entry) => entry.status === 'no-data')
+        ? WATCHLIST_FIRST_BARS_REFRESH_MS
+        : WATCHLIST_REFRESH_MS,
     // Keep last figures on screen while a changed list loads.
     placeholderData: (previous) => previous,
     queryFn: () =>
