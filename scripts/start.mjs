@@ -37,4 +37,9 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
     if (server.exitCode === null) server.kill(signal);
   });
 }
-server.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+server.on('exit', (code, signal) => {
+  // A clean stop prints "Stopped cleanly."; anything else says how the server ended.
+  if (signal || code !== 0)
+    console.error(`The server ended with ${signal ? `signal ${signal}` : `exit code ${code}`}.`);
+  process.exit(code ?? (signal ? 1 : 0));
+});
