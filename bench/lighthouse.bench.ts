@@ -3,9 +3,12 @@
 // built app exactly as `npm start` serves it (src/server/main.ts on a fresh DATA_DIR, demo
 // market data) and loaded in Debian's Chromium. The subscriber is made through the real flows
 // (register, the e-mailed verification link from the embedded outbox, the TEST MODE checkout:
-// subscribeOverHttp, so the server runs with TEST_HOOKS=true) and its session cookie is sent
-// with every request of the dashboard's audits (Lighthouse's extraHeaders: its storage reset
-// between runs would clear a cookie set in the browser). The third-party chart scripts
+// subscribeOverHttp, so the server runs with TEST_HOOKS=true) and its session cookies are put
+// in the browser's own cookie jar for the dashboard's audits (through Playwright's CDP
+// connection; Lighthouse 12's storage reset leaves cookies alone), so the page's answers refresh
+// Better Auth's cookie cache as in a signed-in browser. (A fixed Cookie header, Lighthouse's
+// extraHeaders, was merged by Chromium with the refreshed cookies into a header without the
+// session token once the cache had expired: the dashboard was answered 401.) The third-party chart scripts
 // (TradingView, Barchart) cannot load on this machine, which has no network: they are blocked
 // for every audit (blockedUrlPatterns), so the dashboard's figure measures our page with its
 // own fallback chart, not a wait for a script that never arrives.
@@ -25,6 +28,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { chromium } from '@playwright/test';
 import { launch, type LaunchedChrome } from 'chrome-launcher';
 import lighthouse, { desktopConfig, type Config, type Result } from 'lighthouse';
 import { CHROMIUM_FLAGS, CHROMIUM_PATH } from '../src/server/testing/chromium.ts';
@@ -144,8 +148,30 @@ function scoreOf(result: Result, category: string): number | null {
   return raw === null || raw === undefined ? null : Math.round(raw * 100);
 }
 
+/**
+ * The browser's cookie jar for `origin`: emptied, then holding the pairs of `cookieHeader` (a
+ * signed-in subscriber's session) when given. The connection is closed again before the audits.
+ */
+async function setCookies(port: number, origin: string, cookieHeader: string | null): Promise<void> {
+  const browser = await chromium.connectOverCDP(`http://127.0.0.1:${port}`);
+  try {
+    const [context] = browser.contexts();
+    if (!context) throw new Error('The browser has no default context to hold the session cookies');
+    await context.clearCookies();
+    if (!cookieHeader) return;
+    await context.addCookies(
+      cookieHeader.split('; ').map((pair) => {
+        const at = pair.indexOf('=');
+        return { name: pair.slice(0, at), value: pair.slice(at + 1), url: origin };
+      }),
+    );
+  } finally {
+    await browser.close();
+  }
+}
+
 /** One Lighthouse run, repeated when Lighthouse itself failed to record the page load. */
-async function audit(url: string, port: number, config: Config | undefined, cookie: string | null): Promise<Result> {
+async function audit(url: string, port: number, config: Config | undefined, signedIn: boolean): Promise<Result> {
   let lastError = '';
   for (let attempt = 1; attempt <= ATTEMPTS; attempt += 1) {
     const run = await lighthouse(
@@ -156,12 +182,16 @@ async function audit(url: string, port: number, config: Config | undefined, cook
         output: 'json',
         logLevel: 'error',
         blockedUrlPatterns: BLOCKED_URL_PATTERNS,
-        extraHeaders: cookie ? { Cookie: cookie } : undefined,
       },
       config,
     );
     // A signed-in page that ended anywhere else (the guard sends a visitor to '/') measured the wrong page.
-    if (run && !run.lhr.runtimeError && cookie && new URL(run.lhr.finalDisplayedUrl).pathname !== new URL(url).pathname)
+    if (
+      run &&
+      !run.lhr.runtimeError &&
+      signedIn &&
+      new URL(run.lhr.finalDisplayedUrl).pathname !== new URL(url).pathname
+    )
       throw new Error(`${url} ended on ${run.lhr.finalDisplayedUrl}: the session cookie was not accepted`);
     if (run && !run.lhr.runtimeError) return run.lhr;
     lastError = run?.lhr.runtimeError ? `${run.lhr.runtimeError.code}: ${run.lhr.runtimeError.message}` : 'no result';
@@ -233,11 +263,11 @@ try {
   /** Median LCP in ms per page and form factor. */
   const lcps = new Map<string, number | null>();
   for (const { path: page, signedIn } of PAGES) {
-    const cookie = signedIn ? subscriber.session.cookieHeader : null;
+    await setCookies(chrome.port, origin, signedIn ? subscriber.session.cookieHeader : null);
     for (const formFactor of FORM_FACTORS) {
       const runs: Result[] = [];
       for (let run = 0; run < RUNS; run += 1)
-        runs.push(await audit(`${origin}${page}`, chrome.port, formFactor.config, cookie));
+        runs.push(await audit(`${origin}${page}`, chrome.port, formFactor.config, signedIn));
       const lcpRuns = runs
         .map((result) => result.audits['largest-contentful-paint']?.numericValue)
         .filter((value): value is number => typeof value === 'number')

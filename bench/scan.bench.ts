@@ -8,7 +8,7 @@
 //   the store's newest bar times re-checked every 5 s, the app's default). Target p95 <= 200 ms.
 // - the naive peer: every symbol read from the store and computed afresh (runNaive). Its answer
 //   must be identical to the engine's (asserted on every measured scan).
-// - the newest-times check alone (one grouped query over the universe), which the app pays at
+// - the newest-times check alone (one query over the universe), which the app pays at
 //   most once per 5 s, and which a scan pays when it is due.
 // - scan alerts: a replay of 12 new hours for 200 symbols through the entry evaluator, with
 //   the engine's held series fed as the rules runtime feeds it; every symbol whose state goes
