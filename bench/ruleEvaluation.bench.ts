@@ -18,7 +18,7 @@ import type { ActiveRule, FiringDraft, SymbolUpdate } from '../src/server/rules/
 import { ALERT_TYPES } from '../src/shared/constants.ts';
 import type { RuleCondition, RuleTimeframe, RuleTrigger } from '../src/shared/schemas/alertRules.ts';
 import { RULE_TIMEFRAME_MS } from '../src/shared/schemas/alertRules.ts';
-import type { CandleInput, CandleSeries } from '../src/signals/candles.ts';
+import { writeBar, type CandleInput, type CandleSeries } from '../src/signals/candles.ts';
 import { bucketStart, ruleFiresAt, type RuleBars } from '../src/signals/ruleConditions.ts';
 import { percentile, report } from './report.ts';
 
@@ -58,12 +58,7 @@ class Columns implements CandleSeries {
   }
   push(bar: CandleInput): void {
     const at = this.length;
-    this.time[at] = bar.time;
-    this.open[at] = bar.open;
-    this.high[at] = bar.high;
-    this.low[at] = bar.low;
-    this.close[at] = bar.close;
-    this.volume[at] = bar.volume;
+    writeBar(this, at, bar);
     this.length += 1;
   }
   row(at: number): CandleInput {

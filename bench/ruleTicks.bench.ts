@@ -14,7 +14,7 @@ import { createTickReference } from '../src/server/rules/tickReference.ts';
 import type { ActiveRule, FiringDraft } from '../src/server/rules/types.ts';
 import type { RuleCondition, RuleTimeframe, RuleTrigger } from '../src/shared/schemas/alertRules.ts';
 import type { LiveTick } from '../src/shared/schemas/live.ts';
-import type { CandleInput, CandleSeries } from '../src/signals/candles.ts';
+import { writeBar, type CandleInput, type CandleSeries } from '../src/signals/candles.ts';
 import { percentile, report } from './report.ts';
 
 const SYMBOLS = Number(process.env.BENCH_SYMBOLS ?? 500);
@@ -43,12 +43,7 @@ class Columns implements CandleSeries {
   volume = new Float64Array(HISTORY_MINUTES + MINUTES + 1);
   push(bar: CandleInput): number {
     const at = this.length;
-    this.time[at] = bar.time;
-    this.open[at] = bar.open;
-    this.high[at] = bar.high;
-    this.low[at] = bar.low;
-    this.close[at] = bar.close;
-    this.volume[at] = bar.volume;
+    writeBar(this, at, bar);
     this.length += 1;
     return at;
   }

@@ -33,16 +33,18 @@ function usable(value: number): boolean {
 export function candleSeries(rows: ArrayLike<CandleInput>): CandleSeries {
   const length = rows.length;
   const raw = seriesOfLength(length);
-  for (let index = 0; index < length; index += 1) {
-    const row = rows[index]!;
-    raw.time[index] = row.time;
-    raw.open[index] = row.open;
-    raw.high[index] = row.high;
-    raw.low[index] = row.low;
-    raw.close[index] = row.close;
-    raw.volume[index] = row.volume;
-  }
+  for (let index = 0; index < length; index += 1) writeBar(raw, index, rows[index]!);
   return cleanSeries(raw);
+}
+
+/** Writes `bar` as it is into the columns of a series (or a buffer shaped like one) at `at`. */
+export function writeBar(columns: Omit<CandleSeries, 'length'>, at: number, bar: CandleInput): void {
+  columns.time[at] = bar.time;
+  columns.open[at] = bar.open;
+  columns.high[at] = bar.high;
+  columns.low[at] = bar.low;
+  columns.close[at] = bar.close;
+  columns.volume[at] = bar.volume;
 }
 
 /** A series of `length` bars, every value 0, for a reader to fill. */

@@ -58,7 +58,7 @@ import {
   type RuleTimeframe,
 } from '../../shared/schemas/alertRules.ts';
 import type { LiveTick } from '../../shared/schemas/live.ts';
-import { candleSeries, seriesFrom, type CandleInput, type CandleSeries } from '../../signals/candles.ts';
+import { candleSeries, seriesFrom, writeBar, type CandleInput, type CandleSeries } from '../../signals/candles.ts';
 import {
   aggregate,
   bollingerNext,
@@ -270,13 +270,7 @@ class BarBuffer implements CandleSeries {
   }
 
   private put(row: CandleInput): void {
-    const at = this.length;
-    this.time[at] = row.time;
-    this.open[at] = row.open;
-    this.high[at] = row.high;
-    this.low[at] = row.low;
-    this.close[at] = row.close;
-    this.volume[at] = row.volume;
+    writeBar(this, this.length, row);
     this.length += 1;
   }
 

@@ -12,7 +12,7 @@ import {
   type RuleTrigger,
 } from '../../shared/schemas/alertRules.ts';
 import type { LiveTick } from '../../shared/schemas/live.ts';
-import type { CandleInput, CandleSeries } from '../../signals/candles.ts';
+import { writeBar, type CandleInput, type CandleSeries } from '../../signals/candles.ts';
 import { createRuleEvaluator, isTickRule, type RuleEvaluator } from './evaluator.ts';
 import { createTickReference } from './tickReference.ts';
 import type { ActiveRule, FiringDraft } from './types.ts';
@@ -38,12 +38,7 @@ class Store implements CandleSeries {
   volume = new Float64Array(4096);
   push(bar: CandleInput): number {
     const at = this.length;
-    this.time[at] = bar.time;
-    this.open[at] = bar.open;
-    this.high[at] = bar.high;
-    this.low[at] = bar.low;
-    this.close[at] = bar.close;
-    this.volume[at] = bar.volume;
+    writeBar(this, at, bar);
     this.length += 1;
     return at;
   }
