@@ -138,6 +138,23 @@ describe('PGlite on its own thread', () => {
   });
 });
 
+/**
+ * Runs a script in a process of its own (with startPgliteThread imported) and answers what it
+ * printed and how it ended. `source` gets a directory of its own for the script's files.
+ */
+function runScript(source: (dir: string) => string): { stderr: string; stdout: string; status: number | null } {
+  const dir = mkdtempSync(join(tmpdir(), 'pglite-thread-script-'));
+  try {
+    const file = join(dir, 'script.mjs');
+    const entry = JSON.stringify(new URL('./pgliteThread.ts', import.meta.url).href);
+    writeFileSync(file, `const { startPgliteThread } = await import(${entry});\n${source(dir)}`);
+    const run = spawnSync(process.execPath, ['--import', 'tsx', file], { encoding: 'utf8', timeout: 60_000 });
+    return { stderr: run.stderr, stdout: run.stdout.trim(), status: run.status };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 describe('PGlite thread lifetime', () => {
   it('keeps the data in its directory across a close and a new start', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'pglite-thread-'));
@@ -158,29 +175,22 @@ describe('PGlite thread lifetime', () => {
   });
 
   it('keeps a process alive while a query waits, and lets it end once idle, closed or not', () => {
-    const script = `
-      const { startPgliteThread } = await import(${JSON.stringify(new URL('./pgliteThread.ts', import.meta.url).href)});
+    const run = runScript(
+      () => `
       const thread = await startPgliteThread(null);
       // Nothing but the query keeps this process alive while it sleeps in the database.
       const { rows } = await thread.pool.query('select pg_sleep(0.3), 7 as seven');
       console.log(JSON.stringify(rows[0].seven));
-    `;
-    const dir = mkdtempSync(join(tmpdir(), 'pglite-thread-script-'));
-    const file = join(dir, 'script.mjs');
-    writeFileSync(file, script);
-    const run = spawnSync(process.execPath, ['--import', 'tsx', file], { encoding: 'utf8', timeout: 60_000 });
-    rmSync(dir, { recursive: true, force: true });
-    expect(run.stderr).toBe('');
-    expect(run.stdout.trim()).toBe('7');
-    expect(run.status).toBe(0);
+    `,
+    );
+    expect(run).toEqual({ stderr: '', stdout: '7', status: 0 });
   });
 
   it('finishes a close begun while a query runs, though that query was all that kept the process alive', () => {
     // The shutdown of `npm start`: the HTTP server and timers are gone, a last query is still in
     // the database, and the close must still complete (PGlite's files) before the process ends.
-    const dir = mkdtempSync(join(tmpdir(), 'pglite-thread-script-'));
-    const script = `
-      const { startPgliteThread } = await import(${JSON.stringify(new URL('./pgliteThread.ts', import.meta.url).href)});
+    const run = runScript(
+      (dir) => `
       // A directory with fresh writes, as \`npm start\` has: its close checkpoints them to files,
       // which takes a while.
       const thread = await startPgliteThread(${JSON.stringify(join(dir, 'db'))});
@@ -189,14 +199,9 @@ describe('PGlite thread lifetime', () => {
       await new Promise((resolve) => setTimeout(resolve, 100));
       await thread.close();
       console.log('closed', await last);
-    `;
-    const file = join(dir, 'script.mjs');
-    writeFileSync(file, script);
-    const run = spawnSync(process.execPath, ['--import', 'tsx', file], { encoding: 'utf8', timeout: 60_000 });
-    rmSync(dir, { recursive: true, force: true });
-    expect(run.stderr).toBe('');
-    expect(run.stdout.trim()).toBe('closed answered');
-    expect(run.status).toBe(0);
+    `,
+    );
+    expect(run).toEqual({ stderr: '', stdout: 'closed answered', status: 0 });
   });
 
   it('fails queries with an error, not a wait, once the thread has stopped', async () => {
