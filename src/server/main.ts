@@ -1,7 +1,9 @@
 // Entry point: read the configuration, open and migrate the database, build the app, listen.
-// SIGINT/SIGTERM close the server and then the database, so PGlite's directory is always
-// left consistent; a second signal forces the exit.
+// SIGINT/SIGTERM (and, through close-with-grace, SIGHUP, SIGQUIT and an uncaught error) close
+// the server and then the database, so PGlite's directory is always left consistent; a second
+// signal forces the exit.
 import { join, resolve } from 'node:path';
+import closeWithGrace from 'close-with-grace';
 import { buildApp } from './app.ts';
 import { ConfigError, loadConfig, startupWarnings, type Config } from './config.ts';
 import { openDatabase } from './db/client.ts';
@@ -52,8 +54,17 @@ async function main(): Promise<void> {
     await shards?.close();
   });
 
-  // `npm start` forwards signals to this process, which may also get the terminal's own
-  // Ctrl-C: a repeat within a second is the same request, a later one means "force it".
+  // The server, then the database (PGlite's directory is left whole), once, whoever asks.
+  let closing: Promise<void> | null = null;
+  const closeAll = () =>
+    (closing ??= (async () => {
+      await app.close();
+      await database.close();
+    })());
+
+  // SIGINT and SIGTERM are ours (ADR 0016): `npm start` forwards signals to this process, which
+  // may also get the terminal's own Ctrl-C, so a repeat within a second is the same request and
+  // a later one means "force it".
   let closingSince = 0;
   const shutdown = async (signal: string) => {
     if (closingSince !== 0) {
@@ -64,8 +75,7 @@ async function main(): Promise<void> {
     closingSince = Date.now();
     app.log.info({ signal }, 'shutting down');
     try {
-      await app.close();
-      await database.close();
+      await closeAll();
       console.log('Stopped cleanly.');
       process.exit(0);
     } catch (error) {
@@ -75,8 +85,18 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  // Every clean stop ends in process.exit above. An event loop that empties first means the
-  // shutdown awaited something nothing could finish: say so, and not with exit code 0.
+  // Every other ending close-with-grace turns into the same close, with 10 s to finish it: a
+  // closed terminal (SIGHUP), SIGQUIT, and an uncaught exception or unhandled rejection (then
+  // exit code 1), which would otherwise end the process with PGlite's directory left open.
+  closeWithGrace({ delay: 10_000, skip: ['SIGINT', 'SIGTERM', 'beforeExit'] }, async ({ signal, err }) => {
+    closingSince ||= Date.now();
+    if (err) console.error('Stopping after an uncaught error:', err);
+    else app.log.info({ signal }, 'shutting down');
+    await closeAll();
+    console.log(err ? 'Stopped after the error; the database closed cleanly.' : 'Stopped cleanly.');
+  });
+  // Every clean stop ends in process.exit. An event loop that empties first means the shutdown
+  // awaited something nothing could finish: say so, and not with exit code 0.
   process.on('beforeExit', () => {
     console.error(
       closingSince !== 0
