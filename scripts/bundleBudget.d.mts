@@ -19,6 +19,10 @@ export interface RouteBundle {
   gzip: number;
   bytes: number;
   later: string[];
+  /** zod is bundled into a file the route loads before it renders. */
+  zodBefore: boolean;
+  /** Our schema modules importing zod in those files. */
+  schemasBefore: string[];
 }
 
 export interface BundleMeasurement {
@@ -26,9 +30,12 @@ export interface BundleMeasurement {
   landing: RouteBundle;
   dashboard: RouteBundle;
   withinBudget: boolean;
+  /** zodBefore is false on both routes. */
+  zodFree: boolean;
 }
 
 export declare function kB(bytes: number): string;
 export declare function routeBundle(webRoot: string, modules: string[]): RouteBundle;
 export declare function measureBundles(webRoot?: string): BundleMeasurement;
+export declare function zodProblems(result: BundleMeasurement): string[];
 export declare function printBundles(result: BundleMeasurement): void;

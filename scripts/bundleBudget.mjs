@@ -7,8 +7,11 @@
 // are listed but not counted. The dashboard route is measured the same way as the peer that
 // shows the lazy split. Each file is gzipped at level 9 (node:zlib), as a server or CDN sends it.
 //
+// Neither route may load zod before it renders (zodProblems: its schemas load with the first
+// answer).
+//
 // `node scripts/bundleBudget.mjs [dist/web]` prints the breakdown and exits 1 when the landing
-// route is over budget; `npm test` runs it right after the vite build. No dependencies.
+// route is over budget or zod is on a first paint; `npm test` runs it right after the vite build. No dependencies.
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -87,6 +90,12 @@ function modulesIn(webRoot, file) {
   return new Set(map.sources.map((source) => resolve(base, map.sourceRoot ?? '', source).slice(repoRoot.length + 1)));
 }
 
+/** Whether a module of ours imports zod's values (a type-only import leaves no code). */
+function importsZod(module) {
+  const source = readFileSync(join(repoRoot, module), 'utf8');
+  return /^import\s+(?!type\b)[^;]*?from\s+'zod(?:\/[^']*)?';/ms.test(source);
+}
+
 /**
  * The JS a route loads before it renders: index.html's entry and modulepreloads, plus, for each
  * of `modules` in turn, its lazy chunk and that chunk's static imports, or nothing when the
@@ -121,9 +130,12 @@ export function routeBundle(webRoot, modules) {
   }
   const sizes = [...files].filter((file) => file.endsWith('.js')).map((file) => sizeOf(webRoot, file));
   sizes.sort((a, b) => b.gzip - a.gzip);
+  const bundled = sizes.flatMap(({ file }) => [...modulesIn(webRoot, file)]);
   return {
     page: modules.at(-1),
     files: sizes,
+    zodBefore: bundled.some((module) => module.includes('node_modules/zod/')),
+    schemasBefore: bundled.filter((module) => module.startsWith('src/shared/schemas/') && importsZod(module)).sort(),
     gzip: sizes.reduce((sum, file) => sum + file.gzip, 0),
     bytes: sizes.reduce((sum, file) => sum + file.bytes, 0),
     later: [...later].sort(),
@@ -136,7 +148,35 @@ export function measureBundles(webRoot = DEFAULT_WEB_ROOT) {
     throw new BundleBudgetError(`No build in ${webRoot}: run \`npx vite build\` first.`);
   const landing = routeBundle(webRoot, [LANDING_PAGE]);
   const dashboard = routeBundle(webRoot, [APP, DASHBOARD_PAGE]);
-  return { budget: LANDING_JS_BUDGET_BYTES, landing, dashboard, withinBudget: landing.gzip <= LANDING_JS_BUDGET_BYTES };
+  return {
+    budget: LANDING_JS_BUDGET_BYTES,
+    landing,
+    dashboard,
+    withinBudget: landing.gzip <= LANDING_JS_BUDGET_BYTES,
+    zodFree: !landing.zodBefore && !dashboard.zodBefore,
+  };
+}
+
+/**
+ * Neither route may load zod before it renders: building a module's schemas when it is evaluated
+ * cost the dashboard's first paint a long task on a phone (docs/performance.md, Lighthouse). The
+ * schemas load with the first answer (schemaOnDemand in src/web/api/http.ts); a first-paint
+ * module that needs a constant of a schema module takes it from its zod-free sibling
+ * (watchlistRules.ts, chatTexts.ts, alertRuleLimits.ts).
+ */
+export function zodProblems(result) {
+  return [
+    ["The landing route '/'", result.landing],
+    ["The dashboard route '/dashboard'", result.dashboard],
+  ]
+    .filter(([, route]) => route.zodBefore)
+    .map(
+      ([title, route]) =>
+        `${title} loads zod before it renders` +
+        (route.schemasBefore.length > 0
+          ? `, with ${route.schemasBefore.join(', ')}: import a first-paint constant from a zod-free module, and the schemas through schemaOnDemand.`
+          : '.'),
+    );
 }
 
 function printRoute(title, route) {
@@ -154,6 +194,10 @@ export function printBundles(result) {
     `Landing JS ${kB(result.landing.gzip)} gzipped: ${verdict} the budget of ${kB(result.budget)} ` +
       `(${((result.landing.gzip / result.budget) * 100).toFixed(0)}%; dashboard route ${kB(result.dashboard.gzip)}).`,
   );
+  const zodRoutes = [result.landing, result.dashboard].filter((route) => route.zodBefore).map((route) => route.page);
+  console.log(
+    `zod before the first paint: ${zodRoutes.length === 0 ? 'on neither route (it loads with the first answer)' : `YES, ${zodRoutes.join(' and ')}`}.`,
+  );
 }
 
 const isMain = process.argv[1] !== undefined && import.meta.url === pathToFileURL(resolve(process.argv[1])).href;
@@ -161,12 +205,13 @@ if (isMain) {
   try {
     const result = measureBundles(process.argv[2] ? resolve(process.argv[2]) : DEFAULT_WEB_ROOT);
     printBundles(result);
-    if (!result.withinBudget) {
+    const problems = zodProblems(result);
+    for (const problem of problems) console.error(problem);
+    if (!result.withinBudget)
       console.error(
         `The landing route loads ${kB(result.landing.gzip - result.budget)} more gzipped JS than the budget allows (scripts/bundleBudget.mjs).`,
       );
-      process.exit(1);
-    }
+    if (!result.withinBudget || problems.length > 0) process.exit(1);
   } catch (error) {
     if (!(error instanceof BundleBudgetError)) throw error;
     console.error(error.message);

@@ -5,6 +5,13 @@
 import { z } from 'zod';
 import { ALERT_TYPES, type AlertType } from '../constants.ts';
 import { resolveSymbol, unknownSymbolMessage } from '../symbols.ts';
+import {
+  RULE_MESSAGE_MAX,
+  RULE_NAME_MAX,
+  RULE_PAGE_DEFAULT,
+  RULE_PAGE_MAX,
+  WEBHOOK_URL_MAX,
+} from './alertRuleLimits.ts';
 import { int32PathId } from './pathIds.ts';
 import { refuseUnsafeCharacters } from './userText.ts';
 
@@ -48,12 +55,13 @@ export const RULE_CHANNEL_LABELS: Record<RuleChannel, string> = {
 export const RULE_STATUSES = ['active', 'paused', 'triggered', 'expired'] as const;
 export type RuleStatus = (typeof RULE_STATUSES)[number];
 
-/** A page of the rules, the Triggered list or the delivery log: its default and largest size. */
-export const RULE_PAGE_DEFAULT = 50;
-export const RULE_PAGE_MAX = 200;
-export const RULE_NAME_MAX = 80;
-export const RULE_MESSAGE_MAX = 500;
-export const WEBHOOK_URL_MAX = 2000;
+export {
+  RULE_MESSAGE_MAX,
+  RULE_NAME_MAX,
+  RULE_PAGE_DEFAULT,
+  RULE_PAGE_MAX,
+  WEBHOOK_URL_MAX,
+} from './alertRuleLimits.ts';
 
 /** The placeholders a rule's message may use. */
 export const RULE_TEMPLATE_FIELDS = [

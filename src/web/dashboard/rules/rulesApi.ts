@@ -5,12 +5,12 @@
 // sends it with.
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient, type InfiniteData } from '@tanstack/react-query';
 import type { z } from 'zod';
-import {
-  RULE_PAGE_MAX,
-  type AlertRule,
-  type RuleFiring,
-  type RuleInput,
-  type ruleFiringList as ruleFiringListSchema,
+import { RULE_PAGE_MAX } from '../../../shared/schemas/alertRuleLimits.ts';
+import type {
+  AlertRule,
+  RuleFiring,
+  RuleInput,
+  ruleFiringList as ruleFiringListSchema,
 } from '../../../shared/schemas/alertRules.ts';
 import { apiFetch, apiSend, schemaOnDemand } from '../../api/http.ts';
 import { queryKeys } from '../../api/queryKeys.ts';
