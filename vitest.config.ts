@@ -21,7 +21,7 @@ export default defineConfig({
         test: {
           name: 'server',
           include: ['src/**/*.test.ts', 'src/**/*.test.tsx', 'scripts/**/*.test.ts'],
-          // scripts/start.test.ts is the project `start`, run alone (scripts/test.mjs).
+          // scripts/start.test.ts is the project `start`, run beside the journeys (scripts/test.mjs).
           exclude: ['src/web/**', 'scripts/start.test.ts'],
           // Each process keeps its imported modules from one file to the next instead of
           // importing the server anew for every file (about 2.7 s a file here). Tests therefore

@@ -41,7 +41,8 @@ function ensureDebianPackages() {
 }
 
 // Steps in order; the static checks in one group run side by side (each is one process on one
-// core; their output is held and printed whole when each ends), the rest one after another.
+// core; their output is held and printed whole when each ends), the rest one after another,
+// except the fresh clone's `npm start`, which runs beside the journeys.
 const staticChecks = [
   [
     'Engines (every locked package runs on the Node versions package.json admits)',
@@ -57,13 +58,29 @@ const staticChecks = [
 const steps = [
   staticChecks,
   ['Unit and server tests (vitest)', 'npx', ['vitest', 'run', '--project', 'server', '--project', 'web']],
-  // Alone, not beside the other files: under their load the second server's Ctrl-C sometimes
-  // ends it without a word (docs/testing.md).
-  ['npm start on a fresh clone (vitest, alone)', 'npx', ['vitest', 'run', '--project', 'start']],
   ['Build the web app (vite build)', 'npx', ['vite', 'build', '--logLevel', 'warn']],
   ['Bundle budget', process.execPath, ['scripts/bundleBudget.mjs']],
-  ['End-to-end journeys (playwright, Chromium)', 'npx', ['playwright', 'test']],
+  {
+    // The journeys' one browser and the server leave part of 2 cores idle; the fresh clone's
+    // `npm start` (an install from npm's cache, a build, two starts and two Ctrl-Cs on its own
+    // port and data directory) fills it, with its output held and printed when it ends.
+    live: ['End-to-end journeys (playwright, Chromium)', 'npx', ['playwright', 'test']],
+    beside: [
+      'npm start on a fresh clone (vitest, beside the journeys)',
+      'npx',
+      ['vitest', 'run', '--project', 'start'],
+    ],
+  },
 ];
+
+/** Runs one step with its output shown as it comes; resolves to its exit status. */
+function runLive(command, args) {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { cwd: root, stdio: 'inherit' });
+    child.on('error', () => resolve(1));
+    child.on('close', (status) => resolve(status ?? 1));
+  });
+}
 
 /** Runs one step with its output held back; resolves to its exit status and output. */
 function runHeld(command, args) {
@@ -117,6 +134,25 @@ for (const step of steps) {
       }),
     );
     for (const { title, status, seconds } of results) finish(title, status, seconds);
+    continue;
+  }
+  if (!Array.isArray(step)) {
+    const [liveTitle, liveCommand, liveArgs] = step.live;
+    const [besideTitle, besideCommand, besideArgs] = step.beside;
+    console.log(`\n▶ ${liveTitle}, and beside it (output when it ends): ${besideTitle}`);
+    const started = Date.now();
+    const seconds = () => ((Date.now() - started) / 1000).toFixed(1);
+    const beside = runHeld(besideCommand, besideArgs).then((result) => {
+      const took = seconds();
+      console.log(`\n▶ ${besideTitle} ended (${took} s):`);
+      process.stdout.write(result.output);
+      return { ...result, seconds: took };
+    });
+    const liveStatus = await runLive(liveCommand, liveArgs);
+    const liveSeconds = seconds();
+    const besideResult = await beside;
+    finish(besideTitle, besideResult.status, besideResult.seconds);
+    finish(liveTitle, liveStatus, liveSeconds);
     continue;
   }
   const [title, command, args] = step;
