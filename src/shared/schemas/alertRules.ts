@@ -55,13 +55,7 @@ export const RULE_CHANNEL_LABELS: Record<RuleChannel, string> = {
 export const RULE_STATUSES = ['active', 'paused', 'triggered', 'expired'] as const;
 export type RuleStatus = (typeof RULE_STATUSES)[number];
 
-export {
-  RULE_MESSAGE_MAX,
-  RULE_NAME_MAX,
-  RULE_PAGE_DEFAULT,
-  RULE_PAGE_MAX,
-  WEBHOOK_URL_MAX,
-} from './alertRuleLimits.ts';
+export * from './alertRuleLimits.ts';
 
 /** The placeholders a rule's message may use. */
 export const RULE_TEMPLATE_FIELDS = [
