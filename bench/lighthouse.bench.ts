@@ -39,6 +39,7 @@ import lighthouse, { desktopConfig, type Config, type Result } from 'lighthouse'
 import { DEFAULT_CHART_WATCHLIST } from '../src/shared/constants.ts';
 import { CHROMIUM_FLAGS, CHROMIUM_PATH } from '../src/server/testing/chromium.ts';
 import { startServerProcess, subscribeOverHttp, type ServerProcess } from '../src/server/testing/serverProcess.ts';
+import { waitFor } from '../src/server/testing/waitFor.ts';
 import { report } from './report.ts';
 import { ensureWebBuild, stopAfter } from './benchProcess.ts';
 
@@ -255,22 +256,24 @@ async function waitForDashboardData(session: { fetch(path: string): Promise<Resp
   const started = performance.now();
   const symbols = new URLSearchParams({ symbols: DEFAULT_CHART_WATCHLIST.join(',') }).toString();
   const chartSymbol = DEFAULT_CHART_WATCHLIST[0]!.split(':').at(-1)!;
-  while (performance.now() - started < DATA_TIMEOUT_MS) {
-    const quotes = (await (await session.fetch(`/api/market/watchlist?${symbols}`)).json()) as {
-      entries?: Array<{ status: string }>;
-    };
-    const candles = (await (
-      await session.fetch(`/api/market/candles?symbol=${chartSymbol}&timeframe=1h&limit=300`)
-    ).json()) as {
-      candles?: unknown[];
-    };
-    const priced =
-      quotes.entries?.length === DEFAULT_CHART_WATCHLIST.length &&
-      quotes.entries.every((entry) => entry.status === 'priced');
-    if (priced && (candles.candles?.length ?? 0) > 0) return performance.now() - started;
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-  }
-  throw new Error(`The default dashboard still had no prices or chart bars after ${DATA_TIMEOUT_MS / 1000} s`);
+  await waitFor(
+    async () => {
+      const quotes = (await (await session.fetch(`/api/market/watchlist?${symbols}`)).json()) as {
+        entries?: Array<{ status: string }>;
+      };
+      const candles = (await (
+        await session.fetch(`/api/market/candles?symbol=${chartSymbol}&timeframe=1h&limit=300`)
+      ).json()) as { candles?: unknown[] };
+      const priced =
+        quotes.entries?.length === DEFAULT_CHART_WATCHLIST.length &&
+        quotes.entries.every((entry) => entry.status === 'priced');
+      return priced && (candles.candles?.length ?? 0) > 0;
+    },
+    "the default dashboard's prices and chart bars",
+    DATA_TIMEOUT_MS,
+    1000,
+  );
+  return performance.now() - started;
 }
 
 ensureWebBuild();

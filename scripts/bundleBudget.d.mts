@@ -30,8 +30,6 @@ export interface BundleMeasurement {
   landing: RouteBundle;
   dashboard: RouteBundle;
   withinBudget: boolean;
-  /** zodBefore is false on both routes. */
-  zodFree: boolean;
 }
 
 export declare function kB(bytes: number): string;

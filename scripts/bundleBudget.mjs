@@ -11,7 +11,8 @@
 // answer).
 //
 // `node scripts/bundleBudget.mjs [dist/web]` prints the breakdown and exits 1 when the landing
-// route is over budget or zod is on a first paint; `npm test` runs it right after the vite build. No dependencies.
+// route is over budget or zod is on a first paint; `npm test` runs it right after the vite
+// build. No dependencies.
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -153,7 +154,6 @@ export function measureBundles(webRoot = DEFAULT_WEB_ROOT) {
     landing,
     dashboard,
     withinBudget: landing.gzip <= LANDING_JS_BUDGET_BYTES,
-    zodFree: !landing.zodBefore && !dashboard.zodBefore,
   };
 }
 
